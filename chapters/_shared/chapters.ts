@@ -1,0 +1,56 @@
+// Finding chapters on disk: chapters/sNN-slug/ with agent.ts, scenario.ts and <locale>.mdx.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse as parseYaml } from "yaml";
+import type { ChapterModule, Scenario } from "./types.ts";
+
+export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
+export const CHAPTERS_DIR = path.join(REPO_ROOT, "chapters");
+export const LOCALES = ["en", "ja", "zh", "de"] as const;
+export type Locale = (typeof LOCALES)[number];
+
+export interface ChapterInfo {
+  /** "s01" */
+  id: string;
+  number: number;
+  /** "agent-loop" */
+  slug: string;
+  /** "s01-agent-loop", also the folder name */
+  name: string;
+  dir: string;
+  title: string;
+}
+
+/** Reads the YAML frontmatter of an MDX file (empty object if there is none). */
+export function frontmatter(file: string): Record<string, unknown> {
+  const match = /^---\r?\n([\s\S]*?)\r?\n---/.exec(readFileSync(file, "utf8"));
+  return match ? (parseYaml(match[1]) ?? {}) : {};
+}
+
+export function listChapters(): ChapterInfo[] {
+  return readdirSync(CHAPTERS_DIR, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && /^s\d\d-/.test(d.name))
+    .map((d) => {
+      const [, num, slug] = /^s(\d\d)-(.+)$/.exec(d.name)!;
+      const dir = path.join(CHAPTERS_DIR, d.name);
+      const en = path.join(dir, "en.mdx");
+      const title = existsSync(en) ? String(frontmatter(en).title ?? slug) : slug;
+      return { id: `s${num}`, number: Number(num), slug, name: d.name, dir, title };
+    })
+    .sort((a, b) => a.number - b.number);
+}
+
+/** Accepts "s01", "s1", "01", "1", "agent-loop" or "s01-agent-loop". */
+export function findChapter(query: string, chapters = listChapters()): ChapterInfo | undefined {
+  const q = query.trim().toLowerCase();
+  const n = /^s?(\d{1,2})$/.exec(q);
+  if (n) return chapters.find((c) => c.number === Number(n[1]));
+  return chapters.find((c) => c.name === q || c.slug === q);
+}
+
+export async function loadChapter(info: ChapterInfo): Promise<{ module: ChapterModule; scenario: Scenario }> {
+  const module = (await import(path.join(info.dir, "agent.ts"))) as ChapterModule;
+  const scenario = ((await import(path.join(info.dir, "scenario.ts"))) as { default: Scenario }).default;
+  return { module, scenario };
+}

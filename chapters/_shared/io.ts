@@ -1,0 +1,84 @@
+// How a run is shown and remembered: a terminal printer and a trace recorder behind one IO.
+import pc from "picocolors";
+import type { CreateParams, IO, Message, ModelClient, ToolUseBlock } from "./types.ts";
+
+export type TraceEvent =
+  | { kind: "user"; agent: string; text: string }
+  | { kind: "request"; agent: string; messages: number; tools: string[]; system?: string }
+  | { kind: "response"; agent: string; stop_reason: string | null; text: string; calls: string[] }
+  | { kind: "tool_call"; agent: string; id: string; name: string; input: unknown }
+  | { kind: "tool_result"; agent: string; id: string; name: string; output: string; is_error: boolean }
+  | { kind: "note"; agent: string; text: string }
+  | { kind: "event"; agent: string; type: string; data: Record<string, unknown> };
+
+export interface Recorder extends IO {
+  readonly trace: TraceEvent[];
+}
+
+export interface IOOptions {
+  /** Print to this stream (omit for a silent recorder, as in tests). */
+  stream?: NodeJS.WritableStream;
+  color?: boolean;
+  /** Called before each tool runs; resolves when the run may go on (--step). */
+  pause?: (what: string) => Promise<void>;
+}
+
+const clip = (text: string, lines = 12, chars = 800): string => {
+  let out = text.length > chars ? `${text.slice(0, chars)}…` : text;
+  const rows = out.split("\n");
+  if (rows.length > lines) out = [...rows.slice(0, lines), `… (${rows.length - lines} more lines)`].join("\n");
+  return out;
+};
+const indent = (text: string, pad: string) => text.split("\n").map((l) => pad + l).join("\n");
+
+export function createIO({ stream, color = false, pause }: IOOptions = {}): Recorder {
+  const c = pc.createColors(color);
+  const trace: TraceEvent[] = [];
+  const who = (agent: string) => (agent === "lead" ? "" : c.magenta(`[${agent}] `));
+  const print = (text: string) => stream?.write(`${text}\n`);
+
+  return {
+    trace,
+    user(text, agent = "lead") {
+      trace.push({ kind: "user", agent, text });
+    },
+    assistant(message: Message, agent = "lead") {
+      const text = message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n").trim();
+      const calls = message.content.flatMap((b) => (b.type === "tool_use" ? [b.name] : []));
+      trace.push({ kind: "response", agent, stop_reason: message.stop_reason, text, calls });
+      if (text) print(`${who(agent)}${c.cyan("assistant ›")} ${text}`);
+    },
+    async toolCall(call: ToolUseBlock, agent = "lead") {
+      trace.push({ kind: "tool_call", agent, id: call.id, name: call.name, input: call.input });
+      print(`${who(agent)}${c.yellow(`  ⚙ ${call.name}`)} ${c.dim(clip(JSON.stringify(call.input), 1, 200))}`);
+      await pause?.(`run ${call.name}`);
+    },
+    toolResult(call: ToolUseBlock, output: string, isError = false, agent = "lead") {
+      trace.push({ kind: "tool_result", agent, id: call.id, name: call.name, output, is_error: isError });
+      const body = indent(clip(output || "(empty)"), "      ");
+      print(`${who(agent)}${isError ? c.red("    ✗ error") : c.green("    ↳ result")}\n${isError ? c.red(body) : c.dim(body)}`);
+    },
+    note(text: string, agent = "lead") {
+      trace.push({ kind: "note", agent, text });
+      print(`${who(agent)}${c.blue(`  ◆ ${text}`)}`);
+    },
+    event(type: string, data: Record<string, unknown>, agent = "lead") {
+      trace.push({ kind: "event", agent, type, data });
+    },
+  };
+}
+
+/** Wraps a model client so every request lands in the trace (and can pause under --step). */
+export function recordModel(client: ModelClient, agent: string, io: Recorder, pause?: (what: string) => Promise<void>): ModelClient {
+  return {
+    messages: {
+      async create(body: CreateParams) {
+        const tools = (body.tools ?? []).map((t) => ("name" in t ? t.name : "?"));
+        const system = typeof body.system === "string" ? body.system : undefined;
+        io.trace.push({ kind: "request", agent, messages: body.messages.length, tools, system });
+        await pause?.(`call the model for ${agent} (${body.messages.length} messages)`);
+        return client.messages.create(body);
+      },
+    },
+  };
+}

@@ -1,0 +1,122 @@
+// The terminal REPL around a chapter's agent: prompts in, readable transcript out.
+import { createInterface } from "node:readline";
+import pc from "picocolors";
+import { describeModelError } from "./model.ts";
+import { ScenarioError } from "./scripted.ts";
+import type { Agent, Scenario, Tool } from "./types.ts";
+
+export interface ReplOptions {
+  agent: Agent;
+  tools: Tool[];
+  scenario: Scenario;
+  offline: boolean;
+  modelId: string;
+  interactive: boolean;
+  debug: boolean;
+  color: boolean;
+  /** Lines from stdin; shared with --step pauses and permission questions. */
+  lines: LineReader;
+  /** Send the scenario's prompts one after another, then stop (--demo). */
+  demo: boolean;
+}
+
+/** Reads stdin one line at a time; `next()` resolves null at end of input. */
+export class LineReader {
+  private queue: string[] = [];
+  private waiting: ((line: string | null) => void)[] = [];
+  private closed = false;
+  readonly rl;
+
+  constructor(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, terminal: boolean) {
+    this.rl = createInterface({ input, output, terminal });
+    this.rl.on("line", (line) => (this.waiting.length ? this.waiting.shift()!(line) : this.queue.push(line)));
+    this.rl.on("close", () => {
+      this.closed = true;
+      for (const w of this.waiting.splice(0)) w(null);
+    });
+  }
+
+  next(prompt?: string): Promise<string | null> {
+    if (prompt !== undefined && !this.closed) {
+      this.rl.setPrompt(prompt);
+      this.rl.prompt();
+    }
+    if (this.queue.length) return Promise.resolve(this.queue.shift()!);
+    if (this.closed) return Promise.resolve(null);
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  close(): void {
+    this.rl.close();
+  }
+}
+
+const QUIT = new Set(["q", "quit", "exit", "/quit", "/exit"]);
+
+/** Runs the REPL; resolves with the process exit code. */
+export async function runRepl(o: ReplOptions): Promise<number> {
+  const c = pc.createColors(o.color);
+  const out = (text: string) => process.stdout.write(`${text}\n`);
+  let failures = 0;
+  let nextPrompt = 0;
+
+  const send = async (prompt: string) => {
+    const before = o.agent.messages.length;
+    try {
+      await o.agent.send(prompt);
+    } catch (err) {
+      o.agent.messages.length = before; // forget the failed turn; the session stays usable
+      failures++;
+      const sentence = err instanceof ScenarioError ? `Scenario error: ${err.message}` : describeModelError(err, o.modelId);
+      out(c.red(`✗ ${sentence}`));
+      if (o.debug && err instanceof Error) out(c.dim(err.stack ?? ""));
+    }
+  };
+
+  const commands: Record<string, { help: string; run(): string | Promise<string> }> = {
+    "/help": { help: "show these commands", run: () => helpText() },
+    "/tools": {
+      help: "list this chapter's tools",
+      run: () => o.tools.map((t) => `  ${c.yellow(t.name.padEnd(18))} ${(t.description ?? "").split("\n")[0]}`).join("\n"),
+    },
+    "/history": { help: "how many messages the conversation holds", run: () => `${o.agent.messages.length} messages` },
+    ...o.agent.commands,
+  };
+  const helpText = () =>
+    [
+      ...Object.entries(commands).map(([name, cmd]) => `  ${name.padEnd(10)} ${cmd.help}`),
+      `  ${"q".padEnd(10)} quit (also: exit, Ctrl-D)`,
+      o.offline ? `  ${"(Enter)".padEnd(10)} send the scenario's next prompt` : "",
+    ].filter(Boolean).join("\n");
+
+  if (o.demo) {
+    for (const prompt of o.scenario.prompts) {
+      out(`${c.bold("you ›")} ${prompt}`);
+      await send(prompt);
+    }
+  } else {
+    for (;;) {
+      const raw = await o.lines.next(o.interactive ? c.bold("you › ") : undefined);
+      if (raw === null) break;
+      let line = raw.trim();
+      if (QUIT.has(line.toLowerCase())) break;
+      if (!line) {
+        if (!(o.offline && o.interactive)) continue;
+        const suggested = o.scenario.prompts[nextPrompt++];
+        if (!suggested) { out(c.dim("(the scenario has no more prompts; type your own or q to quit)")); continue; }
+        out(`${c.dim("(scenario)")} ${suggested}`);
+        line = suggested;
+      } else if (line.startsWith("/")) {
+        const cmd = commands[line.split(/\s+/)[0]];
+        out(cmd ? await cmd.run() : c.red(`Unknown command ${line}. Try /help.`));
+        continue;
+      } else if (!o.interactive) {
+        out(`${c.bold("you ›")} ${line}`);
+      }
+      await send(line);
+    }
+  }
+  await o.agent.close?.();
+  o.lines.close();
+  return !o.interactive && failures > 0 ? 1 : 0;
+}

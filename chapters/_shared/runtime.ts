@@ -1,0 +1,71 @@
+// Putting an AgentEnv together: model (real or scripted), IO, workspace, and how to ask the user.
+import { createIO, recordModel, type Recorder } from "./io.ts";
+import { realClient } from "./model.ts";
+import { ScriptedModel } from "./scripted.ts";
+import type { Agent, AgentEnv, ChapterModule, ModelClient, Scenario } from "./types.ts";
+
+export interface EnvOptions {
+  workspace: string;
+  modelId?: string;
+  /** Scripted turns: if given, the run is offline. */
+  scenario?: Pick<Scenario, "script" | "answers">;
+  /** A real (or fake-server) client; used when no scenario is given. */
+  client?: ModelClient;
+  io?: Recorder;
+  pause?: (what: string) => Promise<void>;
+  /** How to ask a real person; offline runs answer from the scenario instead. */
+  askPerson?: (question: string, choices: string[]) => Promise<string>;
+}
+
+export interface Env extends AgentEnv {
+  io: Recorder;
+  /** Present when the run is offline. */
+  scripted?: ScriptedModel;
+}
+
+export function createEnv(opts: EnvOptions): Env {
+  const io = opts.io ?? createIO();
+  const scripted = opts.scenario ? new ScriptedModel(opts.scenario.script) : undefined;
+  const base = (agent: string): ModelClient => {
+    if (scripted) return scripted.for(agent);
+    if (!opts.client) throw new Error("createEnv needs either a scenario or a client");
+    return opts.client;
+  };
+  const answers = [...(opts.scenario?.answers ?? [])];
+  return {
+    io,
+    scripted,
+    workspace: opts.workspace,
+    modelId: opts.modelId ?? "claude-sonnet-5-5",
+    model: recordModel(base("lead"), "lead", io, opts.pause),
+    modelFor: (agent) => recordModel(base(agent), agent, io, opts.pause),
+    async ask(question, choices) {
+      if (scripted) {
+        const answer = answers.shift() ?? choices.at(-1) ?? "no";
+        io.note(`${question} → scripted answer: ${answer}`);
+        return answer;
+      }
+      if (opts.askPerson) return opts.askPerson(question, choices);
+      io.note(`${question} → no one to ask, answering "no"`);
+      return "no";
+    },
+  };
+}
+
+/** Plays a chapter's whole scenario offline, as `npm run chapter sNN -- --demo` does.
+ *  Tests and the site's recorded traces both use it. */
+export async function playScenario(
+  chapter: ChapterModule,
+  scenario: Scenario,
+  workspace: string,
+  io?: Recorder,
+): Promise<{ env: Env; agent: Agent }> {
+  const env = createEnv({ workspace, scenario, io });
+  const agent = chapter.createAgent(env);
+  for (const prompt of scenario.prompts) {
+    env.io.user(prompt);
+    await agent.send(prompt);
+  }
+  await agent.close?.();
+  return { env, agent };
+}

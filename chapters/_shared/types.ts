@@ -1,0 +1,100 @@
+// Types shared by every chapter. They are thin aliases of the Anthropic SDK's own types,
+// so a chapter reads in the vocabulary of the Messages API.
+import type Anthropic from "@anthropic-ai/sdk";
+
+export type Message = Anthropic.Message;
+export type MessageParam = Anthropic.MessageParam;
+export type ContentBlock = Anthropic.ContentBlock;
+export type ContentBlockParam = Anthropic.ContentBlockParam;
+export type Tool = Anthropic.Tool;
+export type ToolUseBlock = Anthropic.ToolUseBlock;
+export type ToolResultBlockParam = Anthropic.ToolResultBlockParam;
+export type CreateParams = Anthropic.MessageCreateParamsNonStreaming;
+
+/** The one thing a chapter needs from a model: `messages.create`. A real `new Anthropic()`
+ *  satisfies it, and so does the scripted offline model. */
+export interface ModelClient {
+  messages: { create(body: CreateParams): Promise<Message> };
+}
+
+/** What the harness shows and records: the terminal printer and the trace recorder both
+ *  implement it. `agent` names who acted ("lead" unless a teammate or child did). */
+export interface IO {
+  user(text: string, agent?: string): void;
+  assistant(message: Message, agent?: string): void;
+  /** Awaited before a tool runs: in --step mode it waits for the teacher to press Enter. */
+  toolCall(call: ToolUseBlock, agent?: string): Promise<void>;
+  toolResult(call: ToolUseBlock, output: string, isError?: boolean, agent?: string): void;
+  /** Something the harness did on its own (a reminder injected, history compacted, ...). */
+  note(text: string, agent?: string): void;
+  /** A structured event for the trace (a mailbox message, a protocol state change, ...). */
+  event(kind: string, data: Record<string, unknown>, agent?: string): void;
+}
+
+/** Everything a chapter's agent gets from the outside world. */
+export interface AgentEnv {
+  /** The model client for the lead agent. */
+  model: ModelClient;
+  /** The model client for another agent (a subagent, a teammate), by name. */
+  modelFor(agent: string): ModelClient;
+  modelId: string;
+  /** Absolute path of the scratch folder every tool is confined to. */
+  workspace: string;
+  io: IO;
+  /** Asks the person at the keyboard (or the scenario, offline) a question. */
+  ask(question: string, choices: string[]): Promise<string>;
+}
+
+/** A REPL command a chapter adds, such as /team or /requests. */
+export interface AgentCommand {
+  help: string;
+  run(): string | Promise<string>;
+}
+
+export interface Agent {
+  /** The lead's conversation. The REPL trims it back if a model call fails. */
+  messages: MessageParam[];
+  /** Handle one user prompt: run the loop until the model stops asking for tools. */
+  send(prompt: string): Promise<void>;
+  commands?: Record<string, AgentCommand>;
+  /** Let background work (teammates, background commands) finish or stop. */
+  close?(): Promise<void>;
+}
+
+/** What every chapter's agent.ts exports. */
+export interface ChapterModule {
+  TOOLS: Tool[];
+  createAgent(env: AgentEnv): Agent;
+}
+
+/** One reply of the scripted model. */
+export interface ScriptedReply {
+  text?: string;
+  calls?: { name: string; input: Record<string, unknown> }[];
+  stop_reason?: "end_turn" | "tool_use" | "max_tokens";
+  /** Make the call fail like the real API would (s14 uses this to show recovery). */
+  error?: { status: number; type: string; message: string };
+}
+
+/** What a scripted turn may look at to decide its reply. */
+export interface TurnContext {
+  agent: string;
+  request: CreateParams;
+  /** Text of the most recent tool_result (or "" if none). */
+  lastResult(): string;
+  /** All tool_result texts in the conversation, oldest first. */
+  results(): string[];
+}
+
+export type ScriptedTurn = ScriptedReply | ((ctx: TurnContext) => ScriptedReply);
+
+export interface Scenario {
+  /** One line for the banner: what this demo shows. */
+  summary: string;
+  /** Prompts a reader can send (Enter at an empty prompt sends the next one offline). */
+  prompts: string[];
+  /** The offline model's turns, per agent name ("lead", a teammate's name, "*" for any). */
+  script: Record<string, ScriptedTurn[]>;
+  /** Answers the scripted run gives when the agent asks the user (s07). */
+  answers?: string[];
+}

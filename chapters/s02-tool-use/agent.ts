@@ -1,0 +1,233 @@
+/**
+ * s02 · Tool use
+ *
+ * One tool is not enough, and a bigger toolbox needs three things:
+ *   1. a dispatch map from tool name to handler, so adding a tool is one entry, not a new if;
+ *   2. a workspace jail, so file tools can never touch anything outside the workspace;
+ *   3. message hygiene, so the history we send is always one the API accepts.
+ * The loop itself is the loop of s01.
+ */
+import { lstatSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { glob as findFiles } from "tinyglobby";
+import { bash } from "../s01-agent-loop/agent.ts";
+import type {
+  Agent, AgentEnv, ContentBlockParam, MessageParam, Tool, ToolResultBlockParam, ToolUseBlock,
+} from "../_shared/types.ts";
+
+const SYSTEM = `You are a coding agent working in a scratch workspace. Use your tools to inspect and
+change files: read before you edit, prefer edit over rewriting whole files. Paths are relative to
+the workspace. When the task is done, say so briefly.`;
+
+// #region jail
+/** Every path a tool touches goes through here. Anything that would leave the workspace —
+ *  `..`, an absolute path elsewhere, `~`, a symlink (even a dangling one, even a parent folder)
+ *  that points outside — is refused before anything is read or written. */
+export function safePath(root: string, requested: unknown): string {
+  if (typeof requested !== "string" || requested.trim() === "") throw new Error("path must be a non-empty string");
+  if (requested.includes("\0")) throw new Error("path contains a NUL byte");
+  if (requested.startsWith("~")) throw new Error(`"~" paths are not allowed: use a path inside the workspace`);
+  if (Buffer.byteLength(requested) > 1024 || requested.split(/[/\\]/).some((part) => Buffer.byteLength(part) > 255)) {
+    throw new Error("path is too long");
+  }
+  const realRoot = realpathSync(root);
+  const full = path.resolve(realRoot, requested);
+  const inside = (p: string) => p === realRoot || p.startsWith(realRoot + path.sep);
+  if (!inside(full)) throw new Error(`path escapes the workspace: ${requested}`);
+
+  // Follow symlinks: resolve the deepest part of the path that exists, then re-check.
+  let existing = full;
+  const rest: string[] = [];
+  while (!exists(existing)) {
+    rest.unshift(path.basename(existing));
+    existing = path.dirname(existing);
+  }
+  let real: string;
+  try {
+    real = realpathSync(existing);
+  } catch {
+    throw new Error(`path goes through a broken symlink: ${requested}`);
+  }
+  const resolved = path.join(real, ...rest);
+  if (!inside(resolved)) throw new Error(`path escapes the workspace through a symlink: ${requested}`);
+  return resolved;
+}
+
+function exists(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+// #endregion jail
+
+// #region tools
+export const BASE_TOOLS: Tool[] = [
+  {
+    name: "bash",
+    description: "Run a shell command in the workspace and return its output.",
+    input_schema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
+  },
+  {
+    name: "read",
+    description: "Read a text file in the workspace. Optional limit = number of lines.",
+    input_schema: {
+      type: "object",
+      properties: { path: { type: "string" }, limit: { type: "integer" } },
+      required: ["path"],
+    },
+  },
+  {
+    name: "write",
+    description: "Create or overwrite a file in the workspace (parent folders are created).",
+    input_schema: {
+      type: "object",
+      properties: { path: { type: "string" }, content: { type: "string" } },
+      required: ["path", "content"],
+    },
+  },
+  {
+    name: "edit",
+    description: "Replace the first occurrence of old_text with new_text in a file.",
+    input_schema: {
+      type: "object",
+      properties: { path: { type: "string" }, old_text: { type: "string" }, new_text: { type: "string" } },
+      required: ["path", "old_text", "new_text"],
+    },
+  },
+  {
+    name: "glob",
+    description: "List workspace files matching a glob pattern such as **/*.ts.",
+    input_schema: { type: "object", properties: { pattern: { type: "string" } }, required: ["pattern"] },
+  },
+];
+export const TOOLS = BASE_TOOLS;
+
+/** Where a tool acts: the folder it is jailed to (the workspace, or later a worktree lane). */
+export interface ToolContext {
+  root: string;
+}
+type Input = Record<string, unknown>;
+/** A handler returns the text of its result, or throws: the error becomes an error result. */
+export type ToolHandler = (input: Input, ctx: ToolContext) => string | Promise<string>;
+
+const MAX_READ = 50_000;
+
+export const BASE_HANDLERS: Record<string, ToolHandler> = {
+  async bash({ command }, { root }) {
+    const { output, isError } = await bash(String(command), root);
+    if (isError) throw new Error(output.replace(/^Error: /, ""));
+    return output;
+  },
+  read({ path: p, limit }, { root }) {
+    let text = readFileSync(safePath(root, p), "utf8");
+    if (typeof limit === "number" && limit > 0) text = text.split("\n").slice(0, limit).join("\n");
+    return text.length > MAX_READ ? `${text.slice(0, MAX_READ)}\n… (truncated)` : text;
+  },
+  write({ path: p, content }, { root }) {
+    const file = safePath(root, p);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, String(content ?? ""));
+    return `Wrote ${Buffer.byteLength(String(content ?? ""))} bytes to ${p}`;
+  },
+  edit({ path: p, old_text, new_text }, { root }) {
+    const file = safePath(root, p);
+    const text = readFileSync(file, "utf8");
+    const at = text.indexOf(String(old_text));
+    if (!old_text || at < 0) throw new Error(`old_text not found in ${p}`);
+    // Only the first match: the model names the exact spot it means.
+    writeFileSync(file, text.slice(0, at) + String(new_text) + text.slice(at + String(old_text).length));
+    return `Edited ${p}`;
+  },
+  async glob({ pattern }, { root }) {
+    const p = String(pattern ?? "");
+    if (!p || path.isAbsolute(p) || p.split("/").includes("..")) throw new Error("pattern must stay inside the workspace");
+    const files = await findFiles(p, { cwd: root, followSymbolicLinks: false, ignore: [".git/**"] });
+    return files.sort().join("\n") || "(no matches)";
+  },
+};
+// #endregion tools
+
+// #region dispatch
+/** Name → handler. An unknown name or a thrown error becomes an error result; the loop goes on. */
+export async function runTool(
+  handlers: Record<string, ToolHandler>, call: ToolUseBlock, ctx: ToolContext,
+): Promise<{ output: string; isError: boolean }> {
+  const handler = handlers[call.name];
+  if (!handler) return { output: `Error: unknown tool "${call.name}"`, isError: true };
+  try {
+    return { output: await handler(call.input as Input, ctx), isError: false };
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    return { output: `Error: ${reason.replace(/^E[A-Z]+: /, "")}`, isError: true };
+  }
+}
+// #endregion dispatch
+
+// #region hygiene
+const blocks = (content: MessageParam["content"]): ContentBlockParam[] =>
+  typeof content === "string" ? [{ type: "text", text: content }] : content;
+
+/** What we send must be a valid conversation, whatever happened before (an interrupted turn,
+ *  a failed call): every tool_use gets exactly one tool_result with its id — missing ones become
+ *  "(cancelled)" — and consecutive turns of the same role are merged into one. */
+export function normalizeMessages(messages: MessageParam[]): MessageParam[] {
+  const merged: MessageParam[] = [];
+  for (const m of messages) {
+    const last = merged.at(-1);
+    if (last && last.role === m.role) last.content = [...blocks(last.content), ...blocks(m.content)];
+    else merged.push({ role: m.role, content: typeof m.content === "string" ? m.content : [...m.content] });
+  }
+  for (let i = 0; i < merged.length; i++) {
+    const m = merged[i];
+    if (m.role !== "assistant") continue;
+    const ids = blocks(m.content).flatMap((b) => (b.type === "tool_use" ? [b.id] : []));
+    if (ids.length === 0) continue;
+    if (merged[i + 1]?.role !== "user") merged.splice(i + 1, 0, { role: "user", content: [] });
+    const next = merged[i + 1];
+    const existing = blocks(next.content);
+    const results = ids.map((id) =>
+      (existing.find((b) => b.type === "tool_result" && b.tool_use_id === id) as ToolResultBlockParam | undefined) ??
+      ({ type: "tool_result", tool_use_id: id, content: "(cancelled)" } satisfies ToolResultBlockParam));
+    const others = existing.filter((b) => b.type !== "tool_result"); // orphans and duplicates are dropped
+    next.content = [...results, ...others]; // results first, as the API expects
+  }
+  return merged;
+}
+// #endregion hygiene
+
+// #region loop
+export async function agentLoop(env: AgentEnv, messages: MessageParam[]): Promise<void> {
+  for (;;) {
+    const response = await env.model.messages.create({
+      model: env.modelId, system: SYSTEM, messages: normalizeMessages(messages), tools: TOOLS, max_tokens: 8000,
+    });
+    messages.push({ role: "assistant", content: response.content });
+    env.io.assistant(response);
+    if (response.stop_reason !== "tool_use") return;
+
+    const results: ToolResultBlockParam[] = [];
+    for (const block of response.content) {
+      if (block.type !== "tool_use") continue;
+      await env.io.toolCall(block);
+      const { output, isError } = await runTool(BASE_HANDLERS, block, { root: env.workspace });
+      env.io.toolResult(block, output, isError);
+      results.push({ type: "tool_result", tool_use_id: block.id, content: output, is_error: isError });
+    }
+    messages.push({ role: "user", content: results });
+  }
+}
+// #endregion loop
+
+export function createAgent(env: AgentEnv): Agent {
+  const messages: MessageParam[] = [];
+  return {
+    messages,
+    async send(prompt) {
+      messages.push({ role: "user", content: prompt });
+      await agentLoop(env, messages);
+    },
+  };
+}

@@ -1,0 +1,39 @@
+// Test helpers: a temporary workspace and an env driven by a scripted model.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach } from "vitest";
+import { createEnv, type Env } from "../chapters/_shared/runtime.ts";
+import type { ScriptedTurn } from "../chapters/_shared/types.ts";
+
+const made: string[] = [];
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh folder under the OS temp dir, removed after the test. */
+export function tempDir(prefix = "lah-"): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+/** An env whose model plays `script` (turns per agent, or the lead's turns as an array). */
+export function scriptedEnv(
+  script: ScriptedTurn[] | Record<string, ScriptedTurn[]>,
+  opts: { workspace?: string; answers?: string[] } = {},
+): Env & { requests: NonNullable<Env["scripted"]>["requests"] } {
+  const env = createEnv({
+    workspace: opts.workspace ?? tempDir("lah-ws-"),
+    scenario: { script: Array.isArray(script) ? { lead: script } : script, answers: opts.answers },
+  });
+  return Object.assign(env, { requests: env.scripted!.requests });
+}
+
+/** Names of the tools in the first request an agent sent. */
+export function toolNames(env: { requests: { agent: string; body: { tools?: unknown[] } }[] }, agent = "lead"): string[] {
+  const first = env.requests.find((r) => r.agent === agent);
+  return (first?.body.tools ?? []).map((t) => (t as { name: string }).name);
+}
+
+export type { Env };
