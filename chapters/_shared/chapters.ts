@@ -1,8 +1,8 @@
 // Finding chapters on disk: chapters/sNN-slug/ with agent.ts, scenario.ts and <locale>.mdx.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { parse as parseYaml } from "yaml";
+import { frontmatter } from "./frontmatter.ts";
 import type { ChapterModule, Scenario } from "./types.ts";
 
 export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
@@ -20,12 +20,6 @@ export interface ChapterInfo {
   name: string;
   dir: string;
   title: string;
-}
-
-/** Reads the YAML frontmatter of an MDX file (empty object if there is none). */
-export function frontmatter(file: string): Record<string, unknown> {
-  const match = /^---\r?\n([\s\S]*?)\r?\n---/.exec(readFileSync(file, "utf8"));
-  return match ? (parseYaml(match[1]) ?? {}) : {};
 }
 
 export function listChapters(): ChapterInfo[] {

@@ -28,7 +28,7 @@ export const TOOLS: Tool[] = [
 
 // #region bash
 /** Commands we never run, whatever the model says. A tiny deny-list: s07 builds a real gate. */
-const BLOCKED = [/\brm\s+-[a-z]*r[a-z]*f?\s+\/(\s|$)/, /\bsudo\b/, /\bshutdown\b/, /\breboot\b/, /:\(\)\s*\{/, /\bmkfs\b/];
+export const BLOCKED = [/\brm\s+-[a-z]*r[a-z]*f?\s+\/(\s|$)/, /\bsudo\b/, /\bshutdown\b/, /\breboot\b/, /:\(\)\s*\{/, /\bmkfs\b/];
 export const BASH_TIMEOUT_MS = 30_000;
 export const MAX_OUTPUT = 50_000;
 

@@ -1,0 +1,47 @@
+// @ts-check
+import { readdirSync } from "node:fs";
+import starlight from "@astrojs/starlight";
+import { defineConfig } from "astro/config";
+
+// The sidebar lists the chapters in order, straight from the folders that hold them.
+const chapters = readdirSync("./chapters").filter((name) => /^s\d\d-/.test(name)).sort();
+const hasCaseStudy = readdirSync("./chapters").includes("case-study-hierarchy");
+
+export default defineConfig({
+  srcDir: "./site",
+  publicDir: "./site/public",
+  outDir: "./dist",
+  site: "https://learn-agent-harness.example",
+  // Diagrams stay separate, cacheable files instead of data: URLs inlined into every page.
+  vite: { build: { assetsInlineLimit: 0 } },
+  integrations: [
+    starlight({
+      title: "Learn Agent Harness",
+      description: "Build a coding-agent harness one mechanism at a time, in TypeScript.",
+      defaultLocale: "root",
+      locales: {
+        root: { label: "English", lang: "en" },
+        ja: { label: "日本語", lang: "ja" },
+        zh: { label: "简体中文", lang: "zh-CN" },
+        de: { label: "Deutsch", lang: "de" },
+      },
+      sidebar: [
+        { label: "Start", translations: { ja: "はじめに", "zh-CN": "开始", de: "Start" }, items: [{ slug: "index" }] },
+        {
+          label: "Chapters",
+          translations: { ja: "章", "zh-CN": "章节", de: "Kapitel" },
+          items: chapters.map((slug) => ({ slug })),
+        },
+        ...(hasCaseStudy
+          ? [{ label: "Case study", translations: { ja: "ケーススタディ", "zh-CN": "案例研究", de: "Fallstudie" }, items: [{ slug: "case-study-hierarchy" }] }]
+          : []),
+      ],
+      components: {
+        Banner: "./site/components/overrides/Banner.astro",
+      },
+      customCss: ["./site/styles/custom.css"],
+      lastUpdated: false,
+      pagination: true,
+    }),
+  ],
+});

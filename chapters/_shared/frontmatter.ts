@@ -1,0 +1,12 @@
+// Reading the YAML frontmatter of an MDX page (used by the CLI, the site and the i18n check).
+import { readFileSync } from "node:fs";
+import { parse as parseYaml } from "yaml";
+
+export function parseFrontmatter(text: string): Record<string, unknown> {
+  const match = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text);
+  return match ? ((parseYaml(match[1]) as Record<string, unknown>) ?? {}) : {};
+}
+
+export function frontmatter(file: string): Record<string, unknown> {
+  return parseFrontmatter(readFileSync(file, "utf8"));
+}

@@ -1,0 +1,227 @@
+/**
+ * s07 · Permissions
+ *
+ * The jail of s02 keeps file tools inside the workspace, but inside it the agent may still do
+ * anything the model asks: overwrite a file, run any command. A permission gate sits between
+ * "the model asked for a tool" and "the tool runs". Every call passes the same five steps, and
+ * the first step that decides, decides:
+ *   1. command validator — a few shell commands are refused always, in every mode;
+ *   2. deny rules        — checked before anything can allow, so deny beats allow;
+ *   3. mode              — plan refuses changes, auto allows everything, default goes on;
+ *   4. allow rules       — calls the user already agreed to;
+ *   5. ask the user      — yes, no, or always (which adds an allow rule for the session).
+ * A refused call still gets its tool_result: an error that says why, so the model can adapt.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool } from "../s02-tool-use/agent.ts";
+import type {
+  Agent, AgentEnv, MessageParam, Tool, ToolResultBlockParam, ToolUseBlock,
+} from "../_shared/types.ts";
+
+const SYSTEM = `You are a coding agent working in a scratch workspace. Use your tools to inspect and
+change files. A permission gate checks every tool call; a refused call comes back as an error
+that says why. Do not retry a refused call unchanged: adapt, or explain what you need. In plan
+mode you can only look around: end your turn with a short numbered plan. When the task is done,
+say so briefly.`;
+
+export const TOOLS: Tool[] = BASE_TOOLS;
+
+// #region rules
+export type Mode = "default" | "plan" | "auto";
+export const MODES: readonly Mode[] = ["default", "plan", "auto"];
+
+/** `{ tool: "bash", pattern: "npm test*" }`: the tool's name ("*" for any) and, optionally, a
+ *  pattern for what it acts on — bash's command, the path of read/write/edit, glob's pattern.
+ *  In a pattern, `*` stands for any text. No pattern: every call of that tool. */
+export interface Rule {
+  tool: string;
+  pattern?: string;
+}
+
+export interface Permissions {
+  mode: Mode;
+  allow: Rule[];
+  deny: Rule[];
+}
+
+/** The rules file in the workspace, so a learner can read and edit it. */
+export const RULES_FILE = ".permissions.json";
+
+/** What a call acts on: the text a rule's pattern is matched against. */
+export function subjectOf(call: ToolUseBlock): string {
+  const input = call.input as Record<string, unknown>;
+  return String(input.command ?? input.path ?? input.pattern ?? "");
+}
+
+const escapeRegex = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
+
+export function matches(rule: Rule, call: ToolUseBlock): boolean {
+  if (rule.tool !== "*" && rule.tool !== call.name) return false;
+  if (rule.pattern === undefined) return true;
+  const regex = new RegExp(`^${rule.pattern.split("*").map(escapeRegex).join(".*")}$`, "s");
+  return regex.test(subjectOf(call));
+}
+
+export const describeRule = (rule: Rule) => (rule.pattern === undefined ? rule.tool : `${rule.tool} ${rule.pattern}`);
+
+/** Checks the shape of the rules file; throws with a message a learner can act on. */
+export function parsePermissions(text: string): Partial<Permissions> {
+  const data: unknown = JSON.parse(text);
+  if (typeof data !== "object" || data === null || Array.isArray(data)) throw new Error("expected a JSON object");
+  const { mode, allow, deny } = data as Record<string, unknown>;
+  if (mode !== undefined && !MODES.includes(mode as Mode)) throw new Error(`"mode" must be one of ${MODES.join(", ")}`);
+  const rules = (key: string, value: unknown): Rule[] | undefined => {
+    if (value === undefined) return undefined;
+    const ok = Array.isArray(value) && value.every((r) =>
+      typeof r === "object" && r !== null && typeof r.tool === "string" && r.tool !== "" &&
+      (r.pattern === undefined || typeof r.pattern === "string"));
+    if (!ok) throw new Error(`"${key}" must be a list of { "tool": "name", "pattern"?: "text*" }`);
+    return (value as Rule[]).map(({ tool, pattern }) => (pattern === undefined ? { tool } : { tool, pattern }));
+  };
+  return { mode: mode as Mode | undefined, allow: rules("allow", allow), deny: rules("deny", deny) };
+}
+
+/** Reads the rules file. Missing: no rules. Broken: a note that says why, and no rules. */
+export function loadPermissions(workspace: string, note: (text: string) => void): Partial<Permissions> {
+  const file = path.join(workspace, RULES_FILE);
+  if (!existsSync(file)) return {};
+  try {
+    return parsePermissions(readFileSync(file, "utf8"));
+  } catch (err) {
+    note(`${RULES_FILE} is not valid (${(err as Error).message}); using the defaults: mode default, no rules`);
+    return {};
+  }
+}
+// #endregion rules
+
+// #region validator
+/** Shell commands that no mode, rule or answer can allow. A pattern list is a speed bump, not a
+ *  sandbox — it catches the obvious accidents, and the other steps of the gate do the rest. */
+const DANGEROUS: { pattern: RegExp; why: string }[] = [
+  { pattern: /\bsudo\b|\bsu\s+-?\s*root\b/, why: "runs as root" },
+  { pattern: /\brm\b[^;&|]*\s(\/|~|\$HOME|\.\.)/, why: "deletes outside the workspace" },
+  { pattern: /\b(curl|wget)\b[^|]*\|\s*(sudo\s+)?(ba|z)?sh\b/, why: "runs a script straight from the internet" },
+  { pattern: /\bmkfs\b|\bdd\b[^|]*\bof=\/dev\/|>\s*\/dev\/(sd|nvme|disk)/, why: "overwrites a disk" },
+  { pattern: /:\(\)\s*\{.*\};\s*:/, why: "a fork bomb" },
+  { pattern: /\bchmod\s+(-R\s+)?[0-7]*777\s+[/~]/, why: "opens up files outside the workspace" },
+  { pattern: /\bgit\s+push\b.*\s(--force|-f)\b/, why: "rewrites shared history" },
+  { pattern: /\b(shutdown|reboot|halt|poweroff)\b/, why: "stops the machine" },
+];
+
+/** Why a command is dangerous, or undefined if it is not. */
+export function dangerousCommand(command: string): string | undefined {
+  return DANGEROUS.find(({ pattern }) => pattern.test(command))?.why;
+}
+// #endregion validator
+
+// #region gate
+/** Looking never changes anything, so read and glob need no permission (deny rules still apply). */
+const READ_ONLY = new Set(["read", "glob"]);
+
+/** "always" remembers a rule: for bash, the command's first two words (`npm test*`); for the
+ *  other tools, the tool itself. */
+export function ruleFor(call: ToolUseBlock): Rule {
+  if (call.name !== "bash") return { tool: call.name };
+  const words = subjectOf(call).trim().split(/\s+/).slice(0, 2);
+  return { tool: "bash", pattern: `${words.join(" ")}*` };
+}
+
+/** The gate. Returns why the call is refused, or null to let it run. */
+export async function checkPermission(env: AgentEnv, perms: Permissions, call: ToolUseBlock): Promise<string | null> {
+  // 1. The command validator: refused always, even in auto mode.
+  if (call.name === "bash") {
+    const why = dangerousCommand(subjectOf(call));
+    if (why) return `dangerous command (${why}); it is refused in every mode`;
+  }
+  // 2. Deny rules come before any step that could allow: deny beats allow.
+  const denied = perms.deny.find((rule) => matches(rule, call));
+  if (denied) return `denied by the rule "${describeRule(denied)}"`;
+  // 3. The mode.
+  if (perms.mode === "auto" || READ_ONLY.has(call.name)) return null;
+  if (perms.mode === "plan") return `plan mode: ${call.name} would change things, so it does not run until the plan is approved`;
+  // 4. Allow rules.
+  if (perms.allow.some((rule) => matches(rule, call))) return null;
+  // 5. Ask the person at the keyboard.
+  const answer = (await env.ask(`Allow ${call.name} ${JSON.stringify(subjectOf(call))}?`, ["yes", "no", "always"]))
+    .trim().toLowerCase();
+  if (answer === "always" || answer === "a") {
+    const rule = ruleFor(call);
+    perms.allow.push(rule);
+    env.io.note(`allow rule added for this session: ${describeRule(rule)}`);
+    return null;
+  }
+  return answer === "yes" || answer === "y" ? null : "the user said no";
+}
+// #endregion gate
+
+// #region loop
+export async function agentLoop(env: AgentEnv, messages: MessageParam[], perms: Permissions): Promise<void> {
+  for (;;) {
+    const response = await env.model.messages.create({
+      model: env.modelId, system: `${SYSTEM}\n\nPermission mode: ${perms.mode}.`,
+      messages: normalizeMessages(messages), tools: TOOLS, max_tokens: 8000,
+    });
+    messages.push({ role: "assistant", content: response.content });
+    env.io.assistant(response);
+    if (response.stop_reason !== "tool_use") return;
+
+    const results: ToolResultBlockParam[] = [];
+    for (const block of response.content) {
+      if (block.type !== "tool_use") continue;
+      await env.io.toolCall(block);
+      const refusal = await checkPermission(env, perms, block);
+      env.io.event("permission", { tool: block.name, allowed: refusal === null, reason: refusal });
+      // A refused call never reaches its handler, but it still gets its one tool_result.
+      const { output, isError } = refusal === null
+        ? await runTool(BASE_HANDLERS, block, { root: env.workspace })
+        : { output: `Permission denied: ${refusal}. The tool did not run.`, isError: true };
+      env.io.toolResult(block, output, isError);
+      results.push({ type: "tool_result", tool_use_id: block.id, content: output, is_error: isError });
+    }
+    messages.push({ role: "user", content: results });
+  }
+}
+// #endregion loop
+
+// #region session
+export interface PermissionOptions {
+  /** Overrides the mode of the rules file (tests, or a harness with a mode switch). */
+  mode?: Mode;
+  /** Rules added to the ones in the rules file. */
+  allow?: Rule[];
+  deny?: Rule[];
+}
+
+export function createAgent(env: AgentEnv, options: PermissionOptions = {}): Agent {
+  const fromFile = loadPermissions(env.workspace, (text) => env.io.note(text));
+  const perms: Permissions = {
+    mode: options.mode ?? fromFile.mode ?? "default",
+    allow: [...(fromFile.allow ?? []), ...(options.allow ?? [])],
+    deny: [...(fromFile.deny ?? []), ...(options.deny ?? [])],
+  };
+  const messages: MessageParam[] = [];
+  return {
+    messages,
+    async send(prompt) {
+      messages.push({ role: "user", content: prompt });
+      await agentLoop(env, messages, perms);
+      // A turn in plan mode ends with a plan; the user decides whether the agent may carry it out.
+      if (perms.mode === "plan" && /^y/i.test(await env.ask("Approve the plan and leave plan mode?", ["yes", "no"]))) {
+        perms.mode = "default";
+        env.io.note("mode: plan → default (plan approved)");
+      }
+    },
+    commands: {
+      "/mode": {
+        help: "show the permission mode and rules",
+        run: () => [
+          `mode:  ${perms.mode}   (set "mode" in ${RULES_FILE} to ${MODES.join(" | ")}; plan ends when you approve a plan)`,
+          `deny:  ${perms.deny.map(describeRule).join(", ") || "(none)"}`,
+          `allow: ${perms.allow.map(describeRule).join(", ") || "(none)"}`,
+        ].join("\n"),
+      },
+    },
+  };
+}
+// #endregion session

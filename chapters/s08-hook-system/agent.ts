@@ -1,0 +1,273 @@
+/**
+ * s08 · Hooks
+ *
+ * Some rules are the user's, not the model's: "never rm, move files to trash/", "check the
+ * syntax of every JavaScript file written", "tell the agent about the project when it starts".
+ * Putting them in the prompt makes them suggestions; putting them in the harness code means
+ * editing the harness for every project. Hooks are the middle way: shell commands, listed in
+ * the workspace's `.hooks.json`, that the harness runs at fixed points —
+ *   SessionStart  before the first model call,
+ *   PreToolUse    before a tool runs (it may block the call or rewrite its input),
+ *   PostToolUse   after a tool ran (it may add to the result).
+ * A hook gets the event as JSON on stdin and answers with its exit code:
+ *   0 continue (stdout JSON may hold `updatedInput` or `additionalContext`),
+ *   1 block (PreToolUse: the tool does not run),
+ *   2 inject stderr (it is added to what the model sees).
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool } from "../s02-tool-use/agent.ts";
+import { scrubbedEnv } from "../_shared/shell.ts";
+import type {
+  Agent, AgentEnv, MessageParam, Tool, ToolResultBlockParam, ToolUseBlock,
+} from "../_shared/types.ts";
+
+const SYSTEM = `You are a coding agent working in a scratch workspace. Use your tools to inspect and
+change files. The user's hooks may block a tool call or add notes to a result: follow what they
+say. When the task is done, say so briefly.`;
+
+export const TOOLS: Tool[] = BASE_TOOLS;
+
+// #region config
+export const HOOKS_FILE = ".hooks.json";
+/** Marks a workspace whose hooks may run; the harness never creates it, a person does. */
+export const TRUST_MARKER = ".trusted";
+export const EVENTS = ["SessionStart", "PreToolUse", "PostToolUse"] as const;
+export type HookEvent = (typeof EVENTS)[number];
+
+/** `{ "matcher": "bash", "command": "sh hooks/block-rm.sh" }`. The matcher is a tool name, or
+ *  "*" (or nothing) for every tool; SessionStart hooks have none. */
+export interface Hook {
+  matcher?: string;
+  command: string;
+}
+export type HookConfig = Partial<Record<HookEvent, Hook[]>>;
+
+/** Checks the shape of .hooks.json; throws with a message a learner can act on. */
+export function parseHooks(text: string): HookConfig {
+  const data: unknown = JSON.parse(text);
+  if (typeof data !== "object" || data === null || Array.isArray(data)) throw new Error("expected a JSON object");
+  for (const [event, hooks] of Object.entries(data)) {
+    if (!EVENTS.includes(event as HookEvent)) throw new Error(`unknown event "${event}" (expected ${EVENTS.join(", ")})`);
+    const ok = Array.isArray(hooks) && hooks.every((h) =>
+      typeof h === "object" && h !== null && typeof h.command === "string" && h.command.trim() !== "" &&
+      (h.matcher === undefined || typeof h.matcher === "string"));
+    if (!ok) throw new Error(`"${event}" must be a list of { "matcher"?: "tool", "command": "shell command" }`);
+  }
+  return data as HookConfig;
+}
+
+/** Reads .hooks.json. Missing: no hooks. Broken: a note that says why, and no hooks. */
+export function loadHooks(workspace: string, note: (text: string) => void): HookConfig {
+  const file = path.join(workspace, HOOKS_FILE);
+  if (!existsSync(file)) return {};
+  try {
+    return parseHooks(readFileSync(file, "utf8"));
+  } catch (err) {
+    note(`${HOOKS_FILE} is not valid (${(err as Error).message}); running without hooks`);
+    return {};
+  }
+}
+// #endregion config
+
+// #region run-hook
+export const HOOK_TIMEOUT_MS = 30_000;
+const MAX_HOOK_OUTPUT = 10_000;
+
+export interface HookRun {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
+/** Runs one hook command in the workspace with the event as JSON on stdin. Stdout and stderr
+ *  are kept apart: they mean different things in the exit-code contract. */
+export function runHook(command: string, event: object, cwd: string, timeoutMs = HOOK_TIMEOUT_MS): Promise<HookRun> {
+  return new Promise((resolve) => {
+    // detached: the hook leads its own process group, so a timeout kills whatever it started.
+    const child = spawn("sh", ["-c", command], { cwd, detached: true, env: scrubbedEnv(), stdio: ["pipe", "pipe", "pipe"] });
+    const out = { stdout: "", stderr: "" };
+    const collect = (key: keyof typeof out) => (chunk: Buffer) => {
+      if (out[key].length < MAX_HOOK_OUTPUT) out[key] = (out[key] + chunk.toString("utf8")).slice(0, MAX_HOOK_OUTPUT);
+    };
+    child.stdout.on("data", collect("stdout"));
+    child.stderr.on("data", collect("stderr"));
+    const killGroup = () => { try { process.kill(-child.pid!, "SIGKILL"); } catch { /* already gone */ } };
+    let timedOut = false;
+    const timer = setTimeout(() => { timedOut = true; killGroup(); }, timeoutMs);
+    let exitCode: number | null = null;
+    child.on("exit", (code) => { exitCode = code; killGroup(); });
+    child.on("close", () => { clearTimeout(timer); resolve({ exitCode, ...out, timedOut }); });
+    child.on("error", (err) => { clearTimeout(timer); resolve({ exitCode: null, stdout: "", stderr: String(err), timedOut }); });
+    child.stdin.on("error", () => { /* a hook that never reads its stdin is fine */ });
+    child.stdin.end(JSON.stringify(event));
+  });
+}
+// #endregion run-hook
+
+// #region fire
+/** What the hooks of one event decided, together. */
+export interface HookOutcome {
+  /** Set when a PreToolUse hook exited 1: why the tool must not run. */
+  blocked?: string;
+  /** The tool input after any `updatedInput` rewrites (PreToolUse). */
+  input?: Record<string, unknown>;
+  /** Text for the model: `additionalContext` (exit 0) and stderr (exit 2). */
+  context: string[];
+}
+
+export interface HookRunner {
+  fire(event: HookEvent, payload: { tool?: ToolUseBlock; result?: { output: string; isError: boolean } }): Promise<HookOutcome>;
+}
+
+export function createHookRunner(env: AgentEnv, hooks: HookConfig, timeoutMs = HOOK_TIMEOUT_MS): HookRunner {
+  return {
+    async fire(event, { tool, result }) {
+      const outcome: HookOutcome = { context: [], input: tool?.input as Record<string, unknown> | undefined };
+      const matching = (hooks[event] ?? []).filter((h) =>
+        !tool || h.matcher === undefined || h.matcher === "*" || h.matcher === tool.name);
+      for (const hook of matching) {
+        const stdin = {
+          hook_event_name: event, cwd: env.workspace,
+          ...(tool && { tool_name: tool.name, tool_input: outcome.input }),
+          ...(result && { tool_result: result.output, is_error: result.isError }),
+        };
+        const run = await runHook(hook.command, stdin, env.workspace, timeoutMs);
+        const label = `${event} hook "${hook.command}"`;
+        env.io.event("hook", { event, command: hook.command, exitCode: run.exitCode, timedOut: run.timedOut });
+        const stderr = run.stderr.trim();
+
+        if (run.timedOut) {
+          env.io.note(`${label} timed out after ${timeoutMs / 1000}s; ignored`);
+        } else if (run.exitCode === 0) {
+          const reply = parseReply(run.stdout);
+          if (typeof reply === "string") { env.io.note(`${label}: ${reply}`); continue; }
+          if (reply.updatedInput && event === "PreToolUse") {
+            outcome.input = reply.updatedInput;
+            env.io.note(`${label} rewrote the input: ${JSON.stringify(reply.updatedInput)}`);
+          }
+          if (reply.additionalContext) {
+            outcome.context.push(reply.additionalContext);
+            env.io.note(`${label} added context: ${reply.additionalContext}`);
+          }
+        } else if (run.exitCode === 1 && event === "PreToolUse") {
+          outcome.blocked = stderr || "(no reason given)";
+          env.io.note(`${label} blocked ${tool!.name}: ${outcome.blocked}`);
+          return outcome; // a blocked call needs no more opinions
+        } else if (run.exitCode === 2) {
+          if (stderr) outcome.context.push(stderr);
+          env.io.note(`${label} says: ${stderr || "(nothing on stderr)"}`);
+        } else {
+          env.io.note(`${label} failed (exit ${run.exitCode}${stderr ? `: ${stderr}` : ""}); ignored`);
+        }
+      }
+      return outcome;
+    },
+  };
+}
+
+/** Exit 0 may print JSON: `{ "updatedInput": {...} }` and/or `{ "additionalContext": "..." }`.
+ *  Returns the reply, or a string saying why stdout was ignored. */
+function parseReply(stdout: string): { updatedInput?: Record<string, unknown>; additionalContext?: string } | string {
+  const text = stdout.trim();
+  if (!text) return {};
+  try {
+    const reply = JSON.parse(text);
+    if (typeof reply !== "object" || reply === null || Array.isArray(reply)) return "stdout is not a JSON object; ignored";
+    const { updatedInput, additionalContext } = reply;
+    return {
+      updatedInput: typeof updatedInput === "object" && updatedInput !== null && !Array.isArray(updatedInput) ? updatedInput : undefined,
+      additionalContext: typeof additionalContext === "string" && additionalContext.trim() ? additionalContext.trim() : undefined,
+    };
+  } catch {
+    return "stdout is not JSON; ignored";
+  }
+}
+// #endregion fire
+
+// #region tool-with-hooks
+/** One tool call wrapped in its hooks. Whatever happens, it yields exactly one result. */
+export async function runToolWithHooks(env: AgentEnv, hooks: HookRunner, call: ToolUseBlock): Promise<{ output: string; isError: boolean }> {
+  const pre = await hooks.fire("PreToolUse", { tool: call });
+  if (pre.blocked !== undefined) return { output: `Blocked by a PreToolUse hook: ${pre.blocked}`, isError: true };
+
+  const input = pre.input ?? (call.input as Record<string, unknown>);
+  const result = await runTool(BASE_HANDLERS, { ...call, input }, { root: env.workspace });
+
+  const post = await hooks.fire("PostToolUse", { tool: { ...call, input }, result });
+  const notes = [...pre.context, ...post.context];
+  if (notes.length === 0) return result;
+  // Hook notes join the result of this call; they never become a second result for the same id.
+  return { ...result, output: `${result.output}\n\n${notes.map((n) => `[hook] ${n}`).join("\n")}` };
+}
+// #endregion tool-with-hooks
+
+// #region loop
+export async function agentLoop(env: AgentEnv, messages: MessageParam[], system: string, hooks: HookRunner): Promise<void> {
+  for (;;) {
+    const response = await env.model.messages.create({
+      model: env.modelId, system, messages: normalizeMessages(messages), tools: TOOLS, max_tokens: 8000,
+    });
+    messages.push({ role: "assistant", content: response.content });
+    env.io.assistant(response);
+    if (response.stop_reason !== "tool_use") return;
+
+    const results: ToolResultBlockParam[] = [];
+    for (const block of response.content) {
+      if (block.type !== "tool_use") continue;
+      await env.io.toolCall(block);
+      const { output, isError } = await runToolWithHooks(env, hooks, block);
+      env.io.toolResult(block, output, isError);
+      results.push({ type: "tool_result", tool_use_id: block.id, content: output, is_error: isError });
+    }
+    messages.push({ role: "user", content: results });
+  }
+}
+// #endregion loop
+
+// #region session
+export interface HookOptions {
+  /** Trust the workspace's hooks without a `.trusted` marker (tests, or a harness that asked). */
+  trusted?: boolean;
+  hookTimeoutMs?: number;
+}
+
+/** Hooks are shell commands that came with the folder. Opening a folder must not run its code,
+ *  so they run only in a workspace a person marked as trusted, or after the person says yes. */
+async function trustedHooks(env: AgentEnv, options: HookOptions): Promise<HookConfig> {
+  const hooks = loadHooks(env.workspace, (text) => env.io.note(text));
+  const commands = Object.values(hooks).flat().map((h) => h.command);
+  if (commands.length === 0) return {};
+  if (options.trusted || existsSync(path.join(env.workspace, TRUST_MARKER))) return hooks;
+  const answer = await env.ask(
+    `This workspace's ${HOOKS_FILE} wants to run ${commands.map((c) => JSON.stringify(c)).join(", ")}. ` +
+    `Run its hooks in this session? (create ${TRUST_MARKER} to stop this question)`, ["yes", "no"]);
+  if (/^y/i.test(answer)) return hooks;
+  env.io.note(`hooks not run: this workspace is not trusted (no ${TRUST_MARKER})`);
+  return {};
+}
+
+export function createAgent(env: AgentEnv, options: HookOptions = {}): Agent {
+  const messages: MessageParam[] = [];
+  let session: { system: string; hooks: HookRunner } | undefined;
+
+  /** The session starts with the first prompt: load and trust the hooks, run SessionStart. */
+  async function startSession() {
+    const hooks = createHookRunner(env, await trustedHooks(env, options), options.hookTimeoutMs);
+    const { context } = await hooks.fire("SessionStart", {});
+    const system = context.length ? `${SYSTEM}\n\nContext from the user's SessionStart hooks:\n${context.join("\n")}` : SYSTEM;
+    return { system, hooks };
+  }
+
+  return {
+    messages,
+    async send(prompt) {
+      session ??= await startSession();
+      messages.push({ role: "user", content: prompt });
+      await agentLoop(env, messages, session.system, session.hooks);
+    },
+  };
+}
+// #endregion session

@@ -1,0 +1,238 @@
+/**
+ * s09 · Memory
+ *
+ * Everything an agent learns in a conversation dies with it. Tell it "I want a JSDoc comment on
+ * every export" today, and tomorrow's session has never heard of it. Memory fixes that with two
+ * small ideas:
+ *   1. a memory is a Markdown file in `.memory/` with YAML frontmatter (name, description, type),
+ *      listed one line each in the index `.memory/MEMORY.md`; the model writes them with save_memory;
+ *   2. the system prompt is no longer a constant: it is rebuilt from ordered sections before every
+ *      model call, and one section is the memory. What is saved in round N is read in round N+1 —
+ *      and in every later session on the same workspace.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool, type ToolHandler } from "../s02-tool-use/agent.ts";
+import { writeFileAtomic } from "../_shared/fsutil.ts";
+import type { Agent, AgentEnv, MessageParam, Tool, ToolResultBlockParam } from "../_shared/types.ts";
+
+// #region memory
+/** What kind of thing is remembered. The type tells the model how to use it later. */
+export const MEMORY_TYPES = ["user", "feedback", "project", "reference"] as const;
+export type MemoryType = (typeof MEMORY_TYPES)[number];
+
+export interface Memory {
+  name: string;
+  description: string;
+  type: MemoryType;
+  content: string;
+  /** File name inside `.memory/`, e.g. `jsdoc-on-exports.md`. */
+  file: string;
+}
+
+export const INDEX_FILE = "MEMORY.md";
+const oneLine = (value: unknown) => String(value ?? "").replace(/\s+/g, " ").trim();
+const slugify = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60);
+// #endregion memory
+
+// #region save
+/** Writes `.memory/<slug>.md` and its line in MEMORY.md. Everything is checked before anything is
+ *  written; the same name saved again updates the file and its index line in place. */
+export function saveMemory(dir: string, input: Record<string, unknown>): { file: string; updated: boolean } {
+  const name = oneLine(input.name);
+  const description = oneLine(input.description);
+  const type = input.type as MemoryType;
+  const content = String(input.content ?? "").trim();
+  if (!MEMORY_TYPES.includes(type)) throw new Error(`invalid type "${input.type}": use one of ${MEMORY_TYPES.join(", ")}`);
+  if (!name || !slugify(name)) throw new Error("a memory needs a name with letters or digits");
+  if (!description) throw new Error("a memory needs a one-line description");
+  if (!content) throw new Error("a memory needs content");
+
+  const file = `${slugify(name)}.md`;
+  const updated = existsSync(path.join(dir, file));
+  mkdirSync(dir, { recursive: true });
+  writeFileAtomic(path.join(dir, file), `---\n${stringifyYaml({ name, description, type })}---\n\n${content}\n`);
+
+  const indexPath = path.join(dir, INDEX_FILE);
+  const entry = `- [${name}](${file}) — ${description}`;
+  const lines = existsSync(indexPath) ? readFileSync(indexPath, "utf8").split("\n").filter((l) => l.trim()) : [];
+  const at = lines.findIndex((l) => l.includes(`](${file})`));
+  if (at >= 0) lines[at] = entry; // one line per memory, never a duplicate
+  else lines.push(entry);
+  writeFileAtomic(indexPath, `${lines.join("\n")}\n`);
+  return { file, updated };
+}
+// #endregion save
+
+// #region load
+/** Reads every memory file. A file that is not a valid memory is skipped, with the reason. */
+export function loadMemories(dir: string): { index: string; memories: Memory[]; skipped: string[] } {
+  if (!existsSync(dir)) return { index: "", memories: [], skipped: [] };
+  const indexPath = path.join(dir, INDEX_FILE);
+  const index = existsSync(indexPath) ? readFileSync(indexPath, "utf8").trim() : "";
+  const memories: Memory[] = [];
+  const skipped: string[] = [];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".md") && f !== INDEX_FILE).sort()) {
+    try {
+      memories.push(parseMemory(readFileSync(path.join(dir, file), "utf8"), file));
+    } catch (err) {
+      skipped.push(`${file}: ${(err as Error).message.split("\n")[0]}`);
+    }
+  }
+  return { index, memories, skipped };
+}
+
+function parseMemory(text: string, file: string): Memory {
+  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n([\s\S]*)$/.exec(text);
+  if (!match) throw new Error("no frontmatter (the file must start with a --- block)");
+  const meta = (parseYaml(match[1]) ?? {}) as Record<string, unknown>;
+  if (typeof meta.name !== "string" || !meta.name.trim()) throw new Error("frontmatter has no name");
+  if (typeof meta.description !== "string" || !meta.description.trim()) throw new Error("frontmatter has no description");
+  if (!MEMORY_TYPES.includes(meta.type as MemoryType)) throw new Error(`unknown type "${meta.type}"`);
+  return { name: meta.name, description: meta.description, type: meta.type as MemoryType, content: match[2].trim(), file };
+}
+// #endregion load
+
+// #region prompt
+export interface PromptSection {
+  title: string;
+  body: string;
+}
+
+/** The system prompt is a list of sections, joined in order; empty ones are left out. */
+export function buildSystemPrompt(sections: PromptSection[]): string {
+  return sections
+    .filter((s) => s.body.trim())
+    .map((s) => `# ${s.title}\n\n${s.body.trim()}`)
+    .join("\n\n");
+}
+
+const IDENTITY = `You are a coding agent working in a scratch workspace. Act, don't explain what you would
+do. When the task is done, say so briefly.`;
+
+const RULES = `Use your tools to inspect and change files: read before you edit, prefer edit over
+rewriting whole files. Paths are relative to the workspace.
+When the user tells you something that should still hold in a later session — who they are, how
+they want you to work, a fact about the project, where to find something — save it with
+save_memory. Do not save what the code or git history already says, or what only matters today.
+Follow the memories below: they were saved in earlier turns and sessions.`;
+
+const MAX_MEMORY_CHARS = 12_000; // memory must not crowd out the conversation
+
+function memoryBody(index: string, memories: Memory[]): string {
+  if (memories.length === 0) return "(no memories yet)";
+  const body = [
+    `Index (.memory/${INDEX_FILE}):\n${index || "(missing: save_memory rebuilds it)"}`,
+    ...memories.map((m) => `## ${m.name} (${m.type}, .memory/${m.file})\n${m.content}`),
+  ].join("\n\n");
+  return body.length > MAX_MEMORY_CHARS ? `${body.slice(0, MAX_MEMORY_CHARS)}\n… (more in .memory/: read the files)` : body;
+}
+
+/** Most stable first, most changeable last: identity and rules never change, memory changes
+ *  now and then, the environment (today's date) every day. A stable beginning is also what a
+ *  prompt cache can reuse. */
+export function systemSections(env: AgentEnv, index: string, memories: Memory[]): PromptSection[] {
+  return [
+    { title: "Identity", body: IDENTITY },
+    { title: "Tools and rules", body: RULES },
+    { title: "Memory", body: memoryBody(index, memories) },
+    {
+      title: "Environment",
+      body: `Date: ${new Date().toISOString().slice(0, 10)}\nWorkspace: ${env.workspace}\nPlatform: ${process.platform}`,
+    },
+  ];
+}
+// #endregion prompt
+
+// #region tools
+export const MEMORY_TOOLS: Tool[] = [
+  {
+    name: "save_memory",
+    description: "Remember something for later turns and sessions. type: user (who the user is, their " +
+      "preferences), feedback (how they want you to work), project (facts about the work not in the code), " +
+      "reference (where to find things). Saving an existing name updates it.",
+    input_schema: {
+      type: "object",
+      properties: {
+        name: { type: "string", description: "A short title; it also names the file" },
+        description: { type: "string", description: "One line: what this memory is about" },
+        type: { type: "string", enum: [...MEMORY_TYPES] },
+        content: { type: "string", description: "The memory itself, in Markdown" },
+      },
+      required: ["name", "description", "type", "content"],
+    },
+  },
+];
+export const TOOLS: Tool[] = [...BASE_TOOLS, ...MEMORY_TOOLS];
+
+export function memoryHandlers(dir: string): Record<string, ToolHandler> {
+  return {
+    save_memory(input) {
+      const { file, updated } = saveMemory(dir, input);
+      return `${updated ? "Updated" : "Saved"} memory .memory/${file} and its line in .memory/${INDEX_FILE}`;
+    },
+  };
+}
+// #endregion tools
+
+// #region loop
+/** The loop of s02, except that `system` is a function: the prompt is rebuilt for every call. */
+export async function agentLoop(
+  env: AgentEnv, messages: MessageParam[], handlers: Record<string, ToolHandler>, systemPrompt: () => string,
+): Promise<void> {
+  for (;;) {
+    const response = await env.model.messages.create({
+      model: env.modelId, system: systemPrompt(), messages: normalizeMessages(messages), tools: TOOLS, max_tokens: 8000,
+    });
+    messages.push({ role: "assistant", content: response.content });
+    env.io.assistant(response);
+    if (response.stop_reason !== "tool_use") return;
+
+    const results: ToolResultBlockParam[] = [];
+    for (const block of response.content) {
+      if (block.type !== "tool_use") continue;
+      await env.io.toolCall(block);
+      const { output, isError } = await runTool(handlers, block, { root: env.workspace });
+      env.io.toolResult(block, output, isError);
+      results.push({ type: "tool_result", tool_use_id: block.id, content: output, is_error: isError });
+    }
+    messages.push({ role: "user", content: results });
+  }
+}
+// #endregion loop
+
+// #region agent
+export function createAgent(env: AgentEnv): Agent {
+  const messages: MessageParam[] = [];
+  const memoryDir = path.join(env.workspace, ".memory");
+  const handlers = { ...BASE_HANDLERS, ...memoryHandlers(memoryDir) };
+  const noted = new Set<string>(); // say each thing once per session, not before every call
+  const noteOnce = (text: string) => {
+    if (!noted.has(text)) env.io.note(text);
+    noted.add(text);
+  };
+
+  // Read from disk every time: the files are the memory, not a copy we loaded at start.
+  const systemPrompt = () => {
+    const { index, memories, skipped } = loadMemories(memoryDir);
+    for (const problem of skipped) noteOnce(`memory file skipped: .memory/${problem}`);
+    noteOnce(`memory in the system prompt: ${memories.map((m) => m.name).join(", ") || "(none yet)"}`);
+    return buildSystemPrompt(systemSections(env, index, memories));
+  };
+
+  return {
+    messages,
+    commands: {
+      "/memory": {
+        help: "show the memory index",
+        run: () => loadMemories(memoryDir).index || "(no memories yet)",
+      },
+    },
+    async send(prompt) {
+      messages.push({ role: "user", content: prompt });
+      await agentLoop(env, messages, handlers, systemPrompt);
+    },
+  };
+}
+// #endregion agent

@@ -1,0 +1,289 @@
+/**
+ * s11 · Background tasks
+ *
+ * Every tool call so far blocked the loop: a two-minute build meant two minutes in which the model
+ * could do nothing else. Here a slow command can run in the background:
+ *   1. `background_run` starts it in its own process group and returns an id at once;
+ *   2. when it finishes, its result goes into a notification queue;
+ *   3. before every model call the loop drains the queue and injects each result exactly once;
+ *   4. the loop does not end while a command is still running: it waits for the result.
+ * A timeout (or the end of the session) kills the command's whole process group, so no stray
+ * children are left behind.
+ */
+import { spawn } from "node:child_process";
+import { scrubbedEnv } from "../_shared/shell.ts";
+import { BLOCKED } from "../s01-agent-loop/agent.ts";
+import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool, type ToolHandler } from "../s02-tool-use/agent.ts";
+import type { Agent, AgentEnv, MessageParam, Tool, ToolResultBlockParam } from "../_shared/types.ts";
+
+const SYSTEM = `You are a coding agent working in a scratch workspace. Paths are relative to the workspace.
+Start slow commands (builds, test suites) with background_run: it returns an id at once, and the result
+arrives by itself in a <background-results> block before one of your next turns. Do other useful work
+meanwhile instead of waiting; check_background shows a command's status early. Do not poll in a loop.
+When the task is done, say so briefly.`;
+
+// #region tools
+export const BACKGROUND_TOOLS: Tool[] = [
+  {
+    name: "background_run",
+    description:
+      "Start a shell command in the background and return its id (bg_1, bg_2, ...) at once. " +
+      "When it finishes, its result is delivered to you automatically. Optional timeout in seconds (default 120, max 600).",
+    input_schema: {
+      type: "object",
+      properties: { command: { type: "string" }, timeout: { type: "number", description: "seconds" } },
+      required: ["command"],
+    },
+  },
+  {
+    name: "check_background",
+    description: "Show a background command's status (running, completed, failed, timeout) and output so far. Without id: list all.",
+    input_schema: { type: "object", properties: { id: { type: "string" } } },
+  },
+];
+export const TOOLS: Tool[] = [...BASE_TOOLS, ...BACKGROUND_TOOLS];
+// #endregion tools
+
+// #region job
+export type JobStatus = "running" | "completed" | "failed" | "timeout";
+
+export interface BackgroundJob {
+  id: string;
+  command: string;
+  status: JobStatus;
+  output: string;
+  exitCode: number | null;
+  /** The process group leader: killing -pid kills the command and everything it started. */
+  pid: number | undefined;
+  timeoutMs: number;
+}
+
+export interface BackgroundOptions {
+  /** How long a command may run when the model gives no timeout (ms). */
+  timeoutMs?: number;
+  /** The longest timeout the model may ask for (ms). */
+  maxTimeoutMs?: number;
+  /** Characters of output kept per command. */
+  maxOutput?: number;
+}
+// #endregion job
+
+// #region start
+/** The background commands of one agent, and the queue of results not yet shown to the model. */
+export class BackgroundJobs {
+  private readonly jobs = new Map<string, BackgroundJob>();
+  private readonly exited = new Map<string, Promise<void>>();
+  private queue: BackgroundJob[] = [];
+  private waiting: (() => void)[] = [];
+  private count = 0;
+  private closed = false;
+  readonly timeoutMs: number;
+  readonly maxTimeoutMs: number;
+  readonly maxOutput: number;
+
+  constructor(private readonly cwd: string, options: BackgroundOptions = {}) {
+    this.timeoutMs = options.timeoutMs ?? 120_000;
+    this.maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
+    this.maxOutput = options.maxOutput ?? 10_000;
+  }
+
+  /** Starts the command and returns at once; the command keeps running. */
+  start(command: string, timeoutMs = this.timeoutMs): BackgroundJob {
+    if (BLOCKED.some((pattern) => pattern.test(command))) throw new Error(`blocked dangerous command: ${command}`);
+    if (this.closed) throw new Error("the session is closing; no new background commands");
+    const id = `bg_${++this.count}`;
+    // detached: the command leads its own process group, so one kill reaches all its children.
+    const child = spawn("bash", ["-c", command], {
+      cwd: this.cwd, detached: true, env: scrubbedEnv(), stdio: ["ignore", "pipe", "pipe"],
+    });
+    const job: BackgroundJob = {
+      id, command, status: "running", output: "", exitCode: null, pid: child.pid,
+      timeoutMs: Math.min(Math.max(timeoutMs, 1), this.maxTimeoutMs),
+    };
+    this.jobs.set(id, job);
+
+    let truncated = false;
+    const collect = (chunk: Buffer) => {
+      if (job.output.length >= this.maxOutput) { truncated = true; return; }
+      job.output += chunk.toString("utf8");
+      if (job.output.length > this.maxOutput) { job.output = job.output.slice(0, this.maxOutput); truncated = true; }
+    };
+    child.stdout.on("data", collect);
+    child.stderr.on("data", collect);
+
+    let timedOut = false;
+    const timer = setTimeout(() => { timedOut = true; killGroup(job.pid); }, job.timeoutMs);
+    this.exited.set(id, new Promise<void>((resolve) => {
+      const finish = (exitCode: number | null, error?: Error) => {
+        if (job.status !== "running") return;
+        clearTimeout(timer);
+        job.exitCode = exitCode;
+        job.output = job.output.trim() || (error ? `Error: ${error.message}` : "(no output)");
+        if (truncated) job.output += `\n… (output capped at ${this.maxOutput} characters)`;
+        job.status = timedOut ? "timeout" : exitCode === 0 ? "completed" : "failed";
+        if (!this.closed) this.notify(job);
+        resolve();
+      };
+      // When the shell exits, anything it left running goes with it: no orphans. A process that
+      // left the group (setsid) could hold our pipes open forever, so we stop reading soon after.
+      child.on("exit", () => {
+        killGroup(job.pid);
+        setTimeout(() => { child.stdout.destroy(); child.stderr.destroy(); }, 500).unref();
+      });
+      child.on("close", (code) => finish(code));
+      child.on("error", (err) => finish(null, err));
+    }));
+    return job;
+  }
+  // #endregion start
+
+  get(id: string): BackgroundJob {
+    const job = this.jobs.get(id);
+    if (!job) throw new Error(`unknown background command "${id}" (known: ${[...this.jobs.keys()].join(", ") || "none"})`);
+    return job;
+  }
+
+  list(): BackgroundJob[] {
+    return [...this.jobs.values()];
+  }
+
+  get running(): number {
+    return this.list().filter((job) => job.status === "running").length;
+  }
+
+  /** Results that finished but were not shown to the model yet. */
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  // #region queue
+  private notify(job: BackgroundJob): void {
+    this.queue.push(job);
+    for (const wake of this.waiting.splice(0)) wake();
+  }
+
+  /** Takes every queued result out of the queue: each one is handed out exactly once. */
+  drain(): BackgroundJob[] {
+    return this.queue.splice(0);
+  }
+
+  /** Once the model has seen a finished command's output through check_background, it needs no notice. */
+  acknowledge(id: string): void {
+    this.queue = this.queue.filter((job) => job.id !== id);
+  }
+
+  /** Resolves when a result is queued (or the session closes). */
+  nextResult(): Promise<void> {
+    if (this.queue.length > 0 || this.running === 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** Ends the session: kills every command still running, with all its children. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.list()) if (job.status === "running") killGroup(job.pid);
+    await Promise.all(this.exited.values());
+    for (const wake of this.waiting.splice(0)) wake();
+  }
+  // #endregion queue
+}
+
+function killGroup(pid: number | undefined): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // the group is already gone
+  }
+}
+
+/** One line per command, as the model reads it: `[bg_1] completed (exit 0): make`. */
+export function headline(job: BackgroundJob): string {
+  const how = job.status === "running" ? "" :
+    job.status === "timeout" ? ` (killed after ${job.timeoutMs / 1000}s)` : ` (exit ${job.exitCode ?? "killed"})`;
+  return `[${job.id}] ${job.status}${how}: ${job.command}`;
+}
+
+export const listJobs = (jobs: BackgroundJobs): string => jobs.list().map(headline).join("\n") || "(no background commands)";
+
+// #region handlers
+export function backgroundHandlers(jobs: BackgroundJobs): Record<string, ToolHandler> {
+  return {
+    background_run({ command, timeout }) {
+      if (typeof command !== "string" || !command.trim()) throw new Error("command must be a non-empty string");
+      const job = jobs.start(command, typeof timeout === "number" && timeout > 0 ? timeout * 1000 : undefined);
+      return `Started ${job.id} in the background: ${command}\nIts result will be delivered when it finishes.`;
+    },
+    check_background({ id }) {
+      if (id === undefined || id === "") return listJobs(jobs);
+      const job = jobs.get(String(id));
+      if (job.status === "running") return `${headline(job)}\n${job.output.trim() || "(no output yet)"}`;
+      jobs.acknowledge(job.id); // the model sees the result here, so it will not be injected again
+      return `${headline(job)}\n${job.output}`;
+    },
+  };
+}
+// #endregion handlers
+
+// #region inject
+/** Before each model call: every result that finished since the last call, once, as user text. */
+export function injectBackgroundResults(env: AgentEnv, jobs: BackgroundJobs, messages: MessageParam[]): void {
+  const finished = jobs.drain();
+  if (finished.length === 0) return;
+  const text = ["<background-results>", ...finished.map((job) => `${headline(job)}\n${job.output}`), "</background-results>"];
+  // Usually this follows a user turn of tool results; normalizeMessages merges the two.
+  messages.push({ role: "user", content: [{ type: "text", text: text.join("\n") }] });
+  for (const job of finished) env.io.event("background_result", { id: job.id, status: job.status });
+  env.io.note(`background results injected: ${finished.map((job) => `${job.id} ${job.status}`).join(", ")}`);
+}
+// #endregion inject
+
+// #region loop
+export async function agentLoop(env: AgentEnv, messages: MessageParam[], jobs: BackgroundJobs): Promise<void> {
+  const handlers = { ...BASE_HANDLERS, ...backgroundHandlers(jobs) };
+  for (;;) {
+    injectBackgroundResults(env, jobs, messages);
+    const response = await env.model.messages.create({
+      model: env.modelId, system: SYSTEM, messages: normalizeMessages(messages), tools: TOOLS, max_tokens: 8000,
+    });
+    messages.push({ role: "assistant", content: response.content });
+    env.io.assistant(response);
+    if (response.stop_reason !== "tool_use") {
+      // The model is done for now, but a result it has not seen yet would be lost: wait for it.
+      if (jobs.pending === 0 && jobs.running === 0) return;
+      if (jobs.pending === 0) {
+        env.io.note(`waiting for ${jobs.running} background command(s) to finish…`);
+        await jobs.nextResult();
+        if (jobs.pending === 0) return; // the session closed while we waited
+      }
+      continue;
+    }
+
+    const results: ToolResultBlockParam[] = [];
+    for (const block of response.content) {
+      if (block.type !== "tool_use") continue;
+      await env.io.toolCall(block);
+      const { output, isError } = await runTool(handlers, block, { root: env.workspace });
+      env.io.toolResult(block, output, isError);
+      results.push({ type: "tool_result", tool_use_id: block.id, content: output, is_error: isError });
+    }
+    messages.push({ role: "user", content: results });
+  }
+}
+// #endregion loop
+
+export function createAgent(env: AgentEnv, options: BackgroundOptions = {}): Agent {
+  const messages: MessageParam[] = [];
+  const jobs = new BackgroundJobs(env.workspace, options);
+  return {
+    messages,
+    async send(prompt) {
+      messages.push({ role: "user", content: prompt });
+      await agentLoop(env, messages, jobs);
+    },
+    commands: {
+      "/jobs": { help: "list the background commands and their status", run: () => listJobs(jobs) },
+    },
+    close: () => jobs.close(),
+  };
+}

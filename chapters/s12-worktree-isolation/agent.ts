@@ -1,0 +1,363 @@
+/**
+ * s12 · Worktree isolation
+ *
+ * The task board of s10 says *what* to do. It says nothing about *where*: every task edits the
+ * same folder, so two pieces of work in flight trample each other's files, and a half-finished
+ * change blocks everything else. Git already has the answer: a worktree is a second checkout of
+ * the same repository, on its own branch, in its own folder. So:
+ *
+ *   tasks are the control plane       .tasks/task_<id>.json   (what, who, status, which lane)
+ *   worktrees are the lanes           .worktrees/<name>  on branch  wt/<name>
+ *
+ * A lane is created for a task (the task is bound to it and starts), commands run inside it,
+ * and removing it can complete the task. `.worktrees/index.json` lists the lanes and
+ * `.worktrees/events.jsonl` records every step, one JSON line each.
+ */
+import { execFileSync } from "node:child_process";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
+import { scrubbedEnv } from "../_shared/shell.ts";
+import { bash } from "../s01-agent-loop/agent.ts";
+import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool, type ToolHandler } from "../s02-tool-use/agent.ts";
+import { renderBoard, TASK_TOOLS, TaskBoard, taskHandlers, taskLine } from "../s10-task-system/agent.ts";
+import type { Agent, AgentEnv, MessageParam, Tool, ToolResultBlockParam } from "../_shared/types.ts";
+
+const SYSTEM = `You are a coding agent working in a git repository (the workspace). Plan work on the task
+board. Do each task in its own lane: worktree_create gives the task a separate checkout in
+.worktrees/<name> on branch wt/<name> and starts the task; worktree_run runs commands inside the lane;
+commit your work there. worktree_remove with complete_task: true closes the lane and completes the task
+(its branch keeps the commits, ready to merge). When the work is done, say so briefly.`;
+
+// #region git
+/** Runs git for the harness itself (not for the model), without inherited GIT_* overrides. */
+function git(cwd: string, ...args: string[]): string {
+  const env = Object.fromEntries(Object.entries(scrubbedEnv()).filter(([key]) => !key.startsWith("GIT_")));
+  try {
+    return execFileSync("git", args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+  } catch (err) {
+    const stderr = String((err as { stderr?: unknown }).stderr ?? "").trim();
+    throw new Error(`git ${args[0]} failed: ${stderr || (err as Error).message}`);
+  }
+}
+
+function succeeds(cwd: string, ...args: string[]): boolean {
+  try {
+    git(cwd, ...args);
+    return true;
+  } catch {
+    return false;
+  }
+}
+// #endregion git
+
+// #region lanes
+/** One entry of `.worktrees/index.json`. */
+export interface Lane {
+  name: string;
+  /** Relative to the workspace: `.worktrees/<name>`. */
+  path: string;
+  branch: string;
+  taskId: number | null;
+  createdAt: string;
+}
+
+export interface LaneEvent {
+  ts: string;
+  event: string;
+  worktree: string;
+  [detail: string]: unknown;
+}
+
+/** Lowercase, short, and safe as both a folder name and a branch name. */
+export const LANE_NAME = /^[a-z0-9][a-z0-9._-]{0,39}$/;
+const RESERVED = new Set(["index.json", "events.jsonl"]);
+
+export function checkLaneName(name: unknown): string {
+  const ok = typeof name === "string" && LANE_NAME.test(name) && !RESERVED.has(name) &&
+    !name.includes("..") && !name.endsWith(".") && !name.endsWith(".lock");
+  if (!ok) {
+    throw new Error(`invalid lane name ${JSON.stringify(name)}: use 1–40 of a-z 0-9 . _ - , starting with a letter or digit`);
+  }
+  return name;
+}
+
+export class WorktreeManager {
+  readonly root: string;
+  readonly dir: string;
+  private readonly indexFile: string;
+  private readonly eventsFile: string;
+
+  constructor(
+    workspace: string,
+    private readonly board?: TaskBoard,
+    private readonly onEvent?: (event: LaneEvent) => void,
+  ) {
+    this.root = workspace;
+    this.dir = path.join(workspace, ".worktrees");
+    this.indexFile = path.join(this.dir, "index.json");
+    this.eventsFile = path.join(this.dir, "events.jsonl");
+  }
+
+  /** The workspace must be a git repository of its own, with at least one commit to branch from.
+   *  (A workspace inside some other repository gets its own: lanes never touch the outer one.) */
+  ensureRepo(): void {
+    const own = succeeds(this.root, "rev-parse", "--is-inside-work-tree") &&
+      realpathSync(git(this.root, "rev-parse", "--show-toplevel")) === realpathSync(this.root);
+    if (!own) {
+      git(this.root, "init", "-q", "-b", "main");
+      // A repository we made gets its own identity, so commits work on a fresh machine.
+      git(this.root, "config", "user.name", "Agent Harness");
+      git(this.root, "config", "user.email", "agent@harness.invalid");
+      git(this.root, "config", "commit.gpgsign", "false");
+    } else if (!succeeds(this.root, "config", "user.email")) {
+      git(this.root, "config", "user.name", "Agent Harness");
+      git(this.root, "config", "user.email", "agent@harness.invalid");
+    }
+    // The harness's own state is not part of the project's history.
+    const exclude = path.resolve(this.root, git(this.root, "rev-parse", "--git-path", "info/exclude"));
+    const current = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
+    const missing = [".worktrees/", ".tasks/"].filter((line) => !current.split("\n").includes(line));
+    if (missing.length) {
+      mkdirSync(path.dirname(exclude), { recursive: true });
+      writeFileSync(exclude, `${current}${current && !current.endsWith("\n") ? "\n" : ""}${missing.join("\n")}\n`);
+    }
+    if (!succeeds(this.root, "rev-parse", "--verify", "-q", "HEAD")) {
+      git(this.root, "add", "-A");
+      git(this.root, "commit", "-q", "--allow-empty", "-m", "initial commit");
+    }
+  }
+
+  path(name: string): string {
+    return path.join(this.dir, name);
+  }
+
+  list(): Lane[] {
+    return existsSync(this.indexFile) ? readJson<{ lanes: Lane[] }>(this.indexFile).lanes : [];
+  }
+
+  get(name: string): Lane {
+    const lane = this.list().find((l) => l.name === name);
+    if (!lane) throw new Error(`no lane named "${name}" (lanes: ${this.list().map((l) => l.name).join(", ") || "none"})`);
+    return lane;
+  }
+  // #endregion lanes
+
+  // #region create
+  /** Folder + branch + index entry, and the task bound to the lane. Checks come first, so a
+   *  refused create leaves nothing behind. Synchronous: two agents in one process cannot race. */
+  create(name: string, taskId?: number): Lane {
+    checkLaneName(name);
+    if (this.list().some((l) => l.name === name) || existsSync(this.path(name))) {
+      throw new Error(`lane "${name}" already exists`);
+    }
+    if (taskId !== undefined) this.checkBindable(taskId);
+    this.ensureRepo();
+    const branch = `wt/${name}`;
+    if (succeeds(this.root, "rev-parse", "--verify", "-q", `refs/heads/${branch}`)) {
+      throw new Error(`branch ${branch} already exists (work of an earlier lane): merge or delete it, or pick another name`);
+    }
+
+    git(this.root, "worktree", "add", "-q", "-b", branch, this.path(name), "HEAD");
+    const lane: Lane = {
+      name, path: path.relative(this.root, this.path(name)), branch, taskId: taskId ?? null, createdAt: new Date().toISOString(),
+    };
+    this.saveIndex([...this.list(), lane]);
+    this.log("worktree.create", name, { branch, path: lane.path, taskId: lane.taskId });
+
+    if (taskId !== undefined) {
+      this.board!.update(taskId, { worktree: name, status: "in_progress" });
+      this.log("task.bound", name, { taskId });
+    }
+    return lane;
+  }
+
+  private checkBindable(taskId: number): void {
+    if (!this.board) throw new Error("this manager has no task board to bind tasks from");
+    const task = this.board.get(taskId);
+    if (task.status === "completed") throw new Error(`task #${taskId} is already completed`);
+    if (task.worktree) throw new Error(`task #${taskId} already has the lane "${task.worktree}"`);
+    if (task.blockedBy.length) {
+      throw new Error(`task #${taskId} is blocked by ${task.blockedBy.map((b) => `#${b}`).join(", ")}: it cannot start yet`);
+    }
+  }
+  // #endregion create
+
+  // #region run
+  /** A command inside the lane: its cwd is the lane's folder, so it sees (and commits on) wt/<name>. */
+  async run(name: string, command: string): Promise<{ output: string; isError: boolean }> {
+    const lane = this.get(name);
+    const cwd = this.path(lane.name);
+    if (!existsSync(cwd)) throw new Error(`the folder of lane "${name}" is missing (${lane.path})`);
+    const result = await bash(command, cwd);
+    this.log("worktree.run", name, { command, ok: !result.isError });
+    return result;
+  }
+  // #endregion run
+
+  // #region remove
+  /** Closes a lane. Uncommitted work is never thrown away silently: that needs `force`.
+   *  The branch stays, so committed work can still be merged. */
+  remove(name: string, { force = false, completeTask = false }: { force?: boolean; completeTask?: boolean } = {}): Lane {
+    const lane = this.get(name);
+    const cwd = this.path(name);
+    const changes = existsSync(cwd) ? git(cwd, "status", "--porcelain") : "";
+    if (changes && !force) {
+      const count = changes.split("\n").length;
+      throw new Error(`lane "${name}" has ${count} uncommitted change(s): commit them in the lane, or remove with force: true to discard them`);
+    }
+    if (completeTask && (lane.taskId === null || !this.board)) throw new Error(`lane "${name}" has no task to complete`);
+
+    // The task first: if it cannot be completed (say it is blocked), the lane is still there.
+    if (lane.taskId !== null && this.board) {
+      this.board.update(lane.taskId, { worktree: null, ...(completeTask ? { status: "completed" as const } : {}) });
+      if (completeTask) this.log("task.completed", name, { taskId: lane.taskId });
+    }
+    if (existsSync(cwd)) git(this.root, "worktree", "remove", ...(force ? ["--force"] : []), cwd);
+    git(this.root, "worktree", "prune");
+    this.saveIndex(this.list().filter((l) => l.name !== name));
+    this.log("worktree.remove", name, { branch: lane.branch, force, discarded: force && changes ? changes.split("\n").length : 0 });
+    return lane;
+  }
+  // #endregion remove
+
+  // #region files
+  /** Uncommitted changes in a lane, as `git status --porcelain` lines. */
+  changes(name: string): string[] {
+    const out = git(this.path(this.get(name).name), "status", "--porcelain");
+    return out ? out.split("\n") : [];
+  }
+
+  events(): LaneEvent[] {
+    if (!existsSync(this.eventsFile)) return [];
+    return readFileSync(this.eventsFile, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as LaneEvent);
+  }
+
+  private saveIndex(lanes: Lane[]): void {
+    writeJsonAtomic(this.indexFile, { lanes });
+  }
+
+  /** Append-only: one JSON object per line, so the log survives a crash mid-write. */
+  private log(event: string, worktree: string, details: Record<string, unknown>): void {
+    const entry: LaneEvent = { ts: new Date().toISOString(), event, worktree, ...details };
+    mkdirSync(this.dir, { recursive: true });
+    appendFileSync(this.eventsFile, `${JSON.stringify(entry)}\n`);
+    this.onEvent?.(entry);
+  }
+  // #endregion files
+}
+
+// #region tools
+export const WORKTREE_TOOLS: Tool[] = [
+  {
+    name: "worktree_create",
+    description: "Create a lane: a git worktree in .worktrees/<name> on a new branch wt/<name>. " +
+      "With task_id, the task is bound to the lane and set in_progress. Names: a-z 0-9 . _ - (max 40).",
+    input_schema: {
+      type: "object",
+      properties: { name: { type: "string" }, task_id: { type: "integer" } },
+      required: ["name"],
+    },
+  },
+  {
+    name: "worktree_list",
+    description: "List the lanes: folder, branch, bound task and uncommitted changes.",
+    input_schema: { type: "object", properties: {} },
+  },
+  {
+    name: "worktree_run",
+    description: "Run a shell command inside a lane (its folder is the working directory).",
+    input_schema: {
+      type: "object",
+      properties: { name: { type: "string" }, command: { type: "string" } },
+      required: ["name", "command"],
+    },
+  },
+  {
+    name: "worktree_remove",
+    description: "Remove a lane (its branch keeps the commits). Uncommitted changes need force: true. " +
+      "complete_task: true also completes the bound task.",
+    input_schema: {
+      type: "object",
+      properties: { name: { type: "string" }, force: { type: "boolean" }, complete_task: { type: "boolean" } },
+      required: ["name"],
+    },
+  },
+];
+
+export function worktreeHandlers(lanes: WorktreeManager, board: TaskBoard): Record<string, ToolHandler> {
+  return {
+    worktree_create({ name, task_id }) {
+      const taskId = task_id === undefined || task_id === null ? undefined : Number(task_id);
+      if (taskId !== undefined && (!Number.isInteger(taskId) || taskId < 1)) throw new Error(`task_id must be a task id, got ${JSON.stringify(task_id)}`);
+      const lane = lanes.create(String(name ?? ""), taskId);
+      const bound = lane.taskId === null ? "" : `\nBound ${taskLine(board.get(lane.taskId))}`;
+      return `Created lane "${lane.name}" at ${lane.path} on branch ${lane.branch}${bound}`;
+    },
+    worktree_list() {
+      const all = lanes.list();
+      if (all.length === 0) return "(no lanes)";
+      return all.map((l) => {
+        const changes = lanes.changes(l.name).length;
+        return `${l.name}  ${l.path}  ${l.branch}  ${l.taskId === null ? "no task" : `task #${l.taskId}`}  ` +
+          (changes ? `${changes} uncommitted change(s)` : "clean");
+      }).join("\n");
+    },
+    async worktree_run({ name, command }) {
+      if (typeof command !== "string" || !command.trim()) throw new Error("command must be a non-empty string");
+      const { output, isError } = await lanes.run(String(name ?? ""), command);
+      if (isError) throw new Error(output.replace(/^Error: /, ""));
+      return output;
+    },
+    worktree_remove({ name, force, complete_task }) {
+      const lane = lanes.remove(String(name ?? ""), { force: force === true, completeTask: complete_task === true });
+      const task = lane.taskId === null ? "" : `\nTask: ${taskLine(board.get(lane.taskId))}`;
+      return `Removed lane "${lane.name}"; branch ${lane.branch} keeps its commits${task}`;
+    },
+  };
+}
+
+export const TOOLS: Tool[] = [...BASE_TOOLS, ...TASK_TOOLS, ...WORKTREE_TOOLS];
+// #endregion tools
+
+// #region loop
+export async function agentLoop(env: AgentEnv, messages: MessageParam[], handlers: Record<string, ToolHandler>): Promise<void> {
+  for (;;) {
+    const response = await env.model.messages.create({
+      model: env.modelId, system: SYSTEM, messages: normalizeMessages(messages), tools: TOOLS, max_tokens: 8000,
+    });
+    messages.push({ role: "assistant", content: response.content });
+    env.io.assistant(response);
+    if (response.stop_reason !== "tool_use") return;
+
+    const results: ToolResultBlockParam[] = [];
+    for (const block of response.content) {
+      if (block.type !== "tool_use") continue;
+      await env.io.toolCall(block);
+      const { output, isError } = await runTool(handlers, block, { root: env.workspace });
+      env.io.toolResult(block, output, isError);
+      results.push({ type: "tool_result", tool_use_id: block.id, content: output, is_error: isError });
+    }
+    messages.push({ role: "user", content: results });
+  }
+}
+// #endregion loop
+
+export function createAgent(env: AgentEnv): Agent {
+  const messages: MessageParam[] = [];
+  const board = new TaskBoard(path.join(env.workspace, ".tasks"));
+  // Every lane event also goes to the trace, so the player can show lanes opening and closing.
+  const lanes = new WorktreeManager(env.workspace, board, ({ event, ...data }) => env.io.event(event, data));
+  const handlers = { ...BASE_HANDLERS, ...taskHandlers(board), ...worktreeHandlers(lanes, board) };
+  return {
+    messages,
+    commands: {
+      "/tasks": { help: "show the task board", run: () => renderBoard(board.list()) },
+      "/lanes": { help: "list the worktree lanes", run: () => handlers.worktree_list({}, { root: env.workspace }) },
+    },
+    async send(prompt) {
+      messages.push({ role: "user", content: prompt });
+      await agentLoop(env, messages, handlers);
+    },
+  };
+}

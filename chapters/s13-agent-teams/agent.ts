@@ -1,0 +1,710 @@
+/**
+ * s13 · Agent teams
+ *
+ * A subagent (s06) lives for one tool call and forgets everything. Real work wants colleagues
+ * who stay: several agents with their own conversations, working at the same time, handing
+ * results back, and picking up the next piece of work without being told. Three pieces:
+ *
+ *   1. a message bus: one JSONL mailbox per agent in `.mailboxes/<name>.jsonl` — send appends
+ *      one line, reading drains the file;
+ *   2. persistent teammates: WORK (their own loop) → post the result to the lead → IDLE;
+ *      an idle teammate first waits on its inbox, then claims a ready task from the board (s10)
+ *      with an exclusive lock file, so two teammates can never own one task;
+ *   3. lanes: a task's `worktree` field picks the teammate's working directory — a git worktree
+ *      (s12) in `.worktrees/<name>` on branch `wt/<name>` — and the runtime completes the task
+ *      and clears the assignment only after the work succeeded.
+ *
+ * What this module exports for the chapters built on it (s14 error recovery, s15 protocols):
+ *   MessageBus, TeamMessage            the mailboxes (send / drain / peek, dead letters)
+ *   Team, TeamOptions, Teammate        the runtime; options inject extra lead tools + handlers,
+ *                                      extra teammate tools + handlers, an `onMessage` hook for
+ *                                      special message types, and `callModel` (every model call)
+ *   CallModel, ModelCall, plainCall    the model-call seam s14 replaces with a resilient one
+ *   LEAD, LEAD_TOOLS, TEAMMATE_TOOLS   names and tools (TOOLS = LEAD_TOOLS)
+ *   identityBlock, formatMessage, claimTask, readyTasks
+ *   createAgent(env, options)          → TeamAgent (an Agent with its `team`)
+ */
+import { execFileSync } from "node:child_process";
+import {
+  appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync,
+} from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { writeJsonAtomic } from "../_shared/fsutil.ts";
+import { scrubbedEnv } from "../_shared/shell.ts";
+import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool, type ToolHandler } from "../s02-tool-use/agent.ts";
+import { TASK_TOOLS, TaskBoard, taskHandlers, taskLine, type Task } from "../s10-task-system/agent.ts";
+import { checkLaneName, WorktreeManager } from "../s12-worktree-isolation/agent.ts";
+import type {
+  Agent, AgentCommand, AgentEnv, IO, Message, MessageParam, ModelClient, Tool, ToolResultBlockParam,
+} from "../_shared/types.ts";
+
+/** The lead's name on the bus: its mailbox is `.mailboxes/lead.jsonl`. */
+export const LEAD = "lead";
+
+const LEAD_SYSTEM = `You lead a small team of coding agents in a shared workspace. Put the work on the
+task board (task_create; blockedBy for order; worktree: a lane name when a task should happen in its
+own git worktree), start teammates with spawn (a name, a role, a first instruction) and talk to them
+with send. Idle teammates claim ready tasks from the board by themselves. Their results arrive in your
+mailbox: read it with inbox (wait: true waits until the team is quiet). You have no edit tool:
+delegate the real work. When the work is done, summarise it briefly.`;
+
+// #region bus
+/** One line of a mailbox. Protocol chapters add fields (a `request_id`, an `approve` flag). */
+export interface TeamMessage {
+  id: string;
+  type: string; // "message" | "result" | "idle" | a protocol's own type
+  from: string;
+  to: string;
+  content: string;
+  ts: string;
+  [field: string]: unknown;
+}
+
+/** Mailboxes on disk: `.mailboxes/<name>.jsonl`, one JSON message per line. Files, not memory,
+ *  so any process can write to any agent, and nothing is lost if the reader is busy. */
+export class MessageBus {
+  readonly dir: string;
+  private count = 0;
+
+  constructor(dir: string, private readonly io?: Pick<IO, "note">) {
+    this.dir = dir;
+    mkdirSync(dir, { recursive: true });
+  }
+
+  file(name: string): string {
+    return path.join(this.dir, `${name}.jsonl`);
+  }
+
+  /** One message = one line, appended in a single write: two senders never interleave. */
+  send(from: string, to: string, content: string, type = "message", extra: Record<string, unknown> = {}): TeamMessage {
+    const message: TeamMessage = {
+      id: `msg_${Date.now().toString(36)}_${process.pid}_${++this.count}`,
+      type, from, to, content, ts: new Date().toISOString(), ...extra,
+    };
+    appendFileSync(this.file(to), `${JSON.stringify(message)}\n`);
+    return message;
+  }
+
+  /** Takes every message out of a mailbox. The file is renamed aside first, then read: a message
+   *  sent meanwhile lands in a fresh mailbox file and waits for the next drain instead of being lost. */
+  drain(name: string): TeamMessage[] {
+    const taken = `${this.file(name)}.${process.pid}.${++this.count}.draining`;
+    try {
+      renameSync(this.file(name), taken);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return []; // no mail yet
+      throw err;
+    }
+    const text = readFileSync(taken, "utf8");
+    rmSync(taken, { force: true });
+    return this.parse(name, text, true);
+  }
+
+  /** Reads a mailbox without emptying it (the REPL's /inbox, the team's "anything unread?"). */
+  peek(name: string): TeamMessage[] {
+    return existsSync(this.file(name)) ? this.parse(name, readFileSync(this.file(name), "utf8"), false) : [];
+  }
+
+  /** A line that is not a message is skipped and, when draining, kept in a dead-letter file:
+   *  one bad writer must not crash the reader or take the other messages down with it. */
+  private parse(name: string, text: string, drained: boolean): TeamMessage[] {
+    const messages: TeamMessage[] = [];
+    for (const line of text.split("\n")) {
+      if (!line.trim()) continue;
+      let message: TeamMessage | undefined;
+      try {
+        const value = JSON.parse(line) as TeamMessage;
+        if (value && typeof value.from === "string" && typeof value.type === "string" && typeof value.content === "string") message = value;
+      } catch {
+        // not JSON: handled below like any other malformed line
+      }
+      if (message) { messages.push(message); continue; }
+      if (!drained) continue;
+      appendFileSync(path.join(this.dir, `${name}.dead.jsonl`), `${JSON.stringify({ line, ts: new Date().toISOString() })}\n`);
+      this.io?.note(`skipped a malformed line in ${name}'s mailbox (kept in .mailboxes/${name}.dead.jsonl)`);
+    }
+    return messages;
+  }
+}
+
+const BASE_FIELDS = new Set(["id", "type", "from", "to", "content", "ts"]);
+
+/** How a message reads to a model: who sent it, its type, any protocol fields, then the text. */
+export function formatMessage(message: TeamMessage): string {
+  const extra = Object.entries(message).filter(([key]) => !BASE_FIELDS.has(key))
+    .map(([key, value]) => ` ${key}="${typeof value === "string" ? value : JSON.stringify(value)}"`).join("");
+  return `<message from="${message.from}" type="${message.type}"${extra}>\n${message.content}\n</message>`;
+}
+// #endregion bus
+
+// #region tools
+const leadBase = BASE_TOOLS.filter((tool) => ["bash", "read", "write"].includes(tool.name));
+
+/** task_create gains one field: the lane a task should run in. */
+const teamTaskTools: Tool[] = TASK_TOOLS.map((tool) => tool.name !== "task_create" ? tool : {
+  ...tool,
+  description: `${tool.description} worktree = a lane name: whoever claims the task works in .worktrees/<name> on branch wt/<name>.`,
+  input_schema: {
+    ...tool.input_schema,
+    properties: { ...(tool.input_schema.properties as object), worktree: { type: "string" } },
+  },
+});
+
+const SEND_TOOL: Tool = {
+  name: "send",
+  description: "Send a message to a teammate (or, from a teammate, to the lead) by name.",
+  input_schema: {
+    type: "object",
+    properties: { to: { type: "string" }, content: { type: "string" } },
+    required: ["to", "content"],
+  },
+};
+
+export const LEAD_TOOLS: Tool[] = [
+  ...leadBase,
+  ...teamTaskTools,
+  {
+    name: "spawn",
+    description: "Start a persistent teammate with its own conversation and tools. It works on `prompt` now, " +
+      "reports its result to your inbox, then stays idle and claims ready tasks from the board by itself.",
+    input_schema: {
+      type: "object",
+      properties: {
+        name: { type: "string", description: "lowercase, e.g. alice" },
+        role: { type: "string", description: "what this teammate is for, e.g. backend developer" },
+        prompt: { type: "string", description: "its first instruction" },
+      },
+      required: ["name", "role", "prompt"],
+    },
+  },
+  SEND_TOOL,
+  {
+    name: "inbox",
+    description: "Read (and empty) your mailbox: results, idle notices and messages from teammates. " +
+      "wait: true first waits until every teammate is idle and no ready task is left unclaimed.",
+    input_schema: { type: "object", properties: { wait: { type: "boolean" } } },
+  },
+];
+export const TOOLS = LEAD_TOOLS;
+
+/** A teammate has the full base toolbox and one way to talk: send. No spawning, no task tools. */
+export const TEAMMATE_TOOLS: Tool[] = [...BASE_TOOLS, SEND_TOOL];
+// #endregion tools
+
+// #region identity
+/** Who a teammate is. It opens the teammate's system prompt (and, in s14, its history after a
+ *  compaction), so the model never forgets its name, its role or whom it reports to. */
+export function identityBlock(name: string, role: string, lead = LEAD): string {
+  return `<identity>\nname: ${name}\nrole: ${role}\nteam lead: ${lead}\n</identity>`;
+}
+
+function teammateSystem(name: string, role: string, instructions: string): string {
+  return `${identityBlock(name, role)}
+You are ${name}, a ${role} on a coding team led by "${LEAD}". You do not see the lead's
+conversation: what you need is in your own messages. Work with your tools; paths are relative to
+your working directory. When a piece of work is done, reply with a short summary and no tool call:
+the runtime sends it to the lead as your result. Use send only to ask or tell someone something.${instructions ? `\n${instructions}` : ""}`;
+}
+// #endregion identity
+
+// #region claim
+/** Tasks anyone could start now (pending, no owner, nothing blocking), lowest id first. */
+export function readyTasks(board: TaskBoard): Task[] {
+  return board.list().filter((task) => board.isReady(task));
+}
+
+/** Claims a ready task for `owner`, or returns null if someone else got it first. The lock file is
+ *  created with "wx" (exclusive create): of two claimers — even in two processes — exactly one
+ *  succeeds. Under the lock we look again, because the task may have been taken since the scan. */
+export function claimTask(board: TaskBoard, id: number, owner: string): Task | null {
+  const lock = `${board.path(id)}.lock`;
+  let fd: number;
+  try {
+    fd = openSync(lock, "wx");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return null; // someone is claiming it right now
+    throw err;
+  }
+  try {
+    if (!board.isReady(board.get(id))) return null;
+    return board.update(id, { owner, status: "in_progress" });
+  } finally {
+    closeSync(fd);
+    rmSync(lock, { force: true });
+  }
+}
+// #endregion claim
+
+// #region model-call
+/** One model call, described so that a wrapper can retry it or rewrite the history (s14). */
+export interface ModelCall {
+  agent: string;
+  client: ModelClient;
+  system: string;
+  tools: Tool[];
+  /** The live history: a wrapper may change it in place (s14 compacts it). */
+  messages: MessageParam[];
+  /** A teammate's identity block (undefined for the lead). */
+  identity?: string;
+}
+export type CallModel = (env: AgentEnv, call: ModelCall) => Promise<Message>;
+
+/** The plain call every chapter so far made. s14 swaps in one that survives failures. */
+export const plainCall: CallModel = (env, { client, system, tools, messages }) =>
+  client.messages.create({ model: env.modelId, system, tools, messages: normalizeMessages(messages), max_tokens: 8000 });
+// #endregion model-call
+
+export type MemberState = "working" | "idle" | "shutdown";
+
+export interface Teammate {
+  name: string;
+  role: string;
+  state: MemberState;
+  /** The task it works on (claimed, or kept after a failure), or null. */
+  task: number | null;
+  /** Where its tools act: the workspace, or the lane of its task. */
+  cwd: string;
+  lane: string | null;
+  /** Its own conversation: it starts with its first prompt and never contains the lead's. */
+  messages: MessageParam[];
+  client: ModelClient;
+  stopRequested: boolean;
+  /** Settles when the teammate has shut down. */
+  done: Promise<void>;
+}
+
+export interface TeamOptions {
+  /** How often an idle teammate looks into its mailbox (ms). */
+  pollMs?: number;
+  /** How long an idle teammate waits for mail before it looks at the task board (ms). */
+  idleWaitMs?: number;
+  /** A teammate with nothing to do for this long shuts down (ms). */
+  idleTimeoutMs?: number;
+  /** Rounds a teammate may take for one piece of work. */
+  maxRounds?: number;
+  /** The longest inbox(wait) and close() wait for the team to settle (ms). */
+  settleTimeoutMs?: number;
+  /** Every model call goes through this (s14: retries, compaction, continuation). */
+  callModel?: CallModel;
+  /** More lead tools and their handlers (s15: protocols). */
+  leadTools?: Tool[];
+  leadHandlers?: (team: Team) => Record<string, ToolHandler>;
+  /** More teammate tools; handlers are made per teammate, so they know who is calling. */
+  teammateTools?: Tool[];
+  teammateHandlers?: (team: Team, member: Teammate) => Record<string, ToolHandler>;
+  /** Sees each message an agent takes out of its mailbox. Return the text the model should read
+   *  instead, null to consume it silently, or undefined for the default formatting. */
+  onMessage?: (team: Team, to: string, message: TeamMessage) => string | null | undefined;
+  /** Appended to the lead's and the teammates' system prompts. */
+  leadInstructions?: string;
+  teammateInstructions?: string;
+}
+
+/** What a loop needs to know about the agent running it. */
+interface Runner {
+  name: string;
+  client: ModelClient;
+  system: string;
+  tools: Tool[];
+  handlers: Record<string, ToolHandler>;
+  root: () => string;
+  maxRounds: number;
+  identity?: string;
+  stopped?: () => boolean;
+}
+
+export class Team {
+  readonly bus: MessageBus;
+  readonly board: TaskBoard;
+  readonly lanes: WorktreeManager;
+  readonly members = new Map<string, Teammate>();
+  readonly leadTools: Tool[];
+  readonly leadHandlers: Record<string, ToolHandler>;
+  readonly options: Required<Pick<TeamOptions, "pollMs" | "idleWaitMs" | "idleTimeoutMs" | "maxRounds" | "settleTimeoutMs">>;
+  private closing = false;
+  /** Idle teammates that have looked at the board and found nothing to do. */
+  private readonly quiet = new Set<string>();
+
+  constructor(readonly env: AgentEnv, readonly extensions: TeamOptions = {}) {
+    const o = extensions;
+    this.options = {
+      pollMs: o.pollMs ?? 100, idleWaitMs: o.idleWaitMs ?? 500, idleTimeoutMs: o.idleTimeoutMs ?? 60_000,
+      maxRounds: o.maxRounds ?? 50, settleTimeoutMs: o.settleTimeoutMs ?? 120_000,
+    };
+    this.bus = new MessageBus(path.join(env.workspace, ".mailboxes"), env.io);
+    this.board = new TaskBoard(path.join(env.workspace, ".tasks"));
+    this.lanes = new WorktreeManager(env.workspace, this.board, ({ event, ...data }) => env.io.event(event, data));
+    this.leadTools = [...LEAD_TOOLS, ...(o.leadTools ?? [])];
+    this.leadHandlers = { ...BASE_HANDLERS, ...taskHandlers(this.board), ...this.leadTeamHandlers(), ...o.leadHandlers?.(this) };
+  }
+
+  // #region lead
+  /** The lead's turn: the same loop as every chapter, with the team's tools. */
+  runLead(messages: MessageParam[]): Promise<Message | null> {
+    const system = `${LEAD_SYSTEM}${this.extensions.leadInstructions ? `\n${this.extensions.leadInstructions}` : ""}`;
+    return this.loop({
+      name: LEAD, client: this.env.model, system, tools: this.leadTools, handlers: this.leadHandlers,
+      root: () => this.env.workspace, maxRounds: Infinity,
+    }, messages);
+  }
+
+  private leadTeamHandlers(): Record<string, ToolHandler> {
+    return {
+      task_create: ({ subject, description, blockedBy, worktree }) => {
+        const lane = worktree === undefined || worktree === null || worktree === "" ? null : checkLaneName(worktree);
+        const blockers = blockedBy === undefined ? undefined : (Array.isArray(blockedBy) ? blockedBy : [blockedBy]).map(Number);
+        const task = this.board.create({ subject: String(subject ?? ""), description: description as string | undefined, blockedBy: blockers, worktree: lane });
+        return `Created task #${task.id}\n${taskLine(task)}`;
+      },
+      spawn: ({ name, role, prompt }) => {
+        const member = this.spawn(String(name ?? ""), String(role ?? ""), String(prompt ?? ""));
+        return `Spawned ${member.name} (${member.role}). It works on your prompt now; its result will arrive in your inbox. ` +
+          "When idle it claims ready tasks from the board by itself.";
+      },
+      send: ({ to, content }) => {
+        const message = this.send(LEAD, String(to ?? ""), String(content ?? ""));
+        const gone = this.members.get(message.to)?.state === "shutdown" ? ` — ${message.to} has shut down and reads it only if spawned again` : "";
+        return `Sent to ${message.to} (${message.id})${gone}`;
+      },
+      inbox: async ({ wait }) => {
+        if (wait === true && !(await this.waitUntilSettled())) this.env.io.note("the team is still busy; reading what is there");
+        return this.readMail(LEAD) ?? "(no messages)";
+      },
+    };
+  }
+  // #endregion lead
+
+  // #region send
+  /** Every message goes through here: only known names, one line in the recipient's mailbox. */
+  send(from: string, to: string, content: string, type = "message", extra: Record<string, unknown> = {}): TeamMessage {
+    const known = [LEAD, ...this.members.keys()];
+    if (!known.includes(to)) throw new Error(`no one named "${to}" on the team (known: ${known.join(", ")})`);
+    if (to === from) throw new Error("cannot send a message to yourself");
+    if (!content.trim()) throw new Error("a message needs some content");
+    const message = this.bus.send(from, to, content, type, extra);
+    this.env.io.event("mailbox_send", { id: message.id, type, from, to, content }, from);
+    return message;
+  }
+
+  /** Drains a mailbox into one user turn: each message formatted (or rewritten by the
+   *  `onMessage` hook). Null when there was nothing for the model to read. */
+  readMail(name: string): string | null {
+    const texts: string[] = [];
+    for (const message of this.bus.drain(name)) {
+      this.env.io.event("mailbox_read", { id: message.id, type: message.type, from: message.from, to: name }, name);
+      const text = this.extensions.onMessage?.(this, name, message);
+      if (text === null) continue;
+      texts.push(text ?? formatMessage(message));
+    }
+    return texts.length ? texts.join("\n") : null;
+  }
+  // #endregion send
+
+  // #region loop
+  /** The agent loop of s02, shared by the lead and every teammate. It returns the final reply,
+   *  or null when the round limit (or a stop request) cut the work short. */
+  private async loop(who: Runner, messages: MessageParam[]): Promise<Message | null> {
+    const callModel = this.extensions.callModel ?? plainCall;
+    for (let round = 0; round < who.maxRounds; round++) {
+      if (who.stopped?.()) return null;
+      const response = await callModel(this.env, {
+        agent: who.name, client: who.client, system: who.system, tools: who.tools, messages, identity: who.identity,
+      });
+      messages.push({ role: "assistant", content: response.content });
+      this.env.io.assistant(response, who.name);
+      if (response.stop_reason !== "tool_use") return response;
+
+      const results: ToolResultBlockParam[] = [];
+      for (const block of response.content) {
+        if (block.type !== "tool_use") continue;
+        await this.env.io.toolCall(block, who.name);
+        const { output, isError } = await runTool(who.handlers, block, { root: who.root() });
+        this.env.io.toolResult(block, output, isError, who.name);
+        results.push({ type: "tool_result", tool_use_id: block.id, content: output, is_error: isError });
+      }
+      messages.push({ role: "user", content: results });
+    }
+    return null;
+  }
+  // #endregion loop
+
+  // #region spawn
+  /** A teammate is a loop of its own, started now and running beside the lead's. */
+  spawn(name: string, role: string, prompt: string): Teammate {
+    if (!/^[a-z][a-z0-9_-]{0,23}$/.test(name) || name === LEAD) {
+      throw new Error(`invalid teammate name ${JSON.stringify(name)}: lowercase letters, digits, - and _, not "${LEAD}"`);
+    }
+    const existing = this.members.get(name);
+    if (existing && existing.state !== "shutdown") throw new Error(`${name} is already on the team (${existing.state})`);
+    if (!role.trim()) throw new Error("a teammate needs a role");
+    if (!prompt.trim()) throw new Error("a teammate needs a first instruction (prompt)");
+    if (this.closing) throw new Error("the team is closing; no new teammates");
+
+    const member: Teammate = {
+      name, role: role.trim(), state: "working", task: null, cwd: this.env.workspace, lane: null,
+      messages: [], client: this.env.modelFor(name), stopRequested: false, done: Promise.resolve(),
+    };
+    this.members.set(name, member);
+    this.saveRoster();
+    this.env.io.event("member_state", { name, role: member.role, state: "working", task: null }, name);
+    member.done = this.live(member, prompt).catch((err: unknown) => {
+      this.env.io.note(`crashed: ${err instanceof Error ? err.message : String(err)}`, name);
+      this.setState(member, "shutdown");
+    });
+    return member;
+  }
+
+  /** WORK → result → IDLE, until the idle wait runs out or the team closes. */
+  private async live(member: Teammate, prompt: string): Promise<void> {
+    let next: string | null = prompt;
+    while (next !== null) {
+      member.messages.push({ role: "user", content: next });
+      this.quiet.delete(member.name);
+      this.setState(member, "working");
+      await this.work(member);
+      next = member.stopRequested || this.closing ? null : await this.idle(member);
+    }
+    this.setState(member, "shutdown");
+  }
+  // #endregion spawn
+
+  // #region work
+  /** One piece of work. Only success completes the task (which unblocks its dependants, s10) and
+   *  frees the teammate; a failure leaves owner, status and lane as they are, for a retry. */
+  private async work(member: Teammate): Promise<void> {
+    const handlers = {
+      ...BASE_HANDLERS,
+      send: ({ to, content }: Record<string, unknown>) => {
+        const message = this.send(member.name, String(to ?? ""), String(content ?? ""));
+        return `Sent to ${message.to} (${message.id})`;
+      },
+      ...this.extensions.teammateHandlers?.(this, member),
+    };
+    const system = teammateSystem(member.name, member.role, this.extensions.teammateInstructions ?? "");
+    let ok = false;
+    let summary: string;
+    try {
+      const reply = await this.loop({
+        name: member.name, client: member.client, system, tools: [...TEAMMATE_TOOLS, ...(this.extensions.teammateTools ?? [])],
+        handlers, root: () => member.cwd, maxRounds: this.options.maxRounds,
+        identity: identityBlock(member.name, member.role), stopped: () => member.stopRequested,
+      }, member.messages);
+      const text = reply?.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n").trim();
+      if (!reply) summary = member.stopRequested ? "stopped before finishing" : `gave up: hit the ${this.options.maxRounds}-round limit`;
+      else if (reply.stop_reason === "max_tokens") summary = `gave up: the answer was cut off (max_tokens)\n${text}`;
+      else [ok, summary] = [true, text || "(done, no summary)"];
+    } catch (err) {
+      summary = `gave up: ${err instanceof Error ? err.message : String(err)}`;
+    }
+
+    const task = member.task;
+    if (task !== null && ok) this.finishTask(member);
+    if (!ok) this.env.io.note(`${summary.split("\n")[0]}${task === null ? "" : ` — keeps task #${task}`}`, member.name);
+    this.send(member.name, LEAD, summary, "result", { ok, ...(task === null ? {} : { task }) });
+  }
+
+  private finishTask(member: Teammate): void {
+    const id = member.task!;
+    this.board.update(id, { status: "completed" });
+    this.env.io.event("task_completed", { task: id, owner: member.name }, member.name);
+    member.task = null;
+    member.cwd = this.env.workspace;
+    member.lane = null;
+    this.saveRoster();
+  }
+  // #endregion work
+
+  // #region idle
+  /** IDLE: mail first, then the board. Returns the next user turn, or null to shut down. */
+  private async idle(member: Teammate): Promise<string | null> {
+    this.setState(member, "idle");
+    const since = Date.now();
+    let announced = false;
+    while (!member.stopRequested && !this.closing) {
+      // 1. The inbox: a message from the lead or a teammate becomes the next user turn.
+      const waitUntil = Date.now() + this.options.idleWaitMs;
+      do {
+        const mail = this.readMail(member.name);
+        if (mail) return mail;
+        await sleep(this.options.pollMs);
+      } while (Date.now() < waitUntil && !member.stopRequested && !this.closing);
+      if (member.stopRequested || this.closing) break;
+
+      // 2. The board: a ready task, claimed atomically (a teammate that kept a failed task waits for mail).
+      if (member.task === null) {
+        const next = this.claimNext(member);
+        if (next) return next;
+      }
+      if (!announced) {
+        const holding = member.task === null ? "" : ` (still holding task #${member.task})`;
+        this.send(member.name, LEAD, `${member.name} is idle${holding}: no messages, no ready tasks.`, "idle");
+        this.quiet.add(member.name);
+        announced = true;
+      }
+      if (Date.now() - since >= this.options.idleTimeoutMs) {
+        this.env.io.note(`nothing to do for ${Math.round((Date.now() - since) / 1000)}s: shutting down`, member.name);
+        break;
+      }
+    }
+    return null;
+  }
+
+  private claimNext(member: Teammate): string | null {
+    let ready: Task[];
+    try {
+      ready = readyTasks(this.board);
+    } catch (err) {
+      this.env.io.note(`cannot read the task board: ${(err as Error).message}`, member.name);
+      return null;
+    }
+    for (const candidate of ready) {
+      const task = claimTask(this.board, candidate.id, member.name);
+      if (task) return this.assign(member, task);
+    }
+    return null;
+  }
+  // #endregion idle
+
+  // #region lanes
+  /** A claimed task decides where the teammate works: its lane, or the workspace itself. */
+  private assign(member: Teammate, task: Task): string | null {
+    member.task = task.id;
+    let where = "the workspace root";
+    try {
+      if (task.worktree) {
+        member.cwd = this.openLane(task.worktree);
+        member.lane = task.worktree;
+        where = `the lane .worktrees/${task.worktree} (a git worktree on branch wt/${task.worktree})`;
+      }
+    } catch (err) {
+      // No lane, no work: the task stays claimed and in progress, and the lead hears why.
+      this.env.io.note(`could not open lane "${task.worktree}": ${(err as Error).message}`, member.name);
+      this.send(member.name, LEAD, `gave up before starting task #${task.id}: no lane (${(err as Error).message})`, "result", { ok: false, task: task.id });
+      this.saveRoster();
+      return null;
+    }
+    this.env.io.event("task_claimed", { task: task.id, owner: member.name, lane: member.lane }, member.name);
+    this.env.io.note(`claimed task #${task.id} "${task.subject}"${member.lane ? ` in lane ${member.lane}` : ""}`, member.name);
+    this.saveRoster();
+    return `You claimed task #${task.id}: ${task.subject}\n${task.description}\n\n` +
+      `You work in ${where}; your paths are relative to it. When the task is done, reply with a short ` +
+      "summary and no tool call: the runtime marks the task completed.";
+  }
+
+  /** `.worktrees/<name>` on branch `wt/<name>`, made with s12's manager the first time it is needed. */
+  private openLane(name: string): string {
+    if (!this.lanes.list().some((lane) => lane.name === name)) {
+      keepTeamFilesOutOfGit(this.env.workspace);
+      this.lanes.create(name);
+    }
+    return this.lanes.path(name);
+  }
+  // #endregion lanes
+
+  // #region roster
+  private setState(member: Teammate, state: MemberState): void {
+    if (member.state === state) return;
+    member.state = state;
+    this.saveRoster();
+    this.env.io.event("member_state", { name: member.name, state, task: member.task }, member.name);
+  }
+
+  /** `.team/config.json`, written atomically: who is on the team, doing what, where. */
+  saveRoster(): void {
+    writeJsonAtomic(path.join(this.env.workspace, ".team", "config.json"), {
+      lead: LEAD,
+      members: [...this.members.values()].map((m) => ({
+        name: m.name, role: m.role, state: m.state, task: m.task, lane: m.lane,
+        cwd: path.relative(this.env.workspace, m.cwd) || ".",
+      })),
+    });
+  }
+
+  roster(): string {
+    if (this.members.size === 0) return "(no teammates yet)";
+    return [...this.members.values()].map((m) =>
+      `${m.name.padEnd(10)} ${m.role.padEnd(18)} ${m.state.padEnd(8)} ` +
+      `${m.task === null ? "no task" : `task #${m.task}`}${m.lane ? ` (lane ${m.lane})` : ""}`).join("\n");
+  }
+  // #endregion roster
+
+  // #region settle
+  /** Settled = every live teammate is idle and has looked at the board since its last work, no
+   *  mail waits for one, and no ready task waits for a free one. inbox(wait) and close() wait for it. */
+  settled(): boolean {
+    const live = [...this.members.values()].filter((m) => m.state !== "shutdown");
+    if (live.some((m) => !this.quiet.has(m.name) || this.bus.peek(m.name).length > 0)) return false;
+    const free = live.filter((m) => m.task === null);
+    try {
+      return free.length === 0 || readyTasks(this.board).length === 0;
+    } catch {
+      return true; // a broken task file: nobody can claim anything until it is fixed
+    }
+  }
+
+  async waitUntilSettled(timeoutMs = this.options.settleTimeoutMs): Promise<boolean> {
+    const until = Date.now() + timeoutMs;
+    while (!this.settled()) {
+      if (Date.now() >= until) return false;
+      await sleep(this.options.pollMs);
+    }
+    return true;
+  }
+
+  stop(name: string): void {
+    const member = this.members.get(name);
+    if (member) member.stopRequested = true;
+  }
+
+  /** Let the team finish what it is doing (bounded), then stop every teammate. */
+  async close(): Promise<void> {
+    if (this.members.size && !(await this.waitUntilSettled())) this.env.io.note("teammates are still busy; stopping them");
+    this.closing = true;
+    for (const name of this.members.keys()) this.stop(name);
+    await Promise.race([Promise.all([...this.members.values()].map((m) => m.done)), sleep(this.options.settleTimeoutMs)]);
+  }
+  // #endregion settle
+
+  commands(): Record<string, AgentCommand> {
+    return {
+      "/team": { help: "the roster: each teammate's state and task", run: () => this.roster() },
+      "/inbox": {
+        help: "the lead's mailbox, without emptying it",
+        run: () => this.bus.peek(LEAD).map(formatMessage).join("\n") || "(no messages)",
+      },
+    };
+  }
+}
+
+/** The team's own state files are not project files: keep them out of the lanes' first commit
+ *  (s12's ensureRepo excludes .tasks/ and .worktrees/; the team adds its two folders). */
+function keepTeamFilesOutOfGit(workspace: string): void {
+  const env = Object.fromEntries(Object.entries(scrubbedEnv()).filter(([key]) => !key.startsWith("GIT_")));
+  if (!existsSync(path.join(workspace, ".git"))) execFileSync("git", ["init", "-q", "-b", "main"], { cwd: workspace, env, stdio: "ignore" });
+  const exclude = path.join(workspace, ".git", "info", "exclude");
+  const current = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
+  const missing = [".mailboxes/", ".team/"].filter((line) => !current.split("\n").includes(line));
+  if (!missing.length) return;
+  mkdirSync(path.dirname(exclude), { recursive: true });
+  appendFileSync(exclude, `${current && !current.endsWith("\n") ? "\n" : ""}${missing.join("\n")}\n`);
+}
+
+export interface TeamAgent extends Agent {
+  team: Team;
+}
+
+export function createAgent(env: AgentEnv, options: TeamOptions = {}): TeamAgent {
+  const team = new Team(env, options);
+  const messages: MessageParam[] = [];
+  return {
+    team,
+    messages,
+    commands: team.commands(),
+    async send(prompt) {
+      messages.push({ role: "user", content: prompt });
+      await team.runLead(messages);
+    },
+    close: () => team.close(),
+  };
+}

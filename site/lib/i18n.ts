@@ -1,0 +1,32 @@
+// UI strings for the site's own components, from i18n/ui.<locale>.json.
+import de from "../../i18n/ui.de.json";
+import en from "../../i18n/ui.en.json";
+import ja from "../../i18n/ui.ja.json";
+import zh from "../../i18n/ui.zh.json";
+
+export const LOCALES = ["en", "ja", "zh", "de"] as const;
+export type Locale = (typeof LOCALES)[number];
+export type UIKey = keyof typeof en;
+
+const dictionaries: Record<Locale, Partial<Record<UIKey, string>>> = { en, ja, zh, de };
+
+/** Starlight's language tag (en, ja, zh-CN, de) → our locale key. */
+export function localeFromLang(lang: string | undefined): Locale {
+  const short = (lang ?? "en").toLowerCase().split("-")[0];
+  return (LOCALES as readonly string[]).includes(short) ? (short as Locale) : "en";
+}
+
+/** The locale of the page being rendered. */
+export function pageLocale(astro: { locals: unknown }): Locale {
+  const route = (astro.locals as { starlightRoute?: { lang?: string } }).starlightRoute;
+  return localeFromLang(route?.lang);
+}
+
+/** A translator for one locale; `{name}` placeholders are filled from `vars`. */
+export function useTranslations(locale: Locale) {
+  return (key: UIKey, vars: Record<string, string | number> = {}) =>
+    (dictionaries[locale][key] ?? en[key]).replace(/\{(\w+)\}/g, (_, k) => String(vars[k] ?? `{${k}}`));
+}
+
+/** Link prefix of a locale: "" for English (the root), "/ja" ... */
+export const localePrefix = (locale: Locale) => (locale === "en" ? "" : `/${locale}`);
