@@ -27,7 +27,7 @@ function twoSkills(): string {
   return ws;
 }
 const systemOf = (env: Env, n = 0) => String(env.requests[n].body.system);
-const results = (env: Env) => env.io.trace.flatMap((e) => (e.kind === "tool_result" ? [e] : []));
+const results = (env: Pick<Env, "io">) => env.io.trace.flatMap((e) => (e.kind === "tool_result" ? [e] : []));
 const notes = (env: Env) => env.io.trace.flatMap((e) => (e.kind === "note" ? [e.text] : []));
 
 describe("s04 skill loading", () => {

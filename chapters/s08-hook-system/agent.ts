@@ -150,15 +150,15 @@ export function createHookRunner(env: AgentEnv, hooks: HookConfig, timeoutMs = H
           }
           if (reply.additionalContext) {
             outcome.context.push(reply.additionalContext);
-            env.io.note(`${label} added context: ${reply.additionalContext}`);
+            env.io.note(tool ? `${label} added a note to the result` : `${label} added context: ${reply.additionalContext}`);
           }
         } else if (run.exitCode === 1 && event === "PreToolUse") {
           outcome.blocked = stderr || "(no reason given)";
-          env.io.note(`${label} blocked ${tool!.name}: ${outcome.blocked}`);
+          env.io.note(`${label} exited 1: ${tool!.name} is blocked`);
           return outcome; // a blocked call needs no more opinions
         } else if (run.exitCode === 2) {
           if (stderr) outcome.context.push(stderr);
-          env.io.note(`${label} says: ${stderr || "(nothing on stderr)"}`);
+          env.io.note(tool ? `${label} exited 2: its stderr is added to the result` : `${label} exited 2: ${stderr}`);
         } else {
           env.io.note(`${label} failed (exit ${run.exitCode}${stderr ? `: ${stderr}` : ""}); ignored`);
         }
@@ -238,7 +238,7 @@ export interface HookOptions {
  *  so they run only in a workspace a person marked as trusted, or after the person says yes. */
 async function trustedHooks(env: AgentEnv, options: HookOptions): Promise<HookConfig> {
   const hooks = loadHooks(env.workspace, (text) => env.io.note(text));
-  const commands = Object.values(hooks).flat().map((h) => h.command);
+  const commands = [...new Set(Object.values(hooks).flat().map((h) => h.command))];
   if (commands.length === 0) return {};
   if (options.trusted || existsSync(path.join(env.workspace, TRUST_MARKER))) return hooks;
   const answer = await env.ask(

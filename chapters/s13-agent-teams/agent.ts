@@ -329,7 +329,7 @@ export class Team {
   constructor(readonly env: AgentEnv, readonly extensions: TeamOptions = {}) {
     const o = extensions;
     this.options = {
-      pollMs: o.pollMs ?? 100, idleWaitMs: o.idleWaitMs ?? 500, idleTimeoutMs: o.idleTimeoutMs ?? 60_000,
+      pollMs: o.pollMs ?? 50, idleWaitMs: o.idleWaitMs ?? 250, idleTimeoutMs: o.idleTimeoutMs ?? 60_000,
       maxRounds: o.maxRounds ?? 50, settleTimeoutMs: o.settleTimeoutMs ?? 120_000,
     };
     this.bus = new MessageBus(path.join(env.workspace, ".mailboxes"), env.io);

@@ -5,7 +5,7 @@ file=$(sed -n 's/.*"path":"\([^"]*\)".*/\1/p')
 case "$file" in
   *.js | *.mjs)
     if ! errors=$(node --check "$file" 2>&1); then
-      printf '%s has a syntax error:\n%s\n' "$file" "$errors" | grep -v -e '^    at ' -e '^Node\.js ' -e '^$' >&2
+      printf '%s has a syntax error:\n%s\n' "$file" "$errors" | grep -v -e '^    at ' -e '^Node\.js ' -e '^$' | sed "s|$(pwd)/||" >&2
       exit 2
     fi
     ;;

@@ -1,0 +1,159 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import * as s08 from "../chapters/s08-hook-system/agent.ts";
+import { createAgent, HOOKS_FILE, TRUST_MARKER, type HookConfig } from "../chapters/s08-hook-system/agent.ts";
+import scenario from "../chapters/s08-hook-system/scenario.ts";
+import { playScenario } from "../chapters/_shared/runtime.ts";
+import { say, use, useAll } from "../chapters/_shared/scripted.ts";
+import { prepareWorkspace } from "../chapters/_shared/workspace.ts";
+import type { MessageParam } from "../chapters/_shared/types.ts";
+import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";
+
+type TestEnv = ReturnType<typeof scriptedEnv>;
+
+function envWithHooks(script: Parameters<typeof scriptedEnv>[0], hooks: HookConfig | string, answers?: string[]): TestEnv {
+  const env = scriptedEnv(script, { answers });
+  writeFileSync(path.join(env.workspace, HOOKS_FILE), typeof hooks === "string" ? hooks : JSON.stringify(hooks));
+  return env;
+}
+const results = (env: TestEnv) =>
+  env.io.trace.flatMap((e) => (e.kind === "tool_result" ? [{ name: e.name, output: e.output, isError: e.is_error }] : []));
+const notes = (env: TestEnv) => env.io.trace.flatMap((e) => (e.kind === "note" ? [e.text] : []));
+const file = (env: TestEnv, name: string) => path.join(env.workspace, name);
+const toolResultBlocks = (messages: MessageParam[]) =>
+  messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+    .filter((b) => b.type === "tool_result") as { tool_use_id: string; content: string }[];
+
+describe("s08 hook system", () => {
+  it("offers exactly the five base tools", async () => {
+    const env = scriptedEnv([say("hi")]);
+    await createAgent(env).send("hello");
+    expect(toolNames(env)).toEqual(["bash", "read", "write", "edit", "glob"]);
+  });
+
+  it("a PreToolUse hook that exits 1 blocks the call; its stderr is the reason", async () => {
+    const env = envWithHooks([use("bash", { command: "touch ran.txt" }), say("ok")], {
+      PreToolUse: [{ matcher: "bash", command: "echo 'no touching today' >&2; exit 1" }],
+    });
+    await createAgent(env, { trusted: true }).send("go");
+    expect(results(env)).toEqual([{ name: "bash", output: "Blocked by a PreToolUse hook: no touching today", isError: true }]);
+    expect(existsSync(file(env, "ran.txt"))).toBe(false);
+  });
+
+  it("a PostToolUse hook that exits 2 appends its stderr to that result: still one result per id", async () => {
+    const env = envWithHooks([
+      useAll([{ name: "bash", input: { command: "echo first" } }, { name: "read", input: { path: "a.txt" } }]),
+      say("ok"),
+    ], { PostToolUse: [{ matcher: "bash", command: "echo 'lint: 2 warnings' >&2; exit 2" }] });
+    writeFileSync(file(env, "a.txt"), "A");
+    const agent = createAgent(env, { trusted: true });
+    await agent.send("go");
+    const blocks = toolResultBlocks(agent.messages);
+    const ids = (agent.messages[1].content as { type: string; id?: string }[]).flatMap((b) => (b.type === "tool_use" ? [b.id] : []));
+    expect(blocks.map((b) => b.tool_use_id)).toEqual(ids); // two calls, two results, same ids, no extras
+    expect(blocks[0].content).toBe("first\n\n[hook] lint: 2 warnings");
+    expect(blocks[1].content).toBe("A");
+  });
+
+  it("a matcher fires only for its tool; \"*\" fires for every tool", async () => {
+    const calls = [
+      use("bash", { command: "echo hi" }), use("read", { path: "a.txt" }), use("glob", { pattern: "*.txt" }),
+      use("write", { path: "b.txt", content: "b" }), say("ok"),
+    ];
+    const env = envWithHooks(calls, {
+      PreToolUse: [
+        { matcher: "write", command: "echo write >> write-hook.log" },
+        { matcher: "*", command: "echo any >> any-hook.log" },
+      ],
+    });
+    writeFileSync(file(env, "a.txt"), "A");
+    await createAgent(env, { trusted: true }).send("go");
+    expect(readFileSync(file(env, "write-hook.log"), "utf8")).toBe("write\n");
+    expect(readFileSync(file(env, "any-hook.log"), "utf8")).toBe("any\n".repeat(4));
+  });
+
+  it("an untrusted workspace runs no hooks; a .trusted marker makes it run them", async () => {
+    const hooks: HookConfig = {
+      SessionStart: [{ command: "touch session-hook-ran" }],
+      PreToolUse: [{ command: "touch pre-hook-ran" }],
+      PostToolUse: [{ command: "touch post-hook-ran" }],
+    };
+    const untrusted = envWithHooks([use("bash", { command: "echo hi" }), say("ok")], hooks, ["no"]);
+    await createAgent(untrusted).send("go");
+    for (const marker of ["session-hook-ran", "pre-hook-ran", "post-hook-ran"]) expect(existsSync(file(untrusted, marker))).toBe(false);
+    expect(results(untrusted)[0].output).toBe("hi");
+    expect(notes(untrusted)).toContain(`hooks not run: this workspace is not trusted (no ${TRUST_MARKER})`);
+
+    const trusted = envWithHooks([use("bash", { command: "echo hi" }), say("ok")], hooks);
+    writeFileSync(file(trusted, TRUST_MARKER), "");
+    await createAgent(trusted).send("go");
+    for (const marker of ["session-hook-ran", "pre-hook-ran", "post-hook-ran"]) expect(existsSync(file(trusted, marker))).toBe(true);
+    expect(notes(trusted).some((n) => n.includes("Run its hooks"))).toBe(false); // a marked workspace is not asked about
+  });
+
+  it("updatedInput from a PreToolUse hook rewrites the call's arguments", async () => {
+    const env = envWithHooks([use("bash", { command: "echo original" }), say("ok")], {
+      PreToolUse: [{
+        matcher: "bash",
+        command: `cat > event.json; echo '{"updatedInput": {"command": "echo rewritten"}}'`,
+      }],
+    });
+    await createAgent(env, { trusted: true }).send("go");
+    expect(results(env)[0].output).toBe("rewritten");
+    // The hook saw the event as JSON on stdin.
+    const event = JSON.parse(readFileSync(file(env, "event.json"), "utf8"));
+    expect(event).toMatchObject({ hook_event_name: "PreToolUse", tool_name: "bash", tool_input: { command: "echo original" } });
+  });
+
+  it("PostToolUse hooks see the result; additionalContext joins the result as a note", async () => {
+    const env = envWithHooks([use("bash", { command: "echo payload" }), say("ok")], {
+      PostToolUse: [{ command: `cat > event.json; echo '{"additionalContext": "remember to commit"}'` }],
+    });
+    await createAgent(env, { trusted: true }).send("go");
+    expect(JSON.parse(readFileSync(file(env, "event.json"), "utf8"))).toMatchObject({
+      hook_event_name: "PostToolUse", tool_name: "bash", tool_result: "payload", is_error: false,
+    });
+    expect(results(env)[0].output).toBe("payload\n\n[hook] remember to commit");
+  });
+
+  it("SessionStart context reaches the system prompt of every request", async () => {
+    const env = envWithHooks([use("bash", { command: "true" }), say("ok")], {
+      SessionStart: [{ command: `echo '{"additionalContext": "The build command is make."}'` }],
+    });
+    await createAgent(env, { trusted: true }).send("go");
+    expect(env.requests).toHaveLength(2);
+    for (const r of env.requests) expect(r.body.system).toContain("The build command is make.");
+  });
+
+  it("a broken .hooks.json gives a clear note, and the agent runs without hooks", async () => {
+    for (const broken of ["{ nope", JSON.stringify({ BeforeEverything: [] }), JSON.stringify({ PreToolUse: [{ matcher: "bash" }] })]) {
+      const env = envWithHooks([use("bash", { command: "echo still here" }), say("ok")], broken);
+      await createAgent(env, { trusted: true }).send("go");
+      expect(notes(env).some((n) => n.startsWith(`${HOOKS_FILE} is not valid`)), broken).toBe(true);
+      expect(results(env)[0]).toMatchObject({ output: "still here", isError: false });
+    }
+  });
+
+  it("a hook that hangs is stopped at the timeout with a note, and the tool still runs", async () => {
+    const env = envWithHooks([use("bash", { command: "echo after" }), say("ok")], {
+      PreToolUse: [{ command: "sleep 10" }],
+    });
+    await createAgent(env, { trusted: true, hookTimeoutMs: 300 }).send("go");
+    expect(notes(env).some((n) => /timed out/.test(n))).toBe(true);
+    expect(results(env)[0]).toMatchObject({ output: "after", isError: false });
+  });
+
+  it("plays its scenario offline: context added, syntax error flagged, rm blocked, file moved", async () => {
+    const ws = prepareWorkspace(tempDir(), { template: path.join(import.meta.dirname, "../chapters/s08-hook-system/workspace") });
+    const { env } = await playScenario(s08, scenario, ws);
+    expect(env.scripted!.finished).toBe(true);
+    expect(env.scripted!.requests[0].body.system).toContain("Files in the workspace: hooks scratch.txt");
+    const all = results(env as TestEnv);
+    expect(all[0].output).toMatch(/\[hook\] sum\.js has a syntax error[\s\S]*SyntaxError/);
+    expect(all[1].output).toBe("Edited sum.js"); // the fixed file passes the check silently
+    expect(all[3]).toMatchObject({ isError: true, output: expect.stringMatching(/^Blocked by a PreToolUse hook: rm is not allowed/) });
+    expect(existsSync(path.join(ws, "scratch.txt"))).toBe(false);
+    expect(readFileSync(path.join(ws, "trash/scratch.txt"), "utf8")).toContain("Scratch notes");
+  });
+});

@@ -1,0 +1,250 @@
+import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import * as s13 from "../chapters/s13-agent-teams/agent.ts";
+import { claimTask, createAgent, LEAD, MessageBus, type TeamAgent, type TeamOptions } from "../chapters/s13-agent-teams/agent.ts";
+import scenario from "../chapters/s13-agent-teams/scenario.ts";
+import { playScenario } from "../chapters/_shared/runtime.ts";
+import { fail, say, use } from "../chapters/_shared/scripted.ts";
+import type { MessageParam, ScriptedReply, ScriptedTurn, TurnContext } from "../chapters/_shared/types.ts";
+import { scriptedEnv, tempDir, toolNames, type Env } from "./helpers.ts";
+
+const FAST: TeamOptions = { pollMs: 2, idleWaitMs: 10, idleTimeoutMs: 20_000, settleTimeoutMs: 8_000 };
+const running: TeamAgent[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((agent) => agent.close?.()));
+});
+
+type Script = Record<string, ScriptedTurn[]>;
+function teamRun(script: Script, options: TeamOptions = {}, workspace?: string) {
+  const env = scriptedEnv(script, { workspace });
+  const agent = createAgent(env, { ...FAST, ...options });
+  running.push(agent);
+  return { env, agent, team: agent.team };
+}
+
+const text = (m: MessageParam): string =>
+  typeof m.content === "string" ? m.content : m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
+/** The newest user instruction (not a tool result) in a request's messages. */
+const instruction = (messages: MessageParam[]): string =>
+  text([...messages].reverse().find((m) => m.role === "user" && text(m).trim()) ?? messages[0]);
+const requestsOf = (env: Env, agent: string) => env.requests.filter((r) => r.agent === agent);
+const results = (env: Env, agent: string) =>
+  env.io.trace.flatMap((e) => (e.kind === "tool_result" && e.agent === agent ? [e.output] : []));
+const claimedTurns = (env: Env) =>
+  env.requests.filter((r) => r.agent !== LEAD && instruction(r.body.messages).startsWith("You claimed task"));
+
+/** A teammate that says hello to its first prompt and reports any claimed task as done. */
+const easygoing = ({ request }: TurnContext): ScriptedReply =>
+  say(instruction(request.messages).startsWith("You claimed task") ? "task done" : "hello");
+const pool = (turn: ScriptedTurn, n = 12): ScriptedTurn[] => Array.from({ length: n }, () => turn);
+
+describe("s13 agent teams", () => {
+  it("gives the lead 10 tools and a teammate 6, read from their first requests", async () => {
+    const { env, agent } = teamRun({
+      lead: [use("spawn", { name: "alice", role: "tester", prompt: "say hi" }), say("spawned")],
+      alice: [say("hi")],
+    });
+    await agent.send("start a teammate");
+    await agent.team.waitUntilSettled();
+    expect(toolNames(env)).toEqual([
+      "bash", "read", "write", "task_create", "task_get", "task_update", "task_list", "spawn", "send", "inbox",
+    ]);
+    expect(toolNames(env, "alice")).toEqual(["bash", "read", "write", "edit", "glob", "send"]);
+    expect(s13.TOOLS.map((t) => t.name)).toEqual(toolNames(env));
+  });
+
+  it("send appends exactly one JSON line; inbox drains it; peek does not", async () => {
+    const ws = tempDir();
+    const bus = new MessageBus(path.join(ws, ".mailboxes"));
+    bus.send("lead", "alice", "first line\nwith a newline inside");
+    const raw = readFileSync(bus.file("alice"), "utf8");
+    expect(raw.split("\n").filter(Boolean)).toHaveLength(1);
+    expect(JSON.parse(raw)).toMatchObject({ type: "message", from: "lead", to: "alice", content: "first line\nwith a newline inside" });
+    expect(bus.peek("alice")).toHaveLength(1);
+    expect(bus.peek("alice")).toHaveLength(1); // peek leaves it there
+    const drained = bus.drain("alice");
+    expect(drained.map((m) => m.content)).toEqual(["first line\nwith a newline inside"]);
+    expect(bus.drain("alice")).toEqual([]);
+    bus.send("bob", "alice", "later");
+    expect(bus.drain("alice").map((m) => m.content)).toEqual(["later"]); // a new message after a drain is not lost
+  });
+
+  it("the lead's inbox tool drains its mailbox; a malformed line is dead-lettered, not fatal", async () => {
+    const { env, agent, team } = teamRun({ lead: [use("inbox", {}), use("inbox", {}), say("read")] });
+    team.bus.send("alice", LEAD, "report one", "result");
+    writeFileSync(team.bus.file(LEAD), "{not json\n", { flag: "a" });
+    team.bus.send("bob", LEAD, "report two");
+    await agent.send("read your mail");
+    const [first, second] = results(env, LEAD);
+    expect(first).toContain('<message from="alice" type="result">\nreport one');
+    expect(first).toContain("report two");
+    expect(second).toBe("(no messages)");
+    expect(readFileSync(path.join(team.bus.dir, "lead.dead.jsonl"), "utf8")).toContain("{not json");
+    expect(env.io.trace.some((e) => e.kind === "note" && /malformed/.test(e.text))).toBe(true);
+  });
+
+  it("teammates never see the lead's history: a fresh conversation with its identity", async () => {
+    const { env, agent } = teamRun({
+      lead: [use("spawn", { name: "alice", role: "reviewer", prompt: "Review the README." }), say("ok")],
+      alice: [say("reviewed")],
+    });
+    await agent.send("The secret word is PINEAPPLE. Get alice to review the README.");
+    await agent.team.waitUntilSettled();
+    const first = requestsOf(env, "alice")[0].body;
+    expect(first.messages).toEqual([{ role: "user", content: "Review the README." }]);
+    expect(JSON.stringify(requestsOf(env, "alice"))).not.toContain("PINEAPPLE");
+    expect(first.system).toMatch(/^<identity>\nname: alice\nrole: reviewer\nteam lead: lead\n<\/identity>/);
+  });
+
+  it("two idle teammates and one ready task: exactly one owner, every time (50 rounds)", async () => {
+    const owners = new Set<string>();
+    for (let round = 0; round < 50; round++) {
+      const { env, agent, team } = teamRun({ "*": pool(easygoing, 6) });
+      const id = team.board.create({ subject: `task of round ${round}` }).id;
+      team.spawn("alice", "dev", "hi");
+      team.spawn("bob", "dev", "hi");
+      expect(await team.waitUntilSettled()).toBe(true);
+      const task = team.board.get(id);
+      expect(task.status).toBe("completed");
+      expect(["alice", "bob"]).toContain(task.owner);
+      expect(claimedTurns(env)).toHaveLength(1);
+      expect(claimedTurns(env)[0].agent).toBe(task.owner);
+      owners.add(task.owner!);
+      await agent.close!();
+    }
+    expect(owners.size).toBeGreaterThan(0);
+  });
+
+  it("claimTask: the lock file decides, and a taken task is not taken again", () => {
+    const { team } = teamRun({});
+    const id = team.board.create({ subject: "one" }).id;
+    const lock = `${team.board.path(id)}.lock`;
+    writeFileSync(lock, ""); // someone else is in the middle of claiming it
+    expect(claimTask(team.board, id, "alice")).toBeNull();
+    expect(team.board.get(id).owner).toBeNull();
+    rmSync(lock);
+    expect(claimTask(team.board, id, "alice")?.owner).toBe("alice");
+    expect(claimTask(team.board, id, "bob")).toBeNull();
+    expect(team.board.get(id)).toMatchObject({ owner: "alice", status: "in_progress" });
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it("blocked, owned and in-progress tasks are never claimed", async () => {
+    const { env, team } = teamRun({ "*": pool(easygoing) });
+    const gate = team.board.create({ subject: "gate" });
+    team.board.update(gate.id, { owner: "zed" }); // pending, but somebody's
+    const busy = team.board.create({ subject: "busy" });
+    team.board.update(busy.id, { status: "in_progress", owner: "yan" });
+    const blocked = team.board.create({ subject: "blocked", blockedBy: [gate.id] });
+    team.spawn("alice", "dev", "hi");
+    expect(await team.waitUntilSettled()).toBe(true);
+    expect(requestsOf(env, "alice")).toHaveLength(1); // only its first prompt: nothing was claimed
+    expect(team.board.get(gate.id)).toMatchObject({ owner: "zed", status: "pending" });
+    expect(team.board.get(busy.id)).toMatchObject({ owner: "yan", status: "in_progress" });
+    expect(team.board.get(blocked.id)).toMatchObject({ owner: null, status: "pending" });
+    expect(team.bus.peek(LEAD).map((m) => m.type)).toEqual(["result", "idle"]);
+  });
+
+  it("an idle teammate reads its inbox before it looks at the board", async () => {
+    const { env, team } = teamRun({ "*": pool(easygoing) });
+    team.board.create({ subject: "ready and waiting" });
+    team.spawn("alice", "dev", "hi");
+    team.send(LEAD, "alice", "Please also check the README."); // arrives while alice is still on her first prompt
+    expect(await team.waitUntilSettled()).toBe(true);
+    const turns = requestsOf(env, "alice").map((r) => instruction(r.body.messages));
+    expect(turns).toHaveLength(3);
+    expect(turns[0]).toBe("hi");
+    expect(turns[1]).toContain('<message from="lead" type="message">\nPlease also check the README.');
+    expect(turns[2]).toMatch(/^You claimed task #1: ready and waiting/);
+  });
+
+  it("a worktree task runs in its lane on wt/<name>; success completes it, unblocks dependants and clears the assignment", async () => {
+    const seen: { cwd: string; lane: string | null; task: number | null }[] = [];
+    let team!: TeamAgent["team"];
+    const alice = ({ request, lastResult }: TurnContext): ScriptedReply => {
+      const now = instruction(request.messages);
+      const last = request.messages.at(-1)!;
+      if (Array.isArray(last.content) && last.content.some((b) => b.type === "tool_result")) {
+        const m = team.members.get("alice")!;
+        seen.push({ cwd: m.cwd, lane: m.lane, task: m.task });
+        return lastResult().startsWith("Wrote") ? use("bash", { command: "pwd && git branch --show-current" }) : say("done");
+      }
+      return now.includes("#1") ? use("write", { path: "lib.txt", content: "lane work" }) : say(now.includes("#2") ? "docs done" : "hello");
+    };
+    const run = teamRun({ alice: pool(alice) });
+    team = run.team;
+    const lib = team.board.create({ subject: "lib", worktree: "feature" });
+    const docs = team.board.create({ subject: "docs", blockedBy: [lib.id] });
+    team.spawn("alice", "dev", "hi");
+    expect(await team.waitUntilSettled()).toBe(true);
+
+    const lane = realpathSync(path.join(run.env.workspace, ".worktrees", "feature"));
+    const [pwd, branch] = results(run.env, "alice")[1].split("\n");
+    expect(realpathSync(pwd)).toBe(lane);
+    expect(branch).toBe("wt/feature");
+    expect(readFileSync(path.join(lane, "lib.txt"), "utf8")).toBe("lane work");
+    expect(existsSync(path.join(run.env.workspace, "lib.txt"))).toBe(false);
+    expect(seen[0]).toEqual({ cwd: path.join(run.env.workspace, ".worktrees", "feature"), lane: "feature", task: lib.id });
+
+    expect(team.board.get(lib.id)).toMatchObject({ status: "completed", owner: "alice" });
+    expect(team.board.get(docs.id)).toMatchObject({ status: "completed", owner: "alice", blockedBy: [] });
+    const member = team.members.get("alice")!;
+    expect(member).toMatchObject({ task: null, lane: null, cwd: run.env.workspace, state: "idle" });
+    const roster = JSON.parse(readFileSync(path.join(run.env.workspace, ".team", "config.json"), "utf8"));
+    expect(roster.members[0]).toMatchObject({ name: "alice", task: null, lane: null, cwd: "." });
+  });
+
+  it("a failure keeps owner, status and lane, and the lead hears about it", async () => {
+    const { env, team } = teamRun({
+      alice: [say("hello"), fail(500, "api_error", "Internal server error")],
+    });
+    const task = team.board.create({ subject: "fragile", worktree: "fragile" });
+    const after = team.board.create({ subject: "after", blockedBy: [task.id] });
+    team.spawn("alice", "dev", "hi");
+    expect(await team.waitUntilSettled()).toBe(true);
+    expect(team.board.get(task.id)).toMatchObject({ status: "in_progress", owner: "alice", worktree: "fragile" });
+    expect(team.board.get(after.id)).toMatchObject({ status: "pending", blockedBy: [task.id] });
+    const lanePath = path.join(env.workspace, ".worktrees", "fragile");
+    expect(team.members.get("alice")).toMatchObject({ task: task.id, lane: "fragile", cwd: lanePath });
+    expect(existsSync(lanePath)).toBe(true);
+    const reports = team.bus.peek(LEAD).filter((m) => m.type === "result");
+    expect(reports.at(-1)).toMatchObject({ ok: false, task: task.id, content: expect.stringMatching(/gave up/) });
+  });
+
+  it("hitting the round limit is a failure too: the task stays with the teammate", async () => {
+    const { team } = teamRun({ alice: [say("hello"), ...pool(use("bash", { command: "echo again" }), 3)] }, { maxRounds: 3 });
+    const task = team.board.create({ subject: "endless" });
+    team.spawn("alice", "dev", "hi");
+    expect(await team.waitUntilSettled()).toBe(true);
+    expect(team.board.get(task.id)).toMatchObject({ status: "in_progress", owner: "alice" });
+    expect(team.bus.peek(LEAD).find((m) => m.type === "result" && m.ok === false)?.content).toMatch(/3-round limit/);
+  });
+
+  it("/team shows the roster, /inbox shows the lead's mail without draining it, close() stops everyone", async () => {
+    const { agent, team } = teamRun({ "*": pool(easygoing) });
+    team.spawn("alice", "developer", "hi");
+    expect(await team.waitUntilSettled()).toBe(true);
+    expect(await agent.commands!["/team"].run()).toMatch(/alice\s+developer\s+idle\s+no task/);
+    const inbox = await agent.commands!["/inbox"].run();
+    expect(inbox).toContain('<message from="alice" type="result" ok="true">\nhello');
+    expect(team.bus.peek(LEAD)).toHaveLength(2);
+    await agent.close!();
+    expect(team.members.get("alice")!.state).toBe("shutdown");
+  });
+
+  it("plays its scenario offline: three tasks done by two teammates, one in its lane", async () => {
+    const ws = tempDir();
+    const { env } = await playScenario(s13, scenario, ws);
+    for (const id of [1, 2, 3]) {
+      expect(JSON.parse(readFileSync(path.join(ws, ".tasks", `task_${id}.json`), "utf8")).status).toBe("completed");
+    }
+    expect(readFileSync(path.join(ws, ".worktrees/greet/lib/greet.js"), "utf8")).toContain("Hello, ${name}!");
+    expect(existsSync(path.join(ws, "docs/usage.md"))).toBe(true);
+    expect(existsSync(path.join(ws, "CHANGELOG.md"))).toBe(true);
+    const inboxResult = results(env, LEAD).find((r) => r.includes('type="result"'));
+    expect(inboxResult).toContain("done");
+    const roster = JSON.parse(readFileSync(path.join(ws, ".team/config.json"), "utf8"));
+    expect(roster.members.map((m: { state: string }) => m.state)).toEqual(["shutdown", "shutdown"]);
+  });
+});
