@@ -1,23 +1,19 @@
 // The site builds, and every chapter page exists in all four locales with its diagram,
 // its tool table (from the chapter code) and its source.
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { listChapters, REPO_ROOT } from "../chapters/_shared/chapters.ts";
 import { translationStatus } from "../site/lib/translation.ts";
+import { ensureSiteBuilt } from "./site-build.ts";
 
 const dist = path.join(REPO_ROOT, "dist");
 const chapters = listChapters();
 const prefixes = { en: "", ja: "ja/", zh: "zh/", de: "de/" } as const;
 const page = (prefix: string, name: string) => readFileSync(path.join(dist, prefix, name, "index.html"), "utf8");
 
-beforeAll(() => {
-  // Build once (SKIP_SITE_BUILD=1 reuses an existing dist/ while iterating on these checks).
-  if (process.env.SKIP_SITE_BUILD !== "1" || !existsSync(dist)) {
-    execFileSync("npx", ["astro", "build"], { cwd: REPO_ROOT, stdio: "pipe", timeout: 600_000 });
-  }
-}, 660_000);
+// SKIP_SITE_BUILD=1 reuses an existing dist/ while iterating on these checks.
+beforeAll(() => ensureSiteBuilt(), 660_000);
 
 describe("documentation site", () => {
   it("has every page in every locale (no translation missing)", () => {

@@ -21,9 +21,10 @@
  *                                      special message types, and `callModel` (every model call)
  *   CallModel, ModelCall, plainCall    the model-call seam s14 replaces with a resilient one
  *   LEAD, LEAD_TOOLS, TEAMMATE_TOOLS   names and tools (TOOLS = LEAD_TOOLS)
- *   identityBlock, formatMessage, claimTask, readyTasks
+ *   identityBlock, formatMessage, claimTask, readyTasks, errorLine
  *   createAgent(env, options)          → TeamAgent (an Agent with its `team`)
  */
+import { APIError } from "@anthropic-ai/sdk";
 import { execFileSync } from "node:child_process";
 import {
   appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync,
@@ -255,6 +256,15 @@ export const plainCall: CallModel = (env, { client, system, tools, messages }) =
   client.messages.create({ model: env.modelId, system, tools, messages: normalizeMessages(messages), max_tokens: 8000 });
 // #endregion model-call
 
+/** A failed call in one line, e.g. "529 overloaded_error: Overloaded". */
+export function errorLine(err: unknown): string {
+  if (err instanceof APIError) {
+    const detail = (err.error as { error?: { type?: string; message?: string } } | undefined)?.error;
+    if (detail?.message) return `${err.status} ${detail.type ?? "error"}: ${detail.message}`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
 export type MemberState = "working" | "idle" | "shutdown";
 
 export interface Teammate {
@@ -321,14 +331,15 @@ export class Team {
   readonly members = new Map<string, Teammate>();
   readonly leadTools: Tool[];
   readonly leadHandlers: Record<string, ToolHandler>;
-  readonly options: Required<Pick<TeamOptions, "pollMs" | "idleWaitMs" | "idleTimeoutMs" | "maxRounds" | "settleTimeoutMs">>;
+  /** The timings and limits in force (the options, with defaults filled in). */
+  readonly limits: Required<Pick<TeamOptions, "pollMs" | "idleWaitMs" | "idleTimeoutMs" | "maxRounds" | "settleTimeoutMs">>;
   private closing = false;
   /** Idle teammates that have looked at the board and found nothing to do. */
   private readonly quiet = new Set<string>();
 
-  constructor(readonly env: AgentEnv, readonly extensions: TeamOptions = {}) {
-    const o = extensions;
-    this.options = {
+  constructor(readonly env: AgentEnv, readonly options: TeamOptions = {}) {
+    const o = options;
+    this.limits = {
       pollMs: o.pollMs ?? 50, idleWaitMs: o.idleWaitMs ?? 250, idleTimeoutMs: o.idleTimeoutMs ?? 60_000,
       maxRounds: o.maxRounds ?? 50, settleTimeoutMs: o.settleTimeoutMs ?? 120_000,
     };
@@ -342,7 +353,7 @@ export class Team {
   // #region lead
   /** The lead's turn: the same loop as every chapter, with the team's tools. */
   runLead(messages: MessageParam[]): Promise<Message | null> {
-    const system = `${LEAD_SYSTEM}${this.extensions.leadInstructions ? `\n${this.extensions.leadInstructions}` : ""}`;
+    const system = `${LEAD_SYSTEM}${this.options.leadInstructions ? `\n${this.options.leadInstructions}` : ""}`;
     return this.loop({
       name: LEAD, client: this.env.model, system, tools: this.leadTools, handlers: this.leadHandlers,
       root: () => this.env.workspace, maxRounds: Infinity,
@@ -393,7 +404,7 @@ export class Team {
     const texts: string[] = [];
     for (const message of this.bus.drain(name)) {
       this.env.io.event("mailbox_read", { id: message.id, type: message.type, from: message.from, to: name }, name);
-      const text = this.extensions.onMessage?.(this, name, message);
+      const text = this.options.onMessage?.(this, name, message);
       if (text === null) continue;
       texts.push(text ?? formatMessage(message));
     }
@@ -405,7 +416,7 @@ export class Team {
   /** The agent loop of s02, shared by the lead and every teammate. It returns the final reply,
    *  or null when the round limit (or a stop request) cut the work short. */
   private async loop(who: Runner, messages: MessageParam[]): Promise<Message | null> {
-    const callModel = this.extensions.callModel ?? plainCall;
+    const callModel = this.options.callModel ?? plainCall;
     for (let round = 0; round < who.maxRounds; round++) {
       if (who.stopped?.()) return null;
       const response = await callModel(this.env, {
@@ -479,26 +490,27 @@ export class Team {
         const message = this.send(member.name, String(to ?? ""), String(content ?? ""));
         return `Sent to ${message.to} (${message.id})`;
       },
-      ...this.extensions.teammateHandlers?.(this, member),
+      ...this.options.teammateHandlers?.(this, member),
     };
-    const system = teammateSystem(member.name, member.role, this.extensions.teammateInstructions ?? "");
+    const system = teammateSystem(member.name, member.role, this.options.teammateInstructions ?? "");
     let ok = false;
     let summary: string;
     try {
       const reply = await this.loop({
-        name: member.name, client: member.client, system, tools: [...TEAMMATE_TOOLS, ...(this.extensions.teammateTools ?? [])],
-        handlers, root: () => member.cwd, maxRounds: this.options.maxRounds,
+        name: member.name, client: member.client, system, tools: [...TEAMMATE_TOOLS, ...(this.options.teammateTools ?? [])],
+        handlers, root: () => member.cwd, maxRounds: this.limits.maxRounds,
         identity: identityBlock(member.name, member.role), stopped: () => member.stopRequested,
       }, member.messages);
       const text = reply?.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n").trim();
-      if (!reply) summary = member.stopRequested ? "stopped before finishing" : `gave up: hit the ${this.options.maxRounds}-round limit`;
+      if (!reply) summary = `gave up: hit the ${this.limits.maxRounds}-round limit`;
       else if (reply.stop_reason === "max_tokens") summary = `gave up: the answer was cut off (max_tokens)\n${text}`;
       else [ok, summary] = [true, text || "(done, no summary)"];
     } catch (err) {
-      summary = `gave up: ${err instanceof Error ? err.message : String(err)}`;
+      summary = `gave up: ${errorLine(err)}`;
     }
 
     const task = member.task;
+    if (member.stopRequested && !ok) return; // stopped on purpose (close, or a shutdown in s15): no report
     if (task !== null && ok) this.finishTask(member);
     if (!ok) this.env.io.note(`${summary.split("\n")[0]}${task === null ? "" : ` — keeps task #${task}`}`, member.name);
     this.send(member.name, LEAD, summary, "result", { ok, ...(task === null ? {} : { task }) });
@@ -523,11 +535,11 @@ export class Team {
     let announced = false;
     while (!member.stopRequested && !this.closing) {
       // 1. The inbox: a message from the lead or a teammate becomes the next user turn.
-      const waitUntil = Date.now() + this.options.idleWaitMs;
+      const waitUntil = Date.now() + this.limits.idleWaitMs;
       do {
         const mail = this.readMail(member.name);
         if (mail) return mail;
-        await sleep(this.options.pollMs);
+        await sleep(this.limits.pollMs);
       } while (Date.now() < waitUntil && !member.stopRequested && !this.closing);
       if (member.stopRequested || this.closing) break;
 
@@ -542,7 +554,7 @@ export class Team {
         this.quiet.add(member.name);
         announced = true;
       }
-      if (Date.now() - since >= this.options.idleTimeoutMs) {
+      if (Date.now() - since >= this.limits.idleTimeoutMs) {
         this.env.io.note(`nothing to do for ${Math.round((Date.now() - since) / 1000)}s: shutting down`, member.name);
         break;
       }
@@ -643,11 +655,11 @@ export class Team {
     }
   }
 
-  async waitUntilSettled(timeoutMs = this.options.settleTimeoutMs): Promise<boolean> {
+  async waitUntilSettled(timeoutMs = this.limits.settleTimeoutMs): Promise<boolean> {
     const until = Date.now() + timeoutMs;
     while (!this.settled()) {
       if (Date.now() >= until) return false;
-      await sleep(this.options.pollMs);
+      await sleep(this.limits.pollMs);
     }
     return true;
   }
@@ -662,7 +674,8 @@ export class Team {
     if (this.members.size && !(await this.waitUntilSettled())) this.env.io.note("teammates are still busy; stopping them");
     this.closing = true;
     for (const name of this.members.keys()) this.stop(name);
-    await Promise.race([Promise.all([...this.members.values()].map((m) => m.done)), sleep(this.options.settleTimeoutMs)]);
+    const stopped = Promise.all([...this.members.values()].map((m) => m.done));
+    await Promise.race([stopped, sleep(this.limits.settleTimeoutMs, undefined, { ref: false })]);
   }
   // #endregion settle
 
