@@ -67,6 +67,14 @@ describe("s07 permission system", () => {
     }
   });
 
+  it("a path rule matches however the model spells the path", async () => {
+    const spellings = [".env", "./.env", "sub/../.env", "*.txt/../.env"];
+    const env = scriptedEnv([...spellings.map((p) => use("write", { path: p, content: "SECRET=1" })), say("ok")]);
+    await createAgent(env, { mode: "auto", deny: [{ tool: "write", pattern: ".env*" }] }).send("go");
+    expect(results(env).map((r) => r.isError)).toEqual(spellings.map(() => true));
+    expect(existsSync(path.join(env.workspace, ".env"))).toBe(false);
+  });
+
   it('"always" adds an allow rule: the same command runs again without asking', async () => {
     const env = scriptedEnv([
       use("bash", { command: "echo first" }), use("bash", { command: "echo first again" }), say("ok"),

@@ -28,8 +28,8 @@ export interface RecordedRequest {
   body: CreateParams;
 }
 
-function resultText(block: { content?: unknown }): string {
-  const c = block.content;
+function resultText(block: object): string {
+  const c = (block as { content?: unknown }).content;
   if (typeof c === "string") return c;
   if (Array.isArray(c)) return c.map((p: { text?: string }) => p.text ?? "").join("");
   return "";
@@ -80,7 +80,7 @@ export class ScriptedModel {
           `(its tools: ${[...known].join(", ") || "none"})`,
         );
       }
-      content.push({ type: "tool_use", id: `toolu_${agent}_${++this.ids}`, name: call.name, input: call.input });
+      content.push({ type: "tool_use", id: `toolu_${agent}_${++this.ids}`, name: call.name, input: call.input, caller: { type: "direct" } });
     }
     const stop = reply.stop_reason ?? (reply.calls?.length ? "tool_use" : "end_turn");
     return this.message(body, content, stop);

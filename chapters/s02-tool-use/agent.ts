@@ -178,7 +178,7 @@ export function normalizeMessages(messages: MessageParam[]): MessageParam[] {
   for (const m of messages) {
     const last = merged.at(-1);
     if (last && last.role === m.role) last.content = [...blocks(last.content), ...blocks(m.content)];
-    else merged.push({ role: m.role, content: typeof m.content === "string" ? m.content : [...m.content] });
+    else merged.push({ ...m, content: typeof m.content === "string" ? m.content : [...m.content] } as MessageParam);
   }
   for (let i = 0; i < merged.length; i++) {
     const m = merged[i];

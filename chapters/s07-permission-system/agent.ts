@@ -48,19 +48,21 @@ export interface Permissions {
 /** The rules file in the workspace, so a learner can read and edit it. */
 export const RULES_FILE = ".permissions.json";
 
-/** What a call acts on: the text a rule's pattern is matched against. */
-export function subjectOf(call: ToolUseBlock): string {
+/** What a call acts on: the text a rule's pattern is matched against. A path is taken relative
+ *  to the workspace, so `./.env` and `sub/../.env` are the same `.env` to a rule. */
+export function subjectOf(call: ToolUseBlock, root: string): string {
   const input = call.input as Record<string, unknown>;
-  return String(input.command ?? input.path ?? input.pattern ?? "");
+  if (typeof input.path === "string") return path.relative(root, path.resolve(root, input.path)) || ".";
+  return String(input.command ?? input.pattern ?? "");
 }
 
 const escapeRegex = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
 
-export function matches(rule: Rule, call: ToolUseBlock): boolean {
+export function matches(rule: Rule, call: ToolUseBlock, root: string): boolean {
   if (rule.tool !== "*" && rule.tool !== call.name) return false;
   if (rule.pattern === undefined) return true;
   const regex = new RegExp(`^${rule.pattern.split("*").map(escapeRegex).join(".*")}$`, "s");
-  return regex.test(subjectOf(call));
+  return regex.test(subjectOf(call, root));
 }
 
 export const describeRule = (rule: Rule) => (rule.pattern === undefined ? rule.tool : `${rule.tool} ${rule.pattern}`);
@@ -123,27 +125,28 @@ const READ_ONLY = new Set(["read", "glob"]);
  *  other tools, the tool itself. */
 export function ruleFor(call: ToolUseBlock): Rule {
   if (call.name !== "bash") return { tool: call.name };
-  const words = subjectOf(call).trim().split(/\s+/).slice(0, 2);
-  return { tool: "bash", pattern: `${words.join(" ")}*` };
+  const words = String((call.input as { command?: unknown }).command ?? "").split(/\s+/).filter(Boolean).slice(0, 2);
+  return { tool: "bash", pattern: words.length ? `${words.join(" ")}*` : "" };
 }
 
 /** The gate. Returns why the call is refused, or null to let it run. */
 export async function checkPermission(env: AgentEnv, perms: Permissions, call: ToolUseBlock): Promise<string | null> {
+  const subject = subjectOf(call, env.workspace);
   // 1. The command validator: refused always, even in auto mode.
   if (call.name === "bash") {
-    const why = dangerousCommand(subjectOf(call));
+    const why = dangerousCommand(subject);
     if (why) return `dangerous command (${why}); it is refused in every mode`;
   }
   // 2. Deny rules come before any step that could allow: deny beats allow.
-  const denied = perms.deny.find((rule) => matches(rule, call));
+  const denied = perms.deny.find((rule) => matches(rule, call, env.workspace));
   if (denied) return `denied by the rule "${describeRule(denied)}"`;
   // 3. The mode.
   if (perms.mode === "auto" || READ_ONLY.has(call.name)) return null;
   if (perms.mode === "plan") return `plan mode: ${call.name} would change things, so it does not run until the plan is approved`;
   // 4. Allow rules.
-  if (perms.allow.some((rule) => matches(rule, call))) return null;
+  if (perms.allow.some((rule) => matches(rule, call, env.workspace))) return null;
   // 5. Ask the person at the keyboard.
-  const answer = (await env.ask(`Allow ${call.name} ${JSON.stringify(subjectOf(call))}?`, ["yes", "no", "always"]))
+  const answer = (await env.ask(`Allow ${call.name} ${JSON.stringify(subject)}?`, ["yes", "no", "always"]))
     .trim().toLowerCase();
   if (answer === "always" || answer === "a") {
     const rule = ruleFor(call);

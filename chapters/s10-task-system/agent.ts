@@ -217,7 +217,7 @@ export function renderBoard(tasks: Task[]): string {
 // #endregion render
 
 // #region tools
-const ids = { type: "array", items: { type: "integer" } };
+const idList = { type: "array", items: { type: "integer" } };
 
 export const TASK_TOOLS: Tool[] = [
   {
@@ -225,7 +225,7 @@ export const TASK_TOOLS: Tool[] = [
     description: "Create a task on the persistent board. blockedBy = ids of tasks that must be completed first.",
     input_schema: {
       type: "object",
-      properties: { subject: { type: "string" }, description: { type: "string" }, blockedBy: ids },
+      properties: { subject: { type: "string" }, description: { type: "string" }, blockedBy: idList },
       required: ["subject"],
     },
   },
@@ -244,8 +244,8 @@ export const TASK_TOOLS: Tool[] = [
         id: { type: "integer" },
         status: { type: "string", enum: [...STATUSES] },
         owner: { type: "string" },
-        addBlockedBy: ids,
-        addBlocks: ids,
+        addBlockedBy: idList,
+        addBlocks: idList,
       },
       required: ["id"],
     },
@@ -268,7 +268,9 @@ const taskIds = (value: unknown): number[] | undefined =>
 export function taskHandlers(board: TaskBoard): Record<string, ToolHandler> {
   return {
     task_create({ subject, description, blockedBy }) {
-      const task = board.create({ subject: String(subject ?? ""), description: description as string | undefined, blockedBy: taskIds(blockedBy) });
+      const task = board.create({
+        subject: String(subject ?? ""), description: description as string | undefined, blockedBy: taskIds(blockedBy),
+      });
       return `Created task #${task.id}\n${taskLine(task)}`;
     },
     task_get({ id }) {

@@ -128,8 +128,9 @@ export class WorktreeManager {
     }
   }
 
+  /** The lane's folder. The name is checked here too, so no caller can build a path out of the lanes. */
   path(name: string): string {
-    return path.join(this.dir, name);
+    return path.join(this.dir, checkLaneName(name));
   }
 
   list(): Lane[] {
