@@ -8,7 +8,9 @@ import { LEAD, MessageBus, type TeamOptions } from "../chapters/s13-agent-teams/
 import { playScenario } from "../chapters/_shared/runtime.ts";
 import { say, use } from "../chapters/_shared/scripted.ts";
 import type { MessageParam, ScriptedTurn, TurnContext } from "../chapters/_shared/types.ts";
-import { scriptedEnv, tempDir, toolNames, type Env } from "./helpers.ts";
+import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";
+
+type Env = ReturnType<typeof scriptedEnv>;
 
 const FAST: TeamOptions = { pollMs: 2, idleWaitMs: 10, idleTimeoutMs: 20_000, settleTimeoutMs: 8_000 };
 const running: ProtocolAgent[] = [];
@@ -29,7 +31,7 @@ const text = (m: MessageParam): string =>
 const instruction = (messages: MessageParam[]): string =>
   text([...messages].reverse().find((m) => m.role === "user" && text(m).trim()) ?? messages[0]);
 const requestsOf = (env: Env, agent: string) => env.requests.filter((r) => r.agent === agent);
-const results = (env: Env, agent: string) =>
+const results = (env: Pick<Env, "io">, agent: string) =>
   env.io.trace.flatMap((e) => (e.kind === "tool_result" && e.agent === agent ? [{ output: e.output, isError: e.is_error }] : []));
 const idIn = (type: string, s: string) => new RegExp(`type="${type}" request_id="(req_\\d+)"`).exec(s)?.[1];
 /** A teammate turn that answers the shutdown request it just read. */

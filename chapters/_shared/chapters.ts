@@ -3,7 +3,10 @@ import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { frontmatter } from "./frontmatter.ts";
+import type { Recorder } from "./io.ts";
+import { playScenario } from "./runtime.ts";
 import type { ChapterModule, Scenario } from "./types.ts";
+import { prepareWorkspace } from "./workspace.ts";
 
 export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
 export const CHAPTERS_DIR = path.join(REPO_ROOT, "chapters");
@@ -47,4 +50,12 @@ export async function loadChapter(info: ChapterInfo): Promise<{ module: ChapterM
   const module = (await import(path.join(info.dir, "agent.ts"))) as ChapterModule;
   const scenario = ((await import(path.join(info.dir, "scenario.ts"))) as { default: Scenario }).default;
   return { module, scenario };
+}
+
+/** Plays a chapter's scenario offline in `workspace`, set up as the CLI sets it up (with the
+ *  chapter's workspace template), e.g. for the site's recorded traces and the benchmark. */
+export async function playChapter(info: ChapterInfo, workspace: string, io?: Recorder) {
+  const { module, scenario } = await loadChapter(info);
+  prepareWorkspace(workspace, { template: path.join(info.dir, "workspace") });
+  return playScenario(module, scenario, workspace, io);
 }

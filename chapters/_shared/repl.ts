@@ -65,7 +65,8 @@ export async function runRepl(o: ReplOptions): Promise<number> {
     try {
       await o.agent.send(prompt);
     } catch (err) {
-      o.agent.messages.length = before; // forget the failed turn; the session stays usable
+      // Forget the failed turn so the session stays usable (compaction may already have shrunk it).
+      if (o.agent.messages.length > before) o.agent.messages.length = before;
       failures++;
       const sentence = err instanceof ScenarioError ? `Scenario error: ${err.message}` : describeModelError(err, o.modelId);
       out(c.red(`✗ ${sentence}`));

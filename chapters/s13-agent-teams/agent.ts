@@ -27,7 +27,7 @@
 import { APIError } from "@anthropic-ai/sdk";
 import { execFileSync } from "node:child_process";
 import {
-  appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync,
+  appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync,
 } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -62,6 +62,8 @@ export interface TeamMessage {
   [field: string]: unknown;
 }
 
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
 /** Mailboxes on disk: `.mailboxes/<name>.jsonl`, one JSON message per line. Files, not memory,
  *  so any process can write to any agent, and nothing is lost if the reader is busy. */
 export class MessageBus {
@@ -83,7 +85,7 @@ export class MessageBus {
       id: `msg_${Date.now().toString(36)}_${process.pid}_${++this.count}`,
       type, from, to, content, ts: new Date().toISOString(), ...extra,
     };
-    appendFileSync(this.file(to), `${JSON.stringify(message)}\n`);
+    this.locked(to, () => appendFileSync(this.file(to), `${JSON.stringify(message)}\n`));
     return message;
   }
 
@@ -92,7 +94,7 @@ export class MessageBus {
   drain(name: string): TeamMessage[] {
     const taken = `${this.file(name)}.${process.pid}.${++this.count}.draining`;
     try {
-      renameSync(this.file(name), taken);
+      this.locked(name, () => renameSync(this.file(name), taken));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return []; // no mail yet
       throw err;
@@ -100,6 +102,30 @@ export class MessageBus {
     const text = readFileSync(taken, "utf8");
     rmSync(taken, { force: true });
     return this.parse(name, text, true);
+  }
+
+  /** A send's append and a drain's rename take turns, through a lock file created with "wx" (as in
+   *  claimTask). Without it, a sender that opened the file just before a drain renamed it aside
+   *  would append after the drain had read it: that message would be lost. */
+  private locked<T>(name: string, work: () => T): T {
+    const lock = `${this.file(name)}.lock`;
+    for (;;) {
+      try {
+        closeSync(openSync(lock, "wx"));
+        break;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+        // A holder needs microseconds; a lock older than a second was left by a process that died.
+        const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
+        if (Date.now() - since > 1000) rmSync(lock, { force: true });
+        else Atomics.wait(PAUSE, 0, 0, 1); // 1 ms, synchronously: send and drain are synchronous
+      }
+    }
+    try {
+      return work();
+    } finally {
+      rmSync(lock, { force: true });
+    }
   }
 
   /** Reads a mailbox without emptying it (the REPL's /inbox, the team's "anything unread?"). */

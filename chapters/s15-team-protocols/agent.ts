@@ -21,10 +21,10 @@ import path from "node:path";
 import { readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import type { ToolHandler } from "../s02-tool-use/agent.ts";
 import {
-  LEAD, LEAD_TOOLS as TEAM_LEAD_TOOLS, Team, TEAMMATE_TOOLS as TEAM_TEAMMATE_TOOLS,
-  type TeamAgent, type TeamMessage, type Teammate, type TeamOptions,
+  createAgent as createTeamAgent, LEAD, LEAD_TOOLS as TEAM_LEAD_TOOLS, TEAMMATE_TOOLS as TEAM_TEAMMATE_TOOLS,
+  type Team, type TeamAgent, type TeamMessage, type Teammate, type TeamOptions,
 } from "../s13-agent-teams/agent.ts";
-import type { AgentEnv, IO, MessageParam, Tool } from "../_shared/types.ts";
+import type { AgentEnv, IO, Tool } from "../_shared/types.ts";
 
 // #region protocols
 /** A protocol is a pair of message types and a rule for who answers. Nothing else: the states,
@@ -338,32 +338,22 @@ export interface ProtocolAgent extends TeamAgent {
 export function createAgent(env: AgentEnv, options: TeamOptions = {}): ProtocolAgent {
   const requests = new PendingRequests(
     path.join(env.workspace, ".team", "requests.json"),
-    (from, to, content, type, extra) => team.send(from, to, content, type, extra),
+    (from, to, content, type, extra) => agent.team.send(from, to, content, type, extra), // s13's one way to send
     env.io,
   );
-  const team: Team = new Team(env, {
+  const agent = createTeamAgent(env, {
     ...options,
     leadTools: LEAD_PROTOCOL_TOOLS,
-    leadHandlers: (t) => leadProtocolHandlers(t, requests),
+    leadHandlers: (team) => leadProtocolHandlers(team, requests),
     teammateTools: TEAMMATE_PROTOCOL_TOOLS,
-    teammateHandlers: (t, member) => teammateProtocolHandlers(t, requests, member),
+    teammateHandlers: (team, member) => teammateProtocolHandlers(team, requests, member),
     leadInstructions: LEAD_PROTOCOLS,
     teammateInstructions: TEAMMATE_PROTOCOLS,
   });
-  const messages: MessageParam[] = [];
-  return {
-    team,
-    requests,
-    messages,
-    commands: {
-      ...team.commands(),
-      "/requests": { help: "pending_requests: every protocol request and its status", run: () => requests.table() },
-    },
-    async send(prompt) {
-      messages.push({ role: "user", content: prompt });
-      await team.runLead(messages);
-    },
-    close: () => team.close(),
+  const commands = {
+    ...agent.commands,
+    "/requests": { help: "pending_requests: every protocol request and its status", run: () => requests.table() },
   };
+  return { ...agent, requests, commands };
 }
 // #endregion agent

@@ -5,8 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
-import { listChapters, loadChapter, REPO_ROOT } from "../../chapters/_shared/chapters.ts";
-import { playScenario } from "../../chapters/_shared/runtime.ts";
+import { listChapters, playChapter, REPO_ROOT } from "../../chapters/_shared/chapters.ts";
 import { hasChromium, launch } from "../browser/chromium.ts";
 import { serve } from "../browser/serve.ts";
 
@@ -90,11 +89,10 @@ async function main() {
   add("first output: npm run chapter s01", `${npmStart.toFixed(0)} ms (${(npmStart / nodeStart).toFixed(1)}× node -e)`);
 
   for (const info of listChapters()) {
-    const { module, scenario } = await loadChapter(info);
     const ws = mkdtempSync(path.join(tmpdir(), `bench-${info.id}-`));
     const start = performance.now();
     try {
-      await playScenario(module, scenario, ws);
+      await playChapter(info, ws);
       add(`scenario ${info.id} (${info.slug})`, secs(performance.now() - start));
     } catch (err) {
       add(`scenario ${info.id} (${info.slug})`, `failed: ${(err as Error).message}`);

@@ -1,0 +1,248 @@
+// Recorded runs: what a chapter's scripted scenario did, step by step (site/traces/sNN.json).
+// Pure functions only — normalising a raw trace, comparing two traces, and turning one into a
+// sequence diagram — so the site, the recording script and the tests share them.
+// Recording itself (it runs the chapter) is in record-trace.ts.
+import type { TraceEvent } from "../../chapters/_shared/io.ts";
+
+export type { TraceEvent };
+
+/** One recorded run, as committed in site/traces/sNN.json. */
+export interface TraceFile {
+  /** "s13" */
+  chapter: string;
+  /** "s13-agent-teams" */
+  name: string;
+  /** The scenario's one-line summary. */
+  summary: string;
+  prompts: string[];
+  /** Who acted, in order of first appearance ("lead" first). */
+  agents: string[];
+  /** The trace, normalised: see normalizeTrace. A request carries `system` only when that
+   *  agent's system prompt changed since its previous request. */
+  steps: TraceEvent[];
+}
+
+// #region normalise
+/** What differs between two runs of the same scenario, and what it becomes. Order matters:
+ *  ids are renamed before the catch-all for hex hashes runs. */
+const VOLATILE: [RegExp, string][] = [
+  [/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?/g, "<time>"],
+  [/\b\d{4}-\d\d-\d\d\b/g, "<date>"],
+  [/(?<!\d)1\d{12}(?!\d)/g, "<epoch>"],
+  [/\bduration_ms:? [\d.]+/g, "duration_ms <n>"],
+  [/\b\d+(?:\.\d+)?ms\b/g, "<n>ms"],
+  // git commit hashes (short or long): hex with at least one digit and one letter
+  [/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/g, "<sha>"],
+];
+
+/** Ids a run makes up: `toolu_<agent>_<n>` from the scripted model (one counter shared by all
+ *  agents) and `<prefix>_<base36 time>_<pid>_<n>` from mailboxes. Both are renumbered in order
+ *  of first appearance — tool ids per agent, the others per prefix. */
+function idRenamer(): (text: string) => string {
+  const names = new Map<string, string>();
+  const counters = new Map<string, number>();
+  const rename = (id: string, group: string, make: (n: number) => string) => {
+    let name = names.get(id);
+    if (!name) {
+      const n = (counters.get(group) ?? 0) + 1;
+      counters.set(group, n);
+      name = make(n);
+      names.set(id, name);
+    }
+    return name;
+  };
+  return (text) =>
+    text
+      .replace(/\btoolu_([A-Za-z0-9-]+?)_(\d+)\b/g, (id, agent: string) => rename(id, `toolu:${agent}`, (n) => `toolu_${agent}_${n}`))
+      .replace(/\b([a-z]+)_[0-9a-z]{6,}_\d+_\d+\b/g, (id, prefix: string) => rename(id, prefix, (n) => `${prefix}_${n}`));
+}
+
+function mapStrings(value: unknown, fn: (s: string) => string): unknown {
+  if (typeof value === "string") return fn(value);
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, fn));
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, fn)]));
+  }
+  return value;
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** Makes a raw trace repeatable: the workspace path becomes `<workspace>`, times, dates,
+ *  durations and commit hashes become placeholders, made-up ids are renumbered, and a
+ *  request's system prompt is kept only when it changed for that agent. */
+export function normalizeTrace(events: readonly TraceEvent[], workspaces: readonly string[]): TraceEvent[] {
+  const paths = [...new Set(workspaces)].filter(Boolean).sort((a, b) => b.length - a.length);
+  const pathPattern = paths.length ? new RegExp(paths.map(escapeRegExp).join("|"), "g") : null;
+  const renameIds = idRenamer();
+  const clean = (text: string) => {
+    let out = pathPattern ? text.replace(pathPattern, "<workspace>") : text;
+    out = renameIds(out);
+    for (const [pattern, replacement] of VOLATILE) out = out.replace(pattern, replacement);
+    return out;
+  };
+  const lastSystem = new Map<string, string | undefined>();
+  return events.map((event) => {
+    const step = mapStrings(structuredClone(event), clean) as TraceEvent;
+    if (step.kind === "request") {
+      const { system, ...rest } = step;
+      const changed = lastSystem.get(step.agent) !== system || !lastSystem.has(step.agent);
+      lastSystem.set(step.agent, system);
+      return changed && system !== undefined ? { ...rest, system } : rest;
+    }
+    return step;
+  });
+}
+
+export function agentsOf(steps: readonly TraceEvent[]): string[] {
+  const agents = [...new Set(steps.map((s) => s.agent))];
+  return agents.includes("lead") ? ["lead", ...agents.filter((a) => a !== "lead")] : agents;
+}
+// #endregion normalise
+
+// #region compare
+/** What must stay the same between two runs. Agents work concurrently in the team chapters,
+ *  so the projection keeps each agent's own steps in order but not how agents interleave;
+ *  mailbox ids (numbered by arrival) are blanked, and several messages read at once are
+ *  sorted. Single-agent chapters lose nothing: their one sequence is compared as is. */
+export function canonicalTrace(trace: TraceFile): Record<string, string[]> {
+  const sortMessages = (text: string) => {
+    const blocks = text.match(/<message [^>]*>[\s\S]*?<\/message>/g);
+    if (!blocks || blocks.length < 2) return text;
+    const rest = text.replace(/<message [^>]*>[\s\S]*?<\/message>/g, "").trim();
+    return [...blocks].sort().join("\n") + (rest ? `\n${rest}` : "");
+  };
+  const blank = (text: string) => sortMessages(text.replace(/\bmsg_\d+\b/g, "msg_*"));
+  const perAgent: Record<string, string[]> = {
+    "(scenario)": [JSON.stringify({ chapter: trace.chapter, summary: trace.summary, prompts: trace.prompts, agents: [...trace.agents].sort() })],
+  };
+  for (const step of trace.steps) {
+    (perAgent[step.agent] ??= []).push(JSON.stringify(mapStrings(step, blank)));
+  }
+  return perAgent;
+}
+
+/** The first difference between two traces' projections, in words; null when they match. */
+export function traceDifference(expected: TraceFile, actual: TraceFile): string | null {
+  const a = canonicalTrace(expected);
+  const b = canonicalTrace(actual);
+  for (const agent of [...new Set([...Object.keys(a), ...Object.keys(b)])]) {
+    const x = a[agent] ?? [];
+    const y = b[agent] ?? [];
+    for (let i = 0; i < Math.max(x.length, y.length); i++) {
+      if (x[i] === y[i]) continue;
+      const show = (s: string | undefined) => (s === undefined ? "(nothing)" : s.length > 300 ? `${s.slice(0, 300)}…` : s);
+      return `${agent}, step ${i + 1} of its ${x.length}:\n  recorded: ${show(x[i])}\n  today:    ${show(y[i])}`;
+    }
+  }
+  return null;
+}
+// #endregion compare
+
+// #region sequence
+/** Participant ids mermaid accepts (agent names are plain words, but be safe). */
+const participant = (name: string) => name.replace(/[^A-Za-z0-9_]/g, "_");
+/** Text mermaid shows as is: no statement separators, no entity or comment markers. */
+const label = (text: string) => text.replace(/[;#%<>{}]/g, " ").replace(/\s+/g, " ").trim();
+
+/** A mermaid sequence diagram of who told whom what: one participant per agent, one arrow per
+ *  mailbox message (its type, and its request_id when a protocol sent it), spawns, task claims
+ *  and protocol state changes as notes. */
+export function sequenceFromTrace(trace: TraceFile): string {
+  const lines: string[] = [];
+  const seen = new Set<string>();
+  const steps = trace.steps;
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i];
+    if (step.kind === "tool_call" && step.name === "spawn") {
+      const name = String((step.input as { name?: unknown })?.name ?? "");
+      if (name) lines.push(`  ${participant(step.agent)}-)${participant(name)}: spawn`);
+      continue;
+    }
+    if (step.kind !== "event") continue;
+    const data = step.data as Record<string, unknown>;
+    if (step.type === "mailbox_send") {
+      const from = String(data.from);
+      const to = String(data.to);
+      const type = String(data.type ?? "message");
+      let requestId = data.request_id as string | undefined;
+      if (!requestId && type !== "message") {
+        // Protocol chapters record the request_id in a `protocol` event right after the send.
+        const next = steps.slice(i + 1, i + 4).find((s) => s.kind === "event" && s.type === "protocol" &&
+          (s.data as Record<string, unknown>).from === from && (s.data as Record<string, unknown>).to === to);
+        if (next && next.kind === "event") requestId = String(next.data.request_id);
+      }
+      const dashed = /result|response|idle|ack/.test(type);
+      lines.push(`  ${participant(from)}${dashed ? "-->>" : "->>"}${participant(to)}: ${label(type)}${requestId ? ` ${label(requestId)}` : ""}`);
+    } else if (step.type === "protocol" && data.request_id) {
+      lines.push(`  Note over ${participant(String(data.from))}: ${label(`${data.request_id} ${data.status}`)}`);
+    } else if (step.type === "task_claimed") {
+      lines.push(`  Note over ${participant(step.agent)}: ${label(`claims task ${data.task}`)}`);
+    } else continue;
+    for (const who of [step.agent, data.from, data.to]) if (typeof who === "string") seen.add(who);
+  }
+  const order = agentsOf(trace.steps).filter((a) => seen.has(a) || a === "lead");
+  return ["sequenceDiagram", ...order.map((a) => `  participant ${participant(a)}`), ...lines].join("\n");
+}
+// #endregion sequence
+
+// #region view
+export interface StepView {
+  kind: TraceEvent["kind"];
+  agent: string;
+  /** A short headline: "→ model · 3 messages · 5 tools", "⚙ bash", "mailbox_send". */
+  title: string;
+  /** The longer part (text, input, output, data), if any. */
+  body?: string;
+  /** The body is code-like (JSON, command output) rather than prose. */
+  code?: boolean;
+  error?: boolean;
+}
+
+const clip = (text: string, lines = 30, chars = 3000): string => {
+  let out = text.length > chars ? `${text.slice(0, chars)}…` : text;
+  const rows = out.split("\n");
+  if (rows.length > lines) out = [...rows.slice(0, lines), `… (${rows.length - lines} more lines)`].join("\n");
+  return out;
+};
+
+/** Labels the player needs, in the page's language. */
+export interface ViewLabels {
+  user: string;
+  request: (messages: number, tools: number) => string;
+  response: (stop: string) => string;
+  system: string;
+  note: string;
+  result: string;
+  error: string;
+}
+
+/** How one step is shown in the player (the words around it come from `labels`). */
+export function stepView(step: TraceEvent, labels: ViewLabels): StepView {
+  const base = { kind: step.kind, agent: step.agent };
+  switch (step.kind) {
+    case "user":
+      return { ...base, title: labels.user, body: clip(step.text) };
+    case "request":
+      return {
+        ...base, title: labels.request(step.messages, step.tools.length),
+        body: step.system ? `${labels.system}\n${clip(step.system, 12, 1200)}` : undefined,
+      };
+    case "response": {
+      const calls = step.calls.length ? ` · ${step.calls.join(", ")}` : "";
+      return { ...base, title: `${labels.response(String(step.stop_reason))}${calls}`, body: step.text ? clip(step.text) : undefined };
+    }
+    case "tool_call":
+      return { ...base, title: `⚙ ${step.name}`, body: clip(JSON.stringify(step.input, null, 2)), code: true };
+    case "tool_result":
+      return {
+        ...base, title: `${step.is_error ? labels.error : labels.result} · ${step.name}`,
+        body: clip(step.output || "(empty)"), code: true, error: step.is_error,
+      };
+    case "note":
+      return { ...base, title: labels.note, body: clip(step.text) };
+    case "event":
+      return { ...base, title: `◇ ${step.type}`, body: clip(JSON.stringify(step.data, null, 2), 16, 1200), code: true };
+  }
+}
+// #endregion view

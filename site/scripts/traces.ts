@@ -1,0 +1,38 @@
+// `npm run traces [-- s03 s13 ...]`: plays every chapter's scripted scenario offline and writes
+// what happened to site/traces/sNN.json — the recorded runs the site's step-through player and
+// generated sequence diagrams show. tests/traces.test.ts fails when a committed trace no longer
+// matches what the chapter does; then run this again and commit the result.
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { findChapter, listChapters, REPO_ROOT } from "../../chapters/_shared/chapters.ts";
+import { readTrace, recordTrace, serializeTrace, traceFile, TRACES_DIR } from "../lib/record-trace.ts";
+import { traceDifference } from "../lib/traces.ts";
+
+const all = listChapters();
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith("-"));
+const chapters = wanted.length ? wanted.map((q) => findChapter(q, all) ?? fail(`unknown chapter "${q}"`)) : all;
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(2);
+}
+
+mkdirSync(TRACES_DIR, { recursive: true });
+let failed = 0;
+for (const info of chapters) {
+  const started = Date.now();
+  try {
+    const trace = await recordTrace(info);
+    const before = readTrace(info.id);
+    const file = traceFile(info.id);
+    // A team run may interleave differently each time; keep the committed file if it is still right.
+    const same = before !== undefined && traceDifference(before, trace) === null;
+    if (!same) writeFileSync(file, serializeTrace(trace));
+    console.log(`${info.id}  ${String(trace.steps.length).padStart(4)} steps  ${trace.agents.join(", ").padEnd(20)} ` +
+      `${same ? "unchanged" : `written  ${path.relative(REPO_ROOT, file)}`}  (${Date.now() - started} ms)`);
+  } catch (err) {
+    failed++;
+    console.error(`${info.id}  failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+process.exit(failed ? 1 : 0);
