@@ -95,7 +95,7 @@ async function main(argv: string[]): Promise<number> {
   const io = createIO({ stream: process.stdout, color, pause });
   const env = createEnv({
     workspace, io, pause, askPerson, modelId: choice.modelId,
-    ...(choice.offline ? { scenario } : { client: realClient(process.env) }),
+    ...(choice.offline ? { scenario } : { client: await realClient(process.env) }),
   });
   const agent = module.createAgent(env);
 

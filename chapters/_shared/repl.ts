@@ -3,7 +3,7 @@ import { createInterface } from "node:readline";
 import pc from "picocolors";
 import { describeModelError } from "./model.ts";
 import { ScenarioError } from "./scripted.ts";
-import type { Agent, Scenario, Tool } from "./types.ts";
+import type { Agent, AgentCommand, Scenario, Tool } from "./types.ts";
 
 export interface ReplOptions {
   agent: Agent;
@@ -74,7 +74,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
     }
   };
 
-  const commands: Record<string, { help: string; run(): string | Promise<string> }> = {
+  const commands: Record<string, AgentCommand> = {
     "/help": { help: "show these commands", run: () => helpText() },
     "/tools": {
       help: "list this chapter's tools",
@@ -108,8 +108,9 @@ export async function runRepl(o: ReplOptions): Promise<number> {
         out(`${c.dim("(scenario)")} ${suggested}`);
         line = suggested;
       } else if (line.startsWith("/")) {
-        const cmd = commands[line.split(/\s+/)[0]];
-        out(cmd ? await cmd.run() : c.red(`Unknown command ${line}. Try /help.`));
+        const [name, ...rest] = line.split(/\s+/);
+        const cmd = commands[name];
+        out(cmd ? await cmd.run(rest.join(" ")) : c.red(`Unknown command ${name}. Try /help.`));
         continue;
       } else if (!o.interactive) {
         out(`${c.bold("you ›")} ${line}`);

@@ -41,7 +41,8 @@ export function createEnv(opts: EnvOptions): Env {
     modelFor: (agent) => recordModel(base(agent), agent, io, opts.pause),
     async ask(question, choices) {
       if (scripted) {
-        const answer = answers.shift() ?? choices.at(-1) ?? "no";
+        // Out of scripted answers: the cautious one.
+        const answer = answers.shift() ?? (choices.includes("no") ? "no" : choices[0] ?? "no");
         io.note(`${question} → scripted answer: ${answer}`);
         return answer;
       }

@@ -1,6 +1,5 @@
 // The offline model: it plays a chapter's scripted scenario so the harness runs for real
 // (files written, commands run) without a key or a network. It is plumbing, not the lesson.
-import { APIError } from "@anthropic-ai/sdk";
 import type {
   ContentBlock, CreateParams, Message, ModelClient, ScriptedReply, ScriptedTurn, TurnContext,
 } from "./types.ts";
@@ -68,6 +67,7 @@ export class ScriptedModel {
 
     if (reply.error) {
       const { status, type, message } = reply.error;
+      const { APIError } = await import("@anthropic-ai/sdk"); // loaded only when a scenario needs a failure
       throw APIError.generate(status, { type: "error", error: { type, message } }, message, new Headers());
     }
     const known = new Set((body.tools ?? []).map((t) => ("name" in t ? t.name : "")));

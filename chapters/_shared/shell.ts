@@ -47,9 +47,21 @@ export function runCommand(command: string, { cwd, timeoutMs = 30_000, maxOutput
     child.stderr.on("data", collect);
     const timer = setTimeout(() => { timedOut = true; killGroup(child.pid); }, timeoutMs);
     let exitCode: number | null = null;
-    // When the command exits, anything it left running in the background goes with it.
-    child.on("exit", (code) => { exitCode = code; killGroup(child.pid); });
-    child.on("close", () => { clearTimeout(timer); resolve({ output, exitCode, timedOut, truncated }); });
-    child.on("error", (err) => { clearTimeout(timer); resolve({ output: String(err), exitCode: null, timedOut, truncated }); });
+    let settled = false;
+    const finish = (text = output) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ output: text, exitCode, timedOut, truncated });
+    };
+    child.on("exit", (code) => {
+      exitCode = code;
+      // Anything it left running in the background goes with it...
+      killGroup(child.pid);
+      // ...and a grandchild that escaped the group (setsid) may not hold our pipes open forever.
+      setTimeout(() => { child.stdout.destroy(); child.stderr.destroy(); finish(); }, 500).unref();
+    });
+    child.on("close", () => finish());
+    child.on("error", (err) => finish(String(err)));
   });
 }

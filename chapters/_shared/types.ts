@@ -48,7 +48,8 @@ export interface AgentEnv {
 /** A REPL command a chapter adds, such as /team or /requests. */
 export interface AgentCommand {
   help: string;
-  run(): string | Promise<string>;
+  /** `args` is the rest of the line after the command name. */
+  run(args: string): string | Promise<string>;
 }
 
 export interface Agent {

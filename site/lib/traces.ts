@@ -23,17 +23,33 @@ export interface TraceFile {
 }
 
 // #region normalise
-/** What differs between two runs of the same scenario, and what it becomes. Order matters:
- *  ids are renamed before the catch-all for hex hashes runs. */
+/** What differs between two runs of the same scenario and means nothing: it becomes a
+ *  placeholder in the committed trace. (Ids are renamed before the hex-hash rule runs.) */
 const VOLATILE: [RegExp, string][] = [
   [/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?/g, "<time>"],
   [/\b\d{4}-\d\d-\d\d\b/g, "<date>"],
   [/(?<!\d)1\d{12}(?!\d)/g, "<epoch>"],
+  // test runners' timings: "(2.04ms)", "duration_ms: 6.09", "# duration_ms 327.8"
   [/\bduration_ms:? [\d.]+/g, "duration_ms <n>"],
   [/\b\d+(?:\.\d+)?ms\b/g, "<n>ms"],
-  // git commit hashes (short or long): hex with at least one digit and one letter
+  // git commit hashes: `git log --oneline` lines, `[branch abc1234]`, and any hex with a digit and a letter
+  [/^[0-9a-f]{7,40}(?= )/gm, "<sha>"],
+  [/(\[[^\]\s]+ (?:\(root-commit\) )?)[0-9a-f]{7,40}\]/g, "$1<sha>]"],
   [/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/g, "<sha>"],
 ];
+
+/** What differs between runs and machines but is worth seeing in the player (a backoff's
+ *  random delay, who owns a file in `ls -l`): kept in the committed trace, blanked only when
+ *  two traces are compared. */
+const NOISE: [RegExp, string][] = [
+  [/\b\d+(?:\.\d+)? ?ms\b/g, "<n> ms"],
+  [/\b\d+(?:\.\d+)?s\b/g, "<n>s"],
+  [/^total \d+$/gm, "total <n>"],
+  // ls -l: keep the type, permissions and name; links, owner, group, size and date vary
+  [/^([bcdlps-][rwxsStT-]{9}[.@+]?)\s+\d+\s+\S+\s+\S+\s+\d+\s+\S+\s+\S+\s+\S+\s+(.+)$/gm, "$1 <ls> $2"],
+];
+/** Numeric fields that carry the same kind of noise (s14's backoff delays). */
+const NOISY_FIELD = /delay|wait|elapsed|duration|_ms$|^ms$/i;
 
 /** Ids a run makes up: `toolu_<agent>_<n>` from the scripted model (one counter shared by all
  *  agents) and `<prefix>_<base36 time>_<pid>_<n>` from mailboxes. Both are renumbered in order
@@ -112,12 +128,35 @@ export function canonicalTrace(trace: TraceFile): Record<string, string[]> {
     const rest = text.replace(/<message [^>]*>[\s\S]*?<\/message>/g, "").trim();
     return [...blocks].sort().join("\n") + (rest ? `\n${rest}` : "");
   };
-  const blank = (text: string) => sortMessages(text.replace(/\bmsg_\d+\b/g, "msg_*"));
+  const blank = (text: string) => {
+    let out = text.replace(/\bmsg_\d+\b/g, "msg_*");
+    for (const [pattern, replacement] of NOISE) out = out.replace(pattern, replacement);
+    return sortMessages(out);
+  };
+  const quiet = (value: unknown, key = ""): unknown => {
+    if (typeof value === "string") return blank(value);
+    if (typeof value === "number") return NOISY_FIELD.test(key) ? "<n>" : value;
+    if (Array.isArray(value)) return value.map((v) => quiet(v));
+    if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, quiet(v, k)]));
+    return value;
+  };
   const perAgent: Record<string, string[]> = {
     "(scenario)": [JSON.stringify({ chapter: trace.chapter, summary: trace.summary, prompts: trace.prompts, agents: [...trace.agents].sort() })],
   };
+  const readRun: Record<string, number> = {};
   for (const step of trace.steps) {
-    (perAgent[step.agent] ??= []).push(JSON.stringify(mapStrings(step, blank)));
+    const list = (perAgent[step.agent] ??= []);
+    const json = JSON.stringify(quiet(step));
+    // Messages drained from one mailbox in one go arrive in whatever order they were sent.
+    if (step.kind === "event" && step.type === "mailbox_read") {
+      const start = readRun[step.agent] ?? list.length;
+      readRun[step.agent] = start;
+      list.push(json);
+      list.splice(start, list.length - start, ...list.slice(start).sort());
+    } else {
+      delete readRun[step.agent];
+      list.push(json);
+    }
   }
   return perAgent;
 }

@@ -60,3 +60,18 @@ describe("shell", () => {
     }
   });
 });
+
+describe("shell: a grandchild that leaves the process group", () => {
+  it("does not keep the command hanging after it exits", async () => {
+    const start = Date.now();
+    const result = await runCommand("setsid sleep 20 & echo started", { cwd: tempDir(), timeoutMs: 10_000 });
+    expect(result.output.trim()).toBe("started");
+    expect(result.timedOut).toBe(false);
+    expect(Date.now() - start).toBeLessThan(9_000);
+    try {
+      execFileSync("pkill", ["-f", "^sleep 20$"], { stdio: "ignore" }); // tidy up the escaped sleeper
+    } catch {
+      // already gone
+    }
+  });
+});
