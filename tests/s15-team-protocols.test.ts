@@ -75,13 +75,15 @@ describe("s15 team protocols", () => {
         use("inbox", { wait: true }),
         use("request_shutdown", { name: "alice" }),
         use("inbox", { wait: true }),
+        use("send", { to: "alice", content: "are you still there?" }),
         say("she is gone"),
       ],
       alice: [say("hi"), answerShutdown(true), say("I should never be asked this"), say("nor this")],
     });
     await agent.send("spawn alice, then shut her down");
     expect(requests.get("req_1")?.status).toBe("approved");
-    const response = results(env, LEAD).at(-1)!.output;
+    const [response, lateMail] = results(env, LEAD).slice(-2).map((r) => r.output);
+    expect(lateMail).toMatch(/alice has shut down and will not read it$/);
     expect(response).toContain('<message from="alice" type="shutdown_response" request_id="req_1" approve="true">');
     expect(requestsOf(env, "alice")).toHaveLength(2); // hi, then the answer; nothing after it
     expect(team.members.get("alice")!.state).toBe("shutdown");
@@ -244,7 +246,7 @@ describe("s15 team protocols", () => {
     const { agent, requests, team } = protocolRun({ alice: [say("hi")] });
     team.spawn("alice", "coder", "hi");
     requests.open("shutdown", LEAD, "alice", "please stop");
-    expect(await agent.commands!["/requests"].run()).toMatch(/^req_1\s+shutdown\s+lead → alice\s+pending\s+\d\d:\d\d:\d\d\s+please stop$/);
+    expect(await agent.commands!["/requests"].run("")).toMatch(/^req_1\s+shutdown\s+lead → alice\s+pending\s+\d\d:\d\d:\d\d\s+please stop$/);
   });
 
   it("plays its scenario offline: alice shut down, bob's plan rejected, charlie's approved and his tests written", async () => {

@@ -112,9 +112,9 @@ export class PendingRequests {
     if ((protocol.resolver === "lead") !== (to === LEAD)) {
       throw new Error(`a ${type} request is answered by ${protocol.resolver === "lead" ? "the lead" : "a teammate"}, not by ${to}`);
     }
-    const open = Object.entries(this.requests)
+    const duplicate = Object.entries(this.requests)
       .find(([, r]) => r.type === type && r.sender === sender && r.to === to && r.status === "pending");
-    if (open) throw new Error(`${open[0]} (${type}, ${sender} → ${to}) is still pending: wait for its answer`);
+    if (duplicate) throw new Error(`${duplicate[0]} (${type}, ${sender} → ${to}) is still pending: wait for its answer`);
 
     const id = this.nextId();
     this.requests[id] = { type, sender, to, status: "pending", created_at: new Date().toISOString(), content };
@@ -324,7 +324,8 @@ function guardedSend(team: Team, from: string, requests: PendingRequests): ToolH
       throw new Error(`send carries ordinary messages only (${forged}): answer a request with its own tool`);
     }
     const message = team.send(from, String(to ?? ""), String(content ?? ""));
-    return `Sent to ${message.to} (${message.id})`;
+    const gone = team.members.get(message.to)?.state === "shutdown" ? ` — ${message.to} has shut down and will not read it` : "";
+    return `Sent to ${message.to} (${message.id})${gone}`;
   };
 }
 // #endregion guard

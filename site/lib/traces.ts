@@ -33,7 +33,6 @@ const VOLATILE: [RegExp, string][] = [
   [/\bduration_ms:? [\d.]+/g, "duration_ms <n>"],
   [/\b\d+(?:\.\d+)?ms\b/g, "<n>ms"],
   // git commit hashes: `git log --oneline` lines, `[branch abc1234]`, and any hex with a digit and a letter
-  [/^[0-9a-f]{7,40}(?= )/gm, "<sha>"],
   [/(\[[^\]\s]+ (?:\(root-commit\) )?)[0-9a-f]{7,40}\]/g, "$1<sha>]"],
   [/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/g, "<sha>"],
 ];
@@ -91,9 +90,18 @@ export function normalizeTrace(events: readonly TraceEvent[], workspaces: readon
   const paths = [...new Set(workspaces)].filter(Boolean).sort((a, b) => b.length - a.length);
   const pathPattern = paths.length ? new RegExp(paths.map(escapeRegExp).join("|"), "g") : null;
   const renameIds = idRenamer();
+  // A short hash can be all digits: learn the hashes from git's own output lines first, then
+  // replace them wherever they are quoted (a teammate's summary, a mailbox message).
+  const hashes = new Set<string>();
+  mapStrings(events, (text) => {
+    for (const m of text.matchAll(/^([0-9a-f]{7,40}) \S/gm)) hashes.add(m[1]);
+    return text;
+  });
+  const hashPattern = hashes.size ? new RegExp(`\\b(?:${[...hashes].join("|")})\\b`, "g") : null;
   const clean = (text: string) => {
     let out = pathPattern ? text.replace(pathPattern, "<workspace>") : text;
     out = renameIds(out);
+    if (hashPattern) out = out.replace(hashPattern, "<sha>");
     for (const [pattern, replacement] of VOLATILE) out = out.replace(pattern, replacement);
     return out;
   };
@@ -117,19 +125,28 @@ export function agentsOf(steps: readonly TraceEvent[]): string[] {
 // #endregion normalise
 
 // #region compare
-/** What must stay the same between two runs. Agents work concurrently in the team chapters,
- *  so the projection keeps each agent's own steps in order but not how agents interleave;
- *  mailbox ids (numbered by arrival) are blanked, and several messages read at once are
- *  sorted. Single-agent chapters lose nothing: their one sequence is compared as is. */
+/** What must stay the same between two runs. Single-agent chapters (and s06's child, which
+ *  runs inside a tool call) are compared step by step. In a team, teammates run concurrently:
+ *  which teammate claims which task, and whether a message arrives before or after a claim,
+ *  is a race. So there the teammates' steps are pooled and compared as a set, with their names
+ *  and tool-call ids blanked; the lead, which waits for the team to be quiet, keeps its order.
+ *  Everywhere, structured events are compared as a set per agent (a drained mailbox yields its
+ *  messages in arrival order), mailbox ids are blanked, several messages read at once are
+ *  sorted (a teammate may go idle twice: repeats count once), and noise (timings, `ls -l` owners, backoff delays) is blanked. */
 export function canonicalTrace(trace: TraceFile): Record<string, string[]> {
+  const team = trace.steps.some((s) => s.kind === "event" && s.type.startsWith("mailbox_"));
+  const teammates = team ? trace.agents.filter((a) => a !== "lead") : [];
+  const teammateNames = teammates.length
+    ? new RegExp(`\\b(?:${teammates.map(escapeRegExp).join("|")})\\b`, "g") : null;
   const sortMessages = (text: string) => {
     const blocks = text.match(/<message [^>]*>[\s\S]*?<\/message>/g);
     if (!blocks || blocks.length < 2) return text;
     const rest = text.replace(/<message [^>]*>[\s\S]*?<\/message>/g, "").trim();
-    return [...blocks].sort().join("\n") + (rest ? `\n${rest}` : "");
+    return [...new Set(blocks)].sort().join("\n") + (rest ? `\n${rest}` : "");
   };
   const blank = (text: string) => {
     let out = text.replace(/\bmsg_\d+\b/g, "msg_*");
+    if (teammateNames) out = out.replace(/\btoolu_[A-Za-z0-9-]+_\d+\b/g, "toolu_*").replace(teammateNames, "<teammate>");
     for (const [pattern, replacement] of NOISE) out = out.replace(pattern, replacement);
     return sortMessages(out);
   };
@@ -140,25 +157,20 @@ export function canonicalTrace(trace: TraceFile): Record<string, string[]> {
     if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, quiet(v, k)]));
     return value;
   };
-  const perAgent: Record<string, string[]> = {
-    "(scenario)": [JSON.stringify({ chapter: trace.chapter, summary: trace.summary, prompts: trace.prompts, agents: [...trace.agents].sort() })],
+  const projection: Record<string, string[]> = {
+    "(scenario)": [JSON.stringify({ chapter: trace.chapter, summary: trace.summary, prompts: trace.prompts, agents: trace.agents.length })],
   };
-  const readRun: Record<string, number> = {};
+  const sets: Record<string, string[]> = {};
   for (const step of trace.steps) {
-    const list = (perAgent[step.agent] ??= []);
-    const json = JSON.stringify(quiet(step));
-    // Messages drained from one mailbox in one go arrive in whatever order they were sent.
-    if (step.kind === "event" && step.type === "mailbox_read") {
-      const start = readRun[step.agent] ?? list.length;
-      readRun[step.agent] = start;
-      list.push(json);
-      list.splice(start, list.length - start, ...list.slice(start).sort());
-    } else {
-      delete readRun[step.agent];
-      list.push(json);
-    }
+    const teammate = teammates.includes(step.agent);
+    // How many messages a teammate's request carried depends on what had arrived by then.
+    const json = JSON.stringify(quiet(teammate && step.kind === "request" ? { ...step, messages: "<n>" } : step));
+    if (teammate) (sets["(teammates, as a set)"] ??= []).push(json);
+    else if (step.kind === "event") (sets[`${step.agent} (events, as a set)`] ??= []).push(json);
+    else (projection[step.agent] ??= []).push(json);
   }
-  return perAgent;
+  for (const [key, list] of Object.entries(sets)) projection[key] = [...new Set(list)].sort();
+  return projection;
 }
 
 /** The first difference between two traces' projections, in words; null when they match. */
@@ -170,8 +182,13 @@ export function traceDifference(expected: TraceFile, actual: TraceFile): string 
     const y = b[agent] ?? [];
     for (let i = 0; i < Math.max(x.length, y.length); i++) {
       if (x[i] === y[i]) continue;
-      const show = (s: string | undefined) => (s === undefined ? "(nothing)" : s.length > 300 ? `${s.slice(0, 300)}…` : s);
-      return `${agent}, step ${i + 1} of its ${x.length}:\n  recorded: ${show(x[i])}\n  today:    ${show(y[i])}`;
+      // Show both sides around the first character that differs.
+      let at = 0;
+      while (x[i] && y[i] && x[i][at] === y[i][at]) at++;
+      const from = Math.max(0, at - 120);
+      const show = (s: string | undefined) =>
+        s === undefined ? "(nothing)" : `${from > 0 ? "…" : ""}${s.slice(from, from + 320)}${s.length > from + 320 ? "…" : ""}`;
+      return `${agent}, step ${i + 1} of ${x.length}:\n  recorded: ${show(x[i])}\n  today:    ${show(y[i])}`;
     }
   }
   return null;

@@ -1,0 +1,198 @@
+// Crash-safe state: a writer killed with SIGKILL at random moments leaves every state file whole
+// (the old version or the new one), and a broken state file found on start is reported clearly.
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../../chapters/_shared/chapters.ts";
+import { BrokenStateError, readJson } from "../../chapters/_shared/fsutil.ts";
+import { TaskBoard } from "../../chapters/s10-task-system/agent.ts";
+import * as s10 from "../../chapters/s10-task-system/agent.ts";
+import * as s12 from "../../chapters/s12-worktree-isolation/agent.ts";
+import { WorktreeManager } from "../../chapters/s12-worktree-isolation/agent.ts";
+import * as s13 from "../../chapters/s13-agent-teams/agent.ts";
+import type { TeamMessage } from "../../chapters/s13-agent-teams/agent.ts";
+import * as s15 from "../../chapters/s15-team-protocols/agent.ts";
+import { PendingRequests } from "../../chapters/s15-team-protocols/agent.ts";
+import { scriptedEnv, tempDir } from "../helpers.ts";
+import { blobState, laneList, requestContent, taskDescription, taskVersion } from "./workers/states.ts";
+import { startWorker } from "./workers.ts";
+
+/** Writers killed one after another in each of this many folders, side by side. */
+const LANES = 2;
+const KILLS_PER_LANE = 15;
+
+const stub = (from: string, to: string, content: string, type: string): TeamMessage =>
+  ({ id: "msg_stub", type, from, to, content, ts: "" });
+
+/** Files left behind by writes that were cut off. */
+const tempFiles = (dir: string) => (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith(".tmp"));
+
+/** The version of each kind of state on disk, read with the chapters' own readers — and each checked
+ *  to be exactly the state the writer wrote for that version, not a mixture or a fragment. */
+function versionsOnDisk(dir: string): Record<string, number> {
+  const blobFile = path.join(dir, "state.json");
+  const blob = existsSync(blobFile) ? readJson<{ version: number }>(blobFile) : { version: 0 }; // 0: killed before the first write
+  if (blob.version) expect(blob).toEqual(blobState(blob.version));
+
+  const board = new TaskBoard(path.join(dir, ".tasks"));
+  expect(board.list().map((t) => t.id)).toEqual([1]); // leftover temp files are not tasks
+  const task = board.get(1);
+  expect(task.description).toBe(taskDescription(taskVersion(task.description)));
+  expect(task).toMatchObject({ id: 1, subject: "crash me", status: "pending", owner: null });
+
+  const rows = Object.entries(new PendingRequests(path.join(dir, ".team", "requests.json"), stub).all());
+  rows.forEach(([id, row], i) => {
+    expect(id).toBe(`req_${i + 1}`);
+    expect(row).toMatchObject({ type: "shutdown", sender: "lead", to: "bob", content: requestContent(i + 1) });
+    expect(row.status).toBe(i < rows.length - 1 ? "approved" : row.status); // only the newest may be pending
+  });
+  const req = rows.length * 2 - (rows.at(-1)?.[1].status === "pending" ? 1 : 0);
+
+  const lanes = new WorktreeManager(dir).list();
+  const index = lanes[0]?.taskId ?? 0;
+  expect(lanes).toEqual(index ? laneList(index) : []); // 0: not written yet
+
+  return { blob: blob.version, task: taskVersion(task.description), req, index };
+}
+
+/** The last version the writer reported as completely written, per kind. */
+function reported(stdout: string, start: Record<string, number>): Record<string, number> {
+  const last = { ...start };
+  for (const [, kind, n] of stdout.matchAll(/^(blob|task|req|index) (\d+)$/gm)) last[kind] = Number(n);
+  return last;
+}
+
+async function crashLane(dir: string, kills: number): Promise<{ crashes: number; midWrite: number }> {
+  let midWrite = 0;
+  for (let crash = 0; crash < kills; crash++) {
+    const writer = startWorker("state-writer", [dir]);
+    await writer.waitFor(/^ready .*$/m);
+    const [, ...start] = /^ready blob=(\d+) task=(\d+) req=(\d+) index=(\d+)$/m.exec(writer.stdout())!;
+    const started = { blob: Number(start[0]), task: Number(start[1]), req: Number(start[2]), index: Number(start[3]) };
+    await sleep(Math.random() * 60); // a random moment
+    writer.child.kill("SIGKILL");
+    const { signal } = await writer.exited;
+    expect(signal, writer.stderr()).toBe("SIGKILL");
+
+    // Each file holds the last version reported done, or the one that was being written: never less, never broken.
+    const last = reported(writer.stdout(), started);
+    const onDisk = versionsOnDisk(dir);
+    for (const kind of Object.keys(last)) {
+      expect([last[kind], last[kind] + 1], `${kind} after crash ${crash + 1}`).toContain(onDisk[kind]);
+      if (onDisk[kind] !== last[kind]) midWrite++;
+    }
+  }
+  return { crashes: kills, midWrite };
+}
+
+describe("crash-safe state", () => {
+  it(`a writer SIGKILLed at ${LANES * KILLS_PER_LANE} random moments leaves whole files that readers still read`, async () => {
+    const dirs = Array.from({ length: LANES }, () => tempDir("lah-crash-"));
+    const results = await Promise.all(dirs.map((dir) => crashLane(dir, KILLS_PER_LANE)));
+    const crashes = results.reduce((n, r) => n + r.crashes, 0);
+    const leftovers = dirs.flatMap(tempFiles);
+    console.info(`crash-safe state: ${crashes} crash points tried (SIGKILL at random moments), every state file whole; ` +
+      `${results.reduce((n, r) => n + r.midWrite, 0)} kills landed after a rename but before its report, ` +
+      `${leftovers.length} temp files left by cut-off writes`);
+    expect(crashes).toBe(LANES * KILLS_PER_LANE);
+    // A restart reads past any leftover temp files (the first check above already did, after every kill).
+    for (const dir of dirs) expect(() => versionsOnDisk(dir)).not.toThrow();
+  }, 120_000);
+
+  it("leftover temp files of every kind do not confuse a reader", () => {
+    const ws = tempDir("lah-crash-");
+    const board = new TaskBoard(path.join(ws, ".tasks"));
+    board.create({ subject: "real" });
+    writeFileSync(path.join(board.dir, "task_2.json.4242.1.tmp"), '{"id": 2, "subj');
+    mkdirSync(path.join(ws, ".worktrees"));
+    writeFileSync(path.join(ws, ".worktrees", "index.json.4242.2.tmp"), "{");
+    mkdirSync(path.join(ws, ".team"));
+    writeFileSync(path.join(ws, ".team", "requests.json.4242.3.tmp"), "{");
+    expect(board.list().map((t) => t.subject)).toEqual(["real"]);
+    expect(new WorktreeManager(ws).list()).toEqual([]);
+    expect(new PendingRequests(path.join(ws, ".team", "requests.json"), stub).all()).toEqual({});
+  });
+});
+
+describe("a broken state file found on start", () => {
+  const TRUNCATED = '{\n  "id": 1,\n  "subject": "half a ta';
+
+  it("task board: BrokenStateError naming the file, and task_list answers with an error result", async () => {
+    const ws = tempDir("lah-broken-");
+    new TaskBoard(path.join(ws, ".tasks")).create({ subject: "fine" });
+    writeFileSync(path.join(ws, ".tasks", "task_1.json"), TRUNCATED);
+    const board = new TaskBoard(path.join(ws, ".tasks"));
+    expect(() => board.list()).toThrow(BrokenStateError);
+    expect(() => board.get(1)).toThrow(/state file .*task_1\.json is not valid JSON .*fix or delete it/);
+
+    const env = scriptedEnv([{ calls: [{ name: "task_list", input: {} }] }, { text: "The board is broken; please fix it." }], { workspace: ws });
+    const agent = s10.createAgent(env);
+    await agent.send("what is on the board?");
+    const result = env.io.trace.find((e) => e.kind === "tool_result");
+    expect(result).toMatchObject({ name: "task_list", is_error: true });
+    expect((result as { output: string }).output).toMatch(/task_1\.json is not valid JSON.*fix or delete it/);
+    expect(agent.messages.at(-1)).toMatchObject({ role: "assistant" }); // the loop went on to the model's answer
+  });
+
+  it("team (s13): the lead's task_list is an error result, and an idle teammate notes it instead of crashing", async () => {
+    const ws = tempDir("lah-broken-");
+    mkdirSync(path.join(ws, ".tasks"));
+    writeFileSync(path.join(ws, ".tasks", "task_1.json"), TRUNCATED);
+    const env = scriptedEnv({
+      lead: [
+        { calls: [{ name: "task_list", input: {} }] },
+        { calls: [{ name: "spawn", input: { name: "alice", role: "tester", prompt: "say hi" } }] },
+        { calls: [{ name: "inbox", input: { wait: true } }] },
+        { text: "done" },
+      ],
+      alice: [{ text: "hi" }],
+    }, { workspace: ws });
+    const agent = s13.createAgent(env, { pollMs: 5, idleWaitMs: 10, settleTimeoutMs: 5_000 });
+    await agent.send("go");
+    await agent.close!();
+    const taskList = env.io.trace.find((e) => e.kind === "tool_result" && e.name === "task_list");
+    expect(taskList).toMatchObject({ is_error: true });
+    const notes = env.io.trace.filter((e) => e.kind === "note" && e.agent === "alice").map((e) => (e as { text: string }).text);
+    expect(notes.join("\n")).toMatch(/cannot read the task board: state file .*task_1\.json is not valid JSON/);
+    expect(notes.join("\n")).not.toMatch(/crashed/);
+  });
+
+  it("worktree index: BrokenStateError, and worktree_list answers with an error result", async () => {
+    const ws = tempDir("lah-broken-");
+    mkdirSync(path.join(ws, ".worktrees"));
+    writeFileSync(path.join(ws, ".worktrees", "index.json"), '{ "lanes": [ { "name": "api", "pa');
+    expect(() => new WorktreeManager(ws).list()).toThrow(BrokenStateError);
+
+    const env = scriptedEnv([{ calls: [{ name: "worktree_list", input: {} }] }, { text: "The lane index is broken." }], { workspace: ws });
+    await s12.createAgent(env).send("which lanes are there?");
+    const result = env.io.trace.find((e) => e.kind === "tool_result");
+    expect(result).toMatchObject({ name: "worktree_list", is_error: true });
+    expect((result as { output: string }).output).toMatch(/index\.json is not valid JSON.*fix or delete it/);
+  });
+
+  it("protocol requests (s15): createAgent refuses with a BrokenStateError; the CLI prints one line, no stack", async () => {
+    const ws = tempDir("lah-broken-");
+    mkdirSync(path.join(ws, ".team"));
+    writeFileSync(path.join(ws, ".team", "requests.json"), '{ "req_1": { "type": "shutdown", "sta');
+    const env = scriptedEnv([{ text: "never reached" }], { workspace: ws });
+    expect(() => s15.createAgent(env)).toThrow(BrokenStateError);
+    expect(() => s15.createAgent(env)).toThrow(/requests\.json is not valid JSON.*fix or delete it/);
+
+    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "chapters/_shared/cli.ts"), "s15", "--workspace", ws], {
+        cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1" },
+      });
+      let out = "";
+      let err = "";
+      child.stdout.on("data", (d) => (out += d));
+      child.stderr.on("data", (d) => (err += d));
+      child.stdin.end("hi\n");
+      child.on("close", (c) => resolve({ code: c, stdout: out, stderr: err }));
+    });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/state file .*requests\.json is not valid JSON .*fix or delete it/);
+    expect(stdout + stderr).not.toMatch(/\n\s+at /);
+  });
+});
