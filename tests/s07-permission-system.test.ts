@@ -84,7 +84,7 @@ describe("s07 permission system", () => {
     await agent.send("go");
     expect(asked).toEqual(['Allow bash "echo first"?']);
     expect(results(env).map((r) => r.output)).toEqual(["first", "first again"]);
-    expect(await agent.commands!["/mode"].run()).toMatch(/allow: bash echo first\*/);
+    expect(await agent.commands!["/mode"].run("")).toMatch(/allow: bash echo first\*/);
   });
 
   it('"no" refuses the call and the loop goes on; "yes" allows it once', async () => {
@@ -131,7 +131,7 @@ describe("s07 permission system", () => {
     const good = scriptedEnv([use("write", { path: "x.txt", content: "x" }), say("ok")]);
     writeFileSync(path.join(good.workspace, RULES_FILE), JSON.stringify({ mode: "plan", deny: [{ tool: "read", pattern: ".env*" }] }));
     const agent = createAgent(good);
-    expect(await agent.commands!["/mode"].run()).toMatch(/mode:\s+plan[\s\S]*deny:\s+read \.env\*/);
+    expect(await agent.commands!["/mode"].run("")).toMatch(/mode:\s+plan[\s\S]*deny:\s+read \.env\*/);
     await agent.send("go");
     expect(results(good)[0].output).toMatch(/plan mode/);
 
@@ -142,7 +142,7 @@ describe("s07 permission system", () => {
       await agent.send("go");
       const notes = env.io.trace.flatMap((e) => (e.kind === "note" ? [e.text] : []));
       expect(notes.some((n) => n.includes(`${RULES_FILE} is not valid`)), broken).toBe(true);
-      expect(await agent.commands!["/mode"].run()).toMatch(/mode:\s+default/);
+      expect(await agent.commands!["/mode"].run("")).toMatch(/mode:\s+default/);
     }
   });
 
@@ -151,7 +151,7 @@ describe("s07 permission system", () => {
       { answers: ["yes", "yes"] });
     const agent = createAgent(env, { mode: "plan" });
     await agent.send("plan it");
-    expect(await agent.commands!["/mode"].run()).toMatch(/mode:\s+default/);
+    expect(await agent.commands!["/mode"].run("")).toMatch(/mode:\s+default/);
     await agent.send("go ahead");
     expect(readFileSync(path.join(env.workspace, "x.txt"), "utf8")).toBe("x");
   });
@@ -169,5 +169,15 @@ describe("s07 permission system", () => {
     expect(notes.filter((n) => n.startsWith("Allow bash"))).toHaveLength(1);
     expect(notes).toContain("allow rule added for this session: bash node --test*");
     expect(readFileSync(path.join(ws, "greet.test.js"), "utf8")).toContain('greet(), "Hello, world!"');
+  });
+
+  it("/mode switches the mode from the REPL and refuses an unknown one", async () => {
+    const env = scriptedEnv([use("write", { path: "a.txt", content: "x" }), say("ok")]);
+    const agent = createAgent(env);
+    expect(await agent.commands!["/mode"].run("sideways")).toMatch(/Unknown mode "sideways"/);
+    expect(await agent.commands!["/mode"].run("plan")).toMatch(/mode:\s+plan/);
+    await agent.send("write it");
+    const result = env.io.trace.find((e) => e.kind === "tool_result");
+    expect(result && result.kind === "tool_result" && result.is_error).toBe(true);
   });
 });

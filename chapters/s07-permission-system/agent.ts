@@ -217,12 +217,19 @@ export function createAgent(env: AgentEnv, options: PermissionOptions = {}): Age
     },
     commands: {
       "/mode": {
-        help: "show the permission mode and rules",
-        run: () => [
-          `mode:  ${perms.mode}   (set "mode" in ${RULES_FILE} to ${MODES.join(" | ")}; plan ends when you approve a plan)`,
+        help: `show the permission mode and rules; "/mode plan" (or ${MODES.join(", ")}) switches`,
+        run: (wanted) => {
+          if (wanted) {
+            if (!MODES.includes(wanted as Mode)) return `Unknown mode "${wanted}". Modes: ${MODES.join(", ")}.`;
+            env.io.note(`mode: ${perms.mode} → ${wanted}`);
+            perms.mode = wanted as Mode;
+          }
+          return [
+          `mode:  ${perms.mode}   (also "mode" in ${RULES_FILE}; plan ends when you approve a plan)`,
           `deny:  ${perms.deny.map(describeRule).join(", ") || "(none)"}`,
           `allow: ${perms.allow.map(describeRule).join(", ") || "(none)"}`,
-        ].join("\n"),
+          ].join("\n");
+        },
       },
     },
   };

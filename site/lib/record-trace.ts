@@ -1,13 +1,12 @@
 // Recording a chapter's run: the same scenario `npm run chapter sNN -- --demo` plays, offline,
-// in a fresh temporary workspace (with the chapter's workspace/ template, as the CLI does).
+// in a fresh temporary workspace (playChapter copies in the chapter's workspace/ template, as
+// the CLI does).
 // Node only: `npm run traces` and tests/traces.test.ts use it; the site reads the JSON files.
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type ChapterInfo, loadChapter, REPO_ROOT } from "../../chapters/_shared/chapters.ts";
+import { type ChapterInfo, loadChapter, playChapter, REPO_ROOT } from "../../chapters/_shared/chapters.ts";
 import { createIO } from "../../chapters/_shared/io.ts";
-import { playScenario } from "../../chapters/_shared/runtime.ts";
-import { prepareWorkspace } from "../../chapters/_shared/workspace.ts";
 import { agentsOf, normalizeTrace, type TraceFile } from "./traces.ts";
 
 export const TRACES_DIR = path.join(REPO_ROOT, "site", "traces");
@@ -15,19 +14,18 @@ export const TRACES_DIR = path.join(REPO_ROOT, "site", "traces");
 export const traceFile = (chapterId: string, dir = TRACES_DIR) => path.join(dir, `${chapterId}.json`);
 
 export async function recordTrace(info: ChapterInfo): Promise<TraceFile> {
-  const { module, scenario } = await loadChapter(info);
-  const dir = mkdtempSync(path.join(tmpdir(), `lah-trace-${info.id}-`));
+  const { scenario } = await loadChapter(info);
+  const workspace = mkdtempSync(path.join(tmpdir(), `lah-trace-${info.id}-`));
   try {
-    const workspace = prepareWorkspace(dir, { template: path.join(info.dir, "workspace") });
     const io = createIO();
-    await playScenario(module, scenario, workspace, io);
-    const steps = normalizeTrace(io.trace, [workspace, realpathSync(workspace), dir, realpathSync(dir)]);
+    await playChapter(info, workspace, io);
+    const steps = normalizeTrace(io.trace, [workspace, realpathSync(workspace)]);
     return {
       chapter: info.id, name: info.name, summary: scenario.summary, prompts: scenario.prompts,
       agents: agentsOf(steps), steps,
     };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(workspace, { recursive: true, force: true });
   }
 }
 

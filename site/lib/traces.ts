@@ -202,8 +202,8 @@ const participant = (name: string) => name.replace(/[^A-Za-z0-9_]/g, "_");
 const label = (text: string) => text.replace(/[;#%<>{}]/g, " ").replace(/\s+/g, " ").trim();
 
 /** A mermaid sequence diagram of who told whom what: one participant per agent, one arrow per
- *  mailbox message (its type, and its request_id when a protocol sent it), spawns, task claims
- *  and protocol state changes as notes. */
+ *  mailbox message (its type, and its request_id when a protocol sent it) and per spawn; task
+ *  claims, protocol state changes, shutdowns and recoveries (s14) as notes. */
 export function sequenceFromTrace(trace: TraceFile): string {
   const lines: string[] = [];
   const seen = new Set<string>();
@@ -234,6 +234,11 @@ export function sequenceFromTrace(trace: TraceFile): string {
       lines.push(`  Note over ${participant(String(data.from))}: ${label(`${data.request_id} ${data.status}`)}`);
     } else if (step.type === "task_claimed") {
       lines.push(`  Note over ${participant(step.agent)}: ${label(`claims task ${data.task}`)}`);
+    } else if (step.type === "member_state" && data.state === "shutdown") {
+      lines.push(`  Note over ${participant(step.agent)}: shutdown`);
+    } else if (step.type === "recovery" || step.type === "compacted") {
+      const what = step.type === "compacted" ? "compacted" : [data.kind, data.action ?? (data.attempt ? `try ${data.attempt}` : "")].join(" ");
+      lines.push(`  Note over ${participant(step.agent)}: ${label(what)}`);
     } else continue;
     for (const who of [step.agent, data.from, data.to]) if (typeof who === "string") seen.add(who);
   }

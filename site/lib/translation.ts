@@ -30,7 +30,7 @@ export function sourceHash(file: string): string {
 export function englishPages(root = process.cwd()): { page: string; english: string; translation(l: TranslatedLocale): string }[] {
   const pages = [];
   const chaptersDir = path.join(root, "chapters");
-  for (const dir of readdirSync(chaptersDir).sort()) {
+  for (const dir of existsSync(chaptersDir) ? readdirSync(chaptersDir).sort() : []) {
     if (!existsSync(path.join(chaptersDir, dir, "en.mdx"))) continue;
     pages.push({
       page: dir,
@@ -39,7 +39,8 @@ export function englishPages(root = process.cwd()): { page: string; english: str
     });
   }
   const docsDir = path.join(root, "site/docs");
-  for (const file of readdirSync(docsDir, { recursive: true }) as string[]) {
+  const docs = existsSync(docsDir) ? (readdirSync(docsDir, { recursive: true }) as string[]) : [];
+  for (const file of docs.map((f) => f.split(path.sep).join("/")).sort()) {
     if (!file.endsWith(".mdx") || TRANSLATED_LOCALES.some((l) => file.startsWith(`${l}/`))) continue;
     pages.push({
       page: file.replace(/\.mdx$/, ""),
@@ -70,4 +71,12 @@ export function isStale(filePath: string | undefined, recordedHash: string | und
   const english = filePath.replace(/\/(ja|zh|de)\.mdx$/, "/en.mdx").replace(/^site\/docs\/(ja|zh|de)\//, "site/docs/");
   if (english === filePath || !existsSync(path.join(root, english))) return false;
   return recordedHash !== sourceHash(path.join(root, english));
+}
+
+/** How many pages are fresh, stale and missing, per locale. */
+export function summarize(rows: readonly PageStatus[]): Record<TranslatedLocale, Record<Status, number>> {
+  const totals = Object.fromEntries(TRANSLATED_LOCALES.map((l) => [l, { fresh: 0, stale: 0, missing: 0 }])) as
+    Record<TranslatedLocale, Record<Status, number>>;
+  for (const row of rows) totals[row.locale][row.status]++;
+  return totals;
 }
