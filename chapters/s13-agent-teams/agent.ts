@@ -250,8 +250,12 @@ export function claimTask(board: TaskBoard, id: number, owner: string): Task | n
   try {
     fd = openSync(lock, "wx");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EEXIST") return null; // someone is claiming it right now
-    throw err;
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    // Someone is claiming it right now — or died while claiming: a claim takes microseconds, so a
+    // lock older than a second is stale and removed (the next scan may claim the task).
+    const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
+    if (Date.now() - since > 1000) rmSync(lock, { force: true });
+    return null;
   }
   try {
     if (!board.isReady(board.get(id))) return null;

@@ -1,6 +1,6 @@
 // Task claims under contention: several processes claim the same ready task at the same moment
 // through the real claimTask. Exactly one may win; blocked, owned and finished tasks never move.
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { TaskBoard } from "../../chapters/s10-task-system/agent.ts";
@@ -81,5 +81,19 @@ describe("task claims", () => {
     expect(claimTask(b, 1, "bob")).toBeNull();
     expect(b.get(1).owner).toBe("alice");
     expect(readdirSync(b.dir).filter((f) => f.endsWith(".lock"))).toEqual([]);
+  });
+});
+
+describe("a claim lock left by a process that died", () => {
+  it("is removed once stale, so the task can be claimed again", () => {
+    const board = new TaskBoard(path.join(tempDir(), ".tasks"));
+    const task = board.create({ subject: "orphaned" });
+    const lock = `${board.path(task.id)}.lock`;
+    writeFileSync(lock, "");
+    expect(claimTask(board, task.id, "alice")).toBeNull(); // a fresh lock: someone is claiming
+    const old = new Date(Date.now() - 5000);
+    utimesSync(lock, old, old);
+    expect(claimTask(board, task.id, "alice")).toBeNull(); // stale: removed, not taken
+    expect(claimTask(board, task.id, "alice")?.owner).toBe("alice");
   });
 });

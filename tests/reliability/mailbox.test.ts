@@ -1,6 +1,6 @@
 // Mailboxes under load: many writer processes, readers draining at the same time. Nothing may be
 // lost, nothing read twice, and a malformed line must not take the reader (or other mail) down.
-import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
@@ -94,5 +94,17 @@ describe("mailboxes", () => {
     expect(bus.drain("lead")).toEqual([]);
     bus.send("alice", "lead", "third");
     expect(bus.drain("lead").map((m) => m.content)).toEqual(["third"]);
+  });
+
+  it("are not blocked for good by a lock left behind by a process that died", () => {
+    const dir = path.join(tempDir("lah-mail-"), ".mailboxes");
+    const bus = new MessageBus(dir);
+    const lock = `${bus.file("lead")}.lock`;
+    writeFileSync(lock, "");
+    const longAgo = new Date(Date.now() - 60_000);
+    utimesSync(lock, longAgo, longAgo); // its holder would have needed microseconds: it is gone
+    bus.send("alice", "lead", "still delivered");
+    expect(bus.drain("lead").map((m) => m.content)).toEqual(["still delivered"]);
+    expect(readdirSync(dir)).toEqual([]);
   });
 });

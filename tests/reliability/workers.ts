@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterEach } from "vitest";
 
 const WORKERS = fileURLToPath(new URL("./workers/", import.meta.url));
 
@@ -17,10 +18,18 @@ export interface Worker {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+// A test that fails half-way must not leave its workers running (a writer loops until killed).
+const running = new Set<ChildProcess>();
+afterEach(() => {
+  for (const child of running) child.kill("SIGKILL");
+  running.clear();
+});
+
 export function startWorker(name: string, args: string[]): Worker {
   const child = spawn(process.execPath, ["--import", "tsx", path.join(WORKERS, `${name}.ts`), ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });
+  running.add(child);
   let out = "";
   let err = "";
   const watchers: { pattern: RegExp; resolve(): void }[] = [];
@@ -33,7 +42,10 @@ export function startWorker(name: string, args: string[]): Worker {
   });
   child.stderr!.on("data", (d) => (err += d));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on("close", (code, signal) => resolve({ code, signal })));
+    child.on("close", (code, signal) => {
+      running.delete(child);
+      resolve({ code, signal });
+    }));
   return {
     child,
     stdout: () => out,
