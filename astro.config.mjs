@@ -8,6 +8,8 @@ import { defineConfig } from "astro/config";
 const hasPage = (name) => existsSync(`./chapters/${name}/en.mdx`);
 const chapters = readdirSync("./chapters").filter((name) => /^s\d\d-/.test(name) && hasPage(name)).sort();
 const hasCaseStudy = hasPage("case-study-hierarchy");
+// Pages for learners and teachers, generated from the chapters (site/docs/<name>.mdx).
+const toolPages = ["timeline", "compare", "workshop", "translation-status"].filter((name) => existsSync(`./site/docs/${name}.mdx`));
 
 export default defineConfig({
   srcDir: "./site",
@@ -36,6 +38,13 @@ export default defineConfig({
         },
         ...(hasCaseStudy
           ? [{ label: "Case study", translations: { ja: "ケーススタディ", "zh-CN": "案例研究", de: "Fallstudie" }, items: [{ slug: "case-study-hierarchy" }] }]
+          : []),
+        ...(toolPages.length
+          ? [{
+              label: "Tools for learners & teachers",
+              translations: { ja: "学習者と講師のためのツール", "zh-CN": "学习者与讲师工具", de: "Werkzeuge für Lernende & Lehrende" },
+              items: toolPages.map((slug) => ({ slug })),
+            }]
           : []),
       ],
       components: {

@@ -48,6 +48,18 @@ const escapeXml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&
 /** Roughly how wide a label is at 12px: CJK glyphs are about one em, others about 0.6 em. */
 const textWidth = (text: string) => [...text].reduce((w, ch) => w + (/[\u3000-\u9fff\uff00-\uffef]/.test(ch) ? 12 : 7), 0);
 
+/** Splits a label into at most two lines of about `width` pixels (at 11px), at spaces. */
+function wrap(label: string, width: number): string[] {
+  const fits = (text: string) => (textWidth(text) * 11) / 12 <= width;
+  if (fits(label)) return [label];
+  const words = label.split(" ");
+  for (let cut = words.length - 1; cut > 0; cut--) {
+    const first = words.slice(0, cut).join(" ");
+    if (fits(first)) return [first, words.slice(cut).join(" ")];
+  }
+  return words.length > 1 ? [words[0], words.slice(1).join(" ")] : [label];
+}
+
 /** A round number at or above `value` for an axis (100, 200, 250, 500, 800 ...). */
 export function niceCeiling(value: number): number {
   if (value <= 0) return 1;
@@ -62,11 +74,12 @@ export function niceCeiling(value: number): number {
 export function growthChart(points: readonly ChartPoint[], labels: ChartLabels): string {
   const width = 760;
   const height = 320;
-  const pad = { top: 56, right: 48, bottom: 40, left: 52 };
+  const pad = { top: 66, right: 48, bottom: 40, left: 52 };
   const plotW = width - pad.left - pad.right;
   const plotH = height - pad.top - pad.bottom;
   const maxLines = niceCeiling(Math.max(1, ...points.map((p) => p.lines)));
-  const maxTools = Math.max(5, Math.ceil(Math.max(1, ...points.map((p) => p.tools)) / 5) * 5);
+  // A multiple of 4, so the right axis's quarter ticks are whole numbers of tools.
+  const maxTools = Math.max(4, Math.ceil(Math.max(1, ...points.map((p) => p.tools)) / 4) * 4);
   const slot = plotW / Math.max(1, points.length);
   const x = (i: number) => pad.left + slot * i + slot / 2;
   const yLines = (v: number) => pad.top + plotH - (v / maxLines) * plotH;
@@ -82,9 +95,13 @@ export function growthChart(points: readonly ChartPoint[], labels: ChartLabels):
     if (next && next.layer === p.layer) return;
     const x0 = pad.left + slot * start;
     const x1 = pad.left + slot * (i + 1);
-    out.push(`<rect class="lah-chart-band${band++ % 2 ? " odd" : ""}" x="${r(x0)}" y="${pad.top - 22}" width="${r(x1 - x0)}" height="${plotH + 22}"/>`);
+    out.push(`<rect class="lah-chart-band${band++ % 2 ? " odd" : ""}" x="${r(x0)}" y="${pad.top - 34}" width="${r(x1 - x0)}" height="${plotH + 34}"/>`);
     if (p.layer) {
-      out.push(`<text class="lah-chart-layer" x="${r((x0 + x1) / 2)}" y="${pad.top - 8}" text-anchor="middle">${escapeXml(labels.layers[p.layer] ?? p.layer)}</text>`);
+      // A long layer name wraps onto two lines rather than running into the next band.
+      const rows = wrap(labels.layers[p.layer] ?? p.layer, x1 - x0 - 6);
+      const y0 = pad.top - 8 - 12 * (rows.length - 1);
+      const spans = rows.map((row, k) => `<tspan x="${r((x0 + x1) / 2)}" y="${y0 + 12 * k}">${escapeXml(row)}</tspan>`).join("");
+      out.push(`<text class="lah-chart-layer" text-anchor="middle">${spans}</text>`);
     }
     start = i + 1;
   });
@@ -103,7 +120,6 @@ export function growthChart(points: readonly ChartPoint[], labels: ChartLabels):
   points.forEach((p, i) => {
     const y = yLines(p.lines);
     out.push(`<rect class="lah-chart-bar" x="${r(x(i) - barW / 2)}" y="${r(y)}" width="${r(barW)}" height="${r(pad.top + plotH - y)}"><title>${escapeXml(`${p.id}: ${p.lines} ${labels.lines}`)}</title></rect>`);
-    out.push(`<text class="lah-chart-value" x="${r(x(i))}" y="${r(y - 4)}" text-anchor="middle">${p.lines}</text>`);
     out.push(`<text class="lah-chart-axis" x="${r(x(i))}" y="${height - pad.bottom + 16}" text-anchor="middle">${escapeXml(p.id)}</text>`);
   });
 
@@ -112,6 +128,10 @@ export function growthChart(points: readonly ChartPoint[], labels: ChartLabels):
   if (points.length) out.push(`<path class="lah-chart-tools" d="${path}"/>`);
   points.forEach((p, i) => {
     out.push(`<circle class="lah-chart-dot" cx="${r(x(i))}" cy="${r(yTools(p.tools))}" r="4"><title>${escapeXml(`${p.id}: ${p.tools} ${labels.tools}`)}</title></circle>`);
+  });
+  // The bars' numbers last, so the line never hides them (CSS gives them a halo).
+  points.forEach((p, i) => {
+    out.push(`<text class="lah-chart-value" x="${r(x(i))}" y="${r(yLines(p.lines) - 4)}" text-anchor="middle">${p.lines}</text>`);
   });
 
   // Legend.

@@ -1,0 +1,5 @@
+// Components of the pages for learners and teachers (site/docs/): `import { Timeline } from ...`.
+export { default as Compare } from "./Compare.astro";
+export { default as Timeline } from "./Timeline.astro";
+export { default as TranslationStatus } from "./TranslationStatus.astro";
+export { default as Workshop } from "./Workshop.astro";

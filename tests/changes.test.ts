@@ -1,0 +1,126 @@
+// What the site says changed between chapters, and the timeline, computed from the real chapter
+// code with the same functions the pages use (site/lib/changes.ts, site/lib/timeline.ts).
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { listChapters } from "../chapters/_shared/chapters.ts";
+import type { Tool } from "../chapters/_shared/types.ts";
+import { diffHtml, diffRows, lineChanges, markedDiff, toolChanges } from "../site/lib/changes.ts";
+import { growthChart, headlineOf, importsOf, LAYERS, layerOf, niceCeiling } from "../site/lib/timeline.ts";
+
+const chapters = await Promise.all(listChapters().map(async (info) => ({
+  ...info,
+  tools: ((await import(path.join(info.dir, "agent.ts"))) as { TOOLS: Tool[] }).TOOLS,
+  source: readFileSync(path.join(info.dir, "agent.ts"), "utf8"),
+})));
+const byId = (id: string) => chapters.find((c) => c.id === id)!;
+const names = (tools: Tool[]) => tools.map((t) => t.name);
+
+describe("tools added and removed between chapters", () => {
+  it("s01 → s02 adds read, write, edit and glob and removes nothing", () => {
+    expect(toolChanges(byId("s01").tools, byId("s02").tools)).toEqual({
+      added: ["read", "write", "edit", "glob"], removed: [], kept: ["bash"],
+    });
+  });
+
+  it("s02 → s03 adds todo; s03 → s04 swaps todo for load_skill", () => {
+    expect(toolChanges(byId("s02").tools, byId("s03").tools).added).toEqual(["todo"]);
+    expect(toolChanges(byId("s03").tools, byId("s04").tools)).toMatchObject({ added: ["load_skill"], removed: ["todo"] });
+  });
+
+  it("s12 → s13: the lead gains spawn, send and inbox and loses edit, glob and the worktree tools", () => {
+    const change = toolChanges(byId("s12").tools, byId("s13").tools);
+    expect(change.added).toEqual(["spawn", "send", "inbox"]);
+    expect(change.removed).toEqual(expect.arrayContaining(["edit", "glob", "worktree_create", "worktree_list", "worktree_run", "worktree_remove"]));
+  });
+
+  it("for every pair of neighbours, before − removed + added is exactly the next chapter's tool set", () => {
+    for (let i = 1; i < chapters.length; i++) {
+      const [a, b] = [chapters[i - 1], chapters[i]];
+      const { added, removed, kept } = toolChanges(a.tools, b.tools);
+      expect(new Set([...names(a.tools).filter((n) => !removed.includes(n)), ...added]), `${a.id} → ${b.id}`).toEqual(new Set(names(b.tools)));
+      expect([...kept, ...added].sort()).toEqual(names(b.tools).sort());
+    }
+  });
+});
+
+describe("the diff of agent.ts", () => {
+  const [a, b] = [byId("s01"), byId("s02")];
+
+  it("counts added and removed lines consistently with its rows", () => {
+    const rows = diffRows(a.source, b.source);
+    const counts = lineChanges(a.source, b.source);
+    expect(rows.filter((r) => r.kind === "add")).toHaveLength(counts.added);
+    expect(rows.filter((r) => r.kind === "del")).toHaveLength(counts.removed);
+    expect(counts.added).toBeGreaterThan(counts.removed);
+  });
+
+  it("numbers old and new lines so that every row points at the right line of its file", () => {
+    const oldLines = a.source.split("\n");
+    const newLines = b.source.split("\n");
+    for (const row of diffRows(a.source, b.source)) {
+      if (row.kind === "hunk") continue;
+      if (row.oldLine !== undefined) expect(oldLines[row.oldLine - 1]).toBe(row.text);
+      if (row.newLine !== undefined) expect(newLines[row.newLine - 1]).toBe(row.text);
+    }
+  });
+
+  it("is marked for Expressive Code: + and - lines, hunk headers as comments, never a raw patch header", () => {
+    const marked = markedDiff(a.source, b.source).split("\n");
+    // Expressive Code leaves a block unmarked if one of its first four lines looks like a real patch.
+    expect(marked.slice(0, 4).some((l) => /^([*+-]{3}\s|@@\s)/.test(l))).toBe(false);
+    expect(marked[0]).toMatch(/^ \/\/ @@ -\d+,\d+ \+\d+,\d+ @@$/);
+    expect(marked.filter((l) => l.startsWith("+"))).toHaveLength(lineChanges(a.source, b.source).added);
+    expect(marked.every((l) => /^[ +-]/.test(l) || l === "")).toBe(true);
+  });
+
+  it("renders as escaped HTML rows", () => {
+    const html = diffHtml(diffRows("const a = 1;\n", "const a = \"<b>\" && 2;\n"));
+    expect(html).toContain("&lt;b&gt;");
+    expect(html).toContain("&amp;&amp;");
+    expect(html).not.toContain("<b>");
+    expect(html.match(/class="lah-diff-add"/g)).toHaveLength(1);
+    expect(html.match(/class="lah-diff-del"/g)).toHaveLength(1);
+  });
+
+  it("finds nothing to show between a chapter and itself", () => {
+    expect(diffRows(b.source, b.source)).toEqual([]);
+    expect(lineChanges(b.source, b.source)).toEqual({ added: 0, removed: 0 });
+  });
+});
+
+describe("the timeline", () => {
+  it("puts every chapter in exactly one layer", () => {
+    for (const c of chapters) expect(layerOf(c.id), c.id).toBeDefined();
+    const all = LAYERS.flatMap((l) => [...l.chapters]);
+    expect(new Set(all).size).toBe(all.length);
+  });
+
+  it("reads which earlier chapters a chapter imports from its code", () => {
+    expect(importsOf(byId("s01").source)).toEqual([]);
+    expect(importsOf(byId("s02").source)).toEqual(["s01"]);
+    expect(importsOf(byId("s13").source)).toEqual(expect.arrayContaining(["s02", "s10", "s12"]));
+    for (const c of chapters) for (const dep of importsOf(c.source)) expect(dep < c.id, `${c.id} imports ${dep}`).toBe(true);
+  });
+
+  it("reads each chapter's headline from its agent.ts", () => {
+    for (const c of chapters) expect(headlineOf(c.source), c.id).toBeTruthy();
+    expect(headlineOf(byId("s01").source)).toBe("The agent loop");
+  });
+
+  it("draws one bar and one dot per chapter, with escaped labels", () => {
+    const points = chapters.map((c) => ({ id: c.id, lines: c.source.trimEnd().split("\n").length, tools: c.tools.length, layer: layerOf(c.id) }));
+    const svg = growthChart(points, {
+      title: "Growth", description: "bars & line", lines: "lines <agent.ts>", tools: "tools",
+      layers: Object.fromEntries(LAYERS.map((l) => [l.id, l.id])),
+    });
+    expect(svg.startsWith("<svg")).toBe(true);
+    expect(svg.match(/<rect class="lah-chart-bar"/g)).toHaveLength(chapters.length + 1); // + the legend swatch
+    expect(svg.match(/<circle class="lah-chart-dot"/g)).toHaveLength(chapters.length + 1);
+    expect(svg).toContain("bars &amp; line");
+    expect(svg).toContain("lines &lt;agent.ts&gt;");
+    expect(svg).not.toMatch(/NaN|undefined/);
+    expect(niceCeiling(749)).toBe(1000);
+    expect(niceCeiling(233)).toBe(250);
+  });
+});
