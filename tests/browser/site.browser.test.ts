@@ -23,7 +23,8 @@ function htmlPages(root: string): string[] {
     .map((f) => `/${path.dirname(f)}/`.replace(/^\/\.\/$/, "/").replace(/\/\.?\/$/, "/"));
 }
 
-/** Opens a page and collects console errors and failed requests while it loads. */
+/** Opens a page and collects console errors and failed requests while it loads (and, on a page
+ *  with mermaid diagrams, until they have rendered). */
 async function visit(page: Page, url: string) {
   const problems: string[] = [];
   page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()}`); });
@@ -31,7 +32,11 @@ async function visit(page: Page, url: string) {
   page.on("requestfailed", (r) => problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`));
   page.on("response", (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
   await page.goto(url, { waitUntil: "load" });
-  await page.waitForLoadState("networkidle").catch(() => {});
+  const diagrams = page.locator("pre.mermaid-source:not([data-rendered])");
+  if (await diagrams.count()) {
+    await page.waitForFunction(() => !document.querySelector("pre.mermaid-source:not([data-rendered])"), null, { timeout: 30_000 })
+      .catch(() => problems.push("mermaid did not render"));
+  }
   return problems;
 }
 
@@ -52,14 +57,18 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
     const failures: string[] = [];
     const pages = htmlPages(dist);
     expect(pages.length).toBeGreaterThan(8);
-    for (const url of pages) {
-      const page = await context.newPage();
-      const problems = await visit(page, server.url + url);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      if (overflow > 0) problems.push(`overflows by ${overflow}px at 390px`);
-      failures.push(...problems.map((p) => `${url}: ${p}`));
-      await page.close();
-    }
+    const queue = [...pages];
+    // Three tabs at a time: a 2-core machine renders while another tab waits on the network.
+    await Promise.all([1, 2, 3].map(async () => {
+      for (let url = queue.shift(); url !== undefined; url = queue.shift()) {
+        const page = await context.newPage();
+        const problems = await visit(page, server.url + url);
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        if (overflow > 0) problems.push(`overflows by ${overflow}px at 390px`);
+        failures.push(...problems.map((p) => `${url}: ${p}`));
+        await page.close();
+      }
+    }));
     await context.close();
     expect(failures).toEqual([]);
   }, 600_000);
@@ -82,6 +91,7 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
       const prefix = LOCALES[locale as keyof typeof LOCALES];
       await page.goto(`${server.url}${prefix}/${chapter}/`);
       await page.locator("button[data-open-modal]").first().click();
+      await page.locator("dialog[open] #starlight__search input").waitFor({ timeout: 60_000 }); // Pagefind UI loads on first open
       await page.locator("#starlight__search input").fill(word);
       const link = page.locator(".pagefind-ui__result-link").first();
       await link.waitFor({ timeout: 15_000 });
@@ -112,6 +122,26 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
     expect(await page.getAttribute("html", "data-theme")).toBe("dark");
     await page.goto(`${server.url}/ja/${chapter}/`);
     expect(await page.getAttribute("html", "data-theme")).toBe("dark");
+    await page.close();
+  }, 60_000);
+
+  it("the step-through player steps forward and back, by button and by keyboard", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/${chapter}/`);
+    const player = page.locator(".lah-player").first();
+    const current = () => player.locator('.lah-step[aria-current="step"]').getAttribute("data-index");
+    await expect.poll(current).toBe("0");
+    await player.locator("button[data-action=next]").click();
+    await player.locator("button[data-action=next]").click();
+    expect(await current()).toBe("2");
+    expect(await player.locator(".lah-step[data-future]").count()).toBe((await player.locator(".lah-step").count()) - 3);
+    await player.locator("button[data-action=back]").click();
+    expect(await current()).toBe("1");
+    await player.focus();
+    await page.keyboard.press("ArrowRight");
+    expect(await current()).toBe("2");
+    await player.locator("button[data-action=last]").click();
+    expect(Number(await current())).toBe((await player.locator(".lah-step").count()) - 1);
     await page.close();
   }, 60_000);
 
