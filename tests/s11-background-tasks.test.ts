@@ -140,7 +140,7 @@ describe("s11 background tasks", () => {
     expect(await gone(childPid)).toBe(true);
   });
 
-  it("plays its scenario offline: the build lands on disk and its result is injected once", async () => {
+  it("plays its scenario offline: the build lands on disk, is still running at the check, and its result is injected once", async () => {
     const ws = tempDir();
     const { env, agent } = await playScenario(s11, scenario, ws);
     expect(readFileSync(path.join(ws, "dist/app.js"), "utf8")).toContain("bundle v1");
@@ -148,5 +148,12 @@ describe("s11 background tasks", () => {
     expect(injected(agent.messages)).toHaveLength(1);
     const last = env.io.trace.filter((e) => e.kind === "response").at(-1);
     expect(last?.kind === "response" && last.text).toContain("build ok: dist/app.js");
+    // The build waited for the notes it packs: it cannot have finished before they were written.
+    expect(readFileSync(path.join(ws, "dist/RELEASE_NOTES.md"), "utf8")).toContain("Release 1.0");
+    const check = env.io.trace.find((e) => e.kind === "tool_result" && e.name === "check_background");
+    expect(check?.kind === "tool_result" && check.output).toMatch(/^\[bg_1\] running/);
+    const notes = env.io.trace.flatMap((e) => (e.kind === "note" ? [e.text] : []));
+    expect(notes).toEqual(["waiting for 1 background command(s) to finish…", "background results injected: bg_1 completed"]);
+    expect(env.scripted?.finished).toBe(true); // every scripted turn was played, none left over
   });
 });

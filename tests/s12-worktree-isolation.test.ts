@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as s12 from "../chapters/s12-worktree-isolation/agent.ts";
@@ -118,6 +118,39 @@ describe("s12 worktree isolation", () => {
     expect(events.every((e) => e.worktree === "docs" && typeof e.ts === "string")).toBe(true);
     expect(events[1].taskId).toBe(task.id);
     expect(events[2]).toMatchObject({ command: "echo hi", ok: true });
+  });
+
+  it("events() skips a line cut off by a crash, with a note, and the next event starts on a fresh line", async () => {
+    const ws = tempDir("lah-wt-");
+    const board = new TaskBoard(path.join(ws, ".tasks"));
+    const notes: string[] = [];
+    const lanes = new WorktreeManager(ws, board, undefined, (text) => notes.push(text));
+    lanes.create("docs");
+    appendFileSync(path.join(ws, ".worktrees/events.jsonl"), '{"ts":"2026-01-01T00:00:00.000Z","event":"worktree.ru'); // the crash
+    await lanes.run("docs", "echo hi"); // logged after the cut-off line, not glued onto it
+    expect(lanes.events().map((e) => e.event)).toEqual(["worktree.create", "worktree.run"]);
+    expect(notes).toEqual(["skipped a malformed line in .worktrees/events.jsonl (line 2)"]);
+
+    // Valid JSON that is not an event is skipped the same way.
+    writeFileSync(path.join(ws, ".worktrees/events.jsonl"), '["not an event"]\n{"event":"worktree.run","worktree":"docs"}\n');
+    expect(lanes.events().map((e) => e.event)).toEqual(["worktree.run"]);
+    expect(notes.at(-1)).toBe("skipped a malformed line in .worktrees/events.jsonl (line 1)");
+  });
+
+  it("keeps the harness's own state folders out of git, so a lane's first commit holds only the project", () => {
+    const { ws, lanes } = setup();
+    writeFileSync(path.join(ws, "app.js"), "console.log(1);\n");
+    for (const dir of [".mailboxes", ".team", ".transcripts", ".memory"]) {
+      mkdirSync(path.join(ws, dir), { recursive: true });
+      writeFileSync(path.join(ws, dir, "state.json"), "{}\n");
+    }
+    lanes.create("feature");
+    expect(git(ws, "ls-tree", "-r", "--name-only", "wt/feature").split("\n")).toEqual(["app.js"]);
+    expect(git(ws, "status", "--porcelain", "--untracked-files=all")).toBe("");
+    const exclude = readFileSync(path.join(ws, ".git/info/exclude"), "utf8").split("\n");
+    for (const line of s12.HARNESS_STATE) expect(exclude).toContain(line);
+    lanes.create("second"); // ensureRepo again: nothing is added twice
+    expect(readFileSync(path.join(ws, ".git/info/exclude"), "utf8").split("\n").filter((l) => l === ".team/")).toHaveLength(1);
   });
 
   it("plays its scenario offline: the lane's commit is merged and the task completed", async () => {

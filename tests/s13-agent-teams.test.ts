@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -195,6 +196,26 @@ describe("s13 agent teams", () => {
     expect(member).toMatchObject({ task: null, lane: null, cwd: run.env.workspace, state: "idle" });
     const roster = JSON.parse(readFileSync(path.join(run.env.workspace, ".team", "config.json"), "utf8"));
     expect(roster.members[0]).toMatchObject({ name: "alice", task: null, lane: null, cwd: "." });
+
+    // alice opened the lane, so the lane's events are hers, not the lead's.
+    const laneEvents = run.env.io.trace.filter((e) => e.kind === "event" && e.type.startsWith("worktree."));
+    expect(laneEvents.map((e) => [e.agent, e.kind === "event" && e.type])).toEqual([["alice", "worktree.create"]]);
+    // The team's own files stay out of git: the lane's first commit and the main checkout's status.
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: run.env.workspace, encoding: "utf8" });
+    expect(git("ls-tree", "-r", "--name-only", "wt/feature")).not.toMatch(/^\.(mailboxes|team|tasks|worktrees)\//m);
+    expect(git("status", "--porcelain", "--untracked-files=all")).toBe("");
+  });
+
+  it("the trace's mailbox_send event carries the message's extra fields (a result's ok and task)", async () => {
+    const run = teamRun({ alice: pool(easygoing) });
+    const task = run.team.board.create({ subject: "small job" });
+    run.team.spawn("alice", "dev", "hi");
+    expect(await run.team.waitUntilSettled()).toBe(true);
+    const sends = run.env.io.trace.flatMap((e) => (e.kind === "event" && e.type === "mailbox_send" ? [e] : []));
+    const result = sends.find((e) => e.data.type === "result" && e.data.task === task.id);
+    expect(result).toMatchObject({ agent: "alice", data: { from: "alice", to: LEAD, ok: true, task: task.id, content: "task done" } });
+    const stored = run.team.bus.peek(LEAD).find((m) => m.type === "result" && m.task === task.id)!;
+    expect(result?.data.id).toBe(stored.id);
   });
 
   it("a failure keeps owner, status and lane, and the lead hears about it", async () => {
@@ -227,8 +248,8 @@ describe("s13 agent teams", () => {
     const { agent, team } = teamRun({ "*": pool(easygoing) });
     team.spawn("alice", "developer", "hi");
     expect(await team.waitUntilSettled()).toBe(true);
-    expect(await agent.commands!["/team"].run()).toMatch(/alice\s+developer\s+idle\s+no task/);
-    const inbox = await agent.commands!["/inbox"].run();
+    expect(await agent.commands!["/team"].run("")).toMatch(/alice\s+developer\s+idle\s+no task/);
+    const inbox = await agent.commands!["/inbox"].run("");
     expect(inbox).toContain('<message from="alice" type="result" ok="true">\nhello');
     expect(team.bus.peek(LEAD)).toHaveLength(2);
     await agent.close!();

@@ -66,6 +66,9 @@ describe("s15 team protocols", () => {
     const mail = team.bus.peek("alice");
     expect(mail).toHaveLength(1);
     expect(mail[0]).toMatchObject({ type: "shutdown_request", from: LEAD, request_id: "req_1", content: "time to go" });
+    // The trace's mailbox_send event carries the request_id too (not only the protocol event after it).
+    const send = env.io.trace.find((e) => e.kind === "event" && e.type === "mailbox_send" && e.data.type === "shutdown_request");
+    expect(send).toMatchObject({ agent: LEAD, data: { id: mail[0].id, from: LEAD, to: "alice", request_id: "req_1" } });
   });
 
   it("approve: the request is approved, the lead gets shutdown_response with the same id, the teammate stops calling the model", async () => {
@@ -85,6 +88,8 @@ describe("s15 team protocols", () => {
     const [response, lateMail] = results(env, LEAD).slice(-2).map((r) => r.output);
     expect(lateMail).toMatch(/alice has shut down and will not read it$/);
     expect(response).toContain('<message from="alice" type="shutdown_response" request_id="req_1" approve="true">');
+    const answer = env.io.trace.find((e) => e.kind === "event" && e.type === "mailbox_send" && e.data.type === "shutdown_response");
+    expect(answer).toMatchObject({ agent: "alice", data: { from: "alice", to: LEAD, request_id: "req_1", approve: true } });
     expect(requestsOf(env, "alice")).toHaveLength(2); // hi, then the answer; nothing after it
     expect(team.members.get("alice")!.state).toBe("shutdown");
     const roster = JSON.parse(readFileSync(path.join(env.workspace, ".team", "config.json"), "utf8"));

@@ -23,7 +23,9 @@ export async function ensureSiteBuilt(): Promise<string> {
   }
   if (builder) {
     const outcome = await new Promise<string>((resolve) => {
-      execFile("npx", ["astro", "build"], { cwd: REPO_ROOT, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
+      // vitest sets NODE_ENV=test, which would make this a development build (no search index).
+      const env = { ...process.env, NODE_ENV: "production" };
+      execFile("npx", ["astro", "build"], { cwd: REPO_ROOT, env, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
         resolve(err ? `failed\n${stderr || stdout || err.message}`.slice(0, 20_000) : "ok"));
     });
     writeFileSync(result, outcome);

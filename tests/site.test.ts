@@ -1,6 +1,6 @@
 // The site builds, and every chapter page exists in all four locales with its diagram,
 // its tool table (from the chapter code) and its source.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { listChapters, REPO_ROOT } from "../chapters/_shared/chapters.ts";
@@ -35,6 +35,11 @@ describe("documentation site", () => {
       }
     });
   }
+
+  it("is a production build with search in every locale", () => {
+    for (const prefix of Object.values(prefixes)) expect(page(prefix, chapters[0].name)).toContain('id="starlight__search"');
+    expect(existsSync(path.join(dist, "pagefind/pagefind.js"))).toBe(true);
+  });
 
   it("loads mermaid only on pages that have a diagram", () => {
     expect(page("", "")).not.toMatch(/Mermaid\.astro_astro_type_script/);

@@ -182,13 +182,18 @@ export class TaskBoard {
     writeJsonAtomic(this.path(task.id), task);
   }
 
-  /** A file that is not JSON, or not a task, is a clear error naming the file — never a crash. */
+  /** A file that is not JSON, or not a task, is a clear error naming the file and what is wrong —
+   *  never a crash. */
   private load(file: string): Task {
-    const task = readJson<Task>(file);
-    const valid = task && typeof task === "object" && Number.isInteger(task.id) && STATUSES.includes(task.status) &&
-      Array.isArray(task.blockedBy) && Array.isArray(task.blocks);
-    if (!valid) throw new BrokenStateError(`state file ${file} is not a task; fix or delete it`);
-    return task;
+    const task = readJson<Partial<Record<keyof Task, unknown>> | null>(file);
+    const problem =
+      !task || typeof task !== "object" || Array.isArray(task) ? "expected a JSON object" :
+      !Number.isInteger(task.id) ? '"id" must be a whole number' :
+      typeof task.subject !== "string" ? '"subject" must be text' :
+      !STATUSES.includes(task.status as TaskStatus) ? `"status" must be one of ${STATUSES.join(", ")}` :
+      !Array.isArray(task.blockedBy) || !Array.isArray(task.blocks) ? '"blockedBy" and "blocks" must be lists' : null;
+    if (problem) throw new BrokenStateError(`state file ${file} is not a task (${problem}); fix or delete it`);
+    return task as Task;
   }
   // #endregion files
 }

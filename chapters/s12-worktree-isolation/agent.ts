@@ -14,9 +14,11 @@
  * `.worktrees/events.jsonl` records every step, one JSON line each.
  */
 import { execFileSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, statSync, writeFileSync,
+} from "node:fs";
 import path from "node:path";
-import { readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
+import { BrokenStateError, readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import { scrubbedEnv } from "../_shared/shell.ts";
 import { bash } from "../s01-agent-loop/agent.ts";
 import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool, type ToolHandler } from "../s02-tool-use/agent.ts";
@@ -69,6 +71,11 @@ export interface LaneEvent {
   [detail: string]: unknown;
 }
 
+/** The harness's own state folders in a workspace: the task board (s10), the lanes (here), the
+ *  mailboxes and the team's files (s13, s15), saved transcripts (s05, s14) and memory (s09).
+ *  None of them is part of the project, so none of them goes into its history. */
+export const HARNESS_STATE = [".worktrees/", ".tasks/", ".mailboxes/", ".team/", ".transcripts/", ".memory/"];
+
 /** Lowercase, short, and safe as both a folder name and a branch name. */
 export const LANE_NAME = /^[a-z0-9][a-z0-9._-]{0,39}$/;
 const RESERVED = new Set(["index.json", "events.jsonl"]);
@@ -92,6 +99,8 @@ export class WorktreeManager {
     workspace: string,
     private readonly board?: TaskBoard,
     private readonly onEvent?: (event: LaneEvent) => void,
+    /** Hears what the manager skipped on its own (a damaged line of events.jsonl). */
+    private readonly onNote?: (text: string) => void,
   ) {
     this.root = workspace;
     this.dir = path.join(workspace, ".worktrees");
@@ -114,10 +123,10 @@ export class WorktreeManager {
       git(this.root, "config", "user.name", "Agent Harness");
       git(this.root, "config", "user.email", "agent@harness.invalid");
     }
-    // The harness's own state is not part of the project's history.
+    // The harness's own state is not part of the project's history (nor of a lane's first commit).
     const exclude = path.resolve(this.root, git(this.root, "rev-parse", "--git-path", "info/exclude"));
     const current = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
-    const missing = [".worktrees/", ".tasks/"].filter((line) => !current.split("\n").includes(line));
+    const missing = HARNESS_STATE.filter((line) => !current.split("\n").includes(line));
     if (missing.length) {
       mkdirSync(path.dirname(exclude), { recursive: true });
       writeFileSync(exclude, `${current}${current && !current.endsWith("\n") ? "\n" : ""}${missing.join("\n")}\n`);
@@ -134,7 +143,7 @@ export class WorktreeManager {
   }
 
   list(): Lane[] {
-    return existsSync(this.indexFile) ? readJson<{ lanes: Lane[] }>(this.indexFile).lanes : [];
+    return existsSync(this.indexFile) ? this.readIndex() : [];
   }
 
   get(name: string): Lane {
@@ -229,23 +238,66 @@ export class WorktreeManager {
     return out ? out.split("\n") : [];
   }
 
+  /** The history, oldest first. A line that is not an event (say, the last one, cut off by a crash)
+   *  is skipped with a note: one damaged line must not hide the rest of the history. */
   events(): LaneEvent[] {
     if (!existsSync(this.eventsFile)) return [];
-    return readFileSync(this.eventsFile, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as LaneEvent);
+    const events: LaneEvent[] = [];
+    for (const [i, line] of readFileSync(this.eventsFile, "utf8").split("\n").entries()) {
+      if (!line.trim()) continue;
+      let entry: LaneEvent | undefined;
+      try {
+        entry = JSON.parse(line) as LaneEvent;
+      } catch {
+        // not JSON: skipped below
+      }
+      if (entry && typeof entry.event === "string" && typeof entry.worktree === "string") events.push(entry);
+      else this.onNote?.(`skipped a malformed line in .worktrees/events.jsonl (line ${i + 1})`);
+    }
+    return events;
   }
 
   private saveIndex(lanes: Lane[]): void {
     writeJsonAtomic(this.indexFile, { lanes });
   }
 
-  /** Append-only: one JSON object per line, so the log survives a crash mid-write. */
+  /** The index as saveIndex wrote it. Valid JSON of another shape (a hand edit, another tool's file)
+   *  is a clear error naming the file and the problem, not a TypeError somewhere later. */
+  private readIndex(): Lane[] {
+    const index = readJson<{ lanes?: unknown } | null>(this.indexFile);
+    const broken = (problem: string) => new BrokenStateError(`state file ${this.indexFile} is not a lane index (${problem}); fix or delete it`);
+    if (!index || typeof index !== "object" || !Array.isArray(index.lanes)) throw broken('expected {"lanes": [...]}');
+    index.lanes.forEach((lane: Partial<Record<keyof Lane, unknown>> | null, i) => {
+      const ok = lane && typeof lane === "object" && typeof lane.name === "string" && typeof lane.path === "string" &&
+        typeof lane.branch === "string" && (lane.taskId === null || Number.isInteger(lane.taskId));
+      if (!ok) throw broken(`lane ${i + 1} needs a name, path, branch and a taskId (a number or null)`);
+    });
+    return index.lanes as Lane[];
+  }
+
+  /** Append-only: one JSON object per line, so the log survives a crash mid-write. If a crash cut
+   *  the last line short, the next entry starts on a line of its own instead of gluing onto it. */
   private log(event: string, worktree: string, details: Record<string, unknown>): void {
     const entry: LaneEvent = { ts: new Date().toISOString(), event, worktree, ...details };
     mkdirSync(this.dir, { recursive: true });
-    appendFileSync(this.eventsFile, `${JSON.stringify(entry)}\n`);
+    appendFileSync(this.eventsFile, `${endsMidLine(this.eventsFile) ? "\n" : ""}${JSON.stringify(entry)}\n`);
     this.onEvent?.(entry);
   }
   // #endregion files
+}
+
+/** True when a file's last line has no newline: a write that a crash cut off. */
+function endsMidLine(file: string): boolean {
+  const size = statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+  if (size === 0) return false;
+  const fd = openSync(file, "r");
+  try {
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 // #region tools
@@ -348,7 +400,7 @@ export function createAgent(env: AgentEnv): Agent {
   const messages: MessageParam[] = [];
   const board = new TaskBoard(path.join(env.workspace, ".tasks"));
   // Every lane event also goes to the trace, so the player can show lanes opening and closing.
-  const lanes = new WorktreeManager(env.workspace, board, ({ event, ...data }) => env.io.event(event, data));
+  const lanes = new WorktreeManager(env.workspace, board, ({ event, ...data }) => env.io.event(event, data), (text) => env.io.note(text));
   const handlers = { ...BASE_HANDLERS, ...taskHandlers(board), ...worktreeHandlers(lanes, board) };
   return {
     messages,

@@ -25,14 +25,12 @@
  *   createAgent(env, options)          → TeamAgent (an Agent with its `team`)
  */
 import { APIError } from "@anthropic-ai/sdk";
-import { execFileSync } from "node:child_process";
 import {
   appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync,
 } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { writeJsonAtomic } from "../_shared/fsutil.ts";
-import { scrubbedEnv } from "../_shared/shell.ts";
 import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool, type ToolHandler } from "../s02-tool-use/agent.ts";
 import { TASK_TOOLS, TaskBoard, taskHandlers, taskLine, type Task } from "../s10-task-system/agent.ts";
 import { checkLaneName, WorktreeManager } from "../s12-worktree-isolation/agent.ts";
@@ -62,7 +60,8 @@ export interface TeamMessage {
   [field: string]: unknown;
 }
 
-const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+/** Atomics.wait on this is a synchronous sleep: the mailbox lock below waits 1 ms at a time. */
+const LOCK_WAIT = new Int32Array(new SharedArrayBuffer(4));
 
 /** Mailboxes on disk: `.mailboxes/<name>.jsonl`, one JSON message per line. Files, not memory,
  *  so any process can write to any agent, and nothing is lost if the reader is busy. */
@@ -118,7 +117,7 @@ export class MessageBus {
         // A holder needs microseconds; a lock older than a second was left by a process that died.
         const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
         if (Date.now() - since > 1000) rmSync(lock, { force: true });
-        else Atomics.wait(PAUSE, 0, 0, 1); // 1 ms, synchronously: send and drain are synchronous
+        else Atomics.wait(LOCK_WAIT, 0, 0, 1); // 1 ms, synchronously: send and drain are synchronous
       }
     }
     try {
@@ -286,7 +285,8 @@ export const plainCall: CallModel = (env, { client, system, tools, messages }) =
   client.messages.create({ model: env.modelId, system, tools, messages: normalizeMessages(messages), max_tokens: 8000 });
 // #endregion model-call
 
-/** A failed call in one line, e.g. "529 overloaded_error: Overloaded". */
+/** A failed call in one line, e.g. "529 overloaded_error: Overloaded": what a teammate that gives
+ *  up reports to the lead. */
 export function errorLine(err: unknown): string {
   if (err instanceof APIError) {
     const detail = (err.error as { error?: { type?: string; message?: string } } | undefined)?.error;
@@ -295,8 +295,12 @@ export function errorLine(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+// The team itself: who is on it (Teammate), how it is tuned and extended (TeamOptions), and the
+// runtime that runs the lead and every teammate (Team).
+
 export type MemberState = "working" | "idle" | "shutdown";
 
+/** One teammate, as the runtime keeps it in memory (`.team/config.json` is a copy for people). */
 export interface Teammate {
   name: string;
   role: string;
@@ -356,8 +360,11 @@ interface Runner {
 
 export class Team {
   readonly bus: MessageBus;
+  /** s10's task board, shared by everyone: the lead plans on it, idle teammates claim from it. */
   readonly board: TaskBoard;
+  /** s12's lanes, as the lead sees them (a teammate opens its own through lanesFor). */
   readonly lanes: WorktreeManager;
+  /** Everyone ever spawned, by name, including those that have shut down. */
   readonly members = new Map<string, Teammate>();
   readonly leadTools: Tool[];
   readonly leadHandlers: Record<string, ToolHandler>;
@@ -375,7 +382,7 @@ export class Team {
     };
     this.bus = new MessageBus(path.join(env.workspace, ".mailboxes"), env.io);
     this.board = new TaskBoard(path.join(env.workspace, ".tasks"));
-    this.lanes = new WorktreeManager(env.workspace, this.board, ({ event, ...data }) => env.io.event(event, data));
+    this.lanes = this.lanesFor(LEAD);
     this.leadTools = [...LEAD_TOOLS, ...(o.leadTools ?? [])];
     this.leadHandlers = { ...BASE_HANDLERS, ...taskHandlers(this.board), ...this.leadTeamHandlers(), ...o.leadHandlers?.(this) };
   }
@@ -390,6 +397,7 @@ export class Team {
     }, messages);
   }
 
+  /** The lead's team tools: task_create (with a lane), spawn, send and inbox. */
   private leadTeamHandlers(): Record<string, ToolHandler> {
     return {
       task_create: ({ subject, description, blockedBy, worktree }) => {
@@ -424,7 +432,8 @@ export class Team {
     if (to === from) throw new Error("cannot send a message to yourself");
     if (!content.trim()) throw new Error("a message needs some content");
     const message = this.bus.send(from, to, content, type, extra);
-    this.env.io.event("mailbox_send", { id: message.id, type, from, to, content }, from);
+    // The trace gets the message as written, with its protocol fields (request_id, approve, ...).
+    this.env.io.event("mailbox_send", { id: message.id, type, from, to, content, ...extra }, from);
     return message;
   }
 
@@ -615,7 +624,7 @@ export class Team {
     let where = "the workspace root";
     try {
       if (task.worktree) {
-        member.cwd = this.openLane(task.worktree);
+        member.cwd = this.openLane(member, task.worktree);
         member.lane = task.worktree;
         where = `the lane .worktrees/${task.worktree} (a git worktree on branch wt/${task.worktree})`;
       }
@@ -634,17 +643,24 @@ export class Team {
       "summary and no tool call: the runtime marks the task completed.";
   }
 
-  /** `.worktrees/<name>` on branch `wt/<name>`, made with s12's manager the first time it is needed. */
-  private openLane(name: string): string {
-    if (!this.lanes.list().some((lane) => lane.name === name)) {
-      keepTeamFilesOutOfGit(this.env.workspace);
-      this.lanes.create(name);
-    }
-    return this.lanes.path(name);
+  /** `.worktrees/<name>` on branch `wt/<name>`, made with s12's manager the first time a teammate
+   *  needs it (s12's ensureRepo keeps the team's own folders out of git). */
+  private openLane(member: Teammate, name: string): string {
+    const lanes = this.lanesFor(member.name);
+    if (!lanes.list().some((lane) => lane.name === name)) lanes.create(name);
+    return lanes.path(name);
+  }
+
+  /** s12's lane manager, with its events and notes recorded under the agent that caused them. */
+  lanesFor(agent: string): WorktreeManager {
+    return new WorktreeManager(this.env.workspace, this.board,
+      ({ event, ...data }) => this.env.io.event(event, data, agent), (text) => this.env.io.note(text, agent));
   }
   // #endregion lanes
 
   // #region roster
+  // Bookkeeping: every change of a teammate's state is saved to `.team/config.json` (for /team, and
+  // for anyone looking from outside) and recorded in the trace.
   private setState(member: Teammate, state: MemberState): void {
     if (member.state === state) return;
     member.state = state;
@@ -663,6 +679,7 @@ export class Team {
     });
   }
 
+  /** The roster as /team shows it: one line per teammate. */
   roster(): string {
     if (this.members.size === 0) return "(no teammates yet)";
     return [...this.members.values()].map((m) =>
@@ -685,6 +702,7 @@ export class Team {
     }
   }
 
+  /** Polls until the team has settled; false if it is still busy after `timeoutMs`. */
   async waitUntilSettled(timeoutMs = this.limits.settleTimeoutMs): Promise<boolean> {
     const until = Date.now() + timeoutMs;
     while (!this.settled()) {
@@ -694,6 +712,7 @@ export class Team {
     return true;
   }
 
+  /** Asks a teammate to stop: its loop ends before its next model call (close, and s15's shutdown). */
   stop(name: string): void {
     const member = this.members.get(name);
     if (member) member.stopRequested = true;
@@ -709,6 +728,7 @@ export class Team {
   }
   // #endregion settle
 
+  /** The REPL's team commands. */
   commands(): Record<string, AgentCommand> {
     return {
       "/team": { help: "the roster: each teammate's state and task", run: () => this.roster() },
@@ -718,19 +738,6 @@ export class Team {
       },
     };
   }
-}
-
-/** The team's own state files are not project files: keep them out of the lanes' first commit
- *  (s12's ensureRepo excludes .tasks/ and .worktrees/; the team adds its two folders). */
-function keepTeamFilesOutOfGit(workspace: string): void {
-  const env = Object.fromEntries(Object.entries(scrubbedEnv()).filter(([key]) => !key.startsWith("GIT_")));
-  if (!existsSync(path.join(workspace, ".git"))) execFileSync("git", ["init", "-q", "-b", "main"], { cwd: workspace, env, stdio: "ignore" });
-  const exclude = path.join(workspace, ".git", "info", "exclude");
-  const current = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
-  const missing = [".mailboxes/", ".team/"].filter((line) => !current.split("\n").includes(line));
-  if (!missing.length) return;
-  mkdirSync(path.dirname(exclude), { recursive: true });
-  appendFileSync(exclude, `${current && !current.endsWith("\n") ? "\n" : ""}${missing.join("\n")}\n`);
 }
 
 export interface TeamAgent extends Agent {

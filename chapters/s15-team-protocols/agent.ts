@@ -18,7 +18,7 @@
  * their handlers, extra instructions).
  */
 import path from "node:path";
-import { readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
+import { BrokenStateError, readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import type { ToolHandler } from "../s02-tool-use/agent.ts";
 import {
   createAgent as createTeamAgent, LEAD, LEAD_TOOLS as TEAM_LEAD_TOOLS, TEAMMATE_TOOLS as TEAM_TEAMMATE_TOOLS,
@@ -88,7 +88,7 @@ export class PendingRequests {
   private readonly requests: Record<string, PendingRequest>;
 
   constructor(readonly file: string, private readonly deliver: Deliver, private readonly io?: Pick<IO, "event">) {
-    this.requests = readJsonIfPresent(file);
+    this.requests = loadTable(file);
   }
 
   /** Adding a protocol: one more entry. Its requests go through the same open/resolve below. */
@@ -186,13 +186,26 @@ export class PendingRequests {
   }
 }
 
-function readJsonIfPresent(file: string): Record<string, PendingRequest> {
+/** The saved table, or an empty one on the first start. Valid JSON of another shape (null, a list,
+ *  a row without a status) is a clear error naming the file and the problem, not a TypeError at the
+ *  first request. */
+function loadTable(file: string): Record<string, PendingRequest> {
+  type Row = Partial<Record<keyof PendingRequest, unknown>> | null;
+  let table: Record<string, Row> | null;
   try {
-    return readJson<Record<string, PendingRequest>>(file);
+    table = readJson<Record<string, Row> | null>(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return {};
     throw err;
   }
+  const broken = (problem: string) => new BrokenStateError(`state file ${file} is not a request table (${problem}); fix or delete it`);
+  if (!table || typeof table !== "object" || Array.isArray(table)) throw broken("expected a JSON object: request_id → request");
+  for (const [id, row] of Object.entries(table)) {
+    const ok = row && typeof row === "object" && [row.type, row.sender, row.to, row.content].every((v) => typeof v === "string") &&
+      Object.keys(TRANSITIONS).includes(String(row.status));
+    if (!ok) throw broken(`${id} needs a type, sender, to, content and a status (${Object.keys(TRANSITIONS).join(", ")})`);
+  }
+  return table as Record<string, PendingRequest>;
 }
 // #endregion requests
 

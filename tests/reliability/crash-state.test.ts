@@ -176,6 +176,73 @@ describe("a broken state file found on start", () => {
     expect((result as { output: string }).output).toMatch(/index\.json is not valid JSON.*fix or delete it/);
   });
 
+  it("valid JSON of the wrong shape: a BrokenStateError naming the file and what is wrong, never a TypeError", () => {
+    const ws = tempDir("lah-broken-");
+    const write = (file: string, text: string) => {
+      mkdirSync(path.dirname(path.join(ws, file)), { recursive: true });
+      writeFileSync(path.join(ws, file), text);
+    };
+    const refuses = (read: () => unknown, message: RegExp) => {
+      let error: unknown;
+      try {
+        read();
+      } catch (err) {
+        error = err;
+      }
+      expect(error, String(message)).toBeInstanceOf(BrokenStateError);
+      expect((error as Error).message).toMatch(message);
+    };
+
+    // The task board (s10): a list, a task without id, a task without a known status.
+    const board = new TaskBoard(path.join(ws, ".tasks"));
+    for (const [text, problem] of [
+      ["[]", /task_1\.json is not a task \(expected a JSON object\); fix or delete it/],
+      ["null", /task_1\.json is not a task \(expected a JSON object\)/],
+      ['{"subject": "no id", "status": "pending", "blockedBy": [], "blocks": []}', /task_1\.json is not a task \("id" must be a whole number\)/],
+      ['{"id": 1, "subject": "no status", "blockedBy": [], "blocks": []}', /task_1\.json is not a task \("status" must be one of pending, in_progress, completed\)/],
+      ['{"id": 1, "subject": "x", "status": "pending", "blockedBy": 3, "blocks": []}', /"blockedBy" and "blocks" must be lists/],
+    ] as const) {
+      write(".tasks/task_1.json", text);
+      refuses(() => board.list(), problem);
+      refuses(() => board.get(1), problem);
+    }
+
+    // The lane index (s12): {} and a lane without a branch.
+    write(".worktrees/index.json", "{}");
+    refuses(() => new WorktreeManager(ws).list(), /index\.json is not a lane index \(expected \{"lanes": \[\.\.\.\]\}\); fix or delete it/);
+    refuses(() => new WorktreeManager(ws).get("api"), /index\.json is not a lane index/);
+    write(".worktrees/index.json", '{"lanes": [{"name": "api", "path": ".worktrees/api", "taskId": null}]}');
+    refuses(() => new WorktreeManager(ws).list(), /index\.json is not a lane index \(lane 1 needs a name, path, branch and a taskId/);
+
+    // The request table (s15): null, a list, a row without a status.
+    for (const [text, problem] of [
+      ["null", /requests\.json is not a request table \(expected a JSON object: request_id → request\); fix or delete it/],
+      ["[1, 2]", /requests\.json is not a request table \(expected a JSON object/],
+      ['{"req_1": {"type": "shutdown", "sender": "lead", "to": "bob", "content": "stop"}}', /requests\.json is not a request table \(req_1 needs a type, sender, to, content and a status \(pending, approved, rejected\)\)/],
+    ] as const) {
+      write(".team/requests.json", text);
+      refuses(() => new PendingRequests(path.join(ws, ".team", "requests.json"), stub), problem);
+    }
+  });
+
+  it("a wrong-shape state file reaches the model as an error result, and the loop goes on", async () => {
+    const ws = tempDir("lah-broken-");
+    mkdirSync(path.join(ws, ".worktrees"));
+    writeFileSync(path.join(ws, ".worktrees", "index.json"), "{}");
+    const env = scriptedEnv([
+      { calls: [{ name: "worktree_list", input: {} }] },
+      { calls: [{ name: "worktree_create", input: { name: "api" } }] },
+      { text: "The lane index is broken." },
+    ], { workspace: ws });
+    const agent = s12.createAgent(env);
+    await agent.send("which lanes are there?");
+    const outputs = env.io.trace.flatMap((e) => (e.kind === "tool_result" ? [e] : []));
+    expect(outputs.map((r) => [r.name, r.is_error])).toEqual([["worktree_list", true], ["worktree_create", true]]);
+    for (const r of outputs) expect(r.output).toMatch(/index\.json is not a lane index.*fix or delete it/);
+    expect(existsSync(path.join(ws, ".worktrees", "api"))).toBe(false); // nothing was created on a broken index
+    expect(agent.messages.at(-1)).toMatchObject({ role: "assistant" });
+  });
+
   it("protocol requests (s15): createAgent refuses with a BrokenStateError; the CLI prints one line, no stack", async () => {
     const ws = tempDir("lah-broken-");
     mkdirSync(path.join(ws, ".team"));
