@@ -5,7 +5,7 @@ import { defineConfig } from "astro/config";
 
 // The sidebar lists the chapters in order, straight from the folders that hold them.
 // (A chapter folder without an English page yet is left out; the tests require every page.)
-const hasPage = (name) => existsSync(`./chapters/${name}/en.mdx`);
+const hasPage = (/** @type {string} */ name) => existsSync(`./chapters/${name}/en.mdx`);
 const chapters = readdirSync("./chapters").filter((name) => /^s\d\d-/.test(name) && hasPage(name)).sort();
 const hasCaseStudy = hasPage("case-study-hierarchy");
 // Pages for learners and teachers, generated from the chapters (site/docs/<name>.mdx).

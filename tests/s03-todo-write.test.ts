@@ -50,7 +50,7 @@ describe("s03 todo-write", () => {
     expect(ok.isError).toBe(false);
     expect(rejected.isError).toBe(true);
     expect(rejected.output).toMatch(/only one item may be in_progress.*previous plan is unchanged/);
-    expect(await agent.commands!["/todos"].run()).toBe("[>] #1 first\n[ ] #2 second\n(0/2 completed)");
+    expect(await agent.commands!["/todos"].run("")).toBe("[>] #1 first\n[ ] #2 second\n(0/2 completed)");
   });
 
   it(`rejects more than ${MAX_TODOS} items and keeps the old list`, () => {
@@ -95,7 +95,7 @@ describe("s03 todo-write", () => {
     const { env, agent } = await playScenario(s03, scenario, ws);
     const notes = env.io.trace.flatMap((e) => (e.kind === "note" ? [e.text] : []));
     expect(notes).toEqual([expect.stringMatching(/reminder injected/)]);
-    expect(await agent.commands!["/todos"].run()).toMatch(/\(3\/3 completed\)$/);
+    expect(await agent.commands!["/todos"].run("")).toMatch(/\(3\/3 completed\)$/);
     const out = execFileSync("node", [path.join(ws, "test/slugify.test.mjs")], { encoding: "utf8" });
     expect(out).toContain("all tests pass");
   });
