@@ -23,8 +23,10 @@ export async function ensureSiteBuilt(): Promise<string> {
   }
   if (builder) {
     const outcome = await new Promise<string>((resolve) => {
-      // vitest sets NODE_ENV=test, which would make this a development build (no search index).
-      const env = { ...process.env, NODE_ENV: "production" };
+      // vitest puts NODE_ENV=test, DEV=1, MODE=test, ... into the environment; a build that sees them
+      // becomes a development build (no search). Build with the environment a user's shell has.
+      const env = Object.fromEntries(Object.entries(process.env).filter(([k]) =>
+        !/^(VITEST.*|NODE_ENV|DEV|PROD|MODE|SSR|BASE_URL|TEST)$/.test(k)));
       execFile("npx", ["astro", "build"], { cwd: REPO_ROOT, env, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
         resolve(err ? `failed\n${stderr || stdout || err.message}`.slice(0, 20_000) : "ok"));
     });
