@@ -1,22 +1,19 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as s13 from "../chapters/s13-agent-teams/agent.ts";
 import { claimTask, createAgent, LEAD, MessageBus, type TeamAgent, type TeamOptions } from "../chapters/s13-agent-teams/agent.ts";
 import scenario from "../chapters/s13-agent-teams/scenario.ts";
 import { playScenario } from "../chapters/_shared/runtime.ts";
 import { fail, say, use } from "../chapters/_shared/scripted.ts";
-import type { MessageParam, ScriptedReply, ScriptedTurn, TurnContext } from "../chapters/_shared/types.ts";
+import type { ScriptedReply, ScriptedTurn, TurnContext } from "../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";
+import { closedAfterEach, FAST, instruction, requestsOf, text } from "./team-helpers.ts";
 
 type Env = ReturnType<typeof scriptedEnv>;
 
-const FAST: TeamOptions = { pollMs: 2, idleWaitMs: 10, idleTimeoutMs: 20_000, settleTimeoutMs: 8_000 };
-const running: TeamAgent[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((agent) => agent.close?.()));
-});
+const running = closedAfterEach<TeamAgent>();
 
 type Script = Record<string, ScriptedTurn[]>;
 function teamRun(script: Script, options: TeamOptions = {}, workspace?: string) {
@@ -26,12 +23,6 @@ function teamRun(script: Script, options: TeamOptions = {}, workspace?: string) 
   return { env, agent, team: agent.team };
 }
 
-const text = (m: MessageParam): string =>
-  typeof m.content === "string" ? m.content : m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
-/** The newest user instruction (not a tool result) in a request's messages. */
-const instruction = (messages: MessageParam[]): string =>
-  text([...messages].reverse().find((m) => m.role === "user" && text(m).trim()) ?? messages[0]);
-const requestsOf = (env: Env, agent: string) => env.requests.filter((r) => r.agent === agent);
 const results = (env: Pick<Env, "io">, agent: string) =>
   env.io.trace.flatMap((e) => (e.kind === "tool_result" && e.agent === agent ? [e.output] : []));
 const claimedTurns = (env: Env) =>

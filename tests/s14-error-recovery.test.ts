@@ -1,22 +1,19 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as s14 from "../chapters/s14-error-recovery/agent.ts";
 import { backoffDelay, classify, createAgent, type RecoveryOptions } from "../chapters/s14-error-recovery/agent.ts";
 import { LEAD, type TeamAgent, type TeamOptions } from "../chapters/s13-agent-teams/agent.ts";
 import scenario from "../chapters/s14-error-recovery/scenario.ts";
 import { playScenario } from "../chapters/_shared/runtime.ts";
 import { fail, say, use } from "../chapters/_shared/scripted.ts";
-import type { ChapterModule, MessageParam, ScriptedTurn } from "../chapters/_shared/types.ts";
+import type { ChapterModule, ScriptedTurn } from "../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";
+import { closedAfterEach, FAST, requestsOf, text } from "./team-helpers.ts";
 
 type Env = ReturnType<typeof scriptedEnv>;
 
-const FAST: TeamOptions = { pollMs: 2, idleWaitMs: 10, idleTimeoutMs: 20_000, settleTimeoutMs: 8_000 };
-const running: TeamAgent[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((agent) => agent.close?.()));
-});
+const running = closedAfterEach<TeamAgent>();
 
 /** A team whose waits are recorded instead of slept. */
 function recovering(script: Record<string, ScriptedTurn[]>, options: RecoveryOptions & TeamOptions = {}) {
@@ -30,9 +27,6 @@ function recovering(script: Record<string, ScriptedTurn[]>, options: RecoveryOpt
 const overloaded = () => fail(529, "overloaded_error", "Overloaded");
 const tooLong = () => fail(400, "invalid_request_error", "prompt is too long: 214903 tokens > 200000 maximum");
 const cutOff = (text: string): ScriptedTurn => ({ text, stop_reason: "max_tokens" });
-const requestsOf = (env: Env, agent: string) => env.requests.filter((r) => r.agent === agent);
-const text = (m: MessageParam): string =>
-  typeof m.content === "string" ? m.content : m.content.map((b) => (b.type === "text" ? b.text : "")).join("\n");
 const notes = (env: Env, agent = LEAD) => env.io.trace.flatMap((e) => (e.kind === "note" && e.agent === agent ? [e.text] : []));
 
 describe("s14 error recovery", () => {

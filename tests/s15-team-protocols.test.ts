@@ -1,22 +1,19 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import * as s15 from "../chapters/s15-team-protocols/agent.ts";
 import { createAgent, PendingRequests, PROTOCOLS, type ProtocolAgent } from "../chapters/s15-team-protocols/agent.ts";
 import scenario from "../chapters/s15-team-protocols/scenario.ts";
-import { LEAD, MessageBus, type TeamOptions } from "../chapters/s13-agent-teams/agent.ts";
+import { LEAD, MessageBus } from "../chapters/s13-agent-teams/agent.ts";
 import { playScenario } from "../chapters/_shared/runtime.ts";
 import { say, use } from "../chapters/_shared/scripted.ts";
-import type { MessageParam, ScriptedTurn, TurnContext } from "../chapters/_shared/types.ts";
+import type { ScriptedTurn, TurnContext } from "../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";
+import { closedAfterEach, FAST, instruction, requestsOf } from "./team-helpers.ts";
 
 type Env = ReturnType<typeof scriptedEnv>;
 
-const FAST: TeamOptions = { pollMs: 2, idleWaitMs: 10, idleTimeoutMs: 20_000, settleTimeoutMs: 8_000 };
-const running: ProtocolAgent[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((agent) => agent.close?.()));
-});
+const running = closedAfterEach<ProtocolAgent>();
 
 function protocolRun(script: Record<string, ScriptedTurn[]>) {
   const env = scriptedEnv(script);
@@ -25,12 +22,6 @@ function protocolRun(script: Record<string, ScriptedTurn[]>) {
   return { env, agent, team: agent.team, requests: agent.requests };
 }
 
-const text = (m: MessageParam): string =>
-  typeof m.content === "string" ? m.content : m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
-/** The newest user instruction (mail or first prompt, not a tool result) in a request. */
-const instruction = (messages: MessageParam[]): string =>
-  text([...messages].reverse().find((m) => m.role === "user" && text(m).trim()) ?? messages[0]);
-const requestsOf = (env: Env, agent: string) => env.requests.filter((r) => r.agent === agent);
 const results = (env: Pick<Env, "io">, agent: string) =>
   env.io.trace.flatMap((e) => (e.kind === "tool_result" && e.agent === agent ? [{ output: e.output, isError: e.is_error }] : []));
 const idIn = (type: string, s: string) => new RegExp(`type="${type}" request_id="(req_\\d+)"`).exec(s)?.[1];
