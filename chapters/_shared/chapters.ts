@@ -32,7 +32,8 @@ export function listChapters(): ChapterInfo[] {
       const [, num, slug] = /^s(\d\d)-(.+)$/.exec(d.name)!;
       const dir = path.join(CHAPTERS_DIR, d.name);
       const en = path.join(dir, "en.mdx");
-      const title = existsSync(en) ? String(frontmatter(en).title ?? slug) : slug;
+      // Page titles read "s03 · Planning with todo"; the CLI shows the id itself.
+      const title = existsSync(en) ? String(frontmatter(en).title ?? slug).replace(/^s\d\d\s*·\s*/, "") : slug;
       return { id: `s${num}`, number: Number(num), slug, name: d.name, dir, title };
     })
     .sort((a, b) => a.number - b.number);

@@ -100,7 +100,7 @@ async function main(argv: string[]): Promise<number> {
   const agent = module.createAgent(env);
 
   const rel = path.relative(process.cwd(), workspace) || ".";
-  console.log(c.bold(`learn-agent-harness · ${info.id} ${info.title}`));
+  console.log(c.bold(`learn-agent-harness · ${info.id} · ${info.title}`));
   console.log(choice.offline
     ? `${c.yellow("model: scripted offline model")} (${choice.reason}). Its replies come from ${path.relative(REPO_ROOT, info.dir)}/scenario.ts; the tools run for real.`
     : `model: ${choice.modelId}${choice.baseURL ? ` at ${choice.baseURL}` : ""} (${choice.reason})`);
@@ -118,6 +118,12 @@ async function main(argv: string[]): Promise<number> {
     interactive, debug: Boolean(flags.debug), color, lines, demo: Boolean(flags.demo),
   });
 }
+
+// `npm run chapter s01 | head` closes the pipe early: that is the reader's choice, not an error.
+process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+  if (err.code === "EPIPE") process.exit(0);
+  throw err;
+});
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),

@@ -76,7 +76,8 @@ export function recordModel(client: ModelClient, agent: string, io: Recorder, pa
         const tools = (body.tools ?? []).map((t) => ("name" in t ? t.name : "?"));
         const system = typeof body.system === "string" ? body.system : undefined;
         io.trace.push({ kind: "request", agent, messages: body.messages.length, tools, system });
-        await pause?.(`call the model for ${agent} (${body.messages.length} messages)`);
+        const n = body.messages.length;
+        await pause?.(`call the model for ${agent} (${n} message${n === 1 ? "" : "s"})`);
         return client.messages.create(body);
       },
     },
