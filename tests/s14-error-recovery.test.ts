@@ -51,6 +51,15 @@ describe("s14 error recovery", () => {
     expect(text(agent.messages.at(-1)!)).toBe("made it");
   });
 
+  it("a retry-after header replaces the backoff delay (and is capped like it)", async () => {
+    const { agent, delays } = recovering({
+      lead: [fail(529, "overloaded_error", "Overloaded", 0.25), fail(529, "overloaded_error", "Overloaded", 120), say("made it")],
+    }, { maxDelayMs: 8_000 });
+    await agent.send("hello");
+    expect(delays).toEqual([250, 8_000]);
+    expect(text(agent.messages.at(-1)!)).toBe("made it");
+  });
+
   it("backoff grows even with the worst jitter, and is capped", () => {
     for (const [low, high] of [[0, 0.999], [0.999, 0], [0.5, 0.5]]) {
       expect(backoffDelay(2, 500, 60_000, () => high)).toBeGreaterThan(backoffDelay(1, 500, 60_000, () => low));

@@ -19,8 +19,9 @@ export const use = (name: string, input: Record<string, unknown>, text?: string)
   ({ text, calls: [{ name, input }] });
 export const useAll = (calls: { name: string; input: Record<string, unknown> }[], text?: string): ScriptedReply =>
   ({ text, calls });
-export const fail = (status: number, type: string, message: string): ScriptedReply =>
-  ({ error: { status, type, message } });
+/** A failed call, as the API reports it; `retryAfterSeconds` becomes a retry-after header. */
+export const fail = (status: number, type: string, message: string, retryAfterSeconds?: number): ScriptedReply =>
+  ({ error: { status, type, message, retryAfterSeconds } });
 
 export interface RecordedRequest {
   agent: string;
@@ -66,9 +67,10 @@ export class ScriptedModel {
     const reply = typeof turn === "function" ? turn(contextOf(agent, body)) : turn;
 
     if (reply.error) {
-      const { status, type, message } = reply.error;
+      const { status, type, message, retryAfterSeconds } = reply.error;
+      const headers = new Headers(retryAfterSeconds === undefined ? {} : { "retry-after": String(retryAfterSeconds) });
       const { APIError } = await import("@anthropic-ai/sdk"); // loaded only when a scenario needs a failure
-      throw APIError.generate(status, { type: "error", error: { type, message } }, message, new Headers());
+      throw APIError.generate(status, { type: "error", error: { type, message } }, message, headers);
     }
     const known = new Set((body.tools ?? []).map((t) => ("name" in t ? t.name : "")));
     const content: ContentBlock[] = [];

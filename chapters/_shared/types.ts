@@ -74,7 +74,7 @@ export interface ScriptedReply {
   calls?: { name: string; input: Record<string, unknown> }[];
   stop_reason?: "end_turn" | "tool_use" | "max_tokens";
   /** Make the call fail like the real API would (s14 uses this to show recovery). */
-  error?: { status: number; type: string; message: string };
+  error?: { status: number; type: string; message: string; retryAfterSeconds?: number };
 }
 
 /** What a scripted turn may look at to decide its reply. */

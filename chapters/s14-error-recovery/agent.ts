@@ -64,6 +64,13 @@ export function backoffDelay(attempt: number, baseMs: number, maxMs: number, ran
   const exponential = baseMs * 2 ** (attempt - 1);
   return Math.min(maxMs, Math.round(exponential * (1 + 0.5 * random())));
 }
+
+/** When the server says how long to wait (a retry-after header, in seconds), it knows best. */
+export function retryAfterMs(err: unknown, maxMs: number): number | undefined {
+  const header = (err as { headers?: Headers }).headers?.get?.("retry-after");
+  const seconds = header === null || header === undefined ? NaN : Number(header);
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(maxMs, Math.round(seconds * 1000)) : undefined;
+}
 // #endregion backoff
 
 // #region resilient
@@ -112,8 +119,9 @@ async function callWithRetries(env: AgentEnv, call: ModelCall, options: Recovery
         continue;
       }
       if (kind === "transient" && attempt < maxTries) {
-        const delay = backoffDelay(attempt, baseDelayMs, maxDelayMs, random);
-        io.note(`${errorLine(err)} — try ${attempt}/${maxTries} failed, waiting ${delay} ms`);
+        const told = retryAfterMs(err, maxDelayMs);
+        const delay = told ?? backoffDelay(attempt, baseDelayMs, maxDelayMs, random);
+        io.note(`${errorLine(err)} — try ${attempt}/${maxTries} failed, waiting ${delay} ms${told === undefined ? "" : " (retry-after)"}`);
         io.event("recovery", { kind: "backoff", attempt, delay, status: (err as APIError).status ?? null });
         await wait(delay);
         continue;

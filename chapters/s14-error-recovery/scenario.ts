@@ -6,6 +6,8 @@ import { fail, say, use } from "../_shared/scripted.ts";
 import type { Scenario, ScriptedReply } from "../_shared/types.ts";
 
 const overloaded = (): ScriptedReply => fail(529, "overloaded_error", "Overloaded");
+/** An overload whose response says how long to wait (a retry-after header of 0.3 s). */
+const overloadedRetryAfter = (): ScriptedReply => fail(529, "overloaded_error", "Overloaded", 0.3);
 
 const LOG = [
   "09:00:01 INFO  server started on :8080",
@@ -23,7 +25,7 @@ const NOTES = `# server.log — what went wrong
 `;
 
 export default {
-  summary: "overloads are retried with growing waits, a too-long prompt is compacted (the teammate keeps its identity), " +
+  summary: "overloads are retried with growing waits (or as long as retry-after says), a too-long prompt is compacted (the teammate keeps its identity), " +
     "a teammate that gives up keeps its task, and a cut-off answer is continued",
   prompts: ["Have a teammate summarise the errors in server.log into notes.md. (The API is flaky today.)"],
   script: {
@@ -54,9 +56,10 @@ export default {
       // The compaction's summary call (alice's own model):
       say("alice (log analyst) claimed task #1: summarise server.log into notes.md. She read server.log: two db " +
         "timeouts on list_orders at 09:00:07 and 09:00:15, one upstream 502 from payments at 09:00:12. Next: write notes.md."),
-      overloaded(),
-      overloaded(),
-      overloaded(),
+      // This time the API says how long to wait: retry-after replaces the backoff.
+      overloadedRetryAfter(),
+      overloadedRetryAfter(),
+      overloadedRetryAfter(),
       // The lead's message brings her back to work on the task she kept:
       use("write", { path: "notes.md", content: NOTES }, "Trying again: writing notes.md from my summary."),
       say("notes.md is written: 2 db timeouts on list_orders and 1 upstream 502 from payments, each with a likely fix."),
