@@ -1,4 +1,5 @@
 // Test helpers: a temporary workspace and an env driven by a scripted model.
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -8,7 +9,8 @@ import type { ScriptedTurn } from "../chapters/_shared/types.ts";
 
 const made: string[] = [];
 afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  // A workspace's harness state lives beside it (stateDirFor): remove both.
+  for (const dir of made.splice(0)) for (const d of [dir, `${dir}.harness`]) rmSync(d, { recursive: true, force: true });
 });
 
 /** A fresh folder under the OS temp dir, removed after the test. */
@@ -37,3 +39,18 @@ export function toolNames(env: { requests: { agent: string; body: { tools?: unkn
 }
 
 export type { Env };
+
+/** Polls until `condition` holds; fails with `what` after `timeoutMs`. Tests wait on
+ *  conditions, never on fixed sleeps, so a busy machine only makes them slower. */
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Host processes named `marker` (started with `exec -a <marker>`; markers are unique per run). */
+export function processesNamed(marker: string): number {
+  return execFileSync("ps", ["-eo", "args"], { encoding: "utf8" }).split("\n").filter((l) => l.startsWith(`${marker} `)).length;
+}

@@ -60,7 +60,7 @@ describe("s01 agent loop", () => {
   });
 
   it("turns a timeout into an error result and the loop goes on", async () => {
-    const { output, isError } = await bash("sleep 5", tempDir(), 300);
+    const { output, isError } = await bash("sleep 5", tempDir(), { timeoutMs: 300 });
     expect(isError).toBe(true);
     expect(output).toMatch(/timed out/);
   });

@@ -7,32 +7,12 @@ import scenario from "../chapters/s11-background-tasks/scenario.ts";
 import { playScenario } from "../chapters/_shared/runtime.ts";
 import { say, use } from "../chapters/_shared/scripted.ts";
 import type { MessageParam } from "../chapters/_shared/types.ts";
-import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";
+import { processesNamed, scriptedEnv, tempDir, toolNames, waitFor } from "./helpers.ts";
 
 /** All text the harness injected as background results, across a history. */
 const injected = (messages: MessageParam[]): string[] =>
   messages.flatMap((m) => (typeof m.content === "string" ? [] : m.content))
     .flatMap((b) => (b.type === "text" && b.text.startsWith("<background-results>") ? [b.text] : []));
-
-/** True while a process exists and is not a zombie waiting to be reaped. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
-
-/** A killed process needs a moment to be scheduled and die; wait for that (bounded), then say if it is gone. */
-async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 80 && alive(pid); i++) await new Promise((r) => setTimeout(r, 25));
-  return !alive(pid);
-}
 
 /** Waits (bounded) for a file a command writes, so a test never races its own fixture. */
 async function waitForFile(file: string): Promise<string> {
@@ -110,34 +90,35 @@ describe("s11 background tasks", () => {
   });
 
   it("a command that runs too long gets status timeout, and its whole process group is killed", async () => {
+    const name = `lah-s11-timeout-${process.pid}-${Date.now()}`;
     const env = scriptedEnv([
-      use("background_run", { command: "sleep 30 & echo $! > child.pid; wait", timeout: 0.4 }),
+      use("background_run", { command: `(exec -a ${name} sleep 30) & echo started > child.pid; wait`, timeout: 0.4 }),
       say("waiting"),
       use("check_background", { id: "bg_1" }),
       say("done"),
     ]);
     const agent = createAgent(env);
     await agent.send("go");
-    const childPid = Number(await waitForFile(path.join(env.workspace, "child.pid")));
-    expect(childPid).toBeGreaterThan(0);
+    expect(await waitForFile(path.join(env.workspace, "child.pid"))).toBe("started");
     expect(injected(agent.messages).join("")).toMatch(/\[bg_1\] timeout \(killed after 0\.4s\)/);
     const check = env.io.trace.filter((e) => e.kind === "tool_result").at(-1);
     expect(check?.kind === "tool_result" && check.output).toMatch(/^\[bg_1\] timeout/);
-    expect(await gone(childPid)).toBe(true);
+    await waitFor(() => processesNamed(name) === 0, `${name} to end`);
   });
 
   it("close() kills commands that are still running, children included", async () => {
     const ws = tempDir();
+    const name = `lah-s11-close-${process.pid}-${Date.now()}`;
     const agent = createAgent(scriptedEnv([
-      use("background_run", { command: "sleep 30 & echo $! > child.pid; wait" }),
+      use("background_run", { command: `(exec -a ${name} sleep 30) & echo started > child.pid; wait` }),
       use("bash", { command: "echo other work" }),
     ], { workspace: ws }));
     const sending = agent.send("go"); // the model has no more turns but the command keeps the loop waiting
-    const childPid = Number(await waitForFile(path.join(ws, "child.pid")));
-    expect(childPid).toBeGreaterThan(0);
+    expect(await waitForFile(path.join(ws, "child.pid"))).toBe("started");
+    expect(processesNamed(name)).toBe(1);
     await agent.close!();
     await sending;
-    expect(await gone(childPid)).toBe(true);
+    await waitFor(() => processesNamed(name) === 0, `${name} to end`);
   });
 
   it("plays its scenario offline: the build lands on disk, is still running at the check, and its result is injected once", async () => {

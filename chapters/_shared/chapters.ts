@@ -1,14 +1,15 @@
 // Finding chapters on disk: chapters/sNN-slug/ with agent.ts, scenario.ts and <locale>.mdx.
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { frontmatter } from "./frontmatter.ts";
 import type { Recorder } from "./io.ts";
 import { playScenario } from "./runtime.ts";
 import type { ChapterModule, Scenario } from "./types.ts";
 import { prepareWorkspace } from "./workspace.ts";
 
-export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
+import { REPO_ROOT } from "./paths.ts";
+
+export { REPO_ROOT };
 export const CHAPTERS_DIR = path.join(REPO_ROOT, "chapters");
 export const LOCALES = ["en", "ja", "zh", "de"] as const;
 export type Locale = (typeof LOCALES)[number];

@@ -8,6 +8,7 @@ import { createIO } from "./io.ts";
 import { chooseModel, realClient } from "./model.ts";
 import { LineReader, runRepl } from "./repl.ts";
 import { createEnv } from "./runtime.ts";
+import { sandboxSettings, sandboxStatus } from "./shell.ts";
 import { prepareWorkspace, WorkspaceError } from "./workspace.ts";
 
 const HELP = `Usage: npm run chapter <chapter> [-- options]
@@ -20,7 +21,9 @@ Options (after "--" when run through npm):
   --demo             send the scenario's prompts one after another, then exit
   --step             pause before every model call and tool run (press Enter to go on)
   --workspace DIR    work in DIR instead of .workspace/<chapter>/
-  --reset            empty the workspace first
+  --reset            empty the workspace first (only one the harness created)
+  --allow-network    let the model's commands reach the network (the sandbox blocks it)
+  --no-sandbox       run commands without the OS sandbox (the banner says so)
   --debug            print stack traces for errors
   -h, --help         show this help
 
@@ -44,6 +47,7 @@ async function main(argv: string[]): Promise<number> {
       options: {
         list: { type: "boolean" }, offline: { type: "boolean" }, demo: { type: "boolean" },
         step: { type: "boolean" }, workspace: { type: "string" }, reset: { type: "boolean" },
+        "allow-network": { type: "boolean" }, "no-sandbox": { type: "boolean" },
         debug: { type: "boolean" }, help: { type: "boolean", short: "h" },
       },
     });
@@ -78,6 +82,9 @@ async function main(argv: string[]): Promise<number> {
     throw err;
   }
 
+  sandboxSettings.network = Boolean(flags["allow-network"]);
+  sandboxSettings.disabled = Boolean(flags["no-sandbox"]);
+
   const interactive = Boolean(process.stdin.isTTY) && !flags.demo;
   const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
   const c = pc.createColors(color);
@@ -105,6 +112,8 @@ async function main(argv: string[]): Promise<number> {
     ? `${c.yellow("model: scripted offline model")} (${choice.reason}). Its replies come from ${path.relative(REPO_ROOT, info.dir)}/scenario.ts; the tools run for real.`
     : `model: ${choice.modelId}${choice.baseURL ? ` at ${choice.baseURL}` : ""} (${choice.reason})`);
   console.log(`workspace: ${rel}   tools (${module.TOOLS.length}): ${module.TOOLS.map((t) => t.name).join(", ")}`);
+  const sandbox = sandboxStatus();
+  console.log(sandbox.kind === "none" ? c.yellow(sandbox.summary) : c.dim(`${sandbox.summary}; ${sandboxSettings.network ? "network allowed" : "no network"}`));
   if (flags.step && !stepping) console.log(c.dim("--step needs an interactive terminal; running without pauses."));
   if (choice.offline) console.log(c.dim(`scenario: ${scenario.summary}`));
   if (interactive) {

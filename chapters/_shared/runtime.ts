@@ -1,11 +1,13 @@
 // Putting an AgentEnv together: model (real or scripted), IO, workspace, and how to ask the user.
 import { createIO, recordModel, type Recorder } from "./io.ts";
-import { realClient } from "./model.ts";
+import { stateDirFor } from "./paths.ts";
 import { ScriptedModel } from "./scripted.ts";
 import type { Agent, AgentEnv, ChapterModule, ModelClient, Scenario } from "./types.ts";
 
 export interface EnvOptions {
   workspace: string;
+  /** Defaults to the folder beside the workspace (see stateDirFor). */
+  stateDir?: string;
   modelId?: string;
   /** Scripted turns: if given, the run is offline. */
   scenario?: Pick<Scenario, "script" | "answers">;
@@ -36,6 +38,7 @@ export function createEnv(opts: EnvOptions): Env {
     io,
     scripted,
     workspace: opts.workspace,
+    stateDir: opts.stateDir ?? stateDirFor(opts.workspace),
     modelId: opts.modelId ?? "claude-sonnet-5-5",
     model: recordModel(base("lead"), "lead", io, opts.pause),
     modelFor: (agent) => recordModel(base(agent), agent, io, opts.pause),

@@ -40,6 +40,9 @@ export interface AgentEnv {
   modelId: string;
   /** Absolute path of the scratch folder every tool is confined to. */
   workspace: string;
+  /** Where the harness keeps its own state (mailboxes, task board, requests): beside the
+   *  workspace, out of reach of the model's tools and commands. */
+  stateDir: string;
   io: IO;
   /** Asks the person at the keyboard (or the scenario, offline) a question. */
   ask(question: string, choices: string[]): Promise<string>;

@@ -32,11 +32,16 @@ export const BLOCKED = [/\brm\s+-[a-z]*r[a-z]*f?\s+\/(\s|$)/, /\bsudo\b/, /\bshu
 export const BASH_TIMEOUT_MS = 30_000;
 export const MAX_OUTPUT = 50_000;
 
-export async function bash(command: string, cwd: string, timeoutMs = BASH_TIMEOUT_MS): Promise<{ output: string; isError: boolean }> {
+/** Runs a command in `cwd`. The deny-list is a courtesy; the real limit is the sandbox the
+ *  shared runner puts every command in (s07 explains it): it may write only in `cwd` and
+ *  `writable`, sees no secrets and no network. */
+export async function bash(
+  command: string, cwd: string, { timeoutMs = BASH_TIMEOUT_MS, writable = [] as string[] } = {},
+): Promise<{ output: string; isError: boolean }> {
   if (BLOCKED.some((pattern) => pattern.test(command))) {
     return { output: `Error: blocked dangerous command: ${command}`, isError: true };
   }
-  const result = await runCommand(command, { cwd, timeoutMs, maxOutput: MAX_OUTPUT });
+  const result = await runCommand(command, { cwd, timeoutMs, maxOutput: MAX_OUTPUT, writable });
   if (result.timedOut) return { output: `Error: command timed out after ${timeoutMs / 1000}s`, isError: true };
   let output = result.output.trim() || "(no output)";
   if (result.truncated) output += `\n… (output capped at ${MAX_OUTPUT} characters)`;
@@ -60,8 +65,13 @@ export async function agentLoop(env: AgentEnv, messages: MessageParam[]): Promis
     for (const block of response.content) {
       if (block.type !== "tool_use") continue;
       await env.io.toolCall(block);
-      const { command } = block.input as { command: string };
-      const { output, isError } = await bash(command, env.workspace);
+      const { command } = block.input as { command?: unknown };
+      // The model can name a tool we do not have, or leave out the command: say so, run nothing.
+      const { output, isError } = block.name !== "bash"
+        ? { output: `Error: unknown tool "${block.name}"; the only tool is bash`, isError: true }
+        : typeof command !== "string" || !command.trim()
+          ? { output: "Error: bash needs a command (a non-empty string)", isError: true }
+          : await bash(command, env.workspace);
       env.io.toolResult(block, output, isError);
       results.push({ type: "tool_result", tool_use_id: block.id, content: output, is_error: isError });
     }

@@ -14,11 +14,10 @@
  *   1 block (PreToolUse: the tool does not run),
  *   2 inject stderr (it is added to what the model sees).
  */
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool } from "../s02-tool-use/agent.ts";
-import { scrubbedEnv } from "../_shared/shell.ts";
+import { runCommand } from "../_shared/shell.ts";
 import type {
   Agent, AgentEnv, MessageParam, Tool, ToolResultBlockParam, ToolUseBlock,
 } from "../_shared/types.ts";
@@ -73,7 +72,7 @@ export function loadHooks(workspace: string, note: (text: string) => void): Hook
 
 // #region run-hook
 export const HOOK_TIMEOUT_MS = 30_000;
-const MAX_HOOK_OUTPUT = 10_000;
+const MAX_HOOK_OUTPUT = 20_000;
 
 export interface HookRun {
   exitCode: number | null;
@@ -83,27 +82,11 @@ export interface HookRun {
 }
 
 /** Runs one hook command in the workspace with the event as JSON on stdin. Stdout and stderr
- *  are kept apart: they mean different things in the exit-code contract. */
-export function runHook(command: string, event: object, cwd: string, timeoutMs = HOOK_TIMEOUT_MS): Promise<HookRun> {
-  return new Promise((resolve) => {
-    // detached: the hook leads its own process group, so a timeout kills whatever it started.
-    const child = spawn("sh", ["-c", command], { cwd, detached: true, env: scrubbedEnv(), stdio: ["pipe", "pipe", "pipe"] });
-    const out = { stdout: "", stderr: "" };
-    const collect = (key: keyof typeof out) => (chunk: Buffer) => {
-      if (out[key].length < MAX_HOOK_OUTPUT) out[key] = (out[key] + chunk.toString("utf8")).slice(0, MAX_HOOK_OUTPUT);
-    };
-    child.stdout.on("data", collect("stdout"));
-    child.stderr.on("data", collect("stderr"));
-    const killGroup = () => { try { process.kill(-child.pid!, "SIGKILL"); } catch { /* already gone */ } };
-    let timedOut = false;
-    const timer = setTimeout(() => { timedOut = true; killGroup(); }, timeoutMs);
-    let exitCode: number | null = null;
-    child.on("exit", (code) => { exitCode = code; killGroup(); });
-    child.on("close", () => { clearTimeout(timer); resolve({ exitCode, ...out, timedOut }); });
-    child.on("error", (err) => { clearTimeout(timer); resolve({ exitCode: null, stdout: "", stderr: String(err), timedOut }); });
-    child.stdin.on("error", () => { /* a hook that never reads its stdin is fine */ });
-    child.stdin.end(JSON.stringify(event));
-  });
+ *  are kept apart: they mean different things in the exit-code contract. A hook is a command
+ *  like any other, so it runs in the same sandbox, process group and timeout as the bash tool. */
+export async function runHook(command: string, event: object, cwd: string, timeoutMs = HOOK_TIMEOUT_MS): Promise<HookRun> {
+  const run = await runCommand(command, { cwd, timeoutMs, maxOutput: MAX_HOOK_OUTPUT, shell: "sh", stdin: JSON.stringify(event) });
+  return { exitCode: run.exitCode, stdout: run.stdout, stderr: run.stderr, timedOut: run.timedOut };
 }
 // #endregion run-hook
 

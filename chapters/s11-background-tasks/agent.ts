@@ -10,8 +10,7 @@
  * A timeout (or the end of the session) kills the command's whole process group, so no stray
  * children are left behind.
  */
-import { spawn } from "node:child_process";
-import { scrubbedEnv } from "../_shared/shell.ts";
+import { startCommand, type RunningCommand } from "../_shared/shell.ts";
 import { BLOCKED } from "../s01-agent-loop/agent.ts";
 import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool, type ToolHandler } from "../s02-tool-use/agent.ts";
 import type { Agent, AgentEnv, MessageParam, Tool, ToolResultBlockParam } from "../_shared/types.ts";
@@ -73,6 +72,7 @@ export interface BackgroundOptions {
 export class BackgroundJobs {
   private readonly jobs = new Map<string, BackgroundJob>();
   private readonly exited = new Map<string, Promise<void>>();
+  private readonly runs = new Map<string, RunningCommand>();
   private queue: BackgroundJob[] = [];
   private waiting: (() => void)[] = [];
   private count = 0;
@@ -92,46 +92,18 @@ export class BackgroundJobs {
     if (BLOCKED.some((pattern) => pattern.test(command))) throw new Error(`blocked dangerous command: ${command}`);
     if (this.closed) throw new Error("the session is closing; no new background commands");
     const id = `bg_${++this.count}`;
-    // detached: the command leads its own process group, so one kill reaches all its children.
-    const child = spawn("bash", ["-c", command], {
-      cwd: this.cwd, detached: true, env: scrubbedEnv(), stdio: ["ignore", "pipe", "pipe"],
-    });
-    const job: BackgroundJob = {
-      id, command, status: "running", output: "", exitCode: null, pid: child.pid,
-      timeoutMs: Math.min(Math.max(timeoutMs, 1), this.maxTimeoutMs),
-    };
+    timeoutMs = Math.min(Math.max(timeoutMs, 1), this.maxTimeoutMs);
+    // The shared runner gives it its own process group (and sandbox): one kill ends all of it.
+    const run = startCommand(command, { cwd: this.cwd, timeoutMs, maxOutput: this.maxOutput });
+    const job: BackgroundJob = { id, command, status: "running", output: "", exitCode: null, pid: run.pid, timeoutMs };
     this.jobs.set(id, job);
-
-    let truncated = false;
-    const collect = (chunk: Buffer) => {
-      if (job.output.length >= this.maxOutput) { truncated = true; return; }
-      job.output += chunk.toString("utf8");
-      if (job.output.length > this.maxOutput) { job.output = job.output.slice(0, this.maxOutput); truncated = true; }
-    };
-    child.stdout.on("data", collect);
-    child.stderr.on("data", collect);
-
-    let timedOut = false;
-    const timer = setTimeout(() => { timedOut = true; killGroup(job.pid); }, job.timeoutMs);
-    this.exited.set(id, new Promise<void>((resolve) => {
-      const finish = (exitCode: number | null, error?: Error) => {
-        if (job.status !== "running") return;
-        clearTimeout(timer);
-        job.exitCode = exitCode;
-        job.output = job.output.trim() || (error ? `Error: ${error.message}` : "(no output)");
-        if (truncated) job.output += `\n… (output capped at ${this.maxOutput} characters)`;
-        job.status = timedOut ? "timeout" : exitCode === 0 ? "completed" : "failed";
-        if (!this.closed) this.notify(job);
-        resolve();
-      };
-      // When the shell exits, anything it left running goes with it: no orphans. A process that
-      // left the group (setsid) could hold our pipes open forever, so we stop reading soon after.
-      child.on("exit", () => {
-        killGroup(job.pid);
-        setTimeout(() => { child.stdout.destroy(); child.stderr.destroy(); }, 500).unref();
-      });
-      child.on("close", (code) => finish(code));
-      child.on("error", (err) => finish(null, err));
+    this.runs.set(id, run);
+    this.exited.set(id, run.done.then((result) => {
+      job.output = result.output.trim() || "(no output)";
+      if (result.truncated) job.output += `\n… (output capped at ${this.maxOutput} characters)`;
+      job.exitCode = result.exitCode;
+      job.status = result.timedOut ? "timeout" : result.exitCode === 0 ? "completed" : "failed";
+      if (!this.closed) this.notify(job);
     }));
     return job;
   }
@@ -140,11 +112,13 @@ export class BackgroundJobs {
   get(id: string): BackgroundJob {
     const job = this.jobs.get(id);
     if (!job) throw new Error(`unknown background command "${id}" (known: ${[...this.jobs.keys()].join(", ") || "none"})`);
+    // While it runs, check_background shows what it has printed so far.
+    if (job.status === "running") job.output = this.runs.get(id)!.output();
     return job;
   }
 
   list(): BackgroundJob[] {
-    return [...this.jobs.values()];
+    return [...this.jobs.keys()].map((id) => this.get(id));
   }
 
   get running(): number {
@@ -181,21 +155,13 @@ export class BackgroundJobs {
   /** Ends the session: kills every command still running, with all its children. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.list()) if (job.status === "running") killGroup(job.pid);
+    for (const job of this.list()) if (job.status === "running") this.runs.get(job.id)?.kill();
     await Promise.all(this.exited.values());
     for (const wake of this.waiting.splice(0)) wake();
   }
   // #endregion queue
 }
 
-function killGroup(pid: number | undefined): void {
-  if (!pid) return;
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // the group is already gone
-  }
-}
 
 /** One line per command, as the model reads it: `[bg_1] completed (exit 0): make`. */
 export function headline(job: BackgroundJob): string {

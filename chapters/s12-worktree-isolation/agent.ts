@@ -19,7 +19,6 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { BrokenStateError, readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
-import { scrubbedEnv } from "../_shared/shell.ts";
 import { bash } from "../s01-agent-loop/agent.ts";
 import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool, type ToolHandler } from "../s02-tool-use/agent.ts";
 import { renderBoard, TASK_TOOLS, TaskBoard, taskHandlers, taskLine } from "../s10-task-system/agent.ts";
@@ -34,7 +33,7 @@ commit your work there. worktree_remove with complete_task: true closes the lane
 // #region git
 /** Runs git for the harness itself (not for the model), without inherited GIT_* overrides. */
 function git(cwd: string, ...args: string[]): string {
-  const env = Object.fromEntries(Object.entries(scrubbedEnv()).filter(([key]) => !key.startsWith("GIT_")));
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("GIT_")));
   try {
     return execFileSync("git", args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
   } catch (err) {

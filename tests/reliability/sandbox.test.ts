@@ -1,0 +1,96 @@
+// The sandbox, attacked: what a command the model runs must not be able to do. Each case ran
+// unsandboxed before (the command saw the harness's /proc, the repository's .env, the home
+// folder, the network, and could write anywhere the user can).
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { homedir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
+import { runCommand, sandboxStatus } from "../../chapters/_shared/shell.ts";
+import { tempDir } from "../helpers.ts";
+
+const sandboxed = sandboxStatus().kind === "bubblewrap";
+
+describe("sandbox availability", () => {
+  // CI installs bubblewrap (.ci/run); there the attack tests below must run, not skip.
+  it.runIf(process.env.CI)("starts on CI", () => {
+    expect(sandboxStatus().kind).toBe("bubblewrap");
+  });
+  it("says in one line what it is", () => {
+    expect(sandboxStatus().summary).toMatch(/^sandbox: /);
+    expect(sandboxStatus().summary).not.toContain("\n");
+  });
+});
+
+describe.runIf(sandboxed)("sandbox: a command the model runs", () => {
+  const run = async (command: string, cwd = tempDir()) => (await runCommand(command, { cwd, timeoutMs: 10_000 })).output;
+  const homeSecret = path.join(homedir(), `.lah-test-secret-${process.pid}`);
+  afterAll(() => rmSync(homeSecret, { force: true }));
+
+  it("writes inside the workspace", async () => {
+    const ws = tempDir();
+    await run("mkdir -p a/b && echo hi > a/b/f.txt", ws);
+    expect(existsSync(path.join(ws, "a/b/f.txt"))).toBe(true);
+  });
+
+  it("cannot write beside the workspace, in the repository, in /tmp of the host or in /etc", async () => {
+    const parent = tempDir();
+    const ws = path.join(parent, "ws");
+    mkdirSync(ws);
+    const targets = [path.join(parent, "beside.txt"), path.join(REPO_ROOT, `lah-escape-${process.pid}.txt`), `/etc/lah-escape-${process.pid}`];
+    const out = await run(targets.map((t) => `echo x > ${t}; touch ${t}`).join("; ") + "; echo done", ws);
+    expect(out).toContain("done");
+    for (const t of targets) expect(existsSync(t), t).toBe(false);
+  });
+
+  it("cannot read the harness's environment through /proc", async () => {
+    const secret = `sk-ant-proc-${process.pid}`;
+    process.env.LAH_TEST_PROC_SECRET = secret;
+    try {
+      const out = await run("cat /proc/$PPID/environ; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'; ls /proc | grep -c '^[0-9]'");
+      expect(out).not.toContain(secret);
+      // Only the sandbox's own few processes exist in its pid namespace.
+      expect(Number(out.trim().split("\n").at(-1))).toBeLessThan(10);
+    } finally {
+      delete process.env.LAH_TEST_PROC_SECRET;
+    }
+  });
+
+  it("cannot read the repository (.env, the source, other workspaces) even from a default workspace", async () => {
+    const ws = path.join(REPO_ROOT, ".workspace", `lah-test-${process.pid}`);
+    mkdirSync(ws, { recursive: true });
+    try {
+      const out = await run("cat ../../package.json ../../.env 2>&1; echo ---; ls -A ../..; ls -A ..", ws);
+      expect(out).not.toContain("learn-agent-harness");
+      // The repository is an empty folder but for the path down to this workspace.
+      expect(out.split("---\n")[1].trim().split("\n")).toEqual([".workspace", path.basename(ws)]);
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
+    }
+  });
+
+  it("cannot read the home folder (.ssh, tokens)", async () => {
+    writeFileSync(homeSecret, "home-secret-value");
+    const out = await run(`cat ${homeSecret} ~/.ssh/id_rsa 2>&1; echo ---; ls -A ${homedir()}`);
+    expect(out).not.toContain("home-secret-value");
+    expect(out.split("---")[1].trim()).toBe("");
+  });
+
+  it("cannot read /etc/shadow", async () => {
+    const out = await run("cat /etc/shadow 2>/dev/null | wc -c");
+    expect(out.trim()).toBe("0");
+  });
+
+  it("has no network", async () => {
+    const server = createServer((socket) => socket.end("hello from the host\n"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const out = await run(`exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3; echo "exit $?"`);
+      expect(out).not.toContain("hello from the host");
+    } finally {
+      server.close();
+    }
+  });
+});
