@@ -1,11 +1,12 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as s07 from "../chapters/s07-permission-system/agent.ts";
-import { createAgent, dangerousCommand, RULES_FILE } from "../chapters/s07-permission-system/agent.ts";
+import { createAgent, dangerousCommand, RULES_FILE, rulesFile, STARTING_RULES } from "../chapters/s07-permission-system/agent.ts";
 import scenario from "../chapters/s07-permission-system/scenario.ts";
 import { playScenario } from "../chapters/_shared/runtime.ts";
 import { say, use, useAll } from "../chapters/_shared/scripted.ts";
+import { sandboxStatus } from "../chapters/_shared/shell.ts";
 import { prepareWorkspace } from "../chapters/_shared/workspace.ts";
 import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";
 
@@ -20,6 +21,13 @@ function recordAsks(env: TestEnv): string[] {
     return ask(question, choices);
   };
   return asked;
+}
+
+/** Starts the workspace with this policy instead of the chapter's starting one (plan mode, …). */
+function startWith(env: TestEnv, policy: object): TestEnv {
+  mkdirSync(env.stateDir, { recursive: true });
+  writeFileSync(rulesFile(env), JSON.stringify(policy));
+  return env;
 }
 
 const results = (env: TestEnv) =>
@@ -80,11 +88,94 @@ describe("s07 permission system", () => {
       use("bash", { command: "echo first" }), use("bash", { command: "echo first again" }), say("ok"),
     ], { answers: ["always"] });
     const asked = recordAsks(env);
-    const agent = createAgent(env);
+    const agent = createAgent(env, { mode: "default" });
     await agent.send("go");
     expect(asked).toEqual(['Allow bash "echo first"?']);
     expect(results(env).map((r) => r.output)).toEqual(["first", "first again"]);
-    expect(await agent.commands!["/mode"].run("")).toMatch(/allow: bash echo first\*/);
+    expect(await agent.commands!["/mode"].run("")).toMatch(/allow: .*bash echo first\*/);
+  });
+
+  it('"always" for a plain command never allows a command with operators it did not have', async () => {
+    // Each attack would leave a file behind if it ran. Every one must be asked about (and refused).
+    const attacks = [
+      "ls -la; touch pwned-semicolon", "ls -la && touch pwned-and", "ls -la || touch pwned-or",
+      "ls -la | tee pwned-pipe", "ls -la & touch pwned-background", "ls -la > pwned-redirect",
+      "ls -la$(touch pwned-substitution)", "ls -la `touch pwned-backtick`", "ls -la\ntouch pwned-newline",
+      "ls -la\rtouch pwned-return", "ls -la <(touch pwned-process)", "ls -la ${x:-$(touch pwned-default)}",
+      "ls -la; cat .env",
+    ];
+    const env = scriptedEnv([
+      use("bash", { command: "ls -la" }),
+      ...attacks.map((command) => use("bash", { command })),
+      use("bash", { command: "ls -la ." }), // plain arguments are what the rule is for
+      say("ok"),
+    ], { answers: ["always", ...attacks.map(() => "no")] });
+    writeFileSync(path.join(env.workspace, ".env"), "SECRET=1");
+    const asked = recordAsks(env);
+    await createAgent(env, { mode: "default" }).send("go");
+    expect(asked).toEqual(["ls -la", ...attacks].map((c) => `Allow bash ${JSON.stringify(c)}?`));
+    const all = results(env);
+    expect(all.slice(1, -1).map((r) => r.isError)).toEqual(attacks.map(() => true));
+    expect(all.at(-1)).toMatchObject({ isError: false, output: expect.stringContaining(".env") });
+    expect(readdirSync(env.workspace).filter((f) => f.startsWith("pwned"))).toEqual([]);
+  });
+
+  it('"always" for a command with operators remembers that exact command, nothing longer', async () => {
+    const env = scriptedEnv([
+      use("bash", { command: "echo a && echo b" }),
+      use("bash", { command: "echo a && echo b" }),
+      use("bash", { command: "echo a && echo b; touch pwned" }),
+      use("bash", { command: "echo a && echo bc" }),
+      say("ok"),
+    ], { answers: ["always", "no", "no"] });
+    const asked = recordAsks(env);
+    await createAgent(env, { mode: "default" }).send("go");
+    expect(asked).toEqual(["echo a && echo b", "echo a && echo b; touch pwned", "echo a && echo bc"]
+      .map((c) => `Allow bash ${JSON.stringify(c)}?`));
+    expect(results(env).map((r) => r.isError)).toEqual([false, false, true, true]);
+    expect(existsSync(path.join(env.workspace, "pwned"))).toBe(false);
+  });
+
+  it("an allow rule from the rules file is just as strict; a deny rule's * still matches anything", async () => {
+    const env = scriptedEnv([
+      use("bash", { command: "npm --version && touch pwned" }),
+      use("bash", { command: "git push; echo hidden" }),
+      say("ok"),
+    ], { answers: ["no"] });
+    const asked = recordAsks(env);
+    await createAgent(env, {
+      mode: "default", allow: [{ tool: "bash", pattern: "npm *" }, { tool: "bash", pattern: "git *" }],
+      deny: [{ tool: "bash", pattern: "git push*" }],
+    }).send("go");
+    expect(asked).toEqual([`Allow bash ${JSON.stringify("npm --version && touch pwned")}?`]);
+    expect(results(env)[1].output).toMatch(/denied by the rule "bash git push\*"/);
+    expect(existsSync(path.join(env.workspace, "pwned"))).toBe(false);
+  });
+
+  it("the rules file lives in the harness's state folder: a rules file the model writes means nothing", async () => {
+    const ws = tempDir();
+    const open = JSON.stringify({ mode: "auto", allow: [{ tool: "*" }] });
+    // Session 1: the model is allowed to write, and writes a wide-open policy where it can.
+    const first = scriptedEnv([
+      use("write", { path: ".permissions.json", content: open }),
+      use("write", { path: RULES_FILE, content: open }),
+      use("write", { path: `../${path.basename(ws)}.harness/${RULES_FILE}`, content: open }),
+      // In the sandbox a command writes only in the workspace (without one, bash could reach it).
+      ...(sandboxStatus().kind === "bubblewrap"
+        ? [use("bash", { command: `echo '${open}' > ../${path.basename(ws)}.harness/${RULES_FILE}` })] : []),
+      say("done"),
+    ], { workspace: ws });
+    await createAgent(first, { mode: "auto" }).send("open up");
+    expect(results(first)[2]).toMatchObject({ isError: true, output: expect.stringMatching(/escapes the workspace/) });
+    // Session 2 on the same workspace: still the starting policy (plan mode), nothing allowed by the model.
+    const second = scriptedEnv([use("bash", { command: "touch pwned" }), say("plan")], { workspace: ws });
+    const agent = createAgent(second);
+    expect(await agent.commands!["/mode"].run("")).toMatch(/mode:\s+plan/);
+    expect(await agent.commands!["/mode"].run("")).not.toMatch(/allow:.*\*/);
+    await agent.send("go");
+    expect(results(second)[0]).toMatchObject({ isError: true, output: expect.stringMatching(/plan mode/) });
+    expect(existsSync(path.join(ws, "pwned"))).toBe(false);
+    expect(JSON.parse(readFileSync(rulesFile(second), "utf8")).mode).toBe("plan"); // the file the learner edits
   });
 
   it('"no" refuses the call and the loop goes on; "yes" allows it once', async () => {
@@ -92,6 +183,7 @@ describe("s07 permission system", () => {
       use("write", { path: "a.txt", content: "a" }), use("write", { path: "b.txt", content: "b" }),
       use("write", { path: "c.txt", content: "c" }), say("ok"),
     ], { answers: ["no", "yes", "no"] });
+    startWith(env, {});
     const asked = recordAsks(env);
     await createAgent(env).send("go");
     expect(results(env).map((r) => r.isError)).toEqual([true, false, true]);
@@ -127,17 +219,17 @@ describe("s07 permission system", () => {
     }
   });
 
-  it("reads mode and rules from the workspace's rules file; a broken file gives a note and the defaults", async () => {
-    const good = scriptedEnv([use("write", { path: "x.txt", content: "x" }), say("ok")]);
-    writeFileSync(path.join(good.workspace, RULES_FILE), JSON.stringify({ mode: "plan", deny: [{ tool: "read", pattern: ".env*" }] }));
+  it("reads mode and rules from the rules file in the state folder; a broken file gives a note and the defaults", async () => {
+    const good = startWith(scriptedEnv([use("write", { path: "x.txt", content: "x" }), say("ok")]),
+      { mode: "plan", deny: [{ tool: "read", pattern: ".env*" }] });
     const agent = createAgent(good);
     expect(await agent.commands!["/mode"].run("")).toMatch(/mode:\s+plan[\s\S]*deny:\s+read \.env\*/);
     await agent.send("go");
     expect(results(good)[0].output).toMatch(/plan mode/);
 
     for (const broken of ["{ not json", JSON.stringify({ mode: "yolo" }), JSON.stringify({ allow: [{ pattern: "x" }] })]) {
-      const env = scriptedEnv([say("ok")]);
-      writeFileSync(path.join(env.workspace, RULES_FILE), broken);
+      const env = startWith(scriptedEnv([say("ok")]), {});
+      writeFileSync(rulesFile(env), broken);
       const agent = createAgent(env);
       await agent.send("go");
       const notes = env.io.trace.flatMap((e) => (e.kind === "note" ? [e.text] : []));
@@ -156,8 +248,17 @@ describe("s07 permission system", () => {
     expect(readFileSync(path.join(env.workspace, "x.txt"), "utf8")).toBe("x");
   });
 
+  it("a new workspace starts with a copy of the chapter's starting policy, in the state folder", async () => {
+    const env = scriptedEnv([say("ok")]);
+    expect(existsSync(rulesFile(env))).toBe(false);
+    const agent = createAgent(env);
+    expect(readFileSync(rulesFile(env), "utf8")).toBe(readFileSync(STARTING_RULES, "utf8"));
+    expect(await agent.commands!["/mode"].run("")).toMatch(/mode:\s+plan/);
+    expect(rulesFile(env).startsWith(env.workspace + path.sep)).toBe(false);
+  });
+
   it("plays its scenario offline: plan refusal, an always rule, and an unasked second run", async () => {
-    const ws = prepareWorkspace(tempDir(), { template: path.join(import.meta.dirname, "../chapters/s07-permission-system/workspace") });
+    const ws = prepareWorkspace(tempDir());
     const { env } = await playScenario(s07, scenario, ws);
     expect(env.scripted!.finished).toBe(true);
     const all = results(env as TestEnv);

@@ -11,8 +11,9 @@
  *   4. allow rules       — calls the user already agreed to;
  *   5. ask the user      — yes, no, or always (which adds an allow rule for the session).
  * A refused call still gets its tool_result: an error that says why, so the model can adapt.
+ * The policy itself lives where the model cannot reach: a rule the model can edit is no rule.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool } from "../s02-tool-use/agent.ts";
 import type {
@@ -33,7 +34,8 @@ export const MODES: readonly Mode[] = ["default", "plan", "auto"];
 
 /** `{ tool: "bash", pattern: "npm test*" }`: the tool's name ("*" for any) and, optionally, a
  *  pattern for what it acts on — bash's command, the path of read/write/edit, glob's pattern.
- *  In a pattern, `*` stands for any text. No pattern: every call of that tool. */
+ *  In a pattern, `*` stands for any text — except in an allow rule for bash (see `matches`).
+ *  No pattern: every call of that tool. */
 export interface Rule {
   tool: string;
   pattern?: string;
@@ -45,8 +47,14 @@ export interface Permissions {
   deny: Rule[];
 }
 
-/** The rules file in the workspace, so a learner can read and edit it. */
-export const RULES_FILE = ".permissions.json";
+/** The rules file lives in the harness's state folder beside the workspace (`env.stateDir`), not
+ *  in the workspace. The model's write tool and its commands can change anything in the
+ *  workspace: a policy kept there is one the model can rewrite to "allow everything". You read
+ *  and edit it at `.workspace/s07.harness/permissions.json`; the model cannot. */
+export const RULES_FILE = "permissions.json";
+export const rulesFile = (env: AgentEnv) => path.join(env.stateDir, RULES_FILE);
+/** The policy a new workspace starts with (plan mode, write and edit allowed, .env denied). */
+export const STARTING_RULES = path.join(import.meta.dirname, RULES_FILE);
 
 /** What a call acts on: the text a rule's pattern is matched against. A path is taken relative
  *  to the workspace, so `./.env` and `sub/../.env` are the same `.env` to a rule. */
@@ -58,10 +66,20 @@ export function subjectOf(call: ToolUseBlock, root: string): string {
 
 const escapeRegex = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
 
-export function matches(rule: Rule, call: ToolUseBlock, root: string): boolean {
+/** What turns one shell command into several, or runs code inside it: `;` `&` `|` (so `&&` `||`),
+ *  redirections `<` `>`, every `$` expansion (so `$(…)`), backticks and line breaks. */
+const OPERATORS = ";&|<>`$\\n\\r"; // as regex source, for the character classes below
+export const SHELL_OPERATORS = new RegExp(`[${OPERATORS}]`);
+
+/** In an allow rule for bash, `*` stands for plain text only, never one of SHELL_OPERATORS: so
+ *  `ls -la*` allows `ls -la src` but not `ls -la; cat .env`. A command an allow rule lets through
+ *  has exactly the operators written in the rule. In a deny rule `*` stands for any text: a deny
+ *  that catches more is safe, an allow that catches more is a hole. */
+export function matches(rule: Rule, call: ToolUseBlock, root: string, kind: "allow" | "deny"): boolean {
   if (rule.tool !== "*" && rule.tool !== call.name) return false;
   if (rule.pattern === undefined) return true;
-  const regex = new RegExp(`^${rule.pattern.split("*").map(escapeRegex).join(".*")}$`, "s");
+  const star = kind === "allow" && call.name === "bash" ? `[^${OPERATORS}]*` : ".*";
+  const regex = new RegExp(`^${rule.pattern.split("*").map(escapeRegex).join(star)}$`, "s");
   return regex.test(subjectOf(call, root));
 }
 
@@ -84,14 +102,17 @@ export function parsePermissions(text: string): Partial<Permissions> {
   return { mode: mode as Mode | undefined, allow: rules("allow", allow), deny: rules("deny", deny) };
 }
 
-/** Reads the rules file. Missing: no rules. Broken: a note that says why, and no rules. */
-export function loadPermissions(workspace: string, note: (text: string) => void): Partial<Permissions> {
-  const file = path.join(workspace, RULES_FILE);
-  if (!existsSync(file)) return {};
+/** Reads the rules file; a workspace without one gets a copy of the starting policy, for the
+ *  learner to edit. Broken: a note that says why, and no rules. */
+export function loadPermissions(file: string, note: (text: string) => void): Partial<Permissions> {
+  if (!existsSync(file)) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    copyFileSync(STARTING_RULES, file);
+  }
   try {
     return parsePermissions(readFileSync(file, "utf8"));
   } catch (err) {
-    note(`${RULES_FILE} is not valid (${(err as Error).message}); using the defaults: mode default, no rules`);
+    note(`${file} is not valid (${(err as Error).message}); using the defaults: mode default, no rules`);
     return {};
   }
 }
@@ -121,11 +142,14 @@ export function dangerousCommand(command: string): string | undefined {
 /** Looking never changes anything, so read and glob need no permission (deny rules still apply). */
 const READ_ONLY = new Set(["read", "glob"]);
 
-/** "always" remembers a rule: for bash, the command's first two words (`npm test*`); for the
- *  other tools, the tool itself. */
+/** "always" remembers a rule: for a plain bash command, its first two words (`npm test*`, and
+ *  that `*` never matches an operator); for a command with operators, that exact command; for
+ *  the other tools, the tool itself. */
 export function ruleFor(call: ToolUseBlock): Rule {
   if (call.name !== "bash") return { tool: call.name };
-  const words = String((call.input as { command?: unknown }).command ?? "").split(/\s+/).filter(Boolean).slice(0, 2);
+  const command = String((call.input as { command?: unknown }).command ?? "");
+  if (SHELL_OPERATORS.test(command)) return { tool: "bash", pattern: command };
+  const words = command.split(/\s+/).filter(Boolean).slice(0, 2);
   return { tool: "bash", pattern: words.length ? `${words.join(" ")}*` : "" };
 }
 
@@ -138,13 +162,13 @@ export async function checkPermission(env: AgentEnv, perms: Permissions, call: T
     if (why) return `dangerous command (${why}); it is refused in every mode`;
   }
   // 2. Deny rules come before any step that could allow: deny beats allow.
-  const denied = perms.deny.find((rule) => matches(rule, call, env.workspace));
+  const denied = perms.deny.find((rule) => matches(rule, call, env.workspace, "deny"));
   if (denied) return `denied by the rule "${describeRule(denied)}"`;
   // 3. The mode.
   if (perms.mode === "auto" || READ_ONLY.has(call.name)) return null;
   if (perms.mode === "plan") return `plan mode: ${call.name} would change things, so it does not run until the plan is approved`;
   // 4. Allow rules.
-  if (perms.allow.some((rule) => matches(rule, call, env.workspace))) return null;
+  if (perms.allow.some((rule) => matches(rule, call, env.workspace, "allow"))) return null;
   // 5. Ask the person at the keyboard.
   const answer = (await env.ask(`Allow ${call.name} ${JSON.stringify(subject)}?`, ["yes", "no", "always"]))
     .trim().toLowerCase();
@@ -197,7 +221,7 @@ export interface PermissionOptions {
 }
 
 export function createAgent(env: AgentEnv, options: PermissionOptions = {}): Agent {
-  const fromFile = loadPermissions(env.workspace, (text) => env.io.note(text));
+  const fromFile = loadPermissions(rulesFile(env), (text) => env.io.note(text));
   const perms: Permissions = {
     mode: options.mode ?? fromFile.mode ?? "default",
     allow: [...(fromFile.allow ?? []), ...(options.allow ?? [])],
@@ -225,9 +249,10 @@ export function createAgent(env: AgentEnv, options: PermissionOptions = {}): Age
             perms.mode = wanted as Mode;
           }
           return [
-          `mode:  ${perms.mode}   (also "mode" in ${RULES_FILE}; plan ends when you approve a plan)`,
+          `mode:  ${perms.mode}   (plan ends when you approve a plan)`,
           `deny:  ${perms.deny.map(describeRule).join(", ") || "(none)"}`,
           `allow: ${perms.allow.map(describeRule).join(", ") || "(none)"}`,
+          `rules file (yours to edit, out of the model's reach): ${rulesFile(env)}`,
           ].join("\n");
         },
       },

@@ -1,4 +1,5 @@
-// The offline demo for s07. The workspace's .permissions.json starts the session in plan mode:
+// The offline demo for s07. The starting policy (permissions.json, copied into the harness state
+// folder beside the workspace) starts the session in plan mode:
 // the gate refuses a write, the model makes a plan, the user approves it (mode → default). Then
 // a test run is asked about, the user answers "always", and the second run is not asked about.
 import { say, use } from "../_shared/scripted.ts";
