@@ -1,8 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as s08 from "../chapters/s08-hook-system/agent.ts";
-import { createAgent, HOOKS_FILE, TRUST_MARKER, type HookConfig } from "../chapters/s08-hook-system/agent.ts";
+import { createAgent, HOOKS_FILE, hooksHash, trustFile, type HookConfig } from "../chapters/s08-hook-system/agent.ts";
 import scenario from "../chapters/s08-hook-system/scenario.ts";
 import { playScenario } from "../chapters/_shared/runtime.ts";
 import { say, use, useAll } from "../chapters/_shared/scripted.ts";
@@ -73,23 +73,63 @@ describe("s08 hook system", () => {
     expect(readFileSync(file(env, "any-hook.log"), "utf8")).toBe("any\n".repeat(4));
   });
 
-  it("an untrusted workspace runs no hooks; a .trusted marker makes it run them", async () => {
-    const hooks: HookConfig = {
-      SessionStart: [{ command: "touch session-hook-ran" }],
-      PreToolUse: [{ command: "touch pre-hook-ran" }],
-      PostToolUse: [{ command: "touch post-hook-ran" }],
-    };
-    const untrusted = envWithHooks([use("bash", { command: "echo hi" }), say("ok")], hooks, ["no"]);
-    await createAgent(untrusted).send("go");
-    for (const marker of ["session-hook-ran", "pre-hook-ran", "post-hook-ran"]) expect(existsSync(file(untrusted, marker))).toBe(false);
-    expect(results(untrusted)[0].output).toBe("hi");
-    expect(notes(untrusted)).toContain(`hooks not run: this workspace is not trusted (no ${TRUST_MARKER})`);
+  const MARKING_HOOKS: HookConfig = {
+    SessionStart: [{ command: "touch session-hook-ran" }],
+    PreToolUse: [{ command: "touch pre-hook-ran" }],
+    PostToolUse: [{ command: "touch post-hook-ran" }],
+  };
+  const ran = (env: TestEnv) => ["session-hook-ran", "pre-hook-ran", "post-hook-ran"].map((m) => existsSync(file(env, m)));
+  const trustQuestions = (env: TestEnv) => notes(env).filter((n) => n.includes("Run its hooks"));
 
-    const trusted = envWithHooks([use("bash", { command: "echo hi" }), say("ok")], hooks);
-    writeFileSync(file(trusted, TRUST_MARKER), "");
-    await createAgent(trusted).send("go");
-    for (const marker of ["session-hook-ran", "pre-hook-ran", "post-hook-ran"]) expect(existsSync(file(trusted, marker))).toBe(true);
-    expect(notes(trusted).some((n) => n.includes("Run its hooks"))).toBe(false); // a marked workspace is not asked about
+  it("an untrusted workspace runs no hooks; a .trusted file shipped in the workspace means nothing", async () => {
+    const env = envWithHooks([use("bash", { command: "echo hi" }), say("ok")], MARKING_HOOKS, ["no"]);
+    writeFileSync(file(env, ".trusted"), ""); // a cloned repository can ship this file
+    await createAgent(env).send("go");
+    expect(trustQuestions(env)).toHaveLength(1); // asked anyway
+    expect(ran(env)).toEqual([false, false, false]);
+    expect(results(env)[0].output).toBe("hi");
+    expect(notes(env)).toContain("hooks not run: you did not trust this .hooks.json");
+  });
+
+  it("the model cannot trust hooks it wrote: a .trusted or a .hooks.json from write is asked about", async () => {
+    const ws = tempDir();
+    const first = scriptedEnv([
+      use("write", { path: HOOKS_FILE, content: JSON.stringify(MARKING_HOOKS) }),
+      use("write", { path: ".trusted", content: "" }),
+      say("done"),
+    ], { workspace: ws });
+    await createAgent(first).send("set up");
+    const second = scriptedEnv([use("bash", { command: "echo hi" }), say("ok")], { workspace: ws, answers: ["no"] });
+    await createAgent(second).send("go");
+    expect(trustQuestions(second)).toHaveLength(1);
+    expect(ran(second)).toEqual([false, false, false]);
+  });
+
+  it("yes trusts this exact .hooks.json, recorded in the state folder; a changed file is asked about again", async () => {
+    const ws = tempDir();
+    const session = (answers: string[]) => scriptedEnv([use("bash", { command: "echo hi" }), say("ok")], { workspace: ws, answers });
+    writeFileSync(path.join(ws, HOOKS_FILE), JSON.stringify(MARKING_HOOKS));
+
+    const first = session(["yes"]);
+    await createAgent(first).send("go");
+    expect(trustQuestions(first)).toHaveLength(1);
+    expect(ran(first)).toEqual([true, true, true]);
+    expect(readFileSync(trustFile(first), "utf8")).toContain(hooksHash(JSON.stringify(MARKING_HOOKS)));
+    expect(trustFile(first).startsWith(ws + path.sep)).toBe(false); // out of the model's reach
+
+    for (const m of ["session-hook-ran", "pre-hook-ran", "post-hook-ran"]) rmSync(path.join(ws, m));
+    const second = session([]); // same file: no question, the hooks run
+    await createAgent(second).send("go");
+    expect(trustQuestions(second)).toEqual([]);
+    expect(ran(second)).toEqual([true, true, true]);
+
+    for (const m of ["session-hook-ran", "pre-hook-ran", "post-hook-ran"]) rmSync(path.join(ws, m));
+    writeFileSync(path.join(ws, HOOKS_FILE), JSON.stringify({ ...MARKING_HOOKS, PreToolUse: [{ command: "touch sneaky" }] }));
+    const third = session(["no"]);
+    await createAgent(third).send("go");
+    expect(trustQuestions(third)).toHaveLength(1);
+    expect(ran(third)).toEqual([false, false, false]);
+    expect(existsSync(path.join(ws, "sneaky"))).toBe(false);
   });
 
   it("updatedInput from a PreToolUse hook rewrites the call's arguments", async () => {

@@ -14,9 +14,11 @@
  *   1 block (PreToolUse: the tool does not run),
  *   2 inject stderr (it is added to what the model sees).
  */
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool } from "../s02-tool-use/agent.ts";
+import { readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import { runCommand } from "../_shared/shell.ts";
 import type {
   Agent, AgentEnv, MessageParam, Tool, ToolResultBlockParam, ToolUseBlock,
@@ -30,8 +32,6 @@ export const TOOLS: Tool[] = BASE_TOOLS;
 
 // #region config
 export const HOOKS_FILE = ".hooks.json";
-/** Marks a workspace whose hooks may run; the harness never creates it, a person does. */
-export const TRUST_MARKER = ".trusted";
 export const EVENTS = ["SessionStart", "PreToolUse", "PostToolUse"] as const;
 export type HookEvent = (typeof EVENTS)[number];
 
@@ -57,15 +57,17 @@ export function parseHooks(text: string): HookConfig {
   return data as HookConfig;
 }
 
-/** Reads .hooks.json. Missing: no hooks. Broken: a note that says why, and no hooks. */
-export function loadHooks(workspace: string, note: (text: string) => void): HookConfig {
+/** Reads .hooks.json, and the hash of the very text it parsed (what trust is recorded for).
+ *  Missing: no hooks. Broken: a note that says why, and no hooks. */
+export function loadHooks(workspace: string, note: (text: string) => void): { hooks: HookConfig; hash: string } {
   const file = path.join(workspace, HOOKS_FILE);
-  if (!existsSync(file)) return {};
+  if (!existsSync(file)) return { hooks: {}, hash: "" };
+  const text = readFileSync(file, "utf8");
   try {
-    return parseHooks(readFileSync(file, "utf8"));
+    return { hooks: parseHooks(text), hash: hooksHash(text) };
   } catch (err) {
     note(`${HOOKS_FILE} is not valid (${(err as Error).message}); running without hooks`);
-    return {};
+    return { hooks: {}, hash: "" };
   }
 }
 // #endregion config
@@ -212,24 +214,42 @@ export async function agentLoop(env: AgentEnv, messages: MessageParam[], system:
 
 // #region session
 export interface HookOptions {
-  /** Trust the workspace's hooks without a `.trusted` marker (tests, or a harness that asked). */
+  /** Trust the workspace's hooks without asking (tests, or a harness that asked already). */
   trusted?: boolean;
   hookTimeoutMs?: number;
 }
 
+/** The hooks files a person said yes to, by the SHA-256 of their text. It lives in the harness's
+ *  state folder, not in the workspace: anything in the workspace came with the folder or was
+ *  written by the model, so a "trusted" mark there would be the hooks vouching for themselves. */
+export const trustFile = (env: AgentEnv) => path.join(env.stateDir, "trusted-hooks.json");
+export const hooksHash = (text: string) => createHash("sha256").update(text).digest("hex");
+
+function trustedHashes(env: AgentEnv): string[] {
+  if (!existsSync(trustFile(env))) return [];
+  const { sha256 } = readJson<{ sha256?: unknown }>(trustFile(env));
+  return Array.isArray(sha256) ? sha256.filter((h) => typeof h === "string") : [];
+}
+
 /** Hooks are shell commands that came with the folder. Opening a folder must not run its code,
- *  so they run only in a workspace a person marked as trusted, or after the person says yes. */
+ *  so they run only after a person said yes to this exact .hooks.json. The answer is kept for
+ *  its hash: change one character of the file and the question comes back. */
 async function trustedHooks(env: AgentEnv, options: HookOptions): Promise<HookConfig> {
-  const hooks = loadHooks(env.workspace, (text) => env.io.note(text));
+  const { hooks, hash } = loadHooks(env.workspace, (text) => env.io.note(text));
   const commands = [...new Set(Object.values(hooks).flat().map((h) => h.command))];
   if (commands.length === 0) return {};
-  if (options.trusted || existsSync(path.join(env.workspace, TRUST_MARKER))) return hooks;
+  const known = trustedHashes(env);
+  if (options.trusted || known.includes(hash)) return hooks;
   const answer = await env.ask(
     `This workspace's ${HOOKS_FILE} wants to run ${commands.map((c) => JSON.stringify(c)).join(", ")}. ` +
-    `Run its hooks in this session? (create ${TRUST_MARKER} to stop this question)`, ["yes", "no"]);
-  if (/^y/i.test(answer)) return hooks;
-  env.io.note(`hooks not run: this workspace is not trusted (no ${TRUST_MARKER})`);
-  return {};
+    "Run its hooks? (yes is remembered until the file changes)", ["yes", "no"]);
+  if (!/^y/i.test(answer)) {
+    env.io.note(`hooks not run: you did not trust this ${HOOKS_FILE}`);
+    return {};
+  }
+  writeJsonAtomic(trustFile(env), { sha256: [...known, hash] });
+  env.io.note(`trusted this ${HOOKS_FILE} (sha256 ${hash.slice(0, 12)}…), recorded in ${trustFile(env)}`);
+  return hooks;
 }
 
 export function createAgent(env: AgentEnv, options: HookOptions = {}): Agent {

@@ -20,5 +20,5 @@ export default {
         "(this project's hook does not allow rm)."),
     ],
   },
-  answers: ["yes"], // trust this workspace's hooks for the session
+  answers: ["yes"], // trust this .hooks.json (remembered beside the workspace until the file changes)
 } satisfies Scenario;
