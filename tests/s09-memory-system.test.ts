@@ -47,6 +47,45 @@ describe("s09 memory system", () => {
     expect(readFileSync(path.join(dir, "tabs-please.md"), "utf8")).toContain("Tabs, shown 4 wide.");
   });
 
+  it("two different names never share a file: a name whose file is taken is refused with a sentence", async () => {
+    const long = "Formatting rules for the generated API client code in this repository: ";
+    const env = scriptedEnv([
+      use("save_memory", { ...TABS, name: "Use tabs!", content: "Tabs." }),
+      use("save_memory", { ...TABS, name: "use tabs?", content: "Spaces, actually." }),
+      use("save_memory", { ...TABS, name: `${long}tabs`, content: "Long one." }),
+      use("save_memory", { ...TABS, name: `${long}spaces`, content: "Long two." }),
+      use("save_memory", { ...TABS, name: "Use tabs!", content: "Tabs, width 4." }), // the same name updates
+      say("ok"),
+    ]);
+    await createAgent(env).send("remember");
+    const [first, clash, long1, longClash, update] = results(env);
+    expect([first.isError, long1.isError, update.isError]).toEqual([false, false, false]);
+    expect(clash).toEqual({ isError: true, output: expect.stringMatching(/already holds the memory "Use tabs!"/) });
+    expect(longClash).toEqual({ isError: true, output: expect.stringContaining(`already holds the memory "${long}tabs"`) });
+    const { memories } = loadMemories(path.join(env.workspace, ".memory"));
+    expect(memories.map((m) => `${m.name}: ${m.content}`).sort()).toEqual([`${long}tabs: Long one.`, "Use tabs!: Tabs, width 4."]);
+    expect(readFileSync(path.join(env.workspace, ".memory/MEMORY.md"), "utf8").trim().split("\n")).toHaveLength(2);
+  });
+
+  it("a name or description with Markdown link syntax can never break the index", async () => {
+    const env = scriptedEnv([
+      use("save_memory", { ...TABS, name: "Alpha", description: "see ](beta.md) and [x](y.md)" }),
+      use("save_memory", { ...TABS, name: "Beta", description: "second" }),
+      use("save_memory", { ...TABS, name: "Gamma](alpha.md) [evil", description: "third\n- [Fake](fake.md) — injected" }),
+      use("save_memory", { ...TABS, name: "Beta", description: "second, updated" }),
+      say("ok"),
+    ]);
+    await createAgent(env).send("remember");
+    expect(results(env).every((r) => !r.isError)).toBe(true);
+    const lines = readFileSync(path.join(env.workspace, ".memory/MEMORY.md"), "utf8").trim().split("\n");
+    expect(lines).toHaveLength(3); // one line per memory: nothing replaced, nothing injected
+    // Each line links to its own file, and that is the only link a Markdown reader finds in it.
+    const links = lines.map((l) => [...l.matchAll(/(?<!\\)\[((?:\\.|[^\\\]])*)\]\(([^)]*)\)/g)].map((m) => m[2]));
+    expect(links).toEqual([["alpha.md"], ["beta.md"], [expect.stringMatching(/^gamma-alpha-md-evil\.md$/)]]);
+    expect(lines[1]).toMatch(/second, updated$/);
+    expect(lines[0]).toContain("Alpha");
+  });
+
   it("rejects a bad type and writes nothing", async () => {
     const env = scriptedEnv([use("save_memory", { ...TABS, type: "secret" }), say("sorry")]);
     await createAgent(env).send("remember");

@@ -34,11 +34,22 @@ export interface Memory {
 export const INDEX_FILE = "MEMORY.md";
 const oneLine = (value: unknown) => String(value ?? "").replace(/\s+/g, " ").trim();
 const slugify = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60);
+
+/** One line of the index: `- [name](file) — description`. Brackets, parentheses and backslashes
+ *  in the name and description are escaped, so neither can close the link or open another: the
+ *  only link on a line is the one to its own file, at the start. */
+const escapeMarkdown = (text: string) => text.replace(/[\\[\]()]/g, "\\$&");
+const indexLine = (name: string, file: string, description: string) =>
+  `- [${escapeMarkdown(name)}](${file}) — ${escapeMarkdown(description)}`;
+/** The file an index line links to: the link at the start of the line, not any text after it. */
+const linkedFile = (line: string) => /^- \[(?:\\.|[^\\\]])*\]\(([^)]*)\)/.exec(line)?.[1];
 // #endregion memory
 
 // #region save
 /** Writes `.memory/<slug>.md` and its line in MEMORY.md. Everything is checked before anything is
- *  written; the same name saved again updates the file and its index line in place. */
+ *  written; the same name saved again updates the file and its index line in place. A slug keeps
+ *  only letters and digits, so different names can share one ("Use tabs!", "use tabs?"): a file
+ *  belongs to the name in its frontmatter, and another name that lands on it is refused. */
 export function saveMemory(dir: string, input: Record<string, unknown>): { file: string; updated: boolean } {
   const name = oneLine(input.name);
   const description = oneLine(input.description);
@@ -50,18 +61,39 @@ export function saveMemory(dir: string, input: Record<string, unknown>): { file:
   if (!content) throw new Error("a memory needs content");
 
   const file = `${slugify(name)}.md`;
+  if (file.toLowerCase() === INDEX_FILE.toLowerCase()) {
+    throw new Error(`"${name}" would overwrite the index: choose another name`);
+  }
   const updated = existsSync(path.join(dir, file));
+  if (updated) {
+    const owner = ownerOf(path.join(dir, file));
+    if (oneLine(owner) !== name) {
+      throw new Error(`the file .memory/${file} already holds the memory "${owner}". Save under that ` +
+        "exact name to update it, or choose a name that differs in its letters or digits (the first 60 count)");
+    }
+  }
   mkdirSync(dir, { recursive: true });
   writeFileAtomic(path.join(dir, file), `---\n${stringifyYaml({ name, description, type })}---\n\n${content}\n`);
 
   const indexPath = path.join(dir, INDEX_FILE);
-  const entry = `- [${name}](${file}) — ${description}`;
+  const entry = indexLine(name, file, description);
   const lines = existsSync(indexPath) ? readFileSync(indexPath, "utf8").split("\n").filter((l) => l.trim()) : [];
-  const at = lines.findIndex((l) => l.includes(`](${file})`));
+  const at = lines.findIndex((l) => linkedFile(l) === file);
   if (at >= 0) lines[at] = entry; // one line per memory, never a duplicate
   else lines.push(entry);
   writeFileAtomic(indexPath, `${lines.join("\n")}\n`);
   return { file, updated };
+}
+
+/** The name in a memory file's frontmatter; a file that is not a valid memory is not overwritten. */
+function ownerOf(file: string): string {
+  try {
+    return parseMemory(readFileSync(file, "utf8"), path.basename(file)).name;
+  } catch (err) {
+    const why = (err as Error).message.split("\n")[0];
+    throw new Error(`.memory/${path.basename(file)} exists but is not a valid memory (${why}): ` +
+      "choose another name, or ask the user to fix or delete that file");
+  }
 }
 // #endregion save
 
