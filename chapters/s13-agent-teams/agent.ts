@@ -5,32 +5,37 @@
  * who stay: several agents with their own conversations, working at the same time, handing
  * results back, and picking up the next piece of work without being told. Three pieces:
  *
- *   1. a message bus: one JSONL mailbox per agent in `.mailboxes/<name>.jsonl` — send appends
- *      one line, reading drains the file;
+ *   1. a message bus: one JSONL mailbox per agent in the harness's state folder (beside the
+ *      workspace, out of the model's reach) — send appends one line; a reader takes the mail into a
+ *      pending file and acknowledges it only once the turn that read it is kept;
  *   2. persistent teammates: WORK (their own loop) → post the result to the lead → IDLE;
  *      an idle teammate first waits on its inbox, then claims a ready task from the board (s10)
- *      with an exclusive lock file, so two teammates can never own one task;
+ *      under a lock that names its holder (chapters/_shared/lock.ts), so two teammates can never
+ *      own one task;
  *   3. lanes: a task's `worktree` field picks the teammate's working directory — a git worktree
  *      (s12) in `.worktrees/<name>` on branch `wt/<name>` — and the runtime completes the task
  *      and clears the assignment only after the work succeeded.
  *
  * What this module exports for the chapters built on it (s14 error recovery, s15 protocols):
- *   MessageBus, TeamMessage            the mailboxes (send / drain / peek, dead letters)
+ *   MessageBus, TeamMessage            the mailboxes (send / receive / acknowledge / peek, dead letters)
  *   Team, TeamOptions, Teammate        the runtime; options inject extra lead tools + handlers,
  *                                      extra teammate tools + handlers, an `onMessage` hook for
  *                                      special message types, and `callModel` (every model call)
  *   CallModel, ModelCall, plainCall    the model-call seam s14 replaces with a resilient one
  *   LEAD, LEAD_TOOLS, TEAMMATE_TOOLS   names and tools (TOOLS = LEAD_TOOLS)
- *   identityBlock, formatMessage, claimTask, readyTasks, errorLine
+ *   identityBlock, formatMessage, escapeText, claimTask, readyTasks, errorLine
  *   createAgent(env, options)          → TeamAgent (an Agent with its `team`)
  */
 import { APIError } from "@anthropic-ai/sdk";
+import { randomBytes } from "node:crypto";
 import {
-  appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync,
+  appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync,
+  writeFileSync, writeSync,
 } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { writeJsonAtomic } from "../_shared/fsutil.ts";
+import { running, tryLock, withLock } from "../_shared/lock.ts";
 import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool, type ToolHandler } from "../s02-tool-use/agent.ts";
 import { TASK_TOOLS, TaskBoard, taskHandlers, taskLine, type Task } from "../s10-task-system/agent.ts";
 import { checkLaneName, WorktreeManager } from "../s12-worktree-isolation/agent.ts";
@@ -38,7 +43,7 @@ import type {
   Agent, AgentCommand, AgentEnv, IO, Message, MessageParam, ModelClient, Tool, ToolResultBlockParam,
 } from "../_shared/types.ts";
 
-/** The lead's name on the bus: its mailbox is `.mailboxes/lead.jsonl`. */
+/** The lead's name on the bus: its mailbox is `mailboxes/lead.jsonl` in the state folder. */
 export const LEAD = "lead";
 
 const LEAD_SYSTEM = `You lead a small team of coding agents in a shared workspace. Put the work on the
@@ -60,14 +65,25 @@ export interface TeamMessage {
   [field: string]: unknown;
 }
 
-/** Atomics.wait on this is a synchronous sleep: the mailbox lock below waits 1 ms at a time. */
-const LOCK_WAIT = new Int32Array(new SharedArrayBuffer(4));
+/** This process as a mail reader. Mail it has taken but not yet acknowledged waits in files named
+ *  after it, so a reader started later can tell a dead reader's mail from a live one's. */
+const READER = `${process.pid}.${randomBytes(4).toString("hex")}`;
+let takes = 0;
 
-/** Mailboxes on disk: `.mailboxes/<name>.jsonl`, one JSON message per line. Files, not memory,
- *  so any process can write to any agent, and nothing is lost if the reader is busy. */
+/** A pending file: `<name>.<stamp>.<reader>.pending`; stamps sort in the order mail was taken. */
+interface PendingFile { path: string; stamp: string; reader: string }
+
+/** Mailboxes on disk, in the harness's state folder (out of the model's reach):
+ *    <name>.jsonl                     new mail; a send appends one JSON line
+ *    <name>.<stamp>.<reader>.pending  mail a reader has taken and not yet acknowledged
+ *    <name>.dead.jsonl                lines that were not messages
+ *  Files, not memory, so any process can write to any agent, and nothing is lost if the reader is
+ *  busy, killed, or its turn fails. A message leaves the disk only when its reader acknowledges it. */
 export class MessageBus {
   readonly dir: string;
   private count = 0;
+  /** Pending files this reader has handed out and not yet acknowledged, per mailbox. */
+  private readonly handedOut = new Map<string, Set<string>>();
 
   constructor(dir: string, private readonly io?: Pick<IO, "note">) {
     this.dir = dir;
@@ -78,89 +94,165 @@ export class MessageBus {
     return path.join(this.dir, `${name}.jsonl`);
   }
 
-  /** One message = one line, appended in a single write: two senders never interleave. */
+  /** One message = one line, appended in a single write while holding the mailbox's lock. */
   send(from: string, to: string, content: string, type = "message", extra: Record<string, unknown> = {}): TeamMessage {
     const message: TeamMessage = {
       id: `msg_${Date.now().toString(36)}_${process.pid}_${++this.count}`,
       type, from, to, content, ts: new Date().toISOString(), ...extra,
     };
-    this.locked(to, () => appendFileSync(this.file(to), `${JSON.stringify(message)}\n`));
+    withLock(this.lock(to), () => {
+      const fd = openSync(this.file(to), "a+");
+      try {
+        // A sender killed mid-write leaves a line without its newline. Ours then starts on a line of
+        // its own, so only the torn fragment becomes a dead letter, never the message after it.
+        const size = fstatSync(fd).size;
+        const last = Buffer.alloc(1);
+        const torn = size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a;
+        writeSync(fd, `${torn ? "\n" : ""}${JSON.stringify(message)}\n`);
+      } finally {
+        closeSync(fd);
+      }
+    });
     return message;
   }
 
-  /** Takes every message out of a mailbox. The file is renamed aside first, then read: a message
-   *  sent meanwhile lands in a fresh mailbox file and waits for the next drain instead of being lost. */
-  drain(name: string): TeamMessage[] {
-    const taken = `${this.file(name)}.${process.pid}.${++this.count}.draining`;
+  /** New mail for `name`, oldest first. The mailbox file is renamed to a pending file of this reader
+   *  (under the lock: a send's append never lands in a file already read) and read from there. It
+   *  stays on disk until acknowledge(); a dead reader's pending files are taken over and read again. */
+  receive(name: string): TeamMessage[] {
+    this.adoptOrphans(name);
+    const stamp = `${Date.now()}-${String(++takes).padStart(6, "0")}`;
     try {
-      this.locked(name, () => renameSync(this.file(name), taken));
+      withLock(this.lock(name), () => renameSync(this.file(name), this.pendingPath(name, stamp, READER)));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return []; // no mail yet
-      throw err;
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err; // ENOENT: no new mail
     }
-    const text = readFileSync(taken, "utf8");
-    rmSync(taken, { force: true });
-    return this.parse(name, text, true);
+    const handed = this.handedOut.get(name) ?? new Set<string>();
+    this.handedOut.set(name, handed);
+    const messages: TeamMessage[] = [];
+    for (const file of this.pendingFiles(name)) {
+      if (file.reader !== READER || handed.has(file.path)) continue;
+      handed.add(file.path);
+      messages.push(...this.readPending(name, file.path));
+    }
+    return messages;
   }
 
-  /** A send's append and a drain's rename take turns, through a lock file created with "wx" (as in
-   *  claimTask). Without it, a sender that opened the file just before a drain renamed it aside
-   *  would append after the drain had read it: that message would be lost. */
-  private locked<T>(name: string, work: () => T): T {
-    const lock = `${this.file(name)}.lock`;
-    for (;;) {
+  /** The turn that read this mail was kept: the mail is done with, delete it. */
+  acknowledge(name: string): void {
+    for (const file of this.handedOut.get(name) ?? []) rmSync(file, { force: true });
+    this.handedOut.delete(name);
+  }
+
+  /** The turn that read this mail was dropped: the next receive() hands it out again. */
+  putBack(name: string): void {
+    this.handedOut.delete(name);
+  }
+
+  /** receive() and acknowledge() at once, for a reader with no turn to lose. */
+  drain(name: string): TeamMessage[] {
+    const messages = this.receive(name);
+    this.acknowledge(name);
+    return messages;
+  }
+
+  /** Mail not yet handed out, without taking it (the REPL's /inbox, the team's "anything unread?"). */
+  peek(name: string): TeamMessage[] {
+    const handed = this.handedOut.get(name);
+    const files = [...this.pendingFiles(name).filter((f) => !handed?.has(f.path)).map((f) => f.path), this.file(name)];
+    return files.flatMap((file) => this.parse(name, readIfThere(file)).messages);
+  }
+
+  private lock(name: string): string {
+    return `${this.file(name)}.lock`;
+  }
+
+  private pendingPath(name: string, stamp: string, reader: string): string {
+    return path.join(this.dir, `${name}.${stamp}.${reader}.pending`);
+  }
+
+  private pendingFiles(name: string): PendingFile[] {
+    const pattern = new RegExp(`^${name}\\.(\\d+-\\d+)\\.(\\d+\\.[0-9a-f]+)\\.pending$`);
+    return readdirSync(this.dir).sort().flatMap((file) => {
+      const match = pattern.exec(file);
+      return match ? [{ path: path.join(this.dir, file), stamp: match[1], reader: match[2] }] : [];
+    });
+  }
+
+  /** Pending mail of a reader whose process is gone becomes ours. A rename moves each file once:
+   *  of two readers adopting at the same moment, one gets it and the other finds it gone. */
+  private adoptOrphans(name: string): void {
+    for (const file of this.pendingFiles(name)) {
+      if (file.reader === READER || running(file.reader)) continue;
       try {
-        closeSync(openSync(lock, "wx"));
-        break;
+        renameSync(file.path, this.pendingPath(name, file.stamp, READER));
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-        // A holder needs microseconds; a lock older than a second was left by a process that died.
-        const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
-        if (Date.now() - since > 1000) rmSync(lock, { force: true });
-        else Atomics.wait(LOCK_WAIT, 0, 0, 1); // 1 ms, synchronously: send and drain are synchronous
+        if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
       }
     }
-    try {
-      return work();
-    } finally {
-      rmSync(lock, { force: true });
+  }
+
+  /** A pending file's messages. Malformed lines are moved to the dead letters once, with a note, and
+   *  the file rewritten without them: one bad writer must not take the reader or other mail down. */
+  private readPending(name: string, file: string): TeamMessage[] {
+    const { messages, malformed } = this.parse(name, readIfThere(file));
+    if (!malformed.length) return messages;
+    const dead = path.join(this.dir, `${name}.dead.jsonl`);
+    for (const line of malformed) {
+      appendFileSync(dead, `${JSON.stringify({ line, ts: new Date().toISOString() })}\n`);
+      this.io?.note(`skipped a malformed line in ${name}'s mailbox (kept in ${path.basename(this.dir)}/${name}.dead.jsonl)`);
     }
+    writeFileSync(`${file}.tmp`, messages.map((m) => `${JSON.stringify(m)}\n`).join(""));
+    renameSync(`${file}.tmp`, file);
+    return messages;
   }
 
-  /** Reads a mailbox without emptying it (the REPL's /inbox, the team's "anything unread?"). */
-  peek(name: string): TeamMessage[] {
-    return existsSync(this.file(name)) ? this.parse(name, readFileSync(this.file(name), "utf8"), false) : [];
-  }
-
-  /** A line that is not a message is skipped and, when draining, kept in a dead-letter file:
-   *  one bad writer must not crash the reader or take the other messages down with it. */
-  private parse(name: string, text: string, drained: boolean): TeamMessage[] {
+  private parse(name: string, text: string): { messages: TeamMessage[]; malformed: string[] } {
     const messages: TeamMessage[] = [];
+    const malformed: string[] = [];
     for (const line of text.split("\n")) {
       if (!line.trim()) continue;
       let message: TeamMessage | undefined;
       try {
         const value = JSON.parse(line) as TeamMessage;
-        if (value && typeof value.from === "string" && typeof value.type === "string" && typeof value.content === "string") message = value;
+        const ok = value && typeof value.from === "string" && typeof value.type === "string" && typeof value.content === "string";
+        if (ok) message = value;
       } catch {
-        // not JSON: handled below like any other malformed line
+        // not JSON: malformed, like any other line that is not a message
       }
-      if (message) { messages.push(message); continue; }
-      if (!drained) continue;
-      appendFileSync(path.join(this.dir, `${name}.dead.jsonl`), `${JSON.stringify({ line, ts: new Date().toISOString() })}\n`);
-      this.io?.note(`skipped a malformed line in ${name}'s mailbox (kept in .mailboxes/${name}.dead.jsonl)`);
+      if (message) messages.push(message);
+      else malformed.push(line);
     }
-    return messages;
+    return { messages, malformed };
+  }
+}
+
+function readIfThere(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return "";
+    throw err;
   }
 }
 
 const BASE_FIELDS = new Set(["id", "type", "from", "to", "content", "ts"]);
 
+/** `<`, `>` and `&` escaped (and `"` inside an attribute): no content can close an envelope or open
+ *  one that looks as if it came from someone else. */
+export function escapeText(text: string, inAttribute = false): string {
+  const escaped = text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+  return inAttribute ? escaped.replaceAll('"', "&quot;") : escaped;
+}
+
 /** How a message reads to a model: who sent it, its type, any protocol fields, then the text. */
 export function formatMessage(message: TeamMessage): string {
-  const extra = Object.entries(message).filter(([key]) => !BASE_FIELDS.has(key))
-    .map(([key, value]) => ` ${key}="${typeof value === "string" ? value : JSON.stringify(value)}"`).join("");
-  return `<message from="${message.from}" type="${message.type}"${extra}>\n${message.content}\n</message>`;
+  const attribute = (key: string, value: unknown) =>
+    ` ${key}="${escapeText(typeof value === "string" ? value : JSON.stringify(value), true)}"`;
+  const extra = Object.entries(message).filter(([key]) => !BASE_FIELDS.has(key) && /^[a-z_]+$/.test(key))
+    .map(([key, value]) => attribute(key, value)).join("");
+  return `<message${attribute("from", message.from)}${attribute("type", message.type)}${extra}>\n` +
+    `${escapeText(message.content)}\n</message>`;
 }
 // #endregion bus
 
@@ -240,28 +332,18 @@ export function readyTasks(board: TaskBoard): Task[] {
   return board.list().filter((task) => board.isReady(task));
 }
 
-/** Claims a ready task for `owner`, or returns null if someone else got it first. The lock file is
- *  created with "wx" (exclusive create): of two claimers — even in two processes — exactly one
- *  succeeds. Under the lock we look again, because the task may have been taken since the scan. */
+/** Claims a ready task for `owner`, or returns null if someone else got it first. The claim lock
+ *  (chapters/_shared/lock.ts) lets exactly one claimer in at a time — even across processes — and
+ *  is taken over only from a holder that has died, never from a slow one. Under the lock we look
+ *  again, because the task may have been taken since the scan. */
 export function claimTask(board: TaskBoard, id: number, owner: string): Task | null {
-  const lock = `${board.path(id)}.lock`;
-  let fd: number;
-  try {
-    fd = openSync(lock, "wx");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-    // Someone is claiming it right now — or died while claiming: a claim takes microseconds, so a
-    // lock older than a second is stale and removed (the next scan may claim the task).
-    const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
-    if (Date.now() - since > 1000) rmSync(lock, { force: true });
-    return null;
-  }
+  const lock = tryLock(`${board.path(id)}.lock`);
+  if (!lock) return null; // someone is claiming it right now
   try {
     if (!board.isReady(board.get(id))) return null;
     return board.update(id, { owner, status: "in_progress" });
   } finally {
-    closeSync(fd);
-    rmSync(lock, { force: true });
+    lock.release();
   }
 }
 // #endregion claim
@@ -300,7 +382,8 @@ export function errorLine(err: unknown): string {
 
 export type MemberState = "working" | "idle" | "shutdown";
 
-/** One teammate, as the runtime keeps it in memory (`.team/config.json` is a copy for people). */
+/** One teammate, as the runtime keeps it in memory (`team/config.json` in the state folder is a copy
+ *  for people). */
 export interface Teammate {
   name: string;
   role: string;
@@ -373,6 +456,8 @@ export class Team {
   private closing = false;
   /** Idle teammates that have looked at the board and found nothing to do. */
   private readonly quiet = new Set<string>();
+  /** Teammates that give their task back to the board when they stop (s15's approved shutdown). */
+  private readonly handingBack = new Set<string>();
 
   constructor(readonly env: AgentEnv, readonly options: TeamOptions = {}) {
     const o = options;
@@ -380,8 +465,10 @@ export class Team {
       pollMs: o.pollMs ?? 50, idleWaitMs: o.idleWaitMs ?? 250, idleTimeoutMs: o.idleTimeoutMs ?? 60_000,
       maxRounds: o.maxRounds ?? 50, settleTimeoutMs: o.settleTimeoutMs ?? 120_000,
     };
-    this.bus = new MessageBus(path.join(env.workspace, ".mailboxes"), env.io);
-    this.board = new TaskBoard(path.join(env.workspace, ".tasks"));
+    // The team's state lives beside the workspace: the model's commands and file tools cannot reach
+    // it, so no teammate can forge a message in a mailbox or grab a task by editing its file.
+    this.bus = new MessageBus(path.join(env.stateDir, "mailboxes"), env.io);
+    this.board = new TaskBoard(path.join(env.stateDir, "tasks"));
     this.lanes = this.lanesFor(LEAD);
     this.leadTools = [...LEAD_TOOLS, ...(o.leadTools ?? [])];
     this.leadHandlers = { ...BASE_HANDLERS, ...taskHandlers(this.board), ...this.leadTeamHandlers(), ...o.leadHandlers?.(this) };
@@ -437,11 +524,12 @@ export class Team {
     return message;
   }
 
-  /** Drains a mailbox into one user turn: each message formatted (or rewritten by the
-   *  `onMessage` hook). Null when there was nothing for the model to read. */
+  /** Takes new mail into one user turn: each message formatted (or rewritten by the `onMessage`
+   *  hook). Null when there was nothing for the model to read. The mail stays on disk until the turn
+   *  that read it is kept (bus.acknowledge): the lead's after its turn, a teammate's after its work. */
   readMail(name: string): string | null {
     const texts: string[] = [];
-    for (const message of this.bus.drain(name)) {
+    for (const message of this.bus.receive(name)) {
       this.env.io.event("mailbox_read", { id: message.id, type: message.type, from: message.from, to: name }, name);
       const text = this.options.onMessage?.(this, name, message);
       if (text === null) continue;
@@ -513,8 +601,10 @@ export class Team {
       this.quiet.delete(member.name);
       this.setState(member, "working");
       await this.work(member);
+      this.bus.acknowledge(member.name); // its mail is in its conversation now, and that is kept
       next = member.stopRequested || this.closing ? null : await this.idle(member);
     }
+    if (this.handingBack.has(member.name)) this.handBack(member);
     this.setState(member, "shutdown");
   }
   // #endregion spawn
@@ -559,6 +649,21 @@ export class Team {
     const id = member.task!;
     this.board.update(id, { status: "completed" });
     this.env.io.event("task_completed", { task: id, owner: member.name }, member.name);
+    member.task = null;
+    member.cwd = this.env.workspace;
+    member.lane = null;
+    this.saveRoster();
+  }
+
+  /** A teammate that leaves for good gives its task back: pending, no owner, so another teammate
+   *  can claim it (the task keeps its lane, and the lane keeps the work done so far). */
+  handBack(member: Teammate): void {
+    const id = member.task;
+    if (id === null) return;
+    const task = this.board.get(id);
+    if (task.owner === member.name && task.status === "in_progress") this.board.update(id, { owner: null, status: "pending" });
+    this.env.io.event("task_handed_back", { task: id, owner: member.name }, member.name);
+    this.env.io.note(`gave task #${id} back to the board`, member.name);
     member.task = null;
     member.cwd = this.env.workspace;
     member.lane = null;
@@ -668,9 +773,9 @@ export class Team {
     this.env.io.event("member_state", { name: member.name, state, task: member.task }, member.name);
   }
 
-  /** `.team/config.json`, written atomically: who is on the team, doing what, where. */
+  /** `team/config.json` in the state folder, written atomically: who is on the team, doing what, where. */
   saveRoster(): void {
-    writeJsonAtomic(path.join(this.env.workspace, ".team", "config.json"), {
+    writeJsonAtomic(path.join(this.env.stateDir, "team", "config.json"), {
       lead: LEAD,
       members: [...this.members.values()].map((m) => ({
         name: m.name, role: m.role, state: m.state, task: m.task, lane: m.lane,
@@ -712,10 +817,13 @@ export class Team {
     return true;
   }
 
-  /** Asks a teammate to stop: its loop ends before its next model call (close, and s15's shutdown). */
-  stop(name: string): void {
+  /** Asks a teammate to stop: its loop ends before its next model call (close, and s15's shutdown).
+   *  With `handBack`, its task goes back to the board once it has stopped. */
+  stop(name: string, { handBack = false } = {}): void {
     const member = this.members.get(name);
-    if (member) member.stopRequested = true;
+    if (!member) return;
+    member.stopRequested = true;
+    if (handBack) this.handingBack.add(name);
   }
 
   /** Let the team finish what it is doing (bounded), then stop every teammate. */
@@ -753,7 +861,14 @@ export function createAgent(env: AgentEnv, options: TeamOptions = {}): TeamAgent
     commands: team.commands(),
     async send(prompt) {
       messages.push({ role: "user", content: prompt });
-      await team.runLead(messages);
+      try {
+        await team.runLead(messages);
+      } catch (err) {
+        // The REPL drops a failed turn, and with it the mail the turn read: hand that mail out again.
+        team.bus.putBack(LEAD);
+        throw err;
+      }
+      team.bus.acknowledge(LEAD); // the turn is kept: the mail it read is done with
     },
     close: () => team.close(),
   };

@@ -8,10 +8,15 @@
  *   - plan approval: a risky change should be reviewed before it starts. The teammate submits a
  *     plan; the lead approves it or rejects it with feedback.
  * Both have the same shape: a request with a fresh `request_id`, one response that carries the
- * same id, and a status that moves exactly once: pending → approved | rejected. So there is one
- * state machine, one table of requests (`pending_requests`, persisted in `.team/requests.json`)
- * and a registry of protocol types. A new protocol is one more entry in the registry, not a new
- * state machine.
+ * same id, and a status that moves exactly once: pending → approved | rejected (or expired, when
+ * the harness restarted before anyone answered). So there is one state machine, one table of
+ * requests (`pending_requests`, persisted in `team/requests.json` in the harness's state folder,
+ * out of the model's reach) and a registry of protocol types. A new protocol is one more entry in
+ * the registry, not a new state machine.
+ *
+ * An answer is trusted because of where it comes from, not how it looks: only a protocol tool can
+ * send one, the mailboxes are out of the model's reach, and s13 escapes every envelope, so no text
+ * inside a message can pass for a message from the lead.
  *
  * The team itself (message bus, teammates, task board, lanes, the loop) is s13's runtime, imported
  * unchanged: this chapter plugs into its extension points (extra lead and teammate tools with
@@ -45,14 +50,15 @@ export const PROTOCOLS: Readonly<Record<string, Protocol>> = Object.freeze({
 // #endregion protocols
 
 // #region fsm
-export type RequestStatus = "pending" | "approved" | "rejected";
+export type RequestStatus = "pending" | "approved" | "rejected" | "expired";
 
-/** The whole state machine. A request starts pending; an answer approves or rejects it; a final
- *  state has no way out. Every protocol uses this table and no other. */
+/** The whole state machine. A request starts pending; an answer approves or rejects it; a restart
+ *  expires it; a final state has no way out. Every protocol uses this table and no other. */
 const TRANSITIONS: Record<RequestStatus, readonly RequestStatus[]> = {
-  pending: ["approved", "rejected"],
+  pending: ["approved", "rejected", "expired"],
   approved: [],
   rejected: [],
+  expired: [],
 };
 
 function transition(id: string, from: RequestStatus, to: RequestStatus): RequestStatus {
@@ -87,8 +93,21 @@ export class PendingRequests {
   private readonly protocols = new Map<string, Protocol>(Object.entries(PROTOCOLS));
   private readonly requests: Record<string, PendingRequest>;
 
-  constructor(readonly file: string, private readonly deliver: Deliver, private readonly io?: Pick<IO, "event">) {
+  constructor(readonly file: string, private readonly deliver: Deliver, private readonly io?: Pick<IO, "event" | "note">) {
     this.requests = loadTable(file);
+    this.expireLeftovers();
+  }
+
+  /** A request still pending when the table is loaded was asked by an earlier run: the teammates
+   *  that could answer it lived in that process and are gone. It expires, so it blocks nothing. */
+  private expireLeftovers(): void {
+    const leftovers = Object.entries(this.requests).filter(([, r]) => r.status === "pending");
+    for (const [id, request] of leftovers) {
+      const status = transition(id, request.status, "expired");
+      Object.assign(request, { status, resolved_at: new Date().toISOString(), answer: "expired: the harness restarted first" });
+      this.io?.note(`${id} (${request.type}, ${request.sender} → ${request.to}) was pending when the harness stopped: expired`);
+    }
+    if (leftovers.length) this.save();
   }
 
   /** Adding a protocol: one more entry. Its requests go through the same open/resolve below. */
@@ -132,7 +151,7 @@ export class PendingRequests {
   /** An answer: only the addressee may give it, only once, and only with the tool of its protocol.
    *  The response carries the same request_id back to whoever asked. */
   resolve(id: string, by: string, approve: boolean, answer: string, expectedType?: string): PendingRequest {
-    const request = this.requests[id];
+    const request = Object.hasOwn(this.requests, id) ? this.requests[id] : undefined;
     if (!request) throw new Error(`unknown request_id "${id}"${this.known()}`);
     if (expectedType && request.type !== expectedType) throw new Error(`${id} is a ${request.type} request, not ${expectedType}`);
     if (request.to !== by) throw new Error(`${id} was sent to ${request.to}; only ${request.to} can answer it`);
@@ -312,8 +331,11 @@ function teammateProtocolHandlers(team: Team, requests: PendingRequests, member:
     handle_shutdown: ({ request_id, approve, reason }) => {
       const request = requests.resolve(String(request_id ?? ""), member.name, approve as boolean, String(reason ?? ""), "shutdown");
       if (request.status === "rejected") return `You declined shutdown ${request_id}; keep working.`;
-      team.stop(member.name); // the loop checks this before its next model call: the turn ends here, cleanly
-      return `You approved shutdown ${request_id}. Your work ends now.`;
+      // The loop checks this before its next model call: the turn ends here, cleanly, and the task
+      // it held goes back to the board for someone else (nobody owns work for a teammate that is gone).
+      team.stop(member.name, { handBack: true });
+      const task = member.task === null ? "" : ` Task #${member.task} goes back to the board.`;
+      return `You approved shutdown ${request_id}. Your work ends now.${task}`;
     },
     submit_plan: ({ plan }) => {
       const text = String(plan ?? "").trim();
@@ -351,7 +373,7 @@ export interface ProtocolAgent extends TeamAgent {
 /** s13's team with the two protocols plugged in, and /requests to look at the table. */
 export function createAgent(env: AgentEnv, options: TeamOptions = {}): ProtocolAgent {
   const requests = new PendingRequests(
-    path.join(env.workspace, ".team", "requests.json"),
+    path.join(env.stateDir, "team", "requests.json"),
     (from, to, content, type, extra) => agent.team.send(from, to, content, type, extra), // s13's one way to send
     env.io,
   );

@@ -2,7 +2,8 @@
 //   1. alice writes a small module, then the lead asks her to shut down: she approves and stops;
 //   2. bob is asked for a risky refactor: he submits a plan first, the lead rejects it with feedback;
 //   3. charlie is asked for a plan (an ordinary message), submits one, gets it approved and does the work.
-// At the end the lead reads the roster and the request table to show the states.
+// At the end the lead runs charlie's tests itself. The roster and the request table live in the
+// harness's state folder, out of the model's reach: /team and /requests show them.
 // Request ids are read out of the real messages, so the demo also works in a workspace that has
 // older requests in it (the ids go on from there).
 import { say, use, useAll } from "../_shared/scripted.ts";
@@ -26,12 +27,6 @@ test("drops punctuation and extra spaces", () => {
 });
 `;
 
-/** What /team and /requests would show, printed from the two state files. */
-const ROSTER_AND_REQUESTS = "node -e \"" +
-  "for (const m of require('./.team/config.json').members) console.log(m.name.padEnd(8), m.state); " +
-  "for (const [id, r] of Object.entries(require('./.team/requests.json'))) " +
-  "console.log(id, r.type.padEnd(13), (r.sender + ' -> ' + r.to).padEnd(16), r.status)\"";
-
 const textOf = (m: MessageParam): string =>
   typeof m.content === "string" ? m.content : m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
 
@@ -48,7 +43,7 @@ export default {
   prompts: [
     "Spawn alice as a coder to write src/slug.js. When she reports back, ask her to shut down.",
     "Spawn bob to refactor the auth module. It is risky, so he must send you a plan first. Reject it if it is too risky.",
-    "Spawn charlie to add tests for src/slug.js. Ask him for a plan and approve it if it is sound. Then show me the team.",
+    "Spawn charlie to add tests for src/slug.js. Ask him for a plan and approve it if it is sound. Then check his tests.",
   ],
   script: {
     lead: [
@@ -90,10 +85,10 @@ export default {
         request_id: requestId("plan_approval_request", lastResult()), approve: true, feedback: "Sound and small. Go ahead.",
       }, "A small plan with a clear check. Approving."),
       use("inbox", { wait: true }),
-      use("bash", { command: ROSTER_AND_REQUESTS }, "The roster (.team/config.json) and pending_requests (.team/requests.json):"),
+      use("bash", { command: "node --test tests/slug.test.js 2>&1 | grep -E '^# (pass|fail)'" }, "Running charlie's tests myself:"),
       say("alice is shut down (her shutdown request was approved), bob is idle after his plan was rejected, and " +
         "charlie is idle after his approved plan: tests/slug.test.js passes. Three requests, one state machine: " +
-        "shutdown approved, one plan rejected, one plan approved."),
+        "shutdown approved, one plan rejected, one plan approved. /team and /requests show the roster and the table."),
     ],
     alice: [
       use("write", { path: "src/slug.js", content: SLUG_JS }, "Writing the module."),
