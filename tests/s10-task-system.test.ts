@@ -5,6 +5,7 @@ import * as s10 from "../chapters/s10-task-system/agent.ts";
 import { createAgent, TaskBoard, taskHandlers } from "../chapters/s10-task-system/agent.ts";
 import scenario from "../chapters/s10-task-system/scenario.ts";
 import { runTool } from "../chapters/s02-tool-use/agent.ts";
+import { stateDirFor } from "../chapters/_shared/paths.ts";
 import { playScenario } from "../chapters/_shared/runtime.ts";
 import { say, use } from "../chapters/_shared/scripted.ts";
 import type { ToolUseBlock } from "../chapters/_shared/types.ts";
@@ -12,6 +13,8 @@ import { scriptedEnv, tempDir, toolNames, type Env } from "./helpers.ts";
 
 const call = (name: string, input: Record<string, unknown>): ToolUseBlock =>
   ({ type: "tool_use", id: `toolu_${name}`, name, input }) as ToolUseBlock;
+/** Where s10 keeps a workspace's board: in the harness's state folder beside it. */
+const boardDir = (ws: string) => path.join(stateDirFor(ws), "tasks");
 const results = (env: Env) =>
   env.io.trace.flatMap((e) => (e.kind === "tool_result" ? [{ output: e.output, isError: e.is_error }] : []));
 
@@ -29,7 +32,7 @@ describe("s10 task system", () => {
     const second = scriptedEnv([use("task_create", { subject: "three" }), say("ok")], { workspace: ws });
     await createAgent(second).send("more");
     expect(results(second)[0].output).toMatch(/^Created task #3\n/);
-    expect(readdirSync(path.join(ws, ".tasks")).sort()).toEqual(["task_1.json", "task_2.json", "task_3.json"]);
+    expect(readdirSync(boardDir(ws)).sort()).toEqual(["task_1.json", "task_2.json", "task_3.json"]);
   });
 
   it("completing 1 unblocks 2, and a blocked task cannot start before that", async () => {
@@ -46,9 +49,23 @@ describe("s10 task system", () => {
     expect(early).toEqual({ output: expect.stringMatching(/task 2 is blocked by #1/), isError: true });
     expect(complete.output).toMatch(/Unblocked: \[ \] #2 test/);
     expect(start.isError).toBe(false);
-    const board = new TaskBoard(path.join(env.workspace, ".tasks"));
+    const board = new TaskBoard(boardDir(env.workspace));
     expect(board.get(1)).toMatchObject({ status: "completed", blocks: [] });
     expect(board.get(2)).toMatchObject({ status: "in_progress", blockedBy: [] });
+  });
+
+  it("keeps the board beside the workspace, where the model's commands cannot write it", async () => {
+    const env = scriptedEnv([
+      use("task_create", { subject: "real" }),
+      // A command forging a task where the board used to live changes nothing on the board.
+      use("bash", { command: "mkdir -p .tasks && printf '{}' > .tasks/task_2.json" }),
+      use("task_list", {}),
+      say("ok"),
+    ]);
+    await createAgent(env).send("go");
+    expect(env.stateDir).toBe(stateDirFor(env.workspace));
+    expect(readdirSync(boardDir(env.workspace))).toEqual(["task_1.json"]);
+    expect(results(env)[2]).toEqual({ output: expect.stringMatching(/^\[ \] #1 real\n1 tasks/), isError: false });
   });
 
   it("keeps blockedBy and blocks consistent in both directions, and refuses cycles", () => {
@@ -103,7 +120,7 @@ describe("s10 task system", () => {
 
   it("a broken task file is a clear error result, and the loop goes on", async () => {
     const ws = tempDir();
-    const board = new TaskBoard(path.join(ws, ".tasks"));
+    const board = new TaskBoard(boardDir(ws));
     board.create({ subject: "ok" });
     writeFileSync(board.path(2), "{ not json");
     const env = scriptedEnv([use("task_list", {}), use("task_get", { id: 1 }), say("noted")], { workspace: ws });
@@ -117,7 +134,7 @@ describe("s10 task system", () => {
   it("plays its scenario offline: both tasks end completed on disk and the code works", async () => {
     const ws = tempDir();
     const { env } = await playScenario(s10, scenario, ws);
-    const board = new TaskBoard(path.join(ws, ".tasks"));
+    const board = new TaskBoard(boardDir(ws));
     expect(board.list().map((t) => [t.subject, t.status])).toEqual([
       ["Write src/greet.js", "completed"],
       ["Test src/greet.js", "completed"],

@@ -38,9 +38,9 @@ export default {
       }),
       use("bash", { command: "node test/greet.test.js" }),
       (ctx) => use("task_update", { id: idOf(TEST)(ctx), status: "completed" }),
-      use("task_list", {}, "Both done. The board, as it is saved in .tasks/:"),
+      use("task_list", {}, "Both done. The board, as it is saved on disk:"),
       say("Done: src/greet.js is written and its test passes. Both tasks are completed on the board, " +
-        "which stays in .tasks/ for the next session."),
+        "which the harness keeps beside the workspace for the next session."),
     ],
   },
 } satisfies Scenario;
