@@ -5,6 +5,12 @@ import type { AddressInfo } from "node:net";
 export interface FakeReply {
   status?: number;
   body: unknown;
+  /** Send this text as the body, as is, instead of JSON.stringify(body) (an HTML page, say). */
+  raw?: string;
+  /** Defaults to application/json, whatever the body is: a broken proxy says so too. */
+  contentType?: string;
+  /** Send the headers and the first half of the body, then cut the connection. */
+  dropMidBody?: boolean;
 }
 
 export interface FakeApi {
@@ -23,6 +29,14 @@ export const endTurn = (text: string): FakeReply => ({
 export const apiError = (status: number, type: string, message: string): FakeReply =>
   ({ status, body: { type: "error", error: { type, message } } });
 
+/** A 200 whose body is not a message: what a captive portal, a misconfigured proxy or a
+ *  half-compatible gateway sends back. */
+export const htmlPage = (): FakeReply =>
+  ({ body: null, raw: "<!doctype html><html><body><h1>Welcome to the hotel Wi-Fi</h1></body></html>", contentType: "text/html" });
+export const emptyObject = (): FakeReply => ({ body: {} });
+export const nullContent = (): FakeReply => ({ body: { ...(endTurn("x").body as object), content: null } });
+export const droppedMidBody = (): FakeReply => ({ ...endTurn("this answer never arrives whole"), dropMidBody: true });
+
 export async function startFakeApi(replies: FakeReply[]): Promise<FakeApi> {
   const requests: FakeApi["requests"] = [];
   const server: Server = createServer((req, res) => {
@@ -31,8 +45,17 @@ export async function startFakeApi(replies: FakeReply[]): Promise<FakeApi> {
     req.on("end", () => {
       requests.push({ headers: req.headers, body: data ? JSON.parse(data) : {} });
       const reply = replies.shift() ?? endTurn("(no more replies)");
-      res.writeHead(reply.status ?? 200, { "content-type": "application/json" });
-      res.end(JSON.stringify(reply.body));
+      const text = reply.raw ?? JSON.stringify(reply.body);
+      if (reply.dropMidBody) {
+        // Promise the whole body, send half of it, and hang up.
+        res.writeHead(reply.status ?? 200, {
+          "content-type": reply.contentType ?? "application/json", "content-length": Buffer.byteLength(text),
+        });
+        res.write(text.slice(0, text.length >> 1), () => res.socket?.destroy());
+        return;
+      }
+      res.writeHead(reply.status ?? 200, { "content-type": reply.contentType ?? "application/json" });
+      res.end(text);
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -40,6 +63,6 @@ export async function startFakeApi(replies: FakeReply[]): Promise<FakeApi> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise((r) => server.close(() => r())),
+    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
   };
 }

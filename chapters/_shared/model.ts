@@ -1,7 +1,7 @@
 // Choosing the model: the real Messages API when a key is set, the scripted model otherwise.
 // The SDK is imported only when a real client is made: it is the slowest part of start-up, and
 // offline runs do not need it.
-import type { ModelClient } from "./types.ts";
+import type { CreateParams, Message, ModelClient } from "./types.ts";
 
 /** A current model; override with MODEL_ID. */
 export const DEFAULT_MODEL = "claude-sonnet-5-5";
@@ -22,24 +22,100 @@ export function chooseModel(env: NodeJS.ProcessEnv, forceOffline: boolean): Mode
   return { offline: false, modelId, reason: "ANTHROPIC_API_KEY is set", baseURL: env.ANTHROPIC_BASE_URL || undefined };
 }
 
+/** A 200 answer that is not a message: a captive portal's HTML page, a proxy's `{}`, a gateway
+ *  that speaks almost the same API. Caught here, it is one sentence; let through, it becomes
+ *  "Cannot read properties of undefined (reading 'flatMap')" deep inside a chapter. */
+export class NotAMessageError extends Error {
+  name = "NotAMessageError";
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** What is wrong with an answer that should be a Message, or undefined if it is one: a content
+ *  list of blocks; text blocks with text, tool_use blocks with an id, a name and an input. */
+export function notAMessage(answer: unknown): string | undefined {
+  if (typeof answer === "string") {
+    return answer.trimStart().startsWith("<") ? "an HTML page" : "text that is not JSON";
+  }
+  if (!isObject(answer)) return `${answer === null ? "null" : typeof answer}, not a JSON object`;
+  if (!Array.isArray(answer.content)) return `a JSON object without a "content" list`;
+  for (const block of answer.content) {
+    if (!isObject(block) || typeof block.type !== "string") return "a content block without a type";
+    if (block.type === "text" && typeof block.text !== "string") return "a text block without text";
+    const call = block.type === "tool_use";
+    if (call && (typeof block.id !== "string" || typeof block.name !== "string" || !isObject(block.input))) {
+      return "a tool_use block without an id, a name or an input";
+    }
+  }
+  return undefined;
+}
+
+/** An error and the errors it wraps (`cause`), outermost first; a few levels are enough. */
+function causes(err: unknown): { message?: unknown; code?: unknown }[] {
+  const chain: Record<string, unknown>[] = [];
+  for (let e = err; isObject(e) && chain.length < 6; e = e.cause) chain.push(e);
+  return chain;
+}
+
+/** Node's fetch reports a connection cut in the middle of a body as `TypeError: terminated`
+ *  (its cause a socket error): a message no one should have to decode. */
+export const isDroppedConnection = (err: unknown) => causes(err).some((e) => e.message === "terminated");
+
+/** A socket error that reached us unwrapped: the network, not the API, failed. */
+const SOCKET_CODES = new Set([
+  "ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_SOCKET",
+]);
+const isSocketError = (err: unknown) => causes(err).some((e) => SOCKET_CODES.has(String(e.code)));
+
 /** The real SDK client. Key and token are passed explicitly so the SDK never goes looking
- *  for other credentials; ANTHROPIC_BASE_URL points it at a proxy or a local fake server. */
+ *  for other credentials; ANTHROPIC_BASE_URL points it at a proxy or a local fake server.
+ *  Every answer is checked right here, the one door all chapters' real calls go through. */
 export async function realClient(env: NodeJS.ProcessEnv): Promise<ModelClient> {
-  const { default: Anthropic } = await import("@anthropic-ai/sdk");
-  return new Anthropic({
+  const { default: Anthropic, APIConnectionError } = await import("@anthropic-ai/sdk");
+  const sdk = new Anthropic({
     apiKey: env.ANTHROPIC_API_KEY?.trim() || null,
     authToken: env.ANTHROPIC_AUTH_TOKEN?.trim() || null,
     baseURL: env.ANTHROPIC_BASE_URL || undefined,
     maxRetries: 1,
   });
+  return {
+    messages: {
+      async create(body: CreateParams): Promise<Message> {
+        let answer: unknown;
+        try {
+          answer = await sdk.messages.create(body);
+        } catch (err) {
+          // A body that does not parse (HTML sent as JSON) is not a message either.
+          if (err instanceof SyntaxError) throw new NotAMessageError("text that is not JSON", { cause: err });
+          // A connection cut mid-answer is a network failure like any other (s14 retries those).
+          if (isDroppedConnection(err)) {
+            throw new APIConnectionError({ message: "connection dropped mid-answer", cause: err as Error });
+          }
+          throw err;
+        }
+        const wrong = notAMessage(answer);
+        if (wrong) throw new NotAMessageError(wrong);
+        return answer as Message;
+      },
+    },
+  };
 }
 
 /** One clear sentence for a failed model call, instead of a stack trace. */
 export function describeModelError(err: unknown, modelId: string): string {
+  if (err instanceof NotAMessageError) {
+    return `The API answered with something that is not a message (${err.message}); ` +
+      "check that ANTHROPIC_BASE_URL points at the Messages API.";
+  }
+  if (isDroppedConnection(err)) {
+    return "The connection to the model API broke off in the middle of an answer (network failure). " +
+      "Check your connection and try again.";
+  }
   // The SDK's error classes, recognised by name so this module need not load the SDK.
   const kind = (err as object | null)?.constructor?.name ?? "";
   if (kind === "APIConnectionTimeoutError") return "The model did not answer in time. Check your network and try again.";
-  if (kind === "APIConnectionError") {
+  if (kind === "APIConnectionError" || isSocketError(err)) {
     return "Could not reach the model API (network failure). Check your connection or ANTHROPIC_BASE_URL.";
   }
   if (err instanceof Error && "status" in err && "error" in err) {

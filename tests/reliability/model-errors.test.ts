@@ -1,15 +1,20 @@
 // Model errors in every chapter: the first model call fails (bad key, unknown model, rate limit,
 // overload, no network), the REPL says so in one sentence, forgets the failed turn and stays
-// usable — the next prompt gets an answer — and a team closes cleanly afterwards.
+// usable — the next prompt gets an answer — and a team closes cleanly afterwards. The same holds
+// when the real client gets an answer that is not a message (an HTML page, `{}`, `content: null`)
+// or loses the connection halfway through one: tested against the local fake API.
 import { APIConnectionError, APIError } from "@anthropic-ai/sdk";
 import { PassThrough, Readable } from "node:stream";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { listChapters, loadChapter } from "../../chapters/_shared/chapters.ts";
 import { createIO } from "../../chapters/_shared/io.ts";
-import { describeModelError } from "../../chapters/_shared/model.ts";
+import { describeModelError, realClient } from "../../chapters/_shared/model.ts";
 import { LineReader, runRepl } from "../../chapters/_shared/repl.ts";
 import { createEnv } from "../../chapters/_shared/runtime.ts";
 import type { Agent, AgentEnv, CreateParams, Message, ModelClient } from "../../chapters/_shared/types.ts";
+import {
+  droppedMidBody, emptyObject, endTurn, htmlPage, nullContent, startFakeApi, type FakeApi, type FakeReply,
+} from "../fake-api.ts";
 import { tempDir } from "../helpers.ts";
 
 const MODEL = "test-model";
@@ -133,6 +138,53 @@ describe("model errors in every chapter", () => {
       expect(agent.messages.filter((m) => m.role === "user" && JSON.stringify(m.content).includes("first prompt"))).toHaveLength(recovered ? 1 : 0);
       // Chapters with background work (s11) and teams (s13–s15) were closed, and close() returned.
       if (agent.close) expect(closed).toHaveBeenCalledOnce();
+    });
+  }
+});
+
+const NOT_A_MESSAGE = /^The API answered with something that is not a message \(.+\); check that ANTHROPIC_BASE_URL points at the Messages API\.$/;
+const BAD_ANSWERS: { name: string; reply: () => FakeReply; sentence: RegExp; transient: boolean }[] = [
+  { name: "an HTML page", reply: htmlPage, sentence: NOT_A_MESSAGE, transient: false },
+  { name: "an HTML page labelled JSON", reply: () => ({ ...htmlPage(), contentType: "application/json" }),
+    sentence: NOT_A_MESSAGE, transient: false },
+  { name: "{}", reply: emptyObject, sentence: NOT_A_MESSAGE, transient: false },
+  { name: "content: null", reply: nullContent, sentence: NOT_A_MESSAGE, transient: false },
+  { name: "a tool_use block without input", transient: false, sentence: NOT_A_MESSAGE, reply: () => {
+    const body = endTurn("x").body as Record<string, unknown>;
+    return { body: { ...body, stop_reason: "tool_use", content: [{ type: "tool_use", id: "t1", name: "bash" }] } };
+  } },
+  { name: "a connection dropped mid-body", reply: droppedMidBody, transient: true,
+    sentence: /^The connection to the model API broke off in the middle of an answer \(network failure\)\. Check your connection and try again\.$/ },
+];
+
+describe("answers that are not messages, from the real client against the fake API", () => {
+  let api: FakeApi | undefined;
+  afterEach(async () => { await api?.close(); api = undefined; });
+
+  for (const info of chapters) {
+    it.each(BAD_ANSWERS)(`${info.id}: $name`, async ({ reply, sentence, transient }) => {
+      api = await startFakeApi([reply(), endTurn("answer A"), endTurn("answer B"), endTurn("answer C")]);
+      const { module } = await loadChapter(info);
+      const client = await realClient({ ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url });
+      const env = createEnv({ workspace: tempDir("lah-bad-"), client, modelId: MODEL, io: createIO() });
+      const create = module.createAgent as (env: AgentEnv, options?: object) => Agent;
+      const agent = create(env, info.id === "s14" ? { sleep: async () => {} } : undefined);
+
+      const { code, printed } = await repl(agent, module.TOOLS);
+      const failures = printed.split("\n").filter((line) => line.startsWith("✗ "));
+      if (info.id === "s14" && transient) {
+        expect(failures).toEqual([]); // s14 retries a dropped connection like any network failure
+        expect(code).toBe(0);
+      } else {
+        expect(failures).toHaveLength(1);
+        expect(failures[0].slice(2)).toMatch(sentence);
+        expect(printed).not.toMatch(/flatMap|terminated|Cannot read properties|is not valid JSON|\n\s+at /);
+        expect(code).toBe(1);
+      }
+      // The REPL stayed usable: the second prompt got an answer from the API.
+      const texts = env.io.trace.filter((e) => e.kind === "response").map((e) => (e as { text: string }).text);
+      expect(texts.at(-1)).toMatch(/^answer [A-C]$/);
+      expect(agent.messages.at(-1)).toMatchObject({ role: "assistant" });
     });
   }
 });
