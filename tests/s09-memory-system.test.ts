@@ -67,6 +67,23 @@ describe("s09 memory system", () => {
     expect(readFileSync(path.join(env.workspace, ".memory/MEMORY.md"), "utf8").trim().split("\n")).toHaveLength(2);
   });
 
+  it("never overwrites the index or a memory file it cannot read, whatever the name", async () => {
+    const ws = tempDir();
+    mkdirSync(path.join(ws, ".memory"));
+    writeFileSync(path.join(ws, ".memory/hand-written.md"), "notes without frontmatter");
+    const env = scriptedEnv([
+      use("save_memory", { ...TABS, name: "Memory" }),
+      use("save_memory", { ...TABS, name: "Hand written" }),
+      say("ok"),
+    ], { workspace: ws });
+    await createAgent(env).send("remember");
+    const [index, broken] = results(env);
+    expect(index).toEqual({ isError: true, output: expect.stringMatching(/would overwrite the index/) });
+    expect(broken).toEqual({ isError: true, output: expect.stringMatching(/hand-written\.md exists but is not a valid memory/) });
+    expect(readFileSync(path.join(ws, ".memory/hand-written.md"), "utf8")).toBe("notes without frontmatter");
+    expect(readdirSync(path.join(ws, ".memory")).sort()).toEqual(["hand-written.md"]);
+  });
+
   it("a name or description with Markdown link syntax can never break the index", async () => {
     const env = scriptedEnv([
       use("save_memory", { ...TABS, name: "Alpha", description: "see ](beta.md) and [x](y.md)" }),
