@@ -59,7 +59,9 @@ export function parseHooks(text: string): HookConfig {
 
 /** Reads .hooks.json, and the hash of the very text it parsed (what trust is recorded for).
  *  Missing: no hooks. Broken: a note that says why, and no hooks. */
-export function loadHooks(workspace: string, note: (text: string) => void): { hooks: HookConfig; hash: string } {
+export function loadHooks(
+  workspace: string, note: (text: string) => void,
+): { hooks: HookConfig; hash: string } {
   const file = path.join(workspace, HOOKS_FILE);
   if (!existsSync(file)) return { hooks: {}, hash: "" };
   const text = readFileSync(file, "utf8");
