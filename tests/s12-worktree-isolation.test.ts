@@ -6,6 +6,7 @@ import * as s12 from "../chapters/s12-worktree-isolation/agent.ts";
 import { createAgent, WorktreeManager } from "../chapters/s12-worktree-isolation/agent.ts";
 import scenario from "../chapters/s12-worktree-isolation/scenario.ts";
 import { TaskBoard } from "../chapters/s10-task-system/agent.ts";
+import { stateDirFor } from "../chapters/_shared/paths.ts";
 import { playScenario } from "../chapters/_shared/runtime.ts";
 import { say, use } from "../chapters/_shared/scripted.ts";
 import { scriptedEnv, tempDir, toolNames, type Env } from "./helpers.ts";
@@ -15,10 +16,14 @@ const branches = (ws: string) => git(ws, "branch", "--format=%(refname:short)").
 const results = (env: Pick<Env, "io">) =>
   env.io.trace.flatMap((e) => (e.kind === "tool_result" ? [{ output: e.output, isError: e.is_error }] : []));
 
+/** The harness's state for a workspace, beside it: the task board and the lane index/log. */
+const boardDir = (ws: string) => path.join(stateDirFor(ws), "tasks");
+const laneFile = (ws: string, name: "index.json" | "events.jsonl") => path.join(stateDirFor(ws), "lanes", name);
+
 /** A fresh (non-git) workspace with a task board and a lane manager on it. */
 function setup() {
   const ws = tempDir("lah-wt-");
-  const board = new TaskBoard(path.join(ws, ".tasks"));
+  const board = new TaskBoard(boardDir(ws));
   return { ws, board, lanes: new WorktreeManager(ws, board) };
 }
 
@@ -46,10 +51,37 @@ describe("s12 worktree isolation", () => {
     expect(existsSync(path.join(lane, ".git"))).toBe(true); // a worktree checkout, not a plain folder
     expect(git(lane, "branch", "--show-current")).toBe("wt/login");
     expect(branches(ws)).toContain("wt/login");
-    const index = JSON.parse(readFileSync(path.join(ws, ".worktrees/index.json"), "utf8"));
+    const index = JSON.parse(readFileSync(laneFile(ws, "index.json"), "utf8"));
     expect(index.lanes).toEqual([expect.objectContaining({ name: "login", path: ".worktrees/login", branch: "wt/login", taskId: 1 })]);
-    const task = new TaskBoard(path.join(ws, ".tasks")).get(1);
+    const task = new TaskBoard(boardDir(ws)).get(1);
     expect(task).toMatchObject({ worktree: "login", status: "in_progress" });
+  });
+
+  it("keeps the lane index and the board beside the workspace; the checkouts stay in it", async () => {
+    const env = scriptedEnv([
+      use("task_create", { subject: "Build the API" }),
+      use("worktree_create", { name: "api", task_id: 1 }),
+      // A command forging lanes and tasks where they used to live changes nothing the harness reads.
+      use("bash", { command: "mkdir -p .tasks && echo '{}' > .tasks/task_2.json && " +
+        `echo '{"lanes":[{"name":"evil","path":"/etc","branch":"main","taskId":null}]}' > .worktrees/index.json` }),
+      use("worktree_list", {}),
+      use("task_list", {}),
+      say("done"),
+    ]);
+    await createAgent(env).send("go");
+    const ws = env.workspace;
+    expect(existsSync(path.join(ws, ".worktrees/api/.git"))).toBe(true); // the checkout: in the workspace
+    expect(JSON.parse(readFileSync(laneFile(ws, "index.json"), "utf8")).lanes.map((l: { name: string }) => l.name))
+      .toEqual(["api"]);
+    const [, , , lanes, tasks] = results(env);
+    expect(lanes).toEqual({ output: expect.stringMatching(/^api {2}\.worktrees\/api {2}wt\/api {2}task #1/), isError: false });
+    expect(tasks.output).toMatch(/^\[>\] #1 Build the API {2}\(lane: api\)\n1 tasks/);
+    expect(readdirSync(boardDir(ws))).toEqual(["task_1.json"]);
+
+    // Without the last argument a manager finds the same index: the state folder beside the workspace.
+    expect(new WorktreeManager(ws).list().map((l) => l.name)).toEqual(["api"]);
+    expect(new WorktreeManager(ws, undefined, undefined, undefined, env.stateDir).list()).toHaveLength(1);
+    expect(new WorktreeManager(ws, undefined, undefined, undefined, tempDir()).list()).toEqual([]);
   });
 
   it("worktree_run runs with the lane as its working directory", async () => {
@@ -77,9 +109,16 @@ describe("s12 worktree isolation", () => {
     expect(lanes.list().map((l) => l.name)).toEqual(["ok-1"]);
 
     // Through the tool, a refused name is an error result and the loop goes on.
-    const env = scriptedEnv([use("worktree_create", { name: "Bad Name" }), use("worktree_list", {}), say("ok")], { workspace: ws });
+    const env = scriptedEnv([
+      use("worktree_create", { name: "Bad Name" }),
+      ...[1e21, "1", 0, 1.5].map((task_id) => use("worktree_create", { name: "fine", task_id })),
+      use("worktree_list", {}),
+      say("ok"),
+    ], { workspace: ws });
     await createAgent(env).send("go");
-    expect(results(env).map((r) => r.isError)).toEqual([true, false]);
+    expect(results(env).map((r) => r.isError)).toEqual([true, true, true, true, true, false]);
+    for (const r of results(env).slice(1, 5)) expect(r.output).toMatch(/task id must be a whole number from 1 to/);
+    expect(existsSync(lanes.path("fine"))).toBe(false);
   });
 
   it("remove needs force for uncommitted work; with complete_task it completes the bound task", () => {
@@ -112,7 +151,7 @@ describe("s12 worktree isolation", () => {
     lanes.create("docs", task.id);
     await lanes.run("docs", "echo hi");
     lanes.remove("docs", { completeTask: true });
-    const lines = readFileSync(path.join(ws, ".worktrees/events.jsonl"), "utf8").trim().split("\n");
+    const lines = readFileSync(laneFile(ws, "events.jsonl"), "utf8").trim().split("\n");
     const events = lines.map((line) => JSON.parse(line));
     expect(events.map((e) => e.event)).toEqual(["worktree.create", "task.bound", "worktree.run", "task.completed", "worktree.remove"]);
     expect(events.every((e) => e.worktree === "docs" && typeof e.ts === "string")).toBe(true);
@@ -122,19 +161,19 @@ describe("s12 worktree isolation", () => {
 
   it("events() skips a line cut off by a crash, with a note, and the next event starts on a fresh line", async () => {
     const ws = tempDir("lah-wt-");
-    const board = new TaskBoard(path.join(ws, ".tasks"));
+    const board = new TaskBoard(boardDir(ws));
     const notes: string[] = [];
     const lanes = new WorktreeManager(ws, board, undefined, (text) => notes.push(text));
     lanes.create("docs");
-    appendFileSync(path.join(ws, ".worktrees/events.jsonl"), '{"ts":"2026-01-01T00:00:00.000Z","event":"worktree.ru'); // the crash
+    appendFileSync(laneFile(ws, "events.jsonl"), '{"ts":"2026-01-01T00:00:00.000Z","event":"worktree.ru'); // the crash
     await lanes.run("docs", "echo hi"); // logged after the cut-off line, not glued onto it
     expect(lanes.events().map((e) => e.event)).toEqual(["worktree.create", "worktree.run"]);
-    expect(notes).toEqual(["skipped a malformed line in .worktrees/events.jsonl (line 2)"]);
+    expect(notes).toEqual([`skipped a malformed line in ${laneFile(ws, "events.jsonl")} (line 2)`]);
 
     // Valid JSON that is not an event is skipped the same way.
-    writeFileSync(path.join(ws, ".worktrees/events.jsonl"), '["not an event"]\n{"event":"worktree.run","worktree":"docs"}\n');
+    writeFileSync(laneFile(ws, "events.jsonl"), '["not an event"]\n{"event":"worktree.run","worktree":"docs"}\n');
     expect(lanes.events().map((e) => e.event)).toEqual(["worktree.run"]);
-    expect(notes.at(-1)).toBe("skipped a malformed line in .worktrees/events.jsonl (line 1)");
+    expect(notes.at(-1)).toBe(`skipped a malformed line in ${laneFile(ws, "events.jsonl")} (line 1)`);
   });
 
   it("keeps the harness's own state folders out of git, so a lane's first commit holds only the project", () => {
@@ -159,7 +198,7 @@ describe("s12 worktree isolation", () => {
     expect(readFileSync(path.join(ws, "greet.js"), "utf8")).toContain("Hello, ${name}!");
     expect(git(ws, "log", "--format=%s", "-1")).toBe("Add greet()");
     expect(existsSync(path.join(ws, ".worktrees/greet"))).toBe(false);
-    expect(new TaskBoard(path.join(ws, ".tasks")).get(1)).toMatchObject({ status: "completed", worktree: null });
+    expect(new TaskBoard(boardDir(ws)).get(1)).toMatchObject({ status: "completed", worktree: null });
     expect(results(env).filter((r) => r.isError)).toHaveLength(1); // only the refused remove of uncommitted work
     expect(env.io.trace.some((e) => e.kind === "event" && e.type === "task.completed")).toBe(true);
   });

@@ -6,12 +6,14 @@
  * change blocks everything else. Git already has the answer: a worktree is a second checkout of
  * the same repository, on its own branch, in its own folder. So:
  *
- *   tasks are the control plane       .tasks/task_<id>.json   (what, who, status, which lane)
+ *   tasks are the control plane       <state>/tasks/task_<id>.json   (what, who, status, which lane)
  *   worktrees are the lanes           .worktrees/<name>  on branch  wt/<name>
  *
  * A lane is created for a task (the task is bound to it and starts), commands run inside it,
- * and removing it can complete the task. `.worktrees/index.json` lists the lanes and
- * `.worktrees/events.jsonl` records every step, one JSON line each.
+ * and removing it can complete the task. `<state>/lanes/index.json` lists the lanes and
+ * `<state>/lanes/events.jsonl` records every step, one JSON line each. <state> is the harness's
+ * folder beside the workspace: the model works in the lanes' checkouts, but its commands can
+ * write only in the workspace, so it cannot forge the board or the lane index.
  */
 import { execFileSync } from "node:child_process";
 import {
@@ -19,9 +21,12 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { BrokenStateError, readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
+import { stateDirFor } from "../_shared/paths.ts";
 import { bash } from "../s01-agent-loop/agent.ts";
 import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool, type ToolHandler } from "../s02-tool-use/agent.ts";
-import { renderBoard, TASK_TOOLS, TaskBoard, taskHandlers, taskLine } from "../s10-task-system/agent.ts";
+import {
+  checkTaskId, renderBoard, TASK_TOOLS, TaskBoard, taskHandlers, taskLine,
+} from "../s10-task-system/agent.ts";
 import type { Agent, AgentEnv, MessageParam, Tool, ToolResultBlockParam } from "../_shared/types.ts";
 
 const SYSTEM = `You are a coding agent working in a git repository (the workspace). Plan work on the task
@@ -53,7 +58,7 @@ function succeeds(cwd: string, ...args: string[]): boolean {
 // #endregion git
 
 // #region lanes
-/** One entry of `.worktrees/index.json`. */
+/** One entry of the lane index (`lanes/index.json` in the state folder). */
 export interface Lane {
   name: string;
   /** Relative to the workspace: `.worktrees/<name>`. */
@@ -70,9 +75,9 @@ export interface LaneEvent {
   [detail: string]: unknown;
 }
 
-/** The harness's own state folders in a workspace: the task board (s10), the lanes (here), the
- *  mailboxes and the team's files (s13, s15), saved transcripts (s05, s14) and memory (s09).
- *  None of them is part of the project, so none of them goes into its history. */
+/** Folders in a workspace that are not part of the project: the lanes' checkouts (here), and the
+ *  places where harness state lived before it moved beside the workspace (the task board, the
+ *  mailboxes, the team's files, transcripts, memory). None of them goes into the project's history. */
 export const HARNESS_STATE = [".worktrees/", ".tasks/", ".mailboxes/", ".team/", ".transcripts/", ".memory/"];
 
 /** Lowercase, short, and safe as both a folder name and a branch name. */
@@ -90,7 +95,10 @@ export function checkLaneName(name: unknown): string {
 
 export class WorktreeManager {
   readonly root: string;
+  /** The lanes' checkouts, in the workspace: the model works in them. */
   readonly dir: string;
+  /** The lane index and the event log, in the harness's state folder: only the harness writes them. */
+  readonly stateDir: string;
   private readonly indexFile: string;
   private readonly eventsFile: string;
 
@@ -100,11 +108,14 @@ export class WorktreeManager {
     private readonly onEvent?: (event: LaneEvent) => void,
     /** Hears what the manager skipped on its own (a damaged line of events.jsonl). */
     private readonly onNote?: (text: string) => void,
+    /** The harness's state folder (env.stateDir); by default the one beside the workspace. */
+    harnessState = stateDirFor(workspace),
   ) {
     this.root = workspace;
     this.dir = path.join(workspace, ".worktrees");
-    this.indexFile = path.join(this.dir, "index.json");
-    this.eventsFile = path.join(this.dir, "events.jsonl");
+    this.stateDir = path.join(harnessState, "lanes");
+    this.indexFile = path.join(this.stateDir, "index.json");
+    this.eventsFile = path.join(this.stateDir, "events.jsonl");
   }
 
   /** The workspace must be a git repository of its own, with at least one commit to branch from.
@@ -251,7 +262,7 @@ export class WorktreeManager {
         // not JSON: skipped below
       }
       if (entry && typeof entry.event === "string" && typeof entry.worktree === "string") events.push(entry);
-      else this.onNote?.(`skipped a malformed line in .worktrees/events.jsonl (line ${i + 1})`);
+      else this.onNote?.(`skipped a malformed line in ${this.eventsFile} (line ${i + 1})`);
     }
     return events;
   }
@@ -278,7 +289,7 @@ export class WorktreeManager {
    *  the last line short, the next entry starts on a line of its own instead of gluing onto it. */
   private log(event: string, worktree: string, details: Record<string, unknown>): void {
     const entry: LaneEvent = { ts: new Date().toISOString(), event, worktree, ...details };
-    mkdirSync(this.dir, { recursive: true });
+    mkdirSync(this.stateDir, { recursive: true });
     appendFileSync(this.eventsFile, `${endsMidLine(this.eventsFile) ? "\n" : ""}${JSON.stringify(entry)}\n`);
     this.onEvent?.(entry);
   }
@@ -340,8 +351,7 @@ export const WORKTREE_TOOLS: Tool[] = [
 export function worktreeHandlers(lanes: WorktreeManager, board: TaskBoard): Record<string, ToolHandler> {
   return {
     worktree_create({ name, task_id }) {
-      const taskId = task_id === undefined || task_id === null ? undefined : Number(task_id);
-      if (taskId !== undefined && (!Number.isInteger(taskId) || taskId < 1)) throw new Error(`task_id must be a task id, got ${JSON.stringify(task_id)}`);
+      const taskId = task_id === undefined || task_id === null ? undefined : checkTaskId(task_id);
       const lane = lanes.create(String(name ?? ""), taskId);
       const bound = lane.taskId === null ? "" : `\nBound ${taskLine(board.get(lane.taskId))}`;
       return `Created lane "${lane.name}" at ${lane.path} on branch ${lane.branch}${bound}`;
@@ -397,9 +407,11 @@ export async function agentLoop(env: AgentEnv, messages: MessageParam[], handler
 
 export function createAgent(env: AgentEnv): Agent {
   const messages: MessageParam[] = [];
-  const board = new TaskBoard(path.join(env.workspace, ".tasks"));
+  // The board and the lane index live in the harness's state folder; the lanes' checkouts in the workspace.
+  const board = new TaskBoard(path.join(env.stateDir, "tasks"));
   // Every lane event also goes to the trace, so the player can show lanes opening and closing.
-  const lanes = new WorktreeManager(env.workspace, board, ({ event, ...data }) => env.io.event(event, data), (text) => env.io.note(text));
+  const lanes = new WorktreeManager(env.workspace, board,
+    ({ event, ...data }) => env.io.event(event, data), (text) => env.io.note(text), env.stateDir);
   const handlers = { ...BASE_HANDLERS, ...taskHandlers(board), ...worktreeHandlers(lanes, board) };
   return {
     messages,
