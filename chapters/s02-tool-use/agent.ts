@@ -7,9 +7,12 @@
  *   3. message hygiene, so the history we send is always one the API accepts.
  * The loop itself is the loop of s01.
  */
-import { lstatSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import {
+  closeSync, constants, existsSync, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync,
+  readFileSync, realpathSync, writeSync,
+} from "node:fs";
 import path from "node:path";
-import { glob as findFiles } from "tinyglobby";
+import picomatch from "picomatch";
 import { bash } from "../s01-agent-loop/agent.ts";
 import type {
   Agent, AgentEnv, ContentBlockParam, MessageParam, Tool, ToolResultBlockParam, ToolUseBlock,
@@ -59,6 +62,104 @@ function exists(p: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/* A check is not enough. Between safePath saying yes and the tool opening the file, another
+ * process (a background command, a teammate) can swap a folder for a symlink to /etc, and the
+ * open follows it. So the tools open files the way the kernel can vouch for: one path part at a
+ * time, each opened *inside the folder already open* and never through a symlink. On Linux,
+ * /proc/self/fd/<n>/<name> names "<name> inside the folder I hold open as fd n", wherever that
+ * folder is now; elsewhere we fall back to the checked path (the check alone, with its race). */
+const PINNED = existsSync("/proc/self/fd");
+const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
+
+interface OpenDir {
+  fd: number;
+  path: string;
+}
+const inDir = (dir: OpenDir, name: string) => (PINNED ? `/proc/self/fd/${dir.fd}/${name}` : path.join(dir.path, name));
+
+function openDirIn(dir: OpenDir, name: string, create: boolean): OpenDir {
+  const at = inDir(dir, name);
+  if (create && !exists(at)) mkdirSync(at);
+  try {
+    // O_NOFOLLOW: a symlink here fails to open instead of leading somewhere else.
+    return { fd: openSync(at, O_RDONLY | O_DIRECTORY | O_NOFOLLOW), path: path.join(dir.path, name) };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ELOOP" || code === "ENOTDIR") throw new Error(`${name} is a symlink or not a folder; file tools do not follow links`);
+    throw err;
+  }
+}
+
+/** Opens a file inside the workspace for `mode`, race-free: returns its fd, which the caller
+ *  closes. Refuses anything that is not a plain file with one name (a FIFO would freeze the
+ *  harness, a device could be anything, a hard link may be a file outside by another name). */
+export function openInside(root: string, requested: unknown, mode: "read" | "write" | "edit"): number {
+  const rel = path.relative(realpathSync(root), safePath(root, requested));
+  const parts = rel.split(path.sep).filter(Boolean);
+  const name = parts.pop();
+  if (!name) throw new Error(`${String(requested)} is the workspace itself, not a file`);
+  let dir: OpenDir = { fd: openSync(realpathSync(root), O_RDONLY | O_DIRECTORY), path: realpathSync(root) };
+  try {
+    for (const part of parts) {
+      const next = openDirIn(dir, part, mode === "write");
+      closeSync(dir.fd);
+      dir = next;
+    }
+    // O_NONBLOCK: opening a FIFO returns at once instead of waiting forever for a writer.
+    const flags = { read: O_RDONLY, write: O_WRONLY | O_CREAT, edit: O_RDWR }[mode] | O_NOFOLLOW | O_NONBLOCK;
+    let fd: number;
+    try {
+      fd = openSync(inDir(dir, name), flags, 0o644);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ELOOP") throw new Error(`${String(requested)} is a symlink; file tools do not follow links`);
+      if (code === "ENXIO") throw new Error(`${String(requested)} is not a regular file`);
+      throw err;
+    }
+    const st = fstatSync(fd);
+    const problem = !st.isFile() ? "is not a regular file" : st.nlink > 1 ? "has other hard links (it may be a file outside)" : "";
+    if (problem) {
+      closeSync(fd);
+      throw new Error(`${String(requested)} ${problem}; refused`);
+    }
+    return fd;
+  } finally {
+    closeSync(dir.fd);
+  }
+}
+
+/** Every file and link under the workspace, listed through open folders only, never following
+ *  a link: a glob can only ever name what is inside. Stops after `limit` entries. */
+export function listInside(root: string, limit = 100_000): { files: string[]; complete: boolean } {
+  const files: string[] = [];
+  const walk = (dir: OpenDir, prefix: string): boolean => {
+    for (const entry of readdirSync(PINNED ? `/proc/self/fd/${dir.fd}` : dir.path, { withFileTypes: true })) {
+      if (files.length >= limit) return false;
+      const rel = prefix + entry.name;
+      if (!entry.isDirectory()) { files.push(rel); continue; }
+      if (rel === ".git") continue;
+      let sub: OpenDir;
+      try {
+        sub = openDirIn(dir, entry.name, false);
+      } catch {
+        continue; // swapped for a link or removed since the listing: skip it
+      }
+      try {
+        if (!walk(sub, `${rel}/`)) return false;
+      } finally {
+        closeSync(sub.fd);
+      }
+    }
+    return true;
+  };
+  const top = { fd: openSync(realpathSync(root), O_RDONLY | O_DIRECTORY), path: realpathSync(root) };
+  try {
+    return { files, complete: walk(top, "") };
+  } finally {
+    closeSync(top.fd);
   }
 }
 // #endregion jail
@@ -114,6 +215,7 @@ type Input = Record<string, unknown>;
 export type ToolHandler = (input: Input, ctx: ToolContext) => string | Promise<string>;
 
 const MAX_READ = 50_000;
+const MAX_GLOB = 1_000;
 
 export const BASE_HANDLERS: Record<string, ToolHandler> = {
   async bash({ command }, { root }) {
@@ -122,30 +224,62 @@ export const BASE_HANDLERS: Record<string, ToolHandler> = {
     return output;
   },
   read({ path: p, limit }, { root }) {
-    let text = readFileSync(safePath(root, p), "utf8");
+    const fd = openInside(root, p, "read");
+    let text: string;
+    try {
+      text = readFileSync(fd, "utf8");
+    } finally {
+      closeSync(fd);
+    }
     if (typeof limit === "number" && limit > 0) text = text.split("\n").slice(0, limit).join("\n");
     return text.length > MAX_READ ? `${text.slice(0, MAX_READ)}\n… (truncated)` : text;
   },
   write({ path: p, content }, { root }) {
-    const file = safePath(root, p);
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, String(content ?? ""));
-    return `Wrote ${Buffer.byteLength(String(content ?? ""))} bytes to ${p}`;
+    const text = String(content ?? "");
+    const fd = openInside(root, p, "write");
+    try {
+      ftruncateSync(fd); // only now: a file we refused is never truncated
+      writeSync(fd, text);
+    } finally {
+      closeSync(fd);
+    }
+    return `Wrote ${Buffer.byteLength(text)} bytes to ${p}`;
   },
   edit({ path: p, old_text, new_text }, { root }) {
-    const file = safePath(root, p);
-    const text = readFileSync(file, "utf8");
-    const at = text.indexOf(String(old_text));
-    if (!old_text || at < 0) throw new Error(`old_text not found in ${p}`);
-    // Only the first match: the model names the exact spot it means.
-    writeFileSync(file, text.slice(0, at) + String(new_text) + text.slice(at + String(old_text).length));
+    // Read and write through one open file, so the edit lands on the file we read.
+    const fd = openInside(root, p, "edit");
+    try {
+      const text = readFileSync(fd, "utf8");
+      const at = text.indexOf(String(old_text));
+      if (!old_text || at < 0) throw new Error(`old_text not found in ${p}`);
+      // Only the first match: the model names the exact spot it means.
+      const edited = text.slice(0, at) + String(new_text) + text.slice(at + String(old_text).length);
+      ftruncateSync(fd);
+      writeSync(fd, edited, 0);
+    } finally {
+      closeSync(fd);
+    }
     return `Edited ${p}`;
   },
-  async glob({ pattern }, { root }) {
+  glob({ pattern }, { root }) {
     const p = String(pattern ?? "");
-    if (!p || path.isAbsolute(p) || p.split("/").includes("..")) throw new Error("pattern must stay inside the workspace");
-    const files = await findFiles(p, { cwd: root, followSymbolicLinks: false, ignore: [".git/**"] });
-    return files.sort().join("\n") || "(no matches)";
+    // Backslashes escape characters in a glob: `\.\./` means `../`. Look at the pattern without them.
+    const plain = p.replace(/\\/g, "");
+    if (!p || path.isAbsolute(plain) || plain.split("/").some((part) => part === ".." || part.startsWith("~"))) {
+      throw new Error("pattern must stay inside the workspace (no .., no absolute paths)");
+    }
+    // Match against a listing of the workspace instead of letting a library walk the disk: the
+    // listing cannot contain anything outside, whatever the pattern says.
+    const { files, complete } = listInside(root);
+    const isMatch = picomatch(p, { dot: p.startsWith(".") || p.includes("/.") });
+    const matches = files.filter((file) => isMatch(file)).sort();
+    const shown = matches.slice(0, MAX_GLOB);
+    const more = matches.length - shown.length;
+    return [
+      shown.join("\n") || "(no matches)",
+      more > 0 ? `… (${more} more matches; narrow the pattern)` : "",
+      complete ? "" : "… (the workspace is too big to list in full; narrow the pattern)",
+    ].filter(Boolean).join("\n");
   },
 };
 // #endregion tools
