@@ -1,9 +1,10 @@
 // The runner as a learner uses it: `npm run chapter ...` (here: node --import tsx cli.ts).
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../chapters/_shared/chapters.ts";
+import { stateDirFor } from "../chapters/_shared/paths.ts";
 import { apiError, endTurn, startFakeApi, type FakeApi } from "./fake-api.ts";
 import { tempDir } from "./helpers.ts";
 
@@ -56,6 +57,16 @@ describe("npm run chapter", () => {
     const { code, stderr } = await run(["s01", "--workspace", path.join(blocker, "ws")], { input: "hi\n" });
     expect(code).toBe(1);
     expect(stderr).toMatch(/cannot use .* as a workspace/);
+  });
+
+  it("a broken state file read by a slash command is one line, and the REPL goes on", async () => {
+    const ws = tempDir();
+    mkdirSync(path.join(stateDirFor(ws), "tasks"), { recursive: true });
+    writeFileSync(path.join(stateDirFor(ws), "tasks", "task_1.json"), "{ not json");
+    const { code, stdout } = await run(["s10", "--offline", "--workspace", ws], { input: "/tasks\n/help\n" });
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/✗ \/tasks: .*task_1\.json/);
+    expect(stdout).toContain("/tools"); // /help still answered after the error
   });
 
   it("refuses the repository itself as a workspace", async () => {

@@ -11,6 +11,8 @@ export interface FakeReply {
   contentType?: string;
   /** Send the headers and the first half of the body, then cut the connection. */
   dropMidBody?: boolean;
+  /** Never answer (a model call that hangs, for Ctrl-C). */
+  hang?: boolean;
 }
 
 export interface FakeApi {
@@ -35,6 +37,14 @@ export const htmlPage = (): FakeReply =>
   ({ body: null, raw: "<!doctype html><html><body><h1>Welcome to the hotel Wi-Fi</h1></body></html>", contentType: "text/html" });
 export const emptyObject = (): FakeReply => ({ body: {} });
 export const nullContent = (): FakeReply => ({ body: { ...(endTurn("x").body as object), content: null } });
+export const hang = (): FakeReply => ({ body: null, hang: true });
+export const toolUse = (name: string, input: Record<string, unknown>): FakeReply => ({
+  body: {
+    id: "msg_fake", type: "message", role: "assistant", model: "fake", stop_reason: "tool_use", stop_sequence: null,
+    content: [{ type: "tool_use", id: `toolu_${Math.random().toString(36).slice(2)}`, name, input }],
+    usage: { input_tokens: 1, output_tokens: 1 },
+  },
+});
 export const droppedMidBody = (): FakeReply => ({ ...endTurn("this answer never arrives whole"), dropMidBody: true });
 
 export async function startFakeApi(replies: FakeReply[]): Promise<FakeApi> {
@@ -45,6 +55,7 @@ export async function startFakeApi(replies: FakeReply[]): Promise<FakeApi> {
     req.on("end", () => {
       requests.push({ headers: req.headers, body: data ? JSON.parse(data) : {} });
       const reply = replies.shift() ?? endTurn("(no more replies)");
+      if (reply.hang) return;
       const text = reply.raw ?? JSON.stringify(reply.body);
       if (reply.dropMidBody) {
         // Promise the whole body, send half of it, and hang up.

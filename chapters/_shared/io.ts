@@ -1,5 +1,6 @@
 // How a run is shown and remembered: a terminal printer and a trace recorder behind one IO.
 import pc from "picocolors";
+import { InterruptedError, turnSignal, unlessInterrupted } from "./interrupt.ts";
 import type { CreateParams, IO, Message, ModelClient, ToolUseBlock } from "./types.ts";
 
 export type TraceEvent =
@@ -78,7 +79,10 @@ export function recordModel(client: ModelClient, agent: string, io: Recorder, pa
         io.trace.push({ kind: "request", agent, messages: body.messages.length, tools, system });
         const n = body.messages.length;
         await pause?.(`call the model for ${agent} (${n} message${n === 1 ? "" : "s"})`);
-        return client.messages.create(body);
+        // Ctrl-C aborts the call in flight (and any later call of the same turn) at once.
+        const signal = turnSignal();
+        if (signal.aborted) throw new InterruptedError();
+        return unlessInterrupted(client.messages.create(body, { signal }), signal);
       },
     },
   };

@@ -81,10 +81,10 @@ export async function realClient(env: NodeJS.ProcessEnv): Promise<ModelClient> {
   });
   return {
     messages: {
-      async create(body: CreateParams): Promise<Message> {
+      async create(body: CreateParams, options?: { signal?: AbortSignal }): Promise<Message> {
         let answer: unknown;
         try {
-          answer = await sdk.messages.create(body);
+          answer = await sdk.messages.create(body, { signal: options?.signal });
         } catch (err) {
           // A body that does not parse (HTML sent as JSON) is not a message either.
           if (err instanceof SyntaxError) throw new NotAMessageError("text that is not JSON", { cause: err });

@@ -1,8 +1,10 @@
 // The terminal REPL around a chapter's agent: prompts in, readable transcript out.
 import { createInterface } from "node:readline";
 import pc from "picocolors";
+import { beginTurn, interruptTurn, InterruptedError } from "./interrupt.ts";
 import { describeModelError } from "./model.ts";
 import { ScenarioError } from "./scripted.ts";
+import { killAllCommands } from "./shell.ts";
 import type { Agent, AgentCommand, Scenario, Tool } from "./types.ts";
 
 export interface ReplOptions {
@@ -36,6 +38,11 @@ export class LineReader {
     });
   }
 
+  /** Ctrl-C during a question or a --step pause: whoever waits gets no answer (null). */
+  cancelWaiting(): void {
+    for (const w of this.waiting.splice(0)) w(null);
+  }
+
   next(prompt?: string): Promise<string | null> {
     if (prompt !== undefined && !this.closed) {
       this.rl.setPrompt(prompt);
@@ -52,6 +59,16 @@ export class LineReader {
 }
 
 const QUIT = new Set(["q", "quit", "exit", "/quit", "/exit"]);
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+
+/** Ends the harness now: every command, hook, background job and teammate goes with it. */
+async function shutdown(agent: Agent, code: number): Promise<never> {
+  killAllCommands();
+  // Teammates and background jobs get a moment to stop cleanly, not more.
+  await Promise.race([agent.close?.().catch(() => {}), new Promise((r) => setTimeout(r, 2_000).unref())]);
+  killAllCommands();
+  process.exit(code);
+}
 
 /** Runs the REPL; resolves with the process exit code. */
 export async function runRepl(o: ReplOptions): Promise<number> {
@@ -60,17 +77,55 @@ export async function runRepl(o: ReplOptions): Promise<number> {
   let failures = 0;
   let nextPrompt = 0;
 
+  // #region interrupt
+  // Ctrl-C during a turn stops the turn (model call, command, wait) and gives the prompt back;
+  // Ctrl-C again, or at an idle prompt twice, ends the harness. SIGTERM and SIGHUP end it at once.
+  let turnRunning = false;
+  let interrupted = false;
+  let idleCtrlC = false;
+  const onCtrlC = () => {
+    if (turnRunning && !interrupted) {
+      interrupted = true;
+      out(c.yellow("\n⏹ interrupting… (Ctrl-C again to quit)"));
+      interruptTurn();
+      o.lines.cancelWaiting();
+    } else if (turnRunning || idleCtrlC || !o.interactive) {
+      out(c.dim("\nbye"));
+      void shutdown(o.agent, SIGNAL_EXIT.SIGINT);
+    } else {
+      idleCtrlC = true;
+      out(c.dim("\n(Ctrl-C again or q to quit)"));
+      o.lines.rl.prompt();
+    }
+  };
+  // In a terminal, readline reads Ctrl-C as a key; piped, it arrives as a signal.
+  o.lines.rl.on("SIGINT", onCtrlC);
+  process.on("SIGINT", onCtrlC);
+  for (const signal of ["SIGTERM", "SIGHUP"] as const) {
+    process.on(signal, () => void shutdown(o.agent, SIGNAL_EXIT[signal]));
+  }
+  // #endregion interrupt
+
   const send = async (prompt: string) => {
     const before = o.agent.messages.length;
+    beginTurn();
+    turnRunning = true;
+    interrupted = false;
     try {
       await o.agent.send(prompt);
     } catch (err) {
       // Forget the failed turn so the session stays usable (compaction may already have shrunk it).
       if (o.agent.messages.length > before) o.agent.messages.length = before;
+      if (err instanceof InterruptedError || interrupted) {
+        out(c.yellow("⏹ interrupted: the turn was dropped; you are back at the prompt"));
+        return;
+      }
       failures++;
       const sentence = err instanceof ScenarioError ? `Scenario error: ${err.message}` : describeModelError(err, o.modelId);
       out(c.red(`✗ ${sentence}`));
       if (o.debug && err instanceof Error) out(c.dim(err.stack ?? ""));
+    } finally {
+      turnRunning = false;
     }
   };
 
@@ -99,6 +154,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
     for (;;) {
       const raw = await o.lines.next(o.interactive ? c.bold("you › ") : undefined);
       if (raw === null) break;
+      idleCtrlC = false;
       let line = raw.trim();
       if (QUIT.has(line.toLowerCase())) break;
       if (!line) {
@@ -110,7 +166,12 @@ export async function runRepl(o: ReplOptions): Promise<number> {
       } else if (line.startsWith("/")) {
         const [name, ...rest] = line.split(/\s+/);
         const cmd = commands[name];
-        out(cmd ? await cmd.run(rest.join(" ")) : c.red(`Unknown command ${name}. Try /help.`));
+        try {
+          out(cmd ? await cmd.run(rest.join(" ")) : c.red(`Unknown command ${name}. Try /help.`));
+        } catch (err) {
+          // A broken state file read by /tasks or /lanes is one line, and the prompt comes back.
+          out(c.red(`✗ ${name}: ${err instanceof Error ? err.message : String(err)}`));
+        }
         continue;
       } else if (!o.interactive) {
         out(`${c.bold("you ›")} ${line}`);

@@ -14,7 +14,7 @@ export type CreateParams = Anthropic.MessageCreateParamsNonStreaming;
 /** The one thing a chapter needs from a model: `messages.create`. A real `new Anthropic()`
  *  satisfies it, and so does the scripted offline model. */
 export interface ModelClient {
-  messages: { create(body: CreateParams): Promise<Message> };
+  messages: { create(body: CreateParams, options?: { signal?: AbortSignal }): Promise<Message> };
 }
 
 /** What the harness shows and records: the terminal printer and the trace recorder both
