@@ -759,7 +759,7 @@ export class Team {
   /** s12's lane manager, with its events and notes recorded under the agent that caused them. */
   lanesFor(agent: string): WorktreeManager {
     return new WorktreeManager(this.env.workspace, this.board,
-      ({ event, ...data }) => this.env.io.event(event, data, agent), (text) => this.env.io.note(text, agent));
+      ({ event, ...data }) => this.env.io.event(event, data, agent), (text) => this.env.io.note(text, agent), this.env.stateDir);
   }
   // #endregion lanes
 

@@ -1,12 +1,13 @@
 // Crash-safe state: a writer killed with SIGKILL at random moments leaves every state file whole
 // (the old version or the new one), and a broken state file found on start is reported clearly.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../chapters/_shared/chapters.ts";
 import { BrokenStateError, readJson } from "../../chapters/_shared/fsutil.ts";
+import { stateDirFor } from "../../chapters/_shared/paths.ts";
 import { TaskBoard } from "../../chapters/s10-task-system/agent.ts";
 import * as s10 from "../../chapters/s10-task-system/agent.ts";
 import * as s12 from "../../chapters/s12-worktree-isolation/agent.ts";
@@ -42,13 +43,21 @@ function versionsOnDisk(dir: string): Record<string, number> {
   expect(task.description).toBe(taskDescription(taskVersion(task.description)));
   expect(task).toMatchObject({ id: 1, subject: "crash me", status: "pending", owner: null });
 
-  const rows = Object.entries(new PendingRequests(path.join(dir, ".team", "requests.json"), stub).all());
+  // The request table as written (loading it would expire a leftover pending request, as a restart does).
+  const requestFile = path.join(dir, ".team", "requests.json");
+  const rows = Object.entries(existsSync(requestFile) ? readJson<Record<string, { status: string }>>(requestFile) : {});
   rows.forEach(([id, row], i) => {
     expect(id).toBe(`req_${i + 1}`);
     expect(row).toMatchObject({ type: "shutdown", sender: "lead", to: "bob", content: requestContent(i + 1) });
-    expect(i < rows.length - 1 ? ["approved"] : ["pending", "approved"]).toContain(row.status); // only the newest may be pending
+    // Only the newest may be pending; one a killed writer left pending was expired by the next start.
+    expect(i < rows.length - 1 ? ["approved", "expired"] : ["pending", "approved", "expired"]).toContain(row.status);
   });
   const req = rows.length * 2 - (rows.at(-1)?.[1].status === "pending" ? 1 : 0);
+  if (existsSync(requestFile)) { // and a reader still reads it: a copy, so that the check changes nothing
+    copyFileSync(requestFile, `${requestFile}.check`);
+    expect(Object.keys(new PendingRequests(`${requestFile}.check`, stub).all())).toHaveLength(rows.length);
+    rmSync(`${requestFile}.check`);
+  }
 
   const lanes = new WorktreeManager(dir).list();
   const index = lanes[0]?.taskId ?? 0;
@@ -110,8 +119,8 @@ describe("crash-safe state", () => {
     const board = new TaskBoard(path.join(ws, ".tasks"));
     board.create({ subject: "real" });
     writeFileSync(path.join(board.dir, "task_2.json.4242.1.tmp"), '{"id": 2, "subj');
-    mkdirSync(path.join(ws, ".worktrees"));
-    writeFileSync(path.join(ws, ".worktrees", "index.json.4242.2.tmp"), "{");
+    mkdirSync(path.join(stateDirFor(ws), "lanes"), { recursive: true });
+    writeFileSync(path.join(stateDirFor(ws), "lanes", "index.json.4242.2.tmp"), "{");
     mkdirSync(path.join(ws, ".team"));
     writeFileSync(path.join(ws, ".team", "requests.json.4242.3.tmp"), "{");
     expect(board.list().map((t) => t.subject)).toEqual(["real"]);
@@ -125,9 +134,10 @@ describe("a broken state file found on start", () => {
 
   it("task board: BrokenStateError naming the file, and task_list answers with an error result", async () => {
     const ws = tempDir("lah-broken-");
-    new TaskBoard(path.join(ws, ".tasks")).create({ subject: "fine" });
-    writeFileSync(path.join(ws, ".tasks", "task_1.json"), TRUNCATED);
-    const board = new TaskBoard(path.join(ws, ".tasks"));
+    const tasks = path.join(stateDirFor(ws), "tasks");
+    new TaskBoard(tasks).create({ subject: "fine" });
+    writeFileSync(path.join(tasks, "task_1.json"), TRUNCATED);
+    const board = new TaskBoard(tasks);
     expect(() => board.list()).toThrow(BrokenStateError);
     expect(() => board.get(1)).toThrow(/state file .*task_1\.json is not valid JSON .*fix or delete it/);
 
@@ -142,8 +152,8 @@ describe("a broken state file found on start", () => {
 
   it("team (s13): the lead's task_list is an error result, and an idle teammate notes it instead of crashing", async () => {
     const ws = tempDir("lah-broken-");
-    mkdirSync(path.join(ws, ".tasks"));
-    writeFileSync(path.join(ws, ".tasks", "task_1.json"), TRUNCATED);
+    mkdirSync(path.join(stateDirFor(ws), "tasks"), { recursive: true }); // the team's board is harness state
+    writeFileSync(path.join(stateDirFor(ws), "tasks", "task_1.json"), TRUNCATED);
     const env = scriptedEnv({
       lead: [
         { calls: [{ name: "task_list", input: {} }] },
@@ -165,8 +175,8 @@ describe("a broken state file found on start", () => {
 
   it("worktree index: BrokenStateError, and worktree_list answers with an error result", async () => {
     const ws = tempDir("lah-broken-");
-    mkdirSync(path.join(ws, ".worktrees"));
-    writeFileSync(path.join(ws, ".worktrees", "index.json"), '{ "lanes": [ { "name": "api", "pa');
+    mkdirSync(path.join(stateDirFor(ws), "lanes"), { recursive: true });
+    writeFileSync(path.join(stateDirFor(ws), "lanes", "index.json"), '{ "lanes": [ { "name": "api", "pa');
     expect(() => new WorktreeManager(ws).list()).toThrow(BrokenStateError);
 
     const env = scriptedEnv([{ calls: [{ name: "worktree_list", input: {} }] }, { text: "The lane index is broken." }], { workspace: ws });
@@ -179,9 +189,11 @@ describe("a broken state file found on start", () => {
   it("valid JSON of the wrong shape: a BrokenStateError naming the file and what is wrong, never a TypeError", () => {
     const ws = tempDir("lah-broken-");
     const write = (file: string, text: string) => {
-      mkdirSync(path.dirname(path.join(ws, file)), { recursive: true });
-      writeFileSync(path.join(ws, file), text);
+      const full = path.isAbsolute(file) ? file : path.join(ws, file);
+      mkdirSync(path.dirname(full), { recursive: true });
+      writeFileSync(full, text);
     };
+    const laneIndex = path.join(stateDirFor(ws), "lanes", "index.json");
     const refuses = (read: () => unknown, message: RegExp) => {
       let error: unknown;
       try {
@@ -208,17 +220,17 @@ describe("a broken state file found on start", () => {
     }
 
     // The lane index (s12): {} and a lane without a branch.
-    write(".worktrees/index.json", "{}");
+    write(laneIndex, "{}");
     refuses(() => new WorktreeManager(ws).list(), /index\.json is not a lane index \(expected \{"lanes": \[\.\.\.\]\}\); fix or delete it/);
     refuses(() => new WorktreeManager(ws).get("api"), /index\.json is not a lane index/);
-    write(".worktrees/index.json", '{"lanes": [{"name": "api", "path": ".worktrees/api", "taskId": null}]}');
+    write(laneIndex, '{"lanes": [{"name": "api", "path": ".worktrees/api", "taskId": null}]}');
     refuses(() => new WorktreeManager(ws).list(), /index\.json is not a lane index \(lane 1 needs a name, path, branch and a taskId/);
 
     // The request table (s15): null, a list, a row without a status.
     for (const [text, problem] of [
       ["null", /requests\.json is not a request table \(expected a JSON object: request_id → request\); fix or delete it/],
       ["[1, 2]", /requests\.json is not a request table \(expected a JSON object/],
-      ['{"req_1": {"type": "shutdown", "sender": "lead", "to": "bob", "content": "stop"}}', /requests\.json is not a request table \(req_1 needs a type, sender, to, content and a status \(pending, approved, rejected\)\)/],
+      ['{"req_1": {"type": "shutdown", "sender": "lead", "to": "bob", "content": "stop"}}', /requests\.json is not a request table \(req_1 needs a type, sender, to, content and a status \(pending, approved, rejected, expired\)\)/],
     ] as const) {
       write(".team/requests.json", text);
       refuses(() => new PendingRequests(path.join(ws, ".team", "requests.json"), stub), problem);
@@ -227,8 +239,8 @@ describe("a broken state file found on start", () => {
 
   it("a wrong-shape state file reaches the model as an error result, and the loop goes on", async () => {
     const ws = tempDir("lah-broken-");
-    mkdirSync(path.join(ws, ".worktrees"));
-    writeFileSync(path.join(ws, ".worktrees", "index.json"), "{}");
+    mkdirSync(path.join(stateDirFor(ws), "lanes"), { recursive: true });
+    writeFileSync(path.join(stateDirFor(ws), "lanes", "index.json"), "{}");
     const env = scriptedEnv([
       { calls: [{ name: "worktree_list", input: {} }] },
       { calls: [{ name: "worktree_create", input: { name: "api" } }] },
@@ -245,8 +257,8 @@ describe("a broken state file found on start", () => {
 
   it("protocol requests (s15): createAgent refuses with a BrokenStateError; the CLI prints one line, no stack", async () => {
     const ws = tempDir("lah-broken-");
-    mkdirSync(path.join(ws, ".team"));
-    writeFileSync(path.join(ws, ".team", "requests.json"), '{ "req_1": { "type": "shutdown", "sta');
+    mkdirSync(path.join(stateDirFor(ws), "team"), { recursive: true }); // the request table is harness state
+    writeFileSync(path.join(stateDirFor(ws), "team", "requests.json"), '{ "req_1": { "type": "shutdown", "sta');
     const env = scriptedEnv([{ text: "never reached" }], { workspace: ws });
     expect(() => s15.createAgent(env)).toThrow(BrokenStateError);
     expect(() => s15.createAgent(env)).toThrow(/requests\.json is not valid JSON.*fix or delete it/);
