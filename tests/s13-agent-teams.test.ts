@@ -13,7 +13,7 @@ import { playScenario } from "../chapters/_shared/runtime.ts";
 import { fail, say, use } from "../chapters/_shared/scripted.ts";
 import type { ScriptedReply, ScriptedTurn, TurnContext } from "../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";
-import { closedAfterEach, FAST, instruction, requestsOf, text } from "./team-helpers.ts";
+import { closedAfterEach, FAST, instruction, requestsOf } from "./team-helpers.ts";
 
 type Env = ReturnType<typeof scriptedEnv>;
 

@@ -29,8 +29,8 @@
 import { APIError } from "@anthropic-ai/sdk";
 import { randomBytes } from "node:crypto";
 import {
-  appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync,
-  writeFileSync, writeSync,
+  appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync,
+  rmSync, writeFileSync, writeSync,
 } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -159,7 +159,8 @@ export class MessageBus {
   /** Mail not yet handed out, without taking it (the REPL's /inbox, the team's "anything unread?"). */
   peek(name: string): TeamMessage[] {
     const handed = this.handedOut.get(name);
-    const files = [...this.pendingFiles(name).filter((f) => !handed?.has(f.path)).map((f) => f.path), this.file(name)];
+    const waiting = this.pendingFiles(name).filter((f) => !handed?.has(f.path)).map((f) => f.path);
+    const files = [...waiting, this.file(name)];
     return files.flatMap((file) => this.parse(name, readIfThere(file)).messages);
   }
 
@@ -200,7 +201,8 @@ export class MessageBus {
     const dead = path.join(this.dir, `${name}.dead.jsonl`);
     for (const line of malformed) {
       appendFileSync(dead, `${JSON.stringify({ line, ts: new Date().toISOString() })}\n`);
-      this.io?.note(`skipped a malformed line in ${name}'s mailbox (kept in ${path.basename(this.dir)}/${name}.dead.jsonl)`);
+      const where = `${path.basename(this.dir)}/${name}.dead.jsonl`;
+      this.io?.note(`skipped a malformed line in ${name}'s mailbox (kept in ${where})`);
     }
     writeFileSync(`${file}.tmp`, messages.map((m) => `${JSON.stringify(m)}\n`).join(""));
     renameSync(`${file}.tmp`, file);
@@ -215,8 +217,8 @@ export class MessageBus {
       let message: TeamMessage | undefined;
       try {
         const value = JSON.parse(line) as TeamMessage;
-        const ok = value && typeof value.from === "string" && typeof value.type === "string" && typeof value.content === "string";
-        if (ok) message = value;
+        const fields = value && [value.from, value.type, value.content];
+        if (fields && fields.every((field) => typeof field === "string")) message = value;
       } catch {
         // not JSON: malformed, like any other line that is not a message
       }
@@ -661,7 +663,9 @@ export class Team {
     const id = member.task;
     if (id === null) return;
     const task = this.board.get(id);
-    if (task.owner === member.name && task.status === "in_progress") this.board.update(id, { owner: null, status: "pending" });
+    if (task.owner === member.name && task.status === "in_progress") {
+      this.board.update(id, { owner: null, status: "pending" });
+    }
     this.env.io.event("task_handed_back", { task: id, owner: member.name }, member.name);
     this.env.io.note(`gave task #${id} back to the board`, member.name);
     member.task = null;
@@ -759,7 +763,8 @@ export class Team {
   /** s12's lane manager, with its events and notes recorded under the agent that caused them. */
   lanesFor(agent: string): WorktreeManager {
     return new WorktreeManager(this.env.workspace, this.board,
-      ({ event, ...data }) => this.env.io.event(event, data, agent), (text) => this.env.io.note(text, agent), this.env.stateDir);
+      ({ event, ...data }) => this.env.io.event(event, data, agent), (text) => this.env.io.note(text, agent),
+      this.env.stateDir);
   }
   // #endregion lanes
 

@@ -93,7 +93,9 @@ export class PendingRequests {
   private readonly protocols = new Map<string, Protocol>(Object.entries(PROTOCOLS));
   private readonly requests: Record<string, PendingRequest>;
 
-  constructor(readonly file: string, private readonly deliver: Deliver, private readonly io?: Pick<IO, "event" | "note">) {
+  constructor(
+    readonly file: string, private readonly deliver: Deliver, private readonly io?: Pick<IO, "event" | "note">,
+  ) {
     this.requests = loadTable(file);
     this.expireLeftovers();
   }
@@ -104,8 +106,10 @@ export class PendingRequests {
     const leftovers = Object.entries(this.requests).filter(([, r]) => r.status === "pending");
     for (const [id, request] of leftovers) {
       const status = transition(id, request.status, "expired");
-      Object.assign(request, { status, resolved_at: new Date().toISOString(), answer: "expired: the harness restarted first" });
-      this.io?.note(`${id} (${request.type}, ${request.sender} → ${request.to}) was pending when the harness stopped: expired`);
+      const answer = "expired: the harness restarted first";
+      Object.assign(request, { status, resolved_at: new Date().toISOString(), answer });
+      const who = `${request.type}, ${request.sender} → ${request.to}`;
+      this.io?.note(`${id} (${who}) was pending when the harness stopped: expired`);
     }
     if (leftovers.length) this.save();
   }
