@@ -2,6 +2,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import starlight from "@astrojs/starlight";
 import { defineConfig } from "astro/config";
+import { LOCALE_INFO } from "./i18n/locales.ts";
 
 // The sidebar lists the chapters in order, straight from the folders that hold them.
 // (A chapter folder without an English page yet is left out; the tests require every page.)
@@ -23,12 +24,10 @@ export default defineConfig({
       title: "Learn Agent Harness",
       description: "Build a coding-agent harness one mechanism at a time, in TypeScript.",
       defaultLocale: "root",
-      locales: {
-        root: { label: "English", lang: "en" },
-        ja: { label: "日本語", lang: "ja" },
-        zh: { label: "简体中文", lang: "zh-CN" },
-        de: { label: "Deutsch", lang: "de" },
-      },
+      // English at the root (/), every other language under its own key (/ja/, /zh/, /de/).
+      locales: Object.fromEntries(
+        Object.entries(LOCALE_INFO).map(([key, info]) => [key === "en" ? "root" : key, info]),
+      ),
       sidebar: [
         { label: "Start", translations: { ja: "はじめに", "zh-CN": "开始", de: "Start" }, items: [{ slug: "index" }] },
         {

@@ -3,18 +3,22 @@
 import { docsSchema } from "@astrojs/starlight/schema";
 import { glob } from "astro/loaders";
 import { defineCollection, z } from "astro:content";
+import { LOCALES } from "../i18n/locales.ts";
+
+const LOCALE_GLOB = `{${LOCALES.join(",")}}`;
 
 function pageId(entry: string): string {
-  const chapter = /^chapters\/([^/]+)\/(en|ja|zh|de)\.mdx$/.exec(entry);
+  const chapter = /^chapters\/([^/]+)\/([a-z]+)\.mdx$/.exec(entry);
   if (chapter) return chapter[2] === "en" ? chapter[1] : `${chapter[2]}/${chapter[1]}`;
-  return entry.replace(/^site\/docs\//, "").replace(/\.mdx$/, "");
+  // A locale's home page is routed by the id "ja", not "ja/index" (the English one stays "index").
+  return entry.replace(/^site\/docs\//, "").replace(/\.mdx$/, "").replace(/^(\w+)\/index$/, "$1");
 }
 
 export const collections = {
   docs: defineCollection({
     loader: glob({
       base: ".",
-      pattern: ["chapters/*/{en,ja,zh,de}.mdx", "site/docs/**/*.mdx"],
+      pattern: [`chapters/*/${LOCALE_GLOB}.mdx`, "site/docs/**/*.mdx"],
       generateId: ({ entry }) => pageId(entry),
     }),
     schema: docsSchema({

@@ -9,6 +9,7 @@ import { playScenario } from "../chapters/_shared/runtime.ts";
 import { fail, say, use } from "../chapters/_shared/scripted.ts";
 import type { ChapterModule, ScriptedTurn } from "../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";
+import { stateDirFor } from "../chapters/_shared/paths.ts";
 import { closedAfterEach, FAST, requestsOf, text } from "./team-helpers.ts";
 
 type Env = ReturnType<typeof scriptedEnv>;
@@ -147,7 +148,7 @@ describe("s14 error recovery", () => {
     const instant: ChapterModule = { TOOLS: s14.TOOLS, createAgent: (env) => createAgent(env, { sleep: async () => {} }) };
     const { env } = await playScenario(instant, scenario, ws);
     expect(readFileSync(path.join(ws, "notes.md"), "utf8")).toContain("db timeout");
-    expect(JSON.parse(readFileSync(path.join(ws, ".tasks/task_1.json"), "utf8"))).toMatchObject({ status: "completed", owner: "alice" });
+    expect(JSON.parse(readFileSync(path.join(stateDirFor(ws), "tasks", "task_1.json"), "utf8"))).toMatchObject({ status: "completed", owner: "alice" });
     expect(existsSync(path.join(ws, ".transcripts"))).toBe(true);
     const kinds = env.io.trace.flatMap((e) => (e.kind === "event" && e.type === "recovery" ? [`${e.agent}:${e.data.kind}`] : []));
     expect(kinds).toEqual(expect.arrayContaining(["lead:backoff", "alice:too_long", "alice:backoff", "lead:max_tokens"]));

@@ -11,8 +11,7 @@ import { REPO_ROOT } from "./paths.ts";
 
 export { REPO_ROOT };
 export const CHAPTERS_DIR = path.join(REPO_ROOT, "chapters");
-export const LOCALES = ["en", "ja", "zh", "de"] as const;
-export type Locale = (typeof LOCALES)[number];
+export { LOCALES, type Locale } from "../../i18n/locales.ts";
 
 export interface ChapterInfo {
   /** "s01" */

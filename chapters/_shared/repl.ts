@@ -76,6 +76,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
   const out = (text: string) => process.stdout.write(`${text}\n`);
   let failures = 0;
   let nextPrompt = 0;
+  let toldScripted = false;
 
   // #region interrupt
   // Ctrl-C during a turn stops the turn (model call, command, wait) and gives the prompt back;
@@ -158,10 +159,11 @@ export async function runRepl(o: ReplOptions): Promise<number> {
       let line = raw.trim();
       if (QUIT.has(line.toLowerCase())) break;
       if (!line) {
-        if (!(o.offline && o.interactive)) continue;
+        // Offline, an empty line (typed or piped) sends the scenario's next prompt.
+        if (!o.offline) continue;
         const suggested = o.scenario.prompts[nextPrompt++];
         if (!suggested) { out(c.dim("(the scenario has no more prompts; type your own or q to quit)")); continue; }
-        out(`${c.dim("(scenario)")} ${suggested}`);
+        out(`${o.interactive ? "" : `${c.bold("you ›")} `}${c.dim("(scenario)")} ${suggested}`);
         line = suggested;
       } else if (line.startsWith("/")) {
         const [name, ...rest] = line.split(/\s+/);
@@ -173,8 +175,12 @@ export async function runRepl(o: ReplOptions): Promise<number> {
           out(c.red(`✗ ${name}: ${err instanceof Error ? err.message : String(err)}`));
         }
         continue;
-      } else if (!o.interactive) {
-        out(`${c.bold("you ›")} ${line}`);
+      } else {
+        if (!o.interactive) out(`${c.bold("you ›")} ${line}`);
+        if (o.offline && !toldScripted) {
+          toldScripted = true;
+          out(c.dim("(offline: the scripted model plays its next turn; it does not read what you type)"));
+        }
       }
       await send(line);
     }

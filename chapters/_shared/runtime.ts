@@ -1,5 +1,6 @@
 // Putting an AgentEnv together: model (real or scripted), IO, workspace, and how to ask the user.
 import { createIO, recordModel, type Recorder } from "./io.ts";
+import { DEFAULT_MODEL } from "./model.ts";
 import { stateDirFor } from "./paths.ts";
 import { ScriptedModel } from "./scripted.ts";
 import type { Agent, AgentEnv, ChapterModule, ModelClient, Scenario } from "./types.ts";
@@ -39,7 +40,7 @@ export function createEnv(opts: EnvOptions): Env {
     scripted,
     workspace: opts.workspace,
     stateDir: opts.stateDir ?? stateDirFor(opts.workspace),
-    modelId: opts.modelId ?? "claude-sonnet-5-5",
+    modelId: opts.modelId ?? DEFAULT_MODEL,
     model: recordModel(base("lead"), "lead", io, opts.pause),
     modelFor: (agent) => recordModel(base(agent), agent, io, opts.pause),
     async ask(question, choices) {

@@ -4,8 +4,9 @@ import en from "../../i18n/ui.en.json";
 import ja from "../../i18n/ui.ja.json";
 import zh from "../../i18n/ui.zh.json";
 
-export const LOCALES = ["en", "ja", "zh", "de"] as const;
-export type Locale = (typeof LOCALES)[number];
+import { LOCALES, type Locale } from "../../i18n/locales.ts";
+
+export { LOCALES, type Locale };
 export type UIKey = keyof typeof en;
 
 const dictionaries: Record<Locale, Partial<Record<UIKey, string>>> = { en, ja, zh, de };

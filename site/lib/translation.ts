@@ -5,8 +5,9 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { frontmatter } from "../../chapters/_shared/frontmatter.ts";
 
-export const TRANSLATED_LOCALES = ["ja", "zh", "de"] as const;
-export type TranslatedLocale = (typeof TRANSLATED_LOCALES)[number];
+import { TRANSLATED_LOCALES, type TranslatedLocale } from "../../i18n/locales.ts";
+
+export { TRANSLATED_LOCALES, type TranslatedLocale };
 export type Status = "missing" | "stale" | "fresh";
 
 export interface PageStatus {

@@ -3,8 +3,10 @@
 // takes in a workshop) is shared by all locales. The workshop page prints them as a handout.
 import { parse } from "yaml";
 
-export const WORKSHOP_LOCALES = ["en", "ja", "zh", "de"] as const;
-export type WorkshopLocale = (typeof WORKSHOP_LOCALES)[number];
+import { LOCALES, type Locale } from "../../i18n/locales.ts";
+
+export const WORKSHOP_LOCALES = LOCALES;
+export type WorkshopLocale = Locale;
 
 export interface DemoStep {
   /** A command to type (optional: some steps only point at the screen). */
