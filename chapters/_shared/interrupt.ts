@@ -22,7 +22,8 @@ export function beginTurn(): void {
   controller = new AbortController();
 }
 
-/** Ctrl-C: abort the turn's model call and end every command it is running. */
+/** Ctrl-C: abort the turn's model call and end every command it is running. Background jobs
+ *  go too: a turn in s11 does not end while one runs, so every running job belongs to it. */
 export function interruptTurn(): void {
   controller.abort(new InterruptedError());
   killAllCommands();
