@@ -91,6 +91,15 @@ export function sandboxStatus(): SandboxStatus {
   return probed;
 }
 
+/** PATH folders (and node's own) that live inside a hidden folder: a `bin` folder is shown
+ *  with its parent, where its links usually point (~/.nvm/versions/node/v20/bin → ../lib). */
+function toolDirsUnder(hidden: string[]): string[] {
+  const dirs = [...(process.env.PATH ?? "").split(path.delimiter), path.dirname(process.execPath)];
+  const inside = (dir: string) => hidden.some((h) => dir.startsWith(h + path.sep));
+  return [...new Set(dirs.filter((d) => path.isAbsolute(d) && existsSync(d) && inside(d))
+    .map((d) => (path.basename(d) === "bin" && inside(path.dirname(d)) ? path.dirname(d) : d)))];
+}
+
 /** The bubblewrap command line. Order matters: later mounts cover earlier ones, so we show the
  *  whole system read-only, hide the places secrets live, then open the folders it may write. */
 export function bwrapArgs(cwd: string, writable: string[]): string[] {
@@ -106,7 +115,10 @@ export function bwrapArgs(cwd: string, writable: string[]): string[] {
   ];
   if (!sandboxSettings.network) args.push("--unshare-net");
   // Home (.ssh, .aws, tokens) and this repository (.env, the harness state of every chapter).
-  for (const dir of new Set([homedir(), REPO_ROOT])) if (existsSync(dir)) args.push("--tmpfs", dir);
+  const hidden = [...new Set([homedir(), REPO_ROOT])].filter(existsSync);
+  for (const dir of hidden) args.push("--tmpfs", dir);
+  // ...but tools installed under them (node by nvm, ./node_modules/.bin) stay usable, read-only.
+  for (const dir of toolDirsUnder(hidden)) args.push("--ro-bind", dir, dir);
   for (const file of SECRET_FILES) if (existsSync(file)) args.push("--ro-bind", "/dev/null", file);
   for (const dir of [cwd, ...writable]) args.push("--bind", dir, dir);
   args.push("--chdir", cwd);

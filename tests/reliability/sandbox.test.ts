@@ -63,8 +63,10 @@ describe.runIf(sandboxed)("sandbox: a command the model runs", () => {
     try {
       const out = await run("cat ../../package.json ../../.env 2>&1; echo ---; ls -A ../..; ls -A ..", ws);
       expect(out).not.toContain("learn-agent-harness");
-      // The repository is an empty folder but for the path down to this workspace.
-      expect(out.split("---\n")[1].trim().split("\n")).toEqual([".workspace", path.basename(ws)]);
+      // The repository is empty but for the path down to this workspace (and node_modules/.bin,
+      // read-only, when npm put it on PATH).
+      const listed = out.split("---\n")[1].trim().split("\n");
+      expect(listed.filter((f) => f !== "node_modules")).toEqual([".workspace", path.basename(ws)]);
     } finally {
       rmSync(ws, { recursive: true, force: true });
     }
@@ -74,7 +76,31 @@ describe.runIf(sandboxed)("sandbox: a command the model runs", () => {
     writeFileSync(homeSecret, "home-secret-value");
     const out = await run(`cat ${homeSecret} ~/.ssh/id_rsa 2>&1; echo ---; ls -A ${homedir()}`);
     expect(out).not.toContain("home-secret-value");
-    expect(out.split("---")[1].trim()).toBe("");
+    // Empty, but for tool folders on PATH (~/.cargo/bin, say), shown read-only.
+    const listed = out.split("---")[1].trim().split("\n").filter(Boolean);
+    expect(listed).not.toContain(path.basename(homeSecret));
+    expect(listed).not.toContain(".ssh");
+    for (const entry of listed) expect(process.env.PATH).toContain(path.join(homedir(), entry));
+  });
+
+  it("still finds tools installed under the hidden home folder (nvm's node, say), read-only", async () => {
+    const tools = path.join(homedir(), `.lah-test-tools-${process.pid}`);
+    mkdirSync(path.join(tools, "bin"), { recursive: true });
+    mkdirSync(path.join(tools, "lib"), { recursive: true });
+    writeFileSync(path.join(tools, "lib", "impl.sh"), "echo tool-works");
+    writeFileSync(path.join(tools, "bin", "lah-tool"), `#!/bin/sh\n. ${tools}/lib/impl.sh\n`, { mode: 0o755 });
+    writeFileSync(homeSecret, "home-secret-value");
+    const saved = process.env.PATH;
+    process.env.PATH = `${path.join(tools, "bin")}:${saved}`;
+    try {
+      const out = await run(`lah-tool; touch ${tools}/lib/x 2>&1 || true; cat ${homeSecret} 2>&1`);
+      expect(out).toContain("tool-works");
+      expect(existsSync(path.join(tools, "lib", "x"))).toBe(false);
+      expect(out).not.toContain("home-secret-value");
+    } finally {
+      process.env.PATH = saved;
+      rmSync(tools, { recursive: true, force: true });
+    }
   });
 
   it("cannot read /etc/shadow", async () => {
