@@ -769,7 +769,7 @@ export class Team {
   // #endregion lanes
 
   // #region roster
-  // Bookkeeping: every change of a teammate's state is saved to `.team/config.json` (for /team, and
+  // Bookkeeping: every change of a teammate's state is saved to `team/config.json` in the state folder (for /team, and
   // for anyone looking from outside) and recorded in the trace.
   private setState(member: Teammate, state: MemberState): void {
     if (member.state === state) return;
