@@ -769,8 +769,8 @@ export class Team {
   // #endregion lanes
 
   // #region roster
-  // Bookkeeping: every change of a teammate's state is saved to `team/config.json` in the state folder (for /team, and
-  // for anyone looking from outside) and recorded in the trace.
+  // Bookkeeping: every change of a teammate's state is saved to `team/config.json` in the state
+  // folder (for /team, and for anyone looking from outside) and recorded in the trace.
   private setState(member: Teammate, state: MemberState): void {
     if (member.state === state) return;
     member.state = state;
