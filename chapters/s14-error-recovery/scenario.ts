@@ -6,8 +6,9 @@ import { fail, say, use } from "../_shared/scripted.ts";
 import type { Scenario, ScriptedReply } from "../_shared/types.ts";
 
 const overloaded = (): ScriptedReply => fail(529, "overloaded_error", "Overloaded");
-/** An overload whose response says how long to wait (a retry-after header of 0.3 s). */
-const overloadedRetryAfter = (): ScriptedReply => fail(529, "overloaded_error", "Overloaded", 0.3);
+/** An overload whose response says how long to wait (a retry-after header of 0.1 s:
+ *  short, so the demo stays brisk; a real API says how long it needs). */
+const overloadedRetryAfter = (): ScriptedReply => fail(529, "overloaded_error", "Overloaded", 0.1);
 
 const LOG = [
   "09:00:01 INFO  server started on :8080",
