@@ -40,6 +40,9 @@ export function toolNames(env: { requests: { agent: string; body: { tools?: unkn
 
 export type { Env };
 
+// Seeded randomness (mulberry32) lives in random.ts, which worker processes import without vitest.
+export { mulberry32, seedFrom, seedLine, shuffled } from "./random.ts";
+
 /** Polls until `condition` holds; fails with `what` after `timeoutMs`. Tests wait on
  *  conditions, never on fixed sleeps, so a busy machine only makes them slower. */
 export async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {

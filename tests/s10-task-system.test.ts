@@ -63,7 +63,7 @@ describe("s10 task system", () => {
       say("ok"),
     ]);
     await createAgent(env).send("go");
-    expect(env.stateDir).toBe(stateDirFor(env.workspace));
+    expect(readFileSync(path.join(env.workspace, ".tasks/task_2.json"), "utf8")).toBe("{}"); // the forgery was written
     expect(readdirSync(boardDir(env.workspace))).toEqual(["task_1.json"]);
     expect(results(env)[2]).toEqual({ output: expect.stringMatching(/^\[ \] #1 real\n1 tasks/), isError: false });
   });

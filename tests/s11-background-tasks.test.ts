@@ -14,10 +14,10 @@ const injected = (messages: MessageParam[]): string[] =>
   messages.flatMap((m) => (typeof m.content === "string" ? [] : m.content))
     .flatMap((b) => (b.type === "text" && b.text.startsWith("<background-results>") ? [b.text] : []));
 
-/** Waits (bounded) for a file a command writes, so a test never races its own fixture. */
+/** Waits for a file a command writes (failing after 10 s), so a test never races its own fixture. */
 async function waitForFile(file: string): Promise<string> {
   const text = () => (existsSync(file) ? readFileSync(file, "utf8").trim() : "");
-  for (let i = 0; i < 200 && !text(); i++) await new Promise((r) => setTimeout(r, 25));
+  await waitFor(() => text() !== "", `${file} to be written`);
   return text();
 }
 

@@ -123,7 +123,6 @@ describe("s13 agent teams", () => {
   });
 
   it("two idle teammates and one ready task: exactly one owner, every time (50 rounds)", async () => {
-    const owners = new Set<string>();
     for (let round = 0; round < 50; round++) {
       const { env, agent, team } = teamRun({ "*": pool(easygoing, 6) });
       const id = team.board.create({ subject: `task of round ${round}` }).id;
@@ -135,10 +134,8 @@ describe("s13 agent teams", () => {
       expect(["alice", "bob"]).toContain(task.owner);
       expect(claimedTurns(env)).toHaveLength(1);
       expect(claimedTurns(env)[0].agent).toBe(task.owner);
-      owners.add(task.owner!);
       await agent.close!();
     }
-    expect(owners.size).toBeGreaterThan(0);
   });
 
   it("claimTask: the lock decides, and a taken task is not taken again", () => {

@@ -4,6 +4,7 @@ import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { REPO_ROOT } from "../chapters/_shared/chapters.ts";
+import { waitFor } from "./helpers.ts";
 
 export const DIST = path.join(REPO_ROOT, "dist");
 const MARKERS = path.join(REPO_ROOT, ".astro", "test-build");
@@ -32,13 +33,8 @@ export async function ensureSiteBuilt(): Promise<string> {
     });
     writeFileSync(result, outcome);
   }
-  for (let waited = 0; waited < 600_000; waited += 500) {
-    if (existsSync(result)) {
-      const outcome = readFileSync(result, "utf8");
-      if (outcome !== "ok") throw new Error(`the site build failed:\n${outcome}`);
-      return DIST;
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error("timed out waiting for the site build");
+  const outcome = () => (existsSync(result) ? readFileSync(result, "utf8") : "");
+  await waitFor(() => outcome() !== "", "the site build (run by whichever test file asked first)", 600_000);
+  if (outcome() !== "ok") throw new Error(`the site build failed:\n${outcome()}`);
+  return DIST;
 }

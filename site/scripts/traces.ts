@@ -7,6 +7,7 @@ import path from "node:path";
 import { findChapter, listChapters, REPO_ROOT } from "../../chapters/_shared/chapters.ts";
 import { readTrace, recordTrace, serializeTrace, traceFile, TRACES_DIR } from "../lib/record-trace.ts";
 import { traceDifference } from "../lib/traces.ts";
+import { teamDifference } from "../../tests/trace-counts.ts";
 
 const all = listChapters();
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith("-"));
@@ -25,8 +26,9 @@ for (const info of chapters) {
     const trace = await recordTrace(info);
     const before = readTrace(info.id);
     const file = traceFile(info.id);
-    // A team run may interleave differently each time; keep the committed file if it is still right.
-    const same = before !== undefined && traceDifference(before, trace) === null;
+    // A team run may interleave differently each time; keep the committed file if it is still right
+    // (the same comparison tests/traces.test.ts makes).
+    const same = before !== undefined && traceDifference(before, trace) === null && teamDifference(before, trace) === null;
     if (!same) writeFileSync(file, serializeTrace(trace));
     console.log(`${info.id}  ${String(trace.steps.length).padStart(4)} steps  ${trace.agents.join(", ").padEnd(20)} ` +
       `${same ? "unchanged" : `written  ${path.relative(REPO_ROOT, file)}`}  (${Date.now() - started} ms)`);

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { tryLock } from "../../chapters/_shared/lock.ts";
 import { TaskBoard } from "../../chapters/s10-task-system/agent.ts";
 import { claimTask, readyTasks } from "../../chapters/s13-agent-teams/agent.ts";
-import { tempDir } from "../helpers.ts";
+import { seedFrom, seedLine, tempDir } from "../helpers.ts";
 import { startWorker } from "./workers.ts";
 
 const CLAIMERS = 16;
@@ -32,6 +32,9 @@ const files = (b: TaskBoard) => Object.fromEntries(b.list().map((t) => [t.id, re
 
 describe("task claims", () => {
   it(`are exclusive: ${CLAIMERS} processes, ${ROUNDS} rounds, each with a dead holder's lock and a slow holder`, async () => {
+    // The order in which each claimer tries the boards and tasks comes from this seed (claimer i: seed + i).
+    const seed = seedFrom("CLAIMS_SEED");
+    console.info(`task claims: ${seedLine("CLAIMS_SEED", seed)}`);
     const root = tempDir("lah-claims-");
     const boards = Array.from({ length: ROUNDS }, (_, r) => board(path.join(root, `round_${r}`, "tasks")));
     const before = boards.map(files);
@@ -42,7 +45,7 @@ describe("task claims", () => {
     for (const b of boards) expect(existsSync(`${b.path(1)}.lock`)).toBe(true);
 
     const claimers = Array.from({ length: CLAIMERS }, (_, i) =>
-      startWorker("claimer", [root, `mate${i}`, String(i), String(CLAIMERS), String(ROUNDS)]));
+      startWorker("claimer", [root, `mate${i}`, String(i), String(CLAIMERS), String(ROUNDS), String(seed + i)]));
     await Promise.all(claimers.map((c) => c.waitFor(/^ready$/m)));
     writeFileSync(path.join(root, "go"), "");
     const results = await Promise.all(claimers.map(async (c) => {
@@ -67,8 +70,10 @@ describe("task claims", () => {
       expect(readdirSync(boards[round].dir).filter((f) => f.includes(".lock"))).toEqual([]);
     }
     const one = winnersPerTask.filter((n) => n === 1).length;
+    const winnersOfOne = new Set(results.flatMap(({ name, wins }) => (Object.values(wins).some((ids) => ids.includes(1)) ? [name] : [])));
     console.info(`task claims: ${ROUNDS} rounds × ${CLAIMERS} processes; per round a lock left by a dead claimer ` +
-      `(task #1) and a claimer holding its lock for 1.5 s (task #2); ${one} of ${winnersPerTask.length} tasks had exactly one winner`);
+      `(task #1) and a claimer holding its lock for 1.5 s (task #2); ${one} of ${winnersPerTask.length} tasks had exactly one winner; ` +
+      `task #1 won by ${winnersOfOne.size} different processes; ${seedLine("CLAIMS_SEED", seed)}`);
   }, 90_000);
 
   it("never claims a blocked, owned or finished task, nor one a live claimer is claiming", () => {

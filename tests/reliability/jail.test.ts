@@ -49,6 +49,9 @@ function hostilePaths(outside: string): string[] {
   return [...new Set([...fromUps, ...absolute, ...tilde, ...nul, ...long, ...links, ...linkVariants, ...odd])];
 }
 
+/** A path that names something above the workspace or outside it, whatever follows: never writable. */
+const goesUp = (p: string) => p === ".." || p.startsWith("../") || p.startsWith("./../") || p.startsWith("/");
+
 const call = (name: string, input: Record<string, unknown>): ToolUseBlock =>
   ({ type: "tool_use", id: `toolu_${name}`, name, input }) as ToolUseBlock;
 
@@ -64,11 +67,11 @@ describe("workspace jail", () => {
   it("lets no hostile path escape through write, read, edit or glob", async () => {
     const { base, ws, outside } = arena();
     const paths = hostilePaths(outside);
-    expect(paths.length).toBeGreaterThanOrEqual(200);
     const before = snapshot(outside);
     const baseBefore = readdirSync(base).sort();
     const escapes: string[] = [];
     let attempts = 0;
+    let refused = 0;
 
     for (const p of paths) {
       // What does the jail say? Either it refuses, or the real target is inside the workspace.
@@ -87,17 +90,24 @@ describe("workspace jail", () => {
         ["glob", { pattern: `${p}/*` }],
       ] as const) {
         attempts++;
-        const { output } = await runTool(BASE_HANDLERS, call(name, input), { root: ws });
+        const { output, isError } = await runTool(BASE_HANDLERS, call(name, input), { root: ws });
         if (output.includes(SECRET) || /root:x:0:0/.test(output)) escapes.push(`${name} leaked ${JSON.stringify(p)}`);
+        if (name !== "write") continue;
+        // The write tool goes through the same jail: a path it refuses is refused, and a write that
+        // succeeded put "pwned" exactly where the jail said, inside the workspace.
+        if (isError) refused++;
+        if (target === undefined && !isError) escapes.push(`write not refused: ${JSON.stringify(p)}`);
+        if (goesUp(p) && !isError) escapes.push(`write above the workspace not refused: ${JSON.stringify(p)}`);
+        if (!isError && (target === undefined || readFileSync(target, "utf8") !== "pwned")) escapes.push(`write went elsewhere: ${JSON.stringify(p)}`);
       }
     }
-    expect(attempts).toBeGreaterThanOrEqual(800);
     expect(escapes).toEqual([]);
     expect(snapshot(outside)).toEqual(before);
     expect(readdirSync(base).sort()).toEqual(baseBefore);
     expect(existsSync("/tmp/lah-evil.txt")).toBe(false);
     expect(readFileSync(path.join(outside, "secret.txt"), "utf8")).toBe(SECRET);
-    console.info(`jail: ${paths.length} hostile paths × 4 tools = ${attempts} attempts, ${escapes.length} escapes`);
+    console.info(`jail: ${paths.length} hostile paths × 4 tools = ${attempts} attempts, ${refused} of ${paths.length} writes refused, ` +
+      `${escapes.length} escapes`);
   });
 
   it("still works for ordinary paths, including through a symlink that stays inside", async () => {

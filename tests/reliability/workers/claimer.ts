@@ -4,14 +4,17 @@
 // processes are the slow claimers, of the boards with `board % (claimers / 2) === index`: each claims
 // those first, one after another, through the real claimTask with a board whose read takes 1.5 s
 // (under the lock), while the other half is free to break in if it could. Then every process claims
-// whatever it finds, again and again, until every #1 and #2 has an owner. It prints its wins.
+// whatever it finds, again and again, until every #1 and #2 has an owner, in an order drawn from the
+// seed the test passes. It prints its wins.
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { TaskBoard, type Task } from "../../../chapters/s10-task-system/agent.ts";
 import { claimTask } from "../../../chapters/s13-agent-teams/agent.ts";
+import { mulberry32, shuffled } from "../../random.ts";
 
-const [root, name, index, claimers, rounds] = process.argv.slice(2);
+const [root, name, index, claimers, rounds, seed] = process.argv.slice(2);
+const rand = mulberry32(Number(seed ?? 0));
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 const dirOf = (round: number) => path.join(root, `round_${round}`);
 
@@ -43,9 +46,9 @@ for (const round of all.filter((r) => r % (Number(claimers) / 2) === Number(inde
 const open = (round: number) => [1, 2].some((id) => boards[round].get(id).owner === null);
 const deadline = Date.now() + 20_000;
 while (all.some(open) && Date.now() < deadline) {
-  for (const round of all.sort(() => Math.random() - 0.5)) {
+  for (const round of shuffled(all, rand)) {
     const slowHolds = existsSync(path.join(dirOf(round), "slow_holds"));
-    for (const id of [1, 2, 3, 4, 5].sort(() => Math.random() - 0.5)) {
+    for (const id of shuffled([1, 2, 3, 4, 5], rand)) {
       if (id === 2 && !slowHolds) continue; // wait until the slow claimer is inside
       if (claimTask(boards[round], id, name)) wins[round].push(id);
     }
