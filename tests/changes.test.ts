@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { listChapters } from "../chapters/_shared/chapters.ts";
+import { listChapters } from "../chapters/_runner/chapters.ts";
 import type { Tool } from "../chapters/_shared/types.ts";
 import { diffHtml, diffRows, lineChanges, markedDiff, toolChanges } from "../site/lib/changes.ts";
 import { growthChart, headlineOf, importsOf, LAYERS, layerOf, niceCeiling } from "../site/lib/timeline.ts";

@@ -3,12 +3,12 @@ import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../chapters/_shared/chapters.ts";
+import { REPO_ROOT } from "../chapters/_runner/chapters.ts";
 import { stateDirFor } from "../chapters/_shared/paths.ts";
 import { apiError, endTurn, startFakeApi, type FakeApi } from "./fake-api.ts";
 import { tempDir } from "./helpers.ts";
 
-const CLI = path.join(REPO_ROOT, "chapters/_shared/cli.ts");
+const CLI = path.join(REPO_ROOT, "chapters/_runner/cli.ts");
 
 function run(args: string[], opts: { input?: string; env?: Record<string, string> } = {}) {
   // A clean environment: no real key leaks into the tests.

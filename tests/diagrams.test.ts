@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { CHAPTERS_DIR, listChapters, LOCALES, REPO_ROOT } from "../chapters/_shared/chapters.ts";
+import { CHAPTERS_DIR, listChapters, LOCALES, REPO_ROOT } from "../chapters/_runner/chapters.ts";
 
 const SVG_DIR = path.join(REPO_ROOT, "assets/svg");
 const svgs = existsSync(SVG_DIR) ? readdirSync(SVG_DIR).filter((f) => f.endsWith(".svg")) : [];

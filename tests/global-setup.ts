@@ -1,7 +1,7 @@
 // One id per `vitest run`, so test files share one site build (see site-build.ts).
 import { rmSync } from "node:fs";
 import path from "node:path";
-import { REPO_ROOT } from "../chapters/_shared/chapters.ts";
+import { REPO_ROOT } from "../chapters/_runner/chapters.ts";
 
 export default function setup() {
   process.env.LAH_TEST_RUN = `${process.pid}-${Date.now()}`;

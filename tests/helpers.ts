@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach } from "vitest";
-import { createEnv, type Env } from "../chapters/_shared/runtime.ts";
+import { createEnv, type Env } from "../chapters/_runner/runtime.ts";
 import type { ScriptedTurn } from "../chapters/_shared/types.ts";
 
 const made: string[] = [];

@@ -3,8 +3,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../chapters/_shared/chapters.ts";
-import { frontmatter } from "../chapters/_shared/frontmatter.ts";
+import { REPO_ROOT } from "../chapters/_runner/chapters.ts";
+import { frontmatter } from "../chapters/_runner/frontmatter.ts";
 import { isStale, sourceHash, summarize, translationStatus } from "../site/lib/translation.ts";
 import { tempDir } from "./helpers.ts";
 

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { bash, createAgent, MAX_OUTPUT } from "../chapters/s01-agent-loop/agent.ts";
 import scenario from "../chapters/s01-agent-loop/scenario.ts";
-import { playScenario } from "../chapters/_shared/runtime.ts";
+import { playScenario } from "../chapters/_runner/runtime.ts";
 import { say, use, useAll } from "../chapters/_shared/scripted.ts";
 import * as s01 from "../chapters/s01-agent-loop/agent.ts";
 import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import * as s02 from "../chapters/s02-tool-use/agent.ts";
 import { BASE_HANDLERS, createAgent, normalizeMessages, runTool, safePath } from "../chapters/s02-tool-use/agent.ts";
 import scenario from "../chapters/s02-tool-use/scenario.ts";
-import { playScenario } from "../chapters/_shared/runtime.ts";
+import { playScenario } from "../chapters/_runner/runtime.ts";
 import { say, use } from "../chapters/_shared/scripted.ts";
 import type { MessageParam, ToolUseBlock } from "../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";

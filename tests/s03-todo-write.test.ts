@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import * as s03 from "../chapters/s03-todo-write/agent.ts";
 import { createAgent, MAX_TODOS, REMINDER, TodoList } from "../chapters/s03-todo-write/agent.ts";
 import scenario from "../chapters/s03-todo-write/scenario.ts";
-import { playScenario } from "../chapters/_shared/runtime.ts";
+import { playScenario } from "../chapters/_runner/runtime.ts";
 import { say, use } from "../chapters/_shared/scripted.ts";
 import type { CreateParams } from "../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";

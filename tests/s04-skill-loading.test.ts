@@ -5,9 +5,9 @@ import { describe, expect, it } from "vitest";
 import * as s04 from "../chapters/s04-skill-loading/agent.ts";
 import { createAgent, parseSkill, scanSkills } from "../chapters/s04-skill-loading/agent.ts";
 import scenario from "../chapters/s04-skill-loading/scenario.ts";
-import { playScenario } from "../chapters/_shared/runtime.ts";
+import { playScenario } from "../chapters/_runner/runtime.ts";
 import { say, use } from "../chapters/_shared/scripted.ts";
-import { prepareWorkspace } from "../chapters/_shared/workspace.ts";
+import { prepareWorkspace } from "../chapters/_runner/workspace.ts";
 import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";
 
 type Env = ReturnType<typeof scriptedEnv>;

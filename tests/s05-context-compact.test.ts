@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import * as s05 from "../chapters/s05-context-compact/agent.ts";
 import { createAgent, microCompact, TRANSCRIPTS_DIR } from "../chapters/s05-context-compact/agent.ts";
 import scenario from "../chapters/s05-context-compact/scenario.ts";
-import { playScenario } from "../chapters/_shared/runtime.ts";
+import { playScenario } from "../chapters/_runner/runtime.ts";
 import { say, use } from "../chapters/_shared/scripted.ts";
 import type { MessageParam } from "../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";

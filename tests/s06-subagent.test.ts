@@ -4,9 +4,9 @@ import { describe, expect, it } from "vitest";
 import * as s06 from "../chapters/s06-subagent/agent.ts";
 import { createAgent, MAX_CHILD_ROUNDS } from "../chapters/s06-subagent/agent.ts";
 import scenario from "../chapters/s06-subagent/scenario.ts";
-import { playScenario } from "../chapters/_shared/runtime.ts";
+import { playScenario } from "../chapters/_runner/runtime.ts";
 import { say, use } from "../chapters/_shared/scripted.ts";
-import { prepareWorkspace } from "../chapters/_shared/workspace.ts";
+import { prepareWorkspace } from "../chapters/_runner/workspace.ts";
 import type { MessageParam } from "../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";
 

@@ -4,10 +4,10 @@ import { describe, expect, it } from "vitest";
 import * as s07 from "../chapters/s07-permission-system/agent.ts";
 import { createAgent, dangerousCommand, RULES_FILE, rulesFile, STARTING_RULES } from "../chapters/s07-permission-system/agent.ts";
 import scenario from "../chapters/s07-permission-system/scenario.ts";
-import { playScenario } from "../chapters/_shared/runtime.ts";
+import { playScenario } from "../chapters/_runner/runtime.ts";
 import { say, use, useAll } from "../chapters/_shared/scripted.ts";
 import { sandboxStatus } from "../chapters/_shared/shell.ts";
-import { prepareWorkspace } from "../chapters/_shared/workspace.ts";
+import { prepareWorkspace } from "../chapters/_runner/workspace.ts";
 import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";
 
 type TestEnv = ReturnType<typeof scriptedEnv>;

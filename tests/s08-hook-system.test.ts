@@ -4,9 +4,9 @@ import { describe, expect, it } from "vitest";
 import * as s08 from "../chapters/s08-hook-system/agent.ts";
 import { createAgent, HOOKS_FILE, hooksHash, trustFile, type HookConfig } from "../chapters/s08-hook-system/agent.ts";
 import scenario from "../chapters/s08-hook-system/scenario.ts";
-import { playScenario } from "../chapters/_shared/runtime.ts";
+import { playScenario } from "../chapters/_runner/runtime.ts";
 import { say, use, useAll } from "../chapters/_shared/scripted.ts";
-import { prepareWorkspace } from "../chapters/_shared/workspace.ts";
+import { prepareWorkspace } from "../chapters/_runner/workspace.ts";
 import type { MessageParam } from "../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";
 

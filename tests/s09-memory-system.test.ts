@@ -5,7 +5,7 @@ import { parse as parseYaml } from "yaml";
 import * as s09 from "../chapters/s09-memory-system/agent.ts";
 import { buildSystemPrompt, createAgent, loadMemories } from "../chapters/s09-memory-system/agent.ts";
 import scenario from "../chapters/s09-memory-system/scenario.ts";
-import { playScenario } from "../chapters/_shared/runtime.ts";
+import { playScenario } from "../chapters/_runner/runtime.ts";
 import { say, use } from "../chapters/_shared/scripted.ts";
 import { scriptedEnv, tempDir, toolNames, type Env } from "./helpers.ts";
 

@@ -6,7 +6,7 @@ import { createAgent, TaskBoard, taskHandlers } from "../chapters/s10-task-syste
 import scenario from "../chapters/s10-task-system/scenario.ts";
 import { runTool } from "../chapters/s02-tool-use/agent.ts";
 import { stateDirFor } from "../chapters/_shared/paths.ts";
-import { playScenario } from "../chapters/_shared/runtime.ts";
+import { playScenario } from "../chapters/_runner/runtime.ts";
 import { say, use } from "../chapters/_shared/scripted.ts";
 import type { ToolUseBlock } from "../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, toolNames, type Env } from "./helpers.ts";

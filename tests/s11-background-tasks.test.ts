@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import * as s11 from "../chapters/s11-background-tasks/agent.ts";
 import { BackgroundJobs, createAgent } from "../chapters/s11-background-tasks/agent.ts";
 import scenario from "../chapters/s11-background-tasks/scenario.ts";
-import { playScenario } from "../chapters/_shared/runtime.ts";
+import { playScenario } from "../chapters/_runner/runtime.ts";
 import { say, use } from "../chapters/_shared/scripted.ts";
 import type { MessageParam } from "../chapters/_shared/types.ts";
 import { processesNamed, scriptedEnv, tempDir, toolNames, waitFor } from "./helpers.ts";

@@ -7,7 +7,7 @@ import { createAgent, WorktreeManager } from "../chapters/s12-worktree-isolation
 import scenario from "../chapters/s12-worktree-isolation/scenario.ts";
 import { TaskBoard } from "../chapters/s10-task-system/agent.ts";
 import { stateDirFor } from "../chapters/_shared/paths.ts";
-import { playScenario } from "../chapters/_shared/runtime.ts";
+import { playScenario } from "../chapters/_runner/runtime.ts";
 import { say, use } from "../chapters/_shared/scripted.ts";
 import { scriptedEnv, tempDir, toolNames, type Env } from "./helpers.ts";
 

@@ -9,7 +9,7 @@ import {
 import scenario from "../chapters/s13-agent-teams/scenario.ts";
 import { tryLock } from "../chapters/_shared/lock.ts";
 import { stateDirFor } from "../chapters/_shared/paths.ts";
-import { playScenario } from "../chapters/_shared/runtime.ts";
+import { playScenario } from "../chapters/_runner/runtime.ts";
 import { fail, say, use } from "../chapters/_shared/scripted.ts";
 import type { ScriptedReply, ScriptedTurn, TurnContext } from "../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";
@@ -87,7 +87,7 @@ describe("s13 agent teams", () => {
       lead: [use("inbox", {}), fail(500, "api_error", "Internal server error"), use("inbox", {}), say("read it"), use("inbox", {}), say("empty")],
     });
     team.bus.send("alice", LEAD, "the only copy of my report", "result");
-    // What the REPL does with a failed turn: forget it (chapters/_shared/repl.ts, send).
+    // What the REPL does with a failed turn: forget it (chapters/_runner/repl.ts, send).
     const before = agent.messages.length;
     await expect(agent.send("read your mail")).rejects.toThrow(/Internal server error/);
     agent.messages.length = before;

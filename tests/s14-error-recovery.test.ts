@@ -5,7 +5,7 @@ import * as s14 from "../chapters/s14-error-recovery/agent.ts";
 import { backoffDelay, classify, createAgent, type RecoveryOptions } from "../chapters/s14-error-recovery/agent.ts";
 import { LEAD, type TeamAgent, type TeamOptions } from "../chapters/s13-agent-teams/agent.ts";
 import scenario from "../chapters/s14-error-recovery/scenario.ts";
-import { playScenario } from "../chapters/_shared/runtime.ts";
+import { playScenario } from "../chapters/_runner/runtime.ts";
 import { fail, say, use } from "../chapters/_shared/scripted.ts";
 import type { ChapterModule, ScriptedTurn } from "../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";

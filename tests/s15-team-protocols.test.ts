@@ -6,7 +6,7 @@ import { createAgent, PendingRequests, PROTOCOLS, type ProtocolAgent } from "../
 import scenario from "../chapters/s15-team-protocols/scenario.ts";
 import { LEAD, MessageBus } from "../chapters/s13-agent-teams/agent.ts";
 import { stateDirFor } from "../chapters/_shared/paths.ts";
-import { playScenario } from "../chapters/_shared/runtime.ts";
+import { playScenario } from "../chapters/_runner/runtime.ts";
 import { fail, say, use } from "../chapters/_shared/scripted.ts";
 import type { ScriptedTurn, TurnContext } from "../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, toolNames, waitFor } from "./helpers.ts";

@@ -1,6 +1,7 @@
 // The offline model: it plays scripted turns, reads real results, and refuses tools the agent lacks.
 import { describe, expect, it } from "vitest";
-import { ScenarioError, ScriptedModel, SCRIPT_OVER, say, use, fail } from "../chapters/_shared/scripted.ts";
+import { ScenarioError, ScriptedModel, SCRIPT_OVER } from "../chapters/_runner/scripted-model.ts";
+import { say, use, fail } from "../chapters/_shared/scripted.ts";
 import type { CreateParams } from "../chapters/_shared/types.ts";
 
 const body = (tools: string[], messages: CreateParams["messages"] = [{ role: "user", content: "hi" }]): CreateParams => ({

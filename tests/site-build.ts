@@ -3,7 +3,7 @@
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { REPO_ROOT } from "../chapters/_shared/chapters.ts";
+import { REPO_ROOT } from "../chapters/_runner/chapters.ts";
 import { waitFor } from "./helpers.ts";
 
 export const DIST = path.join(REPO_ROOT, "dist");

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { listChapters, REPO_ROOT } from "../chapters/_shared/chapters.ts";
+import { listChapters, REPO_ROOT } from "../chapters/_runner/chapters.ts";
 import { translationStatus } from "../site/lib/translation.ts";
 import { ensureSiteBuilt } from "./site-build.ts";
 

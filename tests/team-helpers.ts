@@ -3,7 +3,7 @@
 import { afterEach } from "vitest";
 import type { TeamOptions } from "../chapters/s13-agent-teams/agent.ts";
 import type { MessageParam } from "../chapters/_shared/types.ts";
-import type { RecordedRequest } from "../chapters/_shared/scripted.ts";
+import type { RecordedRequest } from "../chapters/_runner/scripted-model.ts";
 
 /** Poll and wait briefly so a team test takes milliseconds, not seconds. */
 export const FAST: TeamOptions = { pollMs: 2, idleWaitMs: 10, idleTimeoutMs: 20_000, settleTimeoutMs: 8_000 };

@@ -3,8 +3,8 @@
 // workspace and compared with the committed trace (see canonicalTrace for what is compared).
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { listChapters } from "../chapters/_shared/chapters.ts";
-import type { TraceEvent } from "../chapters/_shared/io.ts";
+import { listChapters } from "../chapters/_runner/chapters.ts";
+import type { TraceEvent } from "../chapters/_runner/io.ts";
 import { readTrace, recordTrace, TRACES_DIR } from "../site/lib/record-trace.ts";
 import {
   canonicalTrace, normalizeTrace, sequenceFromTrace, stepView, traceDifference, type TraceFile,

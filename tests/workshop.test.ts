@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { listChapters } from "../chapters/_shared/chapters.ts";
+import { listChapters } from "../chapters/_runner/chapters.ts";
 import { parseWorkshop, WORKSHOP_LOCALES, WorkshopError } from "../site/lib/workshop.ts";
 
 const chapters = listChapters();

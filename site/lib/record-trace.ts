@@ -5,8 +5,8 @@
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type ChapterInfo, loadChapter, playChapter, REPO_ROOT } from "../../chapters/_shared/chapters.ts";
-import { createIO } from "../../chapters/_shared/io.ts";
+import { type ChapterInfo, loadChapter, playChapter, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
+import { createIO } from "../../chapters/_runner/io.ts";
 import { agentsOf, normalizeTrace, type TraceFile } from "./traces.ts";
 
 export const TRACES_DIR = path.join(REPO_ROOT, "site", "traces");

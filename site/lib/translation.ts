@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { frontmatter } from "../../chapters/_shared/frontmatter.ts";
+import { frontmatter } from "../../chapters/_runner/frontmatter.ts";
 
 import { TRANSLATED_LOCALES, type TranslatedLocale } from "../../i18n/locales.ts";
 

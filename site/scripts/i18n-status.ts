@@ -2,7 +2,7 @@
 // or fresh, per locale. Read-only: for a stale page it prints the English page's current hash to
 // paste into the translation's `sourceHash` once the translation is brought up to date.
 // Works in a shallow clone: it compares hashes, not git history. Exits 0 either way.
-import { REPO_ROOT } from "../../chapters/_shared/chapters.ts";
+import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { summarize, TRANSLATED_LOCALES, translationStatus } from "../lib/translation.ts";
 
 const rows = translationStatus(REPO_ROOT);

@@ -4,7 +4,7 @@
 // matches what the chapter does; then run this again and commit the result.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { findChapter, listChapters, REPO_ROOT } from "../../chapters/_shared/chapters.ts";
+import { findChapter, listChapters, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { readTrace, recordTrace, serializeTrace, traceFile, TRACES_DIR } from "../lib/record-trace.ts";
 import { traceDifference } from "../lib/traces.ts";
 import { teamDifference } from "../../tests/trace-counts.ts";

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
-import { listChapters, playChapter, REPO_ROOT } from "../../chapters/_shared/chapters.ts";
+import { listChapters, playChapter, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { hasChromium, launch } from "../browser/chromium.ts";
 import { serve } from "../browser/serve.ts";
 
@@ -82,7 +82,7 @@ async function main() {
   }
 
   const nodeStart = await firstOutput(process.execPath, ["-e", "console.log(1)"]);
-  const chapterStart = await firstOutput(process.execPath, ["--import", "tsx", "chapters/_shared/cli.ts", "s01", "--offline", "--demo", "--workspace", mkdtempSync(path.join(tmpdir(), "bench-"))]);
+  const chapterStart = await firstOutput(process.execPath, ["--import", "tsx", "chapters/_runner/cli.ts", "s01", "--offline", "--demo", "--workspace", mkdtempSync(path.join(tmpdir(), "bench-"))]);
   const npmStart = await firstOutput("npm", ["run", "--silent", "chapter", "s01", "--", "--offline", "--demo", "--workspace", mkdtempSync(path.join(tmpdir(), "bench-"))]);
   add("first output: node -e", `${nodeStart.toFixed(0)} ms`);
   add("first output: node --import tsx cli.ts s01", `${chapterStart.toFixed(0)} ms (${(chapterStart / nodeStart).toFixed(1)}× node -e)`);

@@ -5,7 +5,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../chapters/_shared/chapters.ts";
+import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { BrokenStateError, readJson } from "../../chapters/_shared/fsutil.ts";
 import { stateDirFor } from "../../chapters/_shared/paths.ts";
 import { TaskBoard } from "../../chapters/s10-task-system/agent.ts";
@@ -277,7 +277,7 @@ describe("a broken state file found on start", () => {
     expect(() => s15.createAgent(env)).toThrow(/requests\.json is not valid JSON.*fix or delete it/);
 
     const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "chapters/_shared/cli.ts"), "s15", "--workspace", ws], {
+      const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "chapters/_runner/cli.ts"), "s15", "--workspace", ws], {
         cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1" },
       });
       let out = "";

@@ -6,11 +6,11 @@
 import { APIConnectionError, APIError } from "@anthropic-ai/sdk";
 import { PassThrough, Readable } from "node:stream";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { listChapters, loadChapter } from "../../chapters/_shared/chapters.ts";
-import { createIO } from "../../chapters/_shared/io.ts";
-import { describeModelError, realClient } from "../../chapters/_shared/model.ts";
-import { LineReader, runRepl } from "../../chapters/_shared/repl.ts";
-import { createEnv } from "../../chapters/_shared/runtime.ts";
+import { listChapters, loadChapter } from "../../chapters/_runner/chapters.ts";
+import { createIO } from "../../chapters/_runner/io.ts";
+import { describeModelError, realClient } from "../../chapters/_runner/model.ts";
+import { LineReader, runRepl } from "../../chapters/_runner/repl.ts";
+import { createEnv } from "../../chapters/_runner/runtime.ts";
 import type { Agent, AgentEnv, CreateParams, Message, ModelClient } from "../../chapters/_shared/types.ts";
 import {
   droppedMidBody, emptyObject, endTurn, htmlPage, nullContent, startFakeApi, type FakeApi, type FakeReply,

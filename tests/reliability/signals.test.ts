@@ -7,7 +7,7 @@ import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
 import { endTurn, hang, startFakeApi, toolUse, type FakeApi } from "../fake-api.ts";
 import { processesNamed, tempDir, waitFor } from "../helpers.ts";
 
-const CLI = path.join(REPO_ROOT, "chapters/_shared/cli.ts");
+const CLI = path.join(REPO_ROOT, "chapters/_runner/cli.ts");
 const started: ChildProcessWithoutNullStreams[] = [];
 let api: FakeApi | undefined;
 afterEach(async () => {

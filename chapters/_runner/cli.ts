@@ -8,7 +8,7 @@ import { createIO } from "./io.ts";
 import { chooseModel, realClient } from "./model.ts";
 import { LineReader, runRepl } from "./repl.ts";
 import { createEnv } from "./runtime.ts";
-import { sandboxSettings, sandboxStatus } from "./shell.ts";
+import { sandboxSettings, sandboxStatus } from "../_shared/shell.ts";
 import { prepareWorkspace, WorkspaceError } from "./workspace.ts";
 
 const HELP = `Usage: npm run chapter <chapter> [-- options]

@@ -1,7 +1,7 @@
 // How a run is shown and remembered: a terminal printer and a trace recorder behind one IO.
 import pc from "picocolors";
 import { InterruptedError, turnSignal, unlessInterrupted } from "./interrupt.ts";
-import type { CreateParams, IO, Message, ModelClient, ToolUseBlock } from "./types.ts";
+import type { CreateParams, IO, Message, ModelClient, ToolUseBlock } from "../_shared/types.ts";
 
 export type TraceEvent =
   | { kind: "user"; agent: string; text: string }

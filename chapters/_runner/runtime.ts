@@ -1,9 +1,9 @@
 // Putting an AgentEnv together: model (real or scripted), IO, workspace, and how to ask the user.
 import { createIO, recordModel, type Recorder } from "./io.ts";
 import { DEFAULT_MODEL } from "./model.ts";
-import { stateDirFor } from "./paths.ts";
-import { ScriptedModel } from "./scripted.ts";
-import type { Agent, AgentEnv, ChapterModule, ModelClient, Scenario } from "./types.ts";
+import { stateDirFor } from "../_shared/paths.ts";
+import { ScriptedModel } from "./scripted-model.ts";
+import type { Agent, AgentEnv, ChapterModule, ModelClient, Scenario } from "../_shared/types.ts";
 
 export interface EnvOptions {
   workspace: string;

@@ -1,7 +1,7 @@
 // Ctrl-C during a turn: stop what the agent is doing (the model call, the command, the wait)
 // and give the prompt back. The REPL starts a turn; a signal aborts it; the model wrapper and
 // the command runner listen.
-import { killAllCommands } from "./shell.ts";
+import { killAllCommands } from "../_shared/shell.ts";
 
 export class InterruptedError extends Error {
   name = "InterruptedError";

@@ -2,8 +2,8 @@
 import { accessSync, constants, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { writeJsonAtomic } from "./fsutil.ts";
-import { REPO_ROOT, stateDirFor } from "./paths.ts";
+import { writeJsonAtomic } from "../_shared/fsutil.ts";
+import { REPO_ROOT, stateDirFor } from "../_shared/paths.ts";
 
 export class WorkspaceError extends Error {
   name = "WorkspaceError";

@@ -1,7 +1,7 @@
 // Choosing the model: the real Messages API when a key is set, the scripted model otherwise.
 // The SDK is imported only when a real client is made: it is the slowest part of start-up, and
 // offline runs do not need it.
-import type { CreateParams, Message, ModelClient } from "./types.ts";
+import type { CreateParams, Message, ModelClient } from "../_shared/types.ts";
 
 /** A current model; override with MODEL_ID. */
 export const DEFAULT_MODEL = "claude-sonnet-5-5";

@@ -3,9 +3,9 @@ import { createInterface } from "node:readline";
 import pc from "picocolors";
 import { beginTurn, interruptTurn, InterruptedError } from "./interrupt.ts";
 import { describeModelError } from "./model.ts";
-import { ScenarioError } from "./scripted.ts";
-import { killAllCommands } from "./shell.ts";
-import type { Agent, AgentCommand, Scenario, Tool } from "./types.ts";
+import { ScenarioError } from "./scripted-model.ts";
+import { killAllCommands } from "../_shared/shell.ts";
+import type { Agent, AgentCommand, Scenario, Tool } from "../_shared/types.ts";
 
 export interface ReplOptions {
   agent: Agent;

@@ -4,10 +4,10 @@ import path from "node:path";
 import { frontmatter } from "./frontmatter.ts";
 import type { Recorder } from "./io.ts";
 import { playScenario } from "./runtime.ts";
-import type { ChapterModule, Scenario } from "./types.ts";
+import type { ChapterModule, Scenario } from "../_shared/types.ts";
 import { prepareWorkspace } from "./workspace.ts";
 
-import { REPO_ROOT } from "./paths.ts";
+import { REPO_ROOT } from "../_shared/paths.ts";
 
 export { REPO_ROOT };
 export const CHAPTERS_DIR = path.join(REPO_ROOT, "chapters");
