@@ -2,7 +2,8 @@
 // Pure functions only — normalising a raw trace, comparing two traces, and turning one into a
 // sequence diagram — so the site, the recording script and the tests share them.
 // Recording itself (it runs the chapter) is in record-trace.ts.
-import type { TraceEvent } from "../../chapters/_shared/io.ts";
+import type { TraceEvent } from "../../chapters/_runner/io.ts";
+import { mermaidId, mermaidText } from "./mermaid.ts";
 
 export type { TraceEvent };
 
@@ -197,9 +198,9 @@ export function traceDifference(expected: TraceFile, actual: TraceFile): string 
 
 // #region sequence
 /** Participant ids mermaid accepts (agent names are plain words, but be safe). */
-const participant = (name: string) => name.replace(/[^A-Za-z0-9_]/g, "_");
-/** Text mermaid shows as is: no statement separators, no entity or comment markers. */
-const label = (text: string) => text.replace(/[;#%<>{}]/g, " ").replace(/\s+/g, " ").trim();
+const participant = mermaidId;
+/** Text mermaid draws character for character: '#', ';', '<' ... become entity codes (#35; ...). */
+const label = mermaidText;
 
 /** A mermaid sequence diagram of who told whom what: one participant per agent, one arrow per
  *  mailbox message (its type, and its request_id when a protocol sent it) and per spawn; task
@@ -243,7 +244,9 @@ export function sequenceFromTrace(trace: TraceFile): string {
     for (const who of [step.agent, data.from, data.to]) if (typeof who === "string") seen.add(who);
   }
   const order = agentsOf(trace.steps).filter((a) => seen.has(a) || a === "lead");
-  return ["sequenceDiagram", ...order.map((a) => `  participant ${participant(a)}`), ...lines].join("\n");
+  const declare = (a: string) =>
+    participant(a) === a ? `  participant ${a}` : `  participant ${participant(a)} as ${label(a)}`;
+  return ["sequenceDiagram", ...order.map(declare), ...lines].join("\n");
 }
 // #endregion sequence
 

@@ -98,6 +98,7 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
       const href = (await link.getAttribute("href")) ?? "";
       expect(href.startsWith(`${prefix}/`), `${locale}: ${href}`).toBe(true);
       if (locale === "en") expect(href).not.toMatch(/^\/(ja|zh|de)\//);
+      if (locale === "ja") await expect.poll(() => page.locator(".pagefind-ui__message").textContent(), { timeout: 5_000 }).toMatch(/^ループの\d+件の検索結果$/);
       await page.close();
     }
   }, 120_000);
