@@ -4,7 +4,7 @@ import { mkdirSync, readdirSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listChapters, REPO_ROOT } from "../../chapters/_shared/chapters.ts";
+import { listChapters, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { ensureSiteBuilt } from "../site-build.ts";
 import { hasChromium, launch } from "./chromium.ts";
 import { serve } from "./serve.ts";
