@@ -7,10 +7,14 @@ import { LOCALE_INFO } from "./i18n/locales.ts";
 // The sidebar lists the chapters in order, straight from the folders that hold them.
 // (A chapter folder without an English page yet is left out; the tests require every page.)
 const hasPage = (/** @type {string} */ name) => existsSync(`./chapters/${name}/en.mdx`);
-const chapters = readdirSync("./chapters").filter((name) => /^s\d\d-/.test(name) && hasPage(name)).sort();
+const chapters = readdirSync("./chapters")
+  .filter((name) => /^s\d\d-/.test(name) && hasPage(name))
+  .sort();
 const hasCaseStudy = hasPage("case-study-hierarchy");
 // Pages for learners and teachers, generated from the chapters (site/docs/<name>.mdx).
-const toolPages = ["timeline", "compare", "workshop", "translation-status"].filter((name) => existsSync(`./site/docs/${name}.mdx`));
+const toolPages = ["timeline", "compare", "workshop", "translation-status"].filter((name) =>
+  existsSync(`./site/docs/${name}.mdx`),
+);
 
 export default defineConfig({
   srcDir: "./site",
@@ -29,21 +33,37 @@ export default defineConfig({
         Object.entries(LOCALE_INFO).map(([key, info]) => [key === "en" ? "root" : key, info]),
       ),
       sidebar: [
-        { label: "Start", translations: { ja: "はじめに", "zh-CN": "开始", de: "Start" }, items: [{ slug: "index" }] },
+        {
+          label: "Start",
+          translations: { ja: "はじめに", "zh-CN": "开始", de: "Start" },
+          items: [{ slug: "index" }],
+        },
         {
           label: "Chapters",
           translations: { ja: "章", "zh-CN": "章节", de: "Kapitel" },
           items: chapters.map((slug) => ({ slug })),
         },
         ...(hasCaseStudy
-          ? [{ label: "Case study", translations: { ja: "ケーススタディ", "zh-CN": "案例研究", de: "Fallstudie" }, items: [{ slug: "case-study-hierarchy" }] }]
+          ? [
+              {
+                label: "Case study",
+                translations: { ja: "ケーススタディ", "zh-CN": "案例研究", de: "Fallstudie" },
+                items: [{ slug: "case-study-hierarchy" }],
+              },
+            ]
           : []),
         ...(toolPages.length
-          ? [{
-              label: "Tools for learners & teachers",
-              translations: { ja: "学習者と講師のためのツール", "zh-CN": "学习者与讲师工具", de: "Werkzeuge für Lernende & Lehrende" },
-              items: toolPages.map((slug) => ({ slug })),
-            }]
+          ? [
+              {
+                label: "Tools for learners & teachers",
+                translations: {
+                  ja: "学習者と講師のためのツール",
+                  "zh-CN": "学习者与讲师工具",
+                  de: "Werkzeuge für Lernende & Lehrende",
+                },
+                items: toolPages.map((slug) => ({ slug })),
+              },
+            ]
           : []),
       ],
       components: {

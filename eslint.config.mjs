@@ -11,7 +11,10 @@ export default tseslint.config(
     languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },
     rules: {
       // `_name` marks a parameter a signature needs but the body does not.
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_" },
+      ],
       // `let x!: T` assigned once, after a closure that reads it was made, cannot be a const.
       "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
     },

@@ -13,7 +13,10 @@ function pageId(entry: string): string {
   const chapter = /^chapters\/([^/]+)\/([a-z]+)\.mdx$/.exec(entry);
   if (chapter) return chapter[2] === "en" ? chapter[1] : `${chapter[2]}/${chapter[1]}`;
   // A locale's home page is routed by the id "ja", not "ja/index" (the English one stays "index").
-  return entry.replace(/^site\/docs\//, "").replace(/\.mdx$/, "").replace(/^(\w+)\/index$/, "$1");
+  return entry
+    .replace(/^site\/docs\//, "")
+    .replace(/\.mdx$/, "")
+    .replace(/^(\w+)\/index$/, "$1");
 }
 
 /** Starlight's own UI strings that the site translates, from i18n/ui.<locale>.json: the search
@@ -23,19 +26,31 @@ function pageId(entry: string): string {
 const STARLIGHT_KEY = /^pagefind\./;
 const uiStrings = {
   name: "lah-ui-strings",
-  load: async ({ store, parseData, watcher, config }: Parameters<ReturnType<typeof glob>["load"]>[0]) => {
+  load: async ({
+    store,
+    parseData,
+    watcher,
+    config,
+  }: Parameters<ReturnType<typeof glob>["load"]>[0]) => {
     const load = async () => {
       store.clear();
       for (const locale of LOCALES) {
         const file = `i18n/ui.${locale}.json`;
-        const all = JSON.parse(readFileSync(new URL(file, config.root), "utf8")) as Record<string, string>;
+        const all = JSON.parse(readFileSync(new URL(file, config.root), "utf8")) as Record<
+          string,
+          string
+        >;
         const id = LOCALE_INFO[locale].lang;
-        const data = Object.fromEntries(Object.entries(all).filter(([key]) => STARLIGHT_KEY.test(key)));
+        const data = Object.fromEntries(
+          Object.entries(all).filter(([key]) => STARLIGHT_KEY.test(key)),
+        );
         store.set({ id, data: await parseData({ id, data }) });
       }
     };
     await load();
-    watcher?.on("change", (changed) => { if (/i18n[\\/]ui\.\w+\.json$/.test(changed)) void load(); });
+    watcher?.on("change", (changed) => {
+      if (/i18n[\\/]ui\.\w+\.json$/.test(changed)) void load();
+    });
   },
 };
 

@@ -6,39 +6,65 @@ import { describe, expect, it } from "vitest";
 import { listChapters } from "../chapters/_runner/chapters.ts";
 import type { Tool } from "../chapters/_shared/types.ts";
 import { diffHtml, diffRows, lineChanges, markedDiff, toolChanges } from "../site/lib/changes.ts";
-import { growthChart, headlineOf, importsOf, LAYERS, layerOf, niceCeiling } from "../site/lib/timeline.ts";
+import {
+  growthChart,
+  headlineOf,
+  importsOf,
+  LAYERS,
+  layerOf,
+  niceCeiling,
+} from "../site/lib/timeline.ts";
 
-const chapters = await Promise.all(listChapters().map(async (info) => ({
-  ...info,
-  tools: ((await import(path.join(info.dir, "agent.ts"))) as { TOOLS: Tool[] }).TOOLS,
-  source: readFileSync(path.join(info.dir, "agent.ts"), "utf8"),
-})));
+const chapters = await Promise.all(
+  listChapters().map(async (info) => ({
+    ...info,
+    tools: ((await import(path.join(info.dir, "agent.ts"))) as { TOOLS: Tool[] }).TOOLS,
+    source: readFileSync(path.join(info.dir, "agent.ts"), "utf8"),
+  })),
+);
 const byId = (id: string) => chapters.find((c) => c.id === id)!;
 const names = (tools: Tool[]) => tools.map((t) => t.name);
 
 describe("tools added and removed between chapters", () => {
   it("s01 → s02 adds read, write, edit and glob and removes nothing", () => {
     expect(toolChanges(byId("s01").tools, byId("s02").tools)).toEqual({
-      added: ["read", "write", "edit", "glob"], removed: [], kept: ["bash"],
+      added: ["read", "write", "edit", "glob"],
+      removed: [],
+      kept: ["bash"],
     });
   });
 
   it("s02 → s03 adds todo; s03 → s04 swaps todo for load_skill", () => {
     expect(toolChanges(byId("s02").tools, byId("s03").tools).added).toEqual(["todo"]);
-    expect(toolChanges(byId("s03").tools, byId("s04").tools)).toMatchObject({ added: ["load_skill"], removed: ["todo"] });
+    expect(toolChanges(byId("s03").tools, byId("s04").tools)).toMatchObject({
+      added: ["load_skill"],
+      removed: ["todo"],
+    });
   });
 
   it("s12 → s13: the lead gains spawn, send and inbox and loses edit, glob and the worktree tools", () => {
     const change = toolChanges(byId("s12").tools, byId("s13").tools);
     expect(change.added).toEqual(["spawn", "send", "inbox"]);
-    expect(change.removed).toEqual(expect.arrayContaining(["edit", "glob", "worktree_create", "worktree_list", "worktree_run", "worktree_remove"]));
+    expect(change.removed).toEqual(
+      expect.arrayContaining([
+        "edit",
+        "glob",
+        "worktree_create",
+        "worktree_list",
+        "worktree_run",
+        "worktree_remove",
+      ]),
+    );
   });
 
   it("for every pair of neighbours, before − removed + added is exactly the next chapter's tool set", () => {
     for (let i = 1; i < chapters.length; i++) {
       const [a, b] = [chapters[i - 1], chapters[i]];
       const { added, removed, kept } = toolChanges(a.tools, b.tools);
-      expect(new Set([...names(a.tools).filter((n) => !removed.includes(n)), ...added]), `${a.id} → ${b.id}`).toEqual(new Set(names(b.tools)));
+      expect(
+        new Set([...names(a.tools).filter((n) => !removed.includes(n)), ...added]),
+        `${a.id} → ${b.id}`,
+      ).toEqual(new Set(names(b.tools)));
       expect([...kept, ...added].sort()).toEqual(names(b.tools).sort());
     }
   });
@@ -70,12 +96,14 @@ describe("the diff of agent.ts", () => {
     // Expressive Code leaves a block unmarked if one of its first four lines looks like a real patch.
     expect(marked.slice(0, 4).some((l) => /^([*+-]{3}\s|@@\s)/.test(l))).toBe(false);
     expect(marked[0]).toMatch(/^ \/\/ @@ -\d+,\d+ \+\d+,\d+ @@$/);
-    expect(marked.filter((l) => l.startsWith("+"))).toHaveLength(lineChanges(a.source, b.source).added);
+    expect(marked.filter((l) => l.startsWith("+"))).toHaveLength(
+      lineChanges(a.source, b.source).added,
+    );
     expect(marked.every((l) => /^[ +-]/.test(l) || l === "")).toBe(true);
   });
 
   it("renders as escaped HTML rows", () => {
-    const html = diffHtml(diffRows("const a = 1;\n", "const a = \"<b>\" && 2;\n"));
+    const html = diffHtml(diffRows("const a = 1;\n", 'const a = "<b>" && 2;\n'));
     expect(html).toContain("&lt;b&gt;");
     expect(html).toContain("&amp;&amp;");
     expect(html).not.toContain("<b>");
@@ -100,7 +128,9 @@ describe("the timeline", () => {
     expect(importsOf(byId("s01").source)).toEqual([]);
     expect(importsOf(byId("s02").source)).toEqual(["s01"]);
     expect(importsOf(byId("s13").source)).toEqual(expect.arrayContaining(["s02", "s10", "s12"]));
-    for (const c of chapters) for (const dep of importsOf(c.source)) expect(dep < c.id, `${c.id} imports ${dep}`).toBe(true);
+    for (const c of chapters)
+      for (const dep of importsOf(c.source))
+        expect(dep < c.id, `${c.id} imports ${dep}`).toBe(true);
   });
 
   it("reads each chapter's headline from its agent.ts", () => {
@@ -109,9 +139,17 @@ describe("the timeline", () => {
   });
 
   it("draws one bar and one dot per chapter, with escaped labels", () => {
-    const points = chapters.map((c) => ({ id: c.id, lines: c.source.trimEnd().split("\n").length, tools: c.tools.length, layer: layerOf(c.id) }));
+    const points = chapters.map((c) => ({
+      id: c.id,
+      lines: c.source.trimEnd().split("\n").length,
+      tools: c.tools.length,
+      layer: layerOf(c.id),
+    }));
     const svg = growthChart(points, {
-      title: "Growth", description: "bars & line", lines: "lines <agent.ts>", tools: "tools",
+      title: "Growth",
+      description: "bars & line",
+      lines: "lines <agent.ts>",
+      tools: "tools",
       layers: Object.fromEntries(LAYERS.map((l) => [l.id, l.id])),
     });
     expect(svg.startsWith("<svg")).toBe(true);

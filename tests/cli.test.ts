@@ -12,9 +12,17 @@ const CLI = path.join(REPO_ROOT, "chapters/_runner/cli.ts");
 
 function run(args: string[], opts: { input?: string; env?: Record<string, string> } = {}) {
   // A clean environment: no real key leaks into the tests.
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", ...opts.env };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "/tmp",
+    NO_COLOR: "1",
+    ...opts.env,
+  };
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CLI, ...args], { cwd: REPO_ROOT, env });
+    const child = spawn(process.execPath, ["--import", "tsx", CLI, ...args], {
+      cwd: REPO_ROOT,
+      env,
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -54,7 +62,9 @@ describe("npm run chapter", () => {
   it("an unusable workspace is a clear message and a non-zero exit", async () => {
     const blocker = path.join(tempDir(), "a-file");
     writeFileSync(blocker, "not a folder"); // even root cannot make a folder inside a file
-    const { code, stderr } = await run(["s01", "--workspace", path.join(blocker, "ws")], { input: "hi\n" });
+    const { code, stderr } = await run(["s01", "--workspace", path.join(blocker, "ws")], {
+      input: "hi\n",
+    });
     expect(code).toBe(1);
     expect(stderr).toMatch(/cannot use .* as a workspace/);
   });
@@ -63,7 +73,9 @@ describe("npm run chapter", () => {
     const ws = tempDir();
     mkdirSync(path.join(stateDirFor(ws), "tasks"), { recursive: true });
     writeFileSync(path.join(stateDirFor(ws), "tasks", "task_1.json"), "{ not json");
-    const { code, stdout } = await run(["s10", "--offline", "--workspace", ws], { input: "/tasks\n/help\n" });
+    const { code, stdout } = await run(["s10", "--offline", "--workspace", ws], {
+      input: "/tasks\n/help\n",
+    });
     expect(code).toBe(0);
     expect(stdout).toMatch(/✗ \/tasks: .*task_1\.json/);
     expect(stdout).toContain("/tools"); // /help still answered after the error
@@ -94,7 +106,11 @@ describe("npm run chapter", () => {
 
   it("sends real SDK requests to ANTHROPIC_BASE_URL with exactly the chapter's tools", async () => {
     api = await startFakeApi([endTurn("hello from the fake API"), endTurn("and again")]);
-    const env = { ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url, MODEL_ID: "test-model" };
+    const env = {
+      ANTHROPIC_API_KEY: "sk-test",
+      ANTHROPIC_BASE_URL: api.url,
+      MODEL_ID: "test-model",
+    };
     const s01 = await run(["s01", "--workspace", tempDir()], { input: "hi\n", env });
     expect(s01.stdout).toMatch(/model: test-model at http:\/\/127\.0\.0\.1/);
     expect(s01.stdout).toMatch(/hello from the fake API/);
@@ -108,7 +124,8 @@ describe("npm run chapter", () => {
   it("explains a rejected key in one sentence, without a stack trace", async () => {
     api = await startFakeApi([apiError(401, "authentication_error", "invalid x-api-key")]);
     const { stdout, stderr } = await run(["s01", "--workspace", tempDir()], {
-      input: "hi\n", env: { ANTHROPIC_API_KEY: "bad", ANTHROPIC_BASE_URL: api.url },
+      input: "hi\n",
+      env: { ANTHROPIC_API_KEY: "bad", ANTHROPIC_BASE_URL: api.url },
     });
     expect(stdout).toMatch(/The API key was rejected \(401\)/);
     expect(stdout + stderr).not.toMatch(/\n\s+at /);
@@ -117,10 +134,12 @@ describe("npm run chapter", () => {
   it("explains an unknown model and a rate limit", async () => {
     api = await startFakeApi([
       apiError(404, "not_found_error", "model: nope"),
-      apiError(429, "rate_limit_error", "slow down"), apiError(429, "rate_limit_error", "slow down"),
+      apiError(429, "rate_limit_error", "slow down"),
+      apiError(429, "rate_limit_error", "slow down"),
     ]);
     const { stdout } = await run(["s01", "--workspace", tempDir()], {
-      input: "one\ntwo\n", env: { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: api.url, MODEL_ID: "nope" },
+      input: "one\ntwo\n",
+      env: { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: api.url, MODEL_ID: "nope" },
     });
     expect(stdout).toMatch(/The model "nope" was not found \(404\)/);
     expect(stdout).toMatch(/Rate limited \(429\)/);
@@ -128,7 +147,8 @@ describe("npm run chapter", () => {
 
   it("explains a network failure", async () => {
     const { stdout } = await run(["s01", "--workspace", tempDir()], {
-      input: "hi\n", env: { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: "http://127.0.0.1:9" },
+      input: "hi\n",
+      env: { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: "http://127.0.0.1:9" },
     });
     expect(stdout).toMatch(/Could not reach the model API/);
   });

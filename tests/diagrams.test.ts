@@ -14,8 +14,14 @@ const pages = readdirSync(CHAPTERS_DIR, { withFileTypes: true })
 
 describe("diagrams", () => {
   it("every <Diagram> a page uses exists in en, ja, zh and de", () => {
-    const used = new Set(pages.flatMap((p) => [...readFileSync(p, "utf8").matchAll(/<Diagram\s+name="([^"]+)"/g)].map((m) => m[1])));
-    const missing = [...used].flatMap((name) => LOCALES.filter((l) => !svgs.includes(`${name}.${l}.svg`)).map((l) => `${name}.${l}.svg`));
+    const used = new Set(
+      pages.flatMap((p) =>
+        [...readFileSync(p, "utf8").matchAll(/<Diagram\s+name="([^"]+)"/g)].map((m) => m[1]),
+      ),
+    );
+    const missing = [...used].flatMap((name) =>
+      LOCALES.filter((l) => !svgs.includes(`${name}.${l}.svg`)).map((l) => `${name}.${l}.svg`),
+    );
     expect(missing).toEqual([]);
   });
 
@@ -30,7 +36,9 @@ describe("diagrams", () => {
   it("tool lists in diagrams match the chapter code", async () => {
     const chapters = listChapters();
     for (const file of svgs) {
-      const listed = /<svg[^>]*\sdata-tools="([^"]*)"/.exec(readFileSync(path.join(SVG_DIR, file), "utf8"));
+      const listed = /<svg[^>]*\sdata-tools="([^"]*)"/.exec(
+        readFileSync(path.join(SVG_DIR, file), "utf8"),
+      );
       if (!listed) continue;
       const chapter = chapters.find((c) => file.startsWith(`${c.id}-`));
       expect(chapter, file).toBeDefined();

@@ -23,29 +23,52 @@ export interface FakeApi {
 
 export const endTurn = (text: string): FakeReply => ({
   body: {
-    id: "msg_fake", type: "message", role: "assistant", model: "fake", stop_reason: "end_turn", stop_sequence: null,
-    content: [{ type: "text", text }], usage: { input_tokens: 1, output_tokens: 1 },
-  },
-});
-
-export const apiError = (status: number, type: string, message: string): FakeReply =>
-  ({ status, body: { type: "error", error: { type, message } } });
-
-/** A 200 whose body is not a message: what a captive portal, a misconfigured proxy or a
- *  half-compatible gateway sends back. */
-export const htmlPage = (): FakeReply =>
-  ({ body: null, raw: "<!doctype html><html><body><h1>Welcome to the hotel Wi-Fi</h1></body></html>", contentType: "text/html" });
-export const emptyObject = (): FakeReply => ({ body: {} });
-export const nullContent = (): FakeReply => ({ body: { ...(endTurn("x").body as object), content: null } });
-export const hang = (): FakeReply => ({ body: null, hang: true });
-export const toolUse = (name: string, input: Record<string, unknown>): FakeReply => ({
-  body: {
-    id: "msg_fake", type: "message", role: "assistant", model: "fake", stop_reason: "tool_use", stop_sequence: null,
-    content: [{ type: "tool_use", id: `toolu_${Math.random().toString(36).slice(2)}`, name, input }],
+    id: "msg_fake",
+    type: "message",
+    role: "assistant",
+    model: "fake",
+    stop_reason: "end_turn",
+    stop_sequence: null,
+    content: [{ type: "text", text }],
     usage: { input_tokens: 1, output_tokens: 1 },
   },
 });
-export const droppedMidBody = (): FakeReply => ({ ...endTurn("this answer never arrives whole"), dropMidBody: true });
+
+export const apiError = (status: number, type: string, message: string): FakeReply => ({
+  status,
+  body: { type: "error", error: { type, message } },
+});
+
+/** A 200 whose body is not a message: what a captive portal, a misconfigured proxy or a
+ *  half-compatible gateway sends back. */
+export const htmlPage = (): FakeReply => ({
+  body: null,
+  raw: "<!doctype html><html><body><h1>Welcome to the hotel Wi-Fi</h1></body></html>",
+  contentType: "text/html",
+});
+export const emptyObject = (): FakeReply => ({ body: {} });
+export const nullContent = (): FakeReply => ({
+  body: { ...(endTurn("x").body as object), content: null },
+});
+export const hang = (): FakeReply => ({ body: null, hang: true });
+export const toolUse = (name: string, input: Record<string, unknown>): FakeReply => ({
+  body: {
+    id: "msg_fake",
+    type: "message",
+    role: "assistant",
+    model: "fake",
+    stop_reason: "tool_use",
+    stop_sequence: null,
+    content: [
+      { type: "tool_use", id: `toolu_${Math.random().toString(36).slice(2)}`, name, input },
+    ],
+    usage: { input_tokens: 1, output_tokens: 1 },
+  },
+});
+export const droppedMidBody = (): FakeReply => ({
+  ...endTurn("this answer never arrives whole"),
+  dropMidBody: true,
+});
 
 export async function startFakeApi(replies: FakeReply[]): Promise<FakeApi> {
   const requests: FakeApi["requests"] = [];
@@ -60,12 +83,15 @@ export async function startFakeApi(replies: FakeReply[]): Promise<FakeApi> {
       if (reply.dropMidBody) {
         // Promise the whole body, send half of it, and hang up.
         res.writeHead(reply.status ?? 200, {
-          "content-type": reply.contentType ?? "application/json", "content-length": Buffer.byteLength(text),
+          "content-type": reply.contentType ?? "application/json",
+          "content-length": Buffer.byteLength(text),
         });
         res.write(text.slice(0, text.length >> 1), () => res.socket?.destroy());
         return;
       }
-      res.writeHead(reply.status ?? 200, { "content-type": reply.contentType ?? "application/json" });
+      res.writeHead(reply.status ?? 200, {
+        "content-type": reply.contentType ?? "application/json",
+      });
       res.end(text);
     });
   });
@@ -74,6 +100,10 @@ export async function startFakeApi(replies: FakeReply[]): Promise<FakeApi> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

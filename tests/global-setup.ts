@@ -5,5 +5,6 @@ import { REPO_ROOT } from "../chapters/_runner/chapters.ts";
 
 export default function setup() {
   process.env.LAH_TEST_RUN = `${process.pid}-${Date.now()}`;
-  return () => rmSync(path.join(REPO_ROOT, ".astro", "test-build"), { recursive: true, force: true });
+  return () =>
+    rmSync(path.join(REPO_ROOT, ".astro", "test-build"), { recursive: true, force: true });
 }

@@ -10,7 +10,8 @@ import type { ScriptedTurn } from "../chapters/_shared/types.ts";
 const made: string[] = [];
 afterEach(() => {
   // A workspace's harness state lives beside it (stateDirFor): remove both.
-  for (const dir of made.splice(0)) for (const d of [dir, `${dir}.harness`]) rmSync(d, { recursive: true, force: true });
+  for (const dir of made.splice(0))
+    for (const d of [dir, `${dir}.harness`]) rmSync(d, { recursive: true, force: true });
 });
 
 /** A fresh folder under the OS temp dir, removed after the test. */
@@ -33,7 +34,10 @@ export function scriptedEnv(
 }
 
 /** Names of the tools in the first request an agent sent. */
-export function toolNames(env: { requests: { agent: string; body: { tools?: unknown[] } }[] }, agent = "lead"): string[] {
+export function toolNames(
+  env: { requests: { agent: string; body: { tools?: unknown[] } }[] },
+  agent = "lead",
+): string[] {
   const first = env.requests.find((r) => r.agent === agent);
   return (first?.body.tools ?? []).map((t) => (t as { name: string }).name);
 }
@@ -45,7 +49,11 @@ export { mulberry32, seedFrom, seedLine, shuffled } from "./random.ts";
 
 /** Polls until `condition` holds; fails with `what` after `timeoutMs`. Tests wait on
  *  conditions, never on fixed sleeps, so a busy machine only makes them slower. */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+export async function waitFor(
+  condition: () => boolean,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
@@ -55,5 +63,7 @@ export async function waitFor(condition: () => boolean, what: string, timeoutMs 
 
 /** Host processes named `marker` (started with `exec -a <marker>`; markers are unique per run). */
 export function processesNamed(marker: string): number {
-  return execFileSync("ps", ["-eo", "args"], { encoding: "utf8" }).split("\n").filter((l) => l.startsWith(`${marker} `)).length;
+  return execFileSync("ps", ["-eo", "args"], { encoding: "utf8" })
+    .split("\n")
+    .filter((l) => l.startsWith(`${marker} `)).length;
 }

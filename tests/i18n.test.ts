@@ -8,20 +8,27 @@ import { frontmatter } from "../chapters/_runner/frontmatter.ts";
 import { isStale, sourceHash, summarize, translationStatus } from "../site/lib/translation.ts";
 import { tempDir } from "./helpers.ts";
 
-const json = (file: string) => JSON.parse(readFileSync(path.join(REPO_ROOT, file), "utf8")) as Record<string, unknown>;
+const json = (file: string) =>
+  JSON.parse(readFileSync(path.join(REPO_ROOT, file), "utf8")) as Record<string, unknown>;
 
 describe("translations in the repository", () => {
   const rows = translationStatus(REPO_ROOT);
 
   it("has every page in every locale", () => {
     const missing = rows.filter((r) => r.status === "missing").map((r) => r.translation);
-    expect(missing, `missing translations (npm run i18n:status lists them): ${missing.join(", ")}`).toEqual([]);
+    expect(
+      missing,
+      `missing translations (npm run i18n:status lists them): ${missing.join(", ")}`,
+    ).toEqual([]);
   });
 
   it("records sourceHash as a quoted string of 12 hex digits in every translation", () => {
     for (const row of rows.filter((r) => r.status !== "missing")) {
       const hash = frontmatter(path.join(REPO_ROOT, row.translation)).sourceHash;
-      expect(typeof hash === "string" && /^[0-9a-f]{12}$/.test(hash), `${row.translation}: sourceHash ${JSON.stringify(hash)}`).toBe(true);
+      expect(
+        typeof hash === "string" && /^[0-9a-f]{12}$/.test(hash),
+        `${row.translation}: sourceHash ${JSON.stringify(hash)}`,
+      ).toBe(true);
     }
   });
 
@@ -30,7 +37,9 @@ describe("translations in the repository", () => {
     for (const locale of ["ja", "zh", "de"]) {
       const keys = Object.keys(json(`i18n/ui.${locale}.json`)).sort();
       expect(keys, `i18n/ui.${locale}.json`).toEqual(english);
-      const empty = Object.entries(json(`i18n/ui.${locale}.json`)).filter(([, v]) => typeof v !== "string" || !v.trim());
+      const empty = Object.entries(json(`i18n/ui.${locale}.json`)).filter(
+        ([, v]) => typeof v !== "string" || !v.trim(),
+      );
       expect(empty, `empty strings in i18n/ui.${locale}.json`).toEqual([]);
     }
   });
@@ -41,7 +50,8 @@ describe("translations in the repository", () => {
     for (const locale of ["ja", "zh", "de"]) {
       const strings = json(`i18n/ui.${locale}.json`) as Record<string, string>;
       for (const [key, text] of Object.entries(english)) {
-        if (strings[key] !== undefined) expect(holes(strings[key]), `${locale}: ${key}`).toEqual(holes(text));
+        if (strings[key] !== undefined)
+          expect(holes(strings[key]), `${locale}: ${key}`).toEqual(holes(text));
       }
     }
   });
@@ -51,7 +61,10 @@ describe("translations in the repository", () => {
     expect(Object.keys(terms).length).toBeGreaterThan(0);
     for (const [term, words] of Object.entries(terms)) {
       for (const locale of ["ja", "zh", "de"]) {
-        expect(typeof words[locale] === "string" && words[locale].trim() !== "", `glossary "${term}" has no ${locale}`).toBe(true);
+        expect(
+          typeof words[locale] === "string" && words[locale].trim() !== "",
+          `glossary "${term}" has no ${locale}`,
+        ).toBe(true);
       }
     }
   });
@@ -69,9 +82,15 @@ describe("translation status logic", () => {
     write("site/docs/guide.mdx", "---\ntitle: Guide\n---\nRead me.\n");
     const chapterHash = sourceHash(path.join(root, "chapters/s01-x/en.mdx"));
     const guideHash = sourceHash(path.join(root, "site/docs/guide.mdx"));
-    write("chapters/s01-x/ja.mdx", `---\ntitle: 一\nsourceHash: "${chapterHash}"\n---\nこんにちは。\n`);
+    write(
+      "chapters/s01-x/ja.mdx",
+      `---\ntitle: 一\nsourceHash: "${chapterHash}"\n---\nこんにちは。\n`,
+    );
     write("chapters/s01-x/zh.mdx", `---\ntitle: 一\nsourceHash: "000000000000"\n---\n你好。\n`);
-    write("site/docs/de/guide.mdx", `---\ntitle: Leitfaden\nsourceHash: "${guideHash}"\n---\nLies mich.\n`);
+    write(
+      "site/docs/de/guide.mdx",
+      `---\ntitle: Leitfaden\nsourceHash: "${guideHash}"\n---\nLies mich.\n`,
+    );
     write("site/docs/ja/guide.mdx", "---\ntitle: ガイド\n---\n読んでください。\n"); // no hash at all
     write("chapters/_shared/readme.txt", "not a page");
     return { root, write, chapterHash, guideHash };
@@ -79,18 +98,37 @@ describe("translation status logic", () => {
 
   it("tells fresh, stale and missing apart, for chapter pages and site pages", () => {
     const { root, chapterHash } = fixture();
-    const status = Object.fromEntries(translationStatus(root).map((r) => [`${r.page}/${r.locale}`, r]));
+    const status = Object.fromEntries(
+      translationStatus(root).map((r) => [`${r.page}/${r.locale}`, r]),
+    );
     expect(Object.keys(status).sort()).toEqual([
-      "guide/de", "guide/ja", "guide/zh", "s01-x/de", "s01-x/ja", "s01-x/zh",
+      "guide/de",
+      "guide/ja",
+      "guide/zh",
+      "s01-x/de",
+      "s01-x/ja",
+      "s01-x/zh",
     ]);
     expect(status["s01-x/ja"].status).toBe("fresh");
-    expect(status["s01-x/zh"]).toMatchObject({ status: "stale", recordedHash: "000000000000", currentHash: chapterHash });
-    expect(status["s01-x/de"]).toMatchObject({ status: "missing", translation: "chapters/s01-x/de.mdx" });
+    expect(status["s01-x/zh"]).toMatchObject({
+      status: "stale",
+      recordedHash: "000000000000",
+      currentHash: chapterHash,
+    });
+    expect(status["s01-x/de"]).toMatchObject({
+      status: "missing",
+      translation: "chapters/s01-x/de.mdx",
+    });
     expect(status["guide/de"].status).toBe("fresh");
     expect(status["guide/ja"].status).toBe("stale");
-    expect(status["guide/zh"]).toMatchObject({ status: "missing", translation: "site/docs/zh/guide.mdx" });
+    expect(status["guide/zh"]).toMatchObject({
+      status: "missing",
+      translation: "site/docs/zh/guide.mdx",
+    });
     expect(summarize(translationStatus(root))).toEqual({
-      ja: { fresh: 1, stale: 1, missing: 0 }, zh: { fresh: 0, stale: 1, missing: 1 }, de: { fresh: 1, stale: 0, missing: 1 },
+      ja: { fresh: 1, stale: 1, missing: 0 },
+      zh: { fresh: 0, stale: 1, missing: 1 },
+      de: { fresh: 1, stale: 0, missing: 1 },
     });
   });
 
@@ -100,8 +138,13 @@ describe("translation status logic", () => {
     const stale = translationStatus(root).find((r) => r.translation === "chapters/s01-x/ja.mdx")!;
     expect(stale.status).toBe("stale");
     expect(isStale("chapters/s01-x/ja.mdx", stale.recordedHash, root)).toBe(true);
-    write("chapters/s01-x/ja.mdx", `---\ntitle: 一\nsourceHash: "${stale.currentHash}"\n---\nこんにちは。\n`);
-    expect(translationStatus(root).find((r) => r.translation === "chapters/s01-x/ja.mdx")!.status).toBe("fresh");
+    write(
+      "chapters/s01-x/ja.mdx",
+      `---\ntitle: 一\nsourceHash: "${stale.currentHash}"\n---\nこんにちは。\n`,
+    );
+    expect(
+      translationStatus(root).find((r) => r.translation === "chapters/s01-x/ja.mdx")!.status,
+    ).toBe("fresh");
     expect(isStale("chapters/s01-x/ja.mdx", stale.currentHash, root)).toBe(false);
   });
 

@@ -19,12 +19,14 @@ export function seedFrom(name: string): number {
   const given = process.env[name];
   if (given === undefined || given === "") return Math.floor(Math.random() * 2 ** 31);
   const seed = Number(given);
-  if (!Number.isInteger(seed)) throw new Error(`${name} must be a whole number, not ${JSON.stringify(given)}`);
+  if (!Number.isInteger(seed))
+    throw new Error(`${name} must be a whole number, not ${JSON.stringify(given)}`);
   return seed;
 }
 
 /** What a test prints with its figures: `seed=<n> (replay with NAME=<n>)`. */
-export const seedLine = (name: string, seed: number) => `seed=${seed} (replay with ${name}=${seed})`;
+export const seedLine = (name: string, seed: number) =>
+  `seed=${seed} (replay with ${name}=${seed})`;
 
 /** A copy of `items` in a random order (Fisher–Yates), drawn from `rand`. */
 export function shuffled<T>(items: readonly T[], rand: () => number): T[] {

@@ -8,7 +8,8 @@ import { say, use, useAll } from "../chapters/_shared/scripted.ts";
 import * as s01 from "../chapters/s01-agent-loop/agent.ts";
 import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";
 
-const results = (env: ReturnType<typeof scriptedEnv>) => env.io.trace.filter((e) => e.kind === "tool_result");
+const results = (env: ReturnType<typeof scriptedEnv>) =>
+  env.io.trace.filter((e) => e.kind === "tool_result");
 
 describe("s01 agent loop", () => {
   it("has exactly one tool, bash, in its first request", async () => {
@@ -18,7 +19,11 @@ describe("s01 agent loop", () => {
   });
 
   it("stops as soon as stop_reason is not tool_use", async () => {
-    const env = scriptedEnv([use("bash", { command: "echo one" }), say("done"), use("bash", { command: "echo never" })]);
+    const env = scriptedEnv([
+      use("bash", { command: "echo one" }),
+      say("done"),
+      use("bash", { command: "echo never" }),
+    ]);
     await createAgent(env).send("go");
     expect(env.requests).toHaveLength(2);
     expect(results(env).map((r) => r.kind === "tool_result" && r.output)).toEqual(["one"]);
@@ -26,13 +31,18 @@ describe("s01 agent loop", () => {
 
   it("answers every tool_use with one tool_result of the same id, all in one user message", async () => {
     const env = scriptedEnv([
-      useAll([{ name: "bash", input: { command: "echo a" } }, { name: "bash", input: { command: "echo b" } }]),
+      useAll([
+        { name: "bash", input: { command: "echo a" } },
+        { name: "bash", input: { command: "echo b" } },
+      ]),
       say("ok"),
     ]);
     const agent = createAgent(env);
     await agent.send("two at once");
     const [, assistant, user] = agent.messages;
-    const ids = (assistant.content as { type: string; id?: string }[]).filter((b) => b.type === "tool_use").map((b) => b.id);
+    const ids = (assistant.content as { type: string; id?: string }[])
+      .filter((b) => b.type === "tool_use")
+      .map((b) => b.id);
     expect(user.role).toBe("user");
     const blocks = user.content as { type: string; tool_use_id: string; content: string }[];
     expect(blocks.map((b) => b.type)).toEqual(["tool_result", "tool_result"]);

@@ -2,7 +2,13 @@ import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as s02 from "../chapters/s02-tool-use/agent.ts";
-import { BASE_HANDLERS, createAgent, normalizeMessages, runTool, safePath } from "../chapters/s02-tool-use/agent.ts";
+import {
+  BASE_HANDLERS,
+  createAgent,
+  normalizeMessages,
+  runTool,
+  safePath,
+} from "../chapters/s02-tool-use/agent.ts";
 import scenario from "../chapters/s02-tool-use/scenario.ts";
 import { playScenario } from "../chapters/_runner/runtime.ts";
 import { say, use } from "../chapters/_shared/scripted.ts";
@@ -36,8 +42,19 @@ describe("s02 tool use", () => {
     symlinkSync(path.join(outside, "nothing-here"), path.join(ws, "dangling"));
     symlinkSync("/etc/hostname", path.join(ws, "host"));
     const hostile = [
-      "../escape.txt", "../outside/x.txt", "a/../../escape.txt", `${outside}/abs.txt`, "/tmp/abs.txt",
-      "~/x.txt", "link-dir/x.txt", "link-dir/deeper/x.txt", "dangling", "host", "bad\0name", "x".repeat(300), "",
+      "../escape.txt",
+      "../outside/x.txt",
+      "a/../../escape.txt",
+      `${outside}/abs.txt`,
+      "/tmp/abs.txt",
+      "~/x.txt",
+      "link-dir/x.txt",
+      "link-dir/deeper/x.txt",
+      "dangling",
+      "host",
+      "bad\0name",
+      "x".repeat(300),
+      "",
     ];
     for (const p of hostile) {
       for (const [name, input] of [
@@ -62,10 +79,18 @@ describe("s02 tool use", () => {
   it("edit replaces the first match only, and errors when the text is absent", async () => {
     const ws = tempDir();
     writeFileSync(path.join(ws, "f.txt"), "cat cat cat");
-    const ok = await runTool(BASE_HANDLERS, call("edit", { path: "f.txt", old_text: "cat", new_text: "dog" }), { root: ws });
+    const ok = await runTool(
+      BASE_HANDLERS,
+      call("edit", { path: "f.txt", old_text: "cat", new_text: "dog" }),
+      { root: ws },
+    );
     expect(ok.isError).toBe(false);
     expect(readFileSync(path.join(ws, "f.txt"), "utf8")).toBe("dog cat cat");
-    const missing = await runTool(BASE_HANDLERS, call("edit", { path: "f.txt", old_text: "bird", new_text: "x" }), { root: ws });
+    const missing = await runTool(
+      BASE_HANDLERS,
+      call("edit", { path: "f.txt", old_text: "bird", new_text: "x" }),
+      { root: ws },
+    );
     expect(missing).toEqual({ output: expect.stringMatching(/not found/), isError: true });
     expect(readFileSync(path.join(ws, "f.txt"), "utf8")).toBe("dog cat cat");
   });
@@ -75,24 +100,31 @@ describe("s02 tool use", () => {
     mkdirSync(path.join(ws, "src"));
     writeFileSync(path.join(ws, "src/a.ts"), "");
     writeFileSync(path.join(ws, "b.md"), "");
-    expect((await runTool(BASE_HANDLERS, call("glob", { pattern: "**/*.ts" }), { root: ws })).output).toBe("src/a.ts");
-    expect((await runTool(BASE_HANDLERS, call("glob", { pattern: "../*" }), { root: ws })).isError).toBe(true);
+    expect(
+      (await runTool(BASE_HANDLERS, call("glob", { pattern: "**/*.ts" }), { root: ws })).output,
+    ).toBe("src/a.ts");
+    expect(
+      (await runTool(BASE_HANDLERS, call("glob", { pattern: "../*" }), { root: ws })).isError,
+    ).toBe(true);
   });
 
   it("message hygiene: a missing tool_result becomes (cancelled), same-role turns merge", () => {
     const history: MessageParam[] = [
       { role: "user", content: "first" },
       { role: "user", content: "second" },
-      { role: "assistant", content: [
-        { type: "tool_use", id: "t1", name: "bash", input: {} },
-        { type: "tool_use", id: "t2", name: "bash", input: {} },
-      ] },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "t1", name: "bash", input: {} },
+          { type: "tool_use", id: "t2", name: "bash", input: {} },
+        ],
+      },
       { role: "user", content: [{ type: "tool_result", tool_use_id: "t2", content: "ok" }] },
       { role: "user", content: "and then" },
     ];
     const clean = normalizeMessages(history);
     expect(clean.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
-    const results = (clean[2].content as { type: string; tool_use_id?: string; content?: unknown }[]);
+    const results = clean[2].content as { type: string; tool_use_id?: string; content?: unknown }[];
     expect(results.slice(0, 2)).toEqual([
       { type: "tool_result", tool_use_id: "t1", content: "(cancelled)" },
       { type: "tool_result", tool_use_id: "t2", content: "ok" },
@@ -106,14 +138,26 @@ describe("s02 tool use", () => {
       { role: "user", content: "go" },
       { role: "assistant", content: [{ type: "tool_use", id: "t9", name: "read", input: {} }] },
     ]);
-    expect(clean.at(-1)).toEqual({ role: "user", content: [{ type: "tool_result", tool_use_id: "t9", content: "(cancelled)" }] });
+    expect(clean.at(-1)).toEqual({
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: "t9", content: "(cancelled)" }],
+    });
   });
 
   it("the loop keeps going after an error result", async () => {
-    const env = scriptedEnv([use("read", { path: "../nope" }), use("bash", { command: "echo after" }), say("done")]);
+    const env = scriptedEnv([
+      use("read", { path: "../nope" }),
+      use("bash", { command: "echo after" }),
+      say("done"),
+    ]);
     await createAgent(env).send("go");
-    const outputs = env.io.trace.flatMap((e) => (e.kind === "tool_result" ? [[e.is_error, e.output]] : []));
-    expect(outputs).toEqual([[true, expect.stringMatching(/escapes/)], [false, "after"]]);
+    const outputs = env.io.trace.flatMap((e) =>
+      e.kind === "tool_result" ? [[e.is_error, e.output]] : [],
+    );
+    expect(outputs).toEqual([
+      [true, expect.stringMatching(/escapes/)],
+      [false, "after"],
+    ]);
   });
 
   it("plays its scenario offline: the module is written and fixed, the escape refused", async () => {

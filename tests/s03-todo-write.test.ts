@@ -10,7 +10,11 @@ import type { CreateParams } from "../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";
 
 type Env = ReturnType<typeof scriptedEnv>;
-const item = (text: string, status: string, id?: string) => ({ text, status, ...(id ? { id } : {}) });
+const item = (text: string, status: string, id?: string) => ({
+  text,
+  status,
+  ...(id ? { id } : {}),
+});
 const bash = (command = "true") => use("bash", { command });
 const todo = (...items: ReturnType<typeof item>[]) => use("todo", { items });
 
@@ -23,7 +27,11 @@ const injected = (body: CreateParams): string[] => {
 /** For each request, whether a reminder rides in its last user message. */
 const reminders = (env: Env) => env.requests.map((r) => injected(r.body).includes(REMINDER));
 const todoResults = (env: Env) =>
-  env.io.trace.flatMap((e) => (e.kind === "tool_result" && e.name === "todo" ? [{ output: e.output, isError: e.is_error }] : []));
+  env.io.trace.flatMap((e) =>
+    e.kind === "tool_result" && e.name === "todo"
+      ? [{ output: e.output, isError: e.is_error }]
+      : [],
+  );
 
 describe("s03 todo-write", () => {
   it("offers the five base tools plus todo", async () => {
@@ -34,7 +42,9 @@ describe("s03 todo-write", () => {
 
   it("renders the plan readably", () => {
     const todos = new TodoList();
-    const out = todos.update({ items: [item("a", "completed"), item("b", "in_progress"), item("c", "pending", "x")] });
+    const out = todos.update({
+      items: [item("a", "completed"), item("b", "in_progress"), item("c", "pending", "x")],
+    });
     expect(out).toBe("[x] #1 a\n[>] #2 b\n[ ] #x c\n(1/3 completed)");
   });
 
@@ -50,7 +60,9 @@ describe("s03 todo-write", () => {
     expect(ok.isError).toBe(false);
     expect(rejected.isError).toBe(true);
     expect(rejected.output).toMatch(/only one item may be in_progress.*previous plan is unchanged/);
-    expect(await agent.commands!["/todos"].run("")).toBe("[>] #1 first\n[ ] #2 second\n(0/2 completed)");
+    expect(await agent.commands!["/todos"].run("")).toBe(
+      "[>] #1 first\n[ ] #2 second\n(0/2 completed)",
+    );
   });
 
   it(`rejects more than ${MAX_TODOS} items and keeps the old list`, () => {
@@ -67,7 +79,9 @@ describe("s03 todo-write", () => {
     expect(() => todos.update({ items: "do stuff" })).toThrow(/items must be an array/);
     expect(() => todos.update({ items: [item("a", "doing")] })).toThrow(/item 1: status must be/);
     expect(() => todos.update({ items: [item("", "pending")] })).toThrow(/item 1: text/);
-    expect(() => todos.update({ items: [item("a", "pending", "1"), item("b", "pending", "1")] })).toThrow(/unique/);
+    expect(() =>
+      todos.update({ items: [item("a", "pending", "1"), item("b", "pending", "1")] }),
+    ).toThrow(/unique/);
     expect(todos.current).toEqual([]);
   });
 
@@ -84,7 +98,12 @@ describe("s03 todo-write", () => {
 
   it("a todo call resets the counter", async () => {
     const env = scriptedEnv([
-      bash(), bash(), todo(item("a", "in_progress")), bash(), bash(), say("done"),
+      bash(),
+      bash(),
+      todo(item("a", "in_progress")),
+      bash(),
+      bash(),
+      say("done"),
     ]);
     await createAgent(env).send("work");
     expect(reminders(env)).toEqual([false, false, false, false, false, false]);
@@ -96,7 +115,9 @@ describe("s03 todo-write", () => {
     const notes = env.io.trace.flatMap((e) => (e.kind === "note" ? [e.text] : []));
     expect(notes).toEqual([expect.stringMatching(/reminder injected/)]);
     expect(await agent.commands!["/todos"].run("")).toMatch(/\(3\/3 completed\)$/);
-    const out = execFileSync("node", [path.join(ws, "test/slugify.test.mjs")], { encoding: "utf8" });
+    const out = execFileSync("node", [path.join(ws, "test/slugify.test.mjs")], {
+      encoding: "utf8",
+    });
     expect(out).toContain("all tests pass");
   });
 });

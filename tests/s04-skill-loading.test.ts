@@ -17,17 +17,27 @@ function addSkill(ws: string, folder: string, text: string): void {
   mkdirSync(path.join(ws, "skills", folder), { recursive: true });
   writeFileSync(path.join(ws, "skills", folder, "SKILL.md"), text);
 }
-const skill = (name: string, description: string, body: string) => `---\nname: ${name}\ndescription: ${description}\n---\n${body}\n`;
+const skill = (name: string, description: string, body: string) =>
+  `---\nname: ${name}\ndescription: ${description}\n---\n${body}\n`;
 
 /** A workspace with two small skills whose bodies hold a recognisable secret word. */
 function twoSkills(): string {
   const ws = tempDir();
-  addSkill(ws, "deploy", skill("deploy", "Ship the app to staging.", "BODY-DEPLOY: run ./ship.sh staging"));
-  addSkill(ws, "review", skill("review", "Review a diff for bugs.", "BODY-REVIEW: read every changed line"));
+  addSkill(
+    ws,
+    "deploy",
+    skill("deploy", "Ship the app to staging.", "BODY-DEPLOY: run ./ship.sh staging"),
+  );
+  addSkill(
+    ws,
+    "review",
+    skill("review", "Review a diff for bugs.", "BODY-REVIEW: read every changed line"),
+  );
   return ws;
 }
 const systemOf = (env: Env, n = 0) => String(env.requests[n].body.system);
-const results = (env: Pick<Env, "io">) => env.io.trace.flatMap((e) => (e.kind === "tool_result" ? [e] : []));
+const results = (env: Pick<Env, "io">) =>
+  env.io.trace.flatMap((e) => (e.kind === "tool_result" ? [e] : []));
 const notes = (env: Env) => env.io.trace.flatMap((e) => (e.kind === "note" ? [e.text] : []));
 
 describe("s04 skill loading", () => {
@@ -52,27 +62,43 @@ describe("s04 skill loading", () => {
     await createAgent(env).send("hello");
     const system = systemOf(env);
     for (const name of ["node-test", "changelog"]) {
-      const { description, body } = parseSkill(readFileSync(path.join(TEMPLATE, "skills", name, "SKILL.md"), "utf8"), name);
+      const { description, body } = parseSkill(
+        readFileSync(path.join(TEMPLATE, "skills", name, "SKILL.md"), "utf8"),
+        name,
+      );
       expect(system).toContain(`- ${name}: ${description}`);
       expect(system).not.toContain(body.split("\n").find((l) => l.length > 30));
     }
   });
 
   it("load_skill returns the body, wrapped in a <skill> tag", async () => {
-    const env = scriptedEnv([use("load_skill", { name: "deploy" }), say("ok")], { workspace: twoSkills() });
+    const env = scriptedEnv([use("load_skill", { name: "deploy" }), say("ok")], {
+      workspace: twoSkills(),
+    });
     await createAgent(env).send("ship it");
     expect(results(env)).toMatchObject([
-      { is_error: false, output: '<skill name="deploy">\nBODY-DEPLOY: run ./ship.sh staging\n</skill>' },
+      {
+        is_error: false,
+        output: '<skill name="deploy">\nBODY-DEPLOY: run ./ship.sh staging\n</skill>',
+      },
     ]);
   });
 
   it("an unknown name is an error result that lists the available skills, and the loop goes on", async () => {
-    const env = scriptedEnv([use("load_skill", { name: "deploy-prod" }), use("load_skill", { name: "review" }), say("ok")],
-      { workspace: twoSkills() });
+    const env = scriptedEnv(
+      [
+        use("load_skill", { name: "deploy-prod" }),
+        use("load_skill", { name: "review" }),
+        say("ok"),
+      ],
+      { workspace: twoSkills() },
+    );
     await createAgent(env).send("go");
     const [unknown, ok] = results(env);
     expect(unknown.is_error).toBe(true);
-    expect(unknown.output).toBe('Error: unknown skill "deploy-prod". Available skills: deploy, review');
+    expect(unknown.output).toBe(
+      'Error: unknown skill "deploy-prod". Available skills: deploy, review',
+    );
     expect(ok).toMatchObject({ is_error: false, output: expect.stringContaining("BODY-REVIEW") });
   });
 
@@ -82,7 +108,10 @@ describe("s04 skill loading", () => {
     addSkill(ws, "no-front", "just text\n");
     addSkill(ws, "bad-yaml", "---\nname: [unclosed\ndescription: x\n---\nbody\n");
     mkdirSync(path.join(ws, "skills", "empty"));
-    const env = scriptedEnv([use("load_skill", { name: "broken" }), use("load_skill", { name: "deploy" }), say("ok")], { workspace: ws });
+    const env = scriptedEnv(
+      [use("load_skill", { name: "broken" }), use("load_skill", { name: "deploy" }), say("ok")],
+      { workspace: ws },
+    );
     await createAgent(env).send("go");
     expect(notes(env)).toEqual([
       expect.stringMatching(/skills\/bad-yaml\/SKILL\.md: the frontmatter is not valid YAML/),
@@ -93,14 +122,20 @@ describe("s04 skill loading", () => {
     ]);
     expect(systemOf(env)).not.toMatch(/broken|no-front|bad-yaml/);
     const [broken, ok] = results(env);
-    expect(broken).toMatchObject({ is_error: true, output: expect.stringMatching(/skill "broken" cannot be loaded: .*no description/) });
+    expect(broken).toMatchObject({
+      is_error: true,
+      output: expect.stringMatching(/skill "broken" cannot be loaded: .*no description/),
+    });
     expect(ok.is_error).toBe(false);
   });
 
   it("a name that does not match its folder is reported, not listed", () => {
     const ws = tempDir();
     addSkill(ws, "alpha", skill("beta", "Mismatched.", "body"));
-    expect(scanSkills(ws)).toEqual({ skills: [], problems: [{ folder: "alpha", reason: 'name "beta" does not match its folder "alpha"' }] });
+    expect(scanSkills(ws)).toEqual({
+      skills: [],
+      problems: [{ folder: "alpha", reason: 'name "beta" does not match its folder "alpha"' }],
+    });
   });
 
   it("rescans at every user turn: a skill added between prompts is listed in the next one", async () => {
@@ -122,8 +157,14 @@ describe("s04 skill loading", () => {
       [false, '<skill name="node-test">'],
       [false, '<skill name="changelog">'],
     ]);
-    expect(readFileSync(path.join(ws, "CHANGELOG.md"), "utf8")).toMatch(/## \[Unreleased\]\n\n### Added\n\n- `clamp/);
-    const out = execFileSync("node", ["--test", "--test-reporter=spec", path.join(ws, "test/math.test.mjs")], { encoding: "utf8" });
+    expect(readFileSync(path.join(ws, "CHANGELOG.md"), "utf8")).toMatch(
+      /## \[Unreleased\]\n\n### Added\n\n- `clamp/,
+    );
+    const out = execFileSync(
+      "node",
+      ["--test", "--test-reporter=spec", path.join(ws, "test/math.test.mjs")],
+      { encoding: "utf8" },
+    );
     expect(out).toMatch(/ℹ pass 5/);
   });
 });

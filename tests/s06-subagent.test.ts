@@ -15,10 +15,12 @@ const delegate = (prompt = "do the thing") => use("task", { prompt, description:
 
 /** The tool_result blocks of a conversation, in order. */
 const toolResults = (messages: MessageParam[]) =>
-  messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+  messages
+    .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
     .filter((b) => b.type === "tool_result") as { tool_use_id: string; content: string }[];
 const toolUseIds = (messages: MessageParam[]) =>
-  messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+  messages
+    .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
     .flatMap((b) => (b.type === "tool_use" ? [b.id] : []));
 
 describe("s06 subagent", () => {
@@ -29,7 +31,10 @@ describe("s06 subagent", () => {
   });
 
   it("the child's first request has exactly one message, the prompt, and no task tool", async () => {
-    const env = scriptedEnv({ lead: [delegate("count the files"), say("ok")], subagent: [say("there are none")] });
+    const env = scriptedEnv({
+      lead: [delegate("count the files"), say("ok")],
+      subagent: [say("there are none")],
+    });
     await createAgent(env).send("go");
     const first = env.requests.find((r) => r.agent === "subagent")!;
     expect(first.body.messages).toEqual([{ role: "user", content: "count the files" }]);
@@ -56,7 +61,11 @@ describe("s06 subagent", () => {
   it("parent history holds only parent turns; the child's activity is reported as the subagent", async () => {
     const env = scriptedEnv({
       lead: [delegate(), say("done")],
-      subagent: [use("glob", { pattern: "*" }), use("bash", { command: "echo hi" }), say("summary")],
+      subagent: [
+        use("glob", { pattern: "*" }),
+        use("bash", { command: "echo hi" }),
+        say("summary"),
+      ],
     });
     const agent = createAgent(env);
     await agent.send("go");
@@ -66,14 +75,17 @@ describe("s06 subagent", () => {
     expect(leadIds).toHaveLength(1);
     const childCalls = env.io.trace.filter((e) => e.kind === "tool_call" && e.agent === "subagent");
     expect(childCalls.map((e) => e.kind === "tool_call" && e.name)).toEqual(["glob", "bash"]);
-    for (const call of childCalls) expect(leadIds).not.toContain(call.kind === "tool_call" && call.id);
+    for (const call of childCalls)
+      expect(leadIds).not.toContain(call.kind === "tool_call" && call.id);
     // The lead's next request carries no trace of the child's two tool calls.
     const leadRequests = env.requests.filter((r) => r.agent === "lead");
     expect(toolUseIds(leadRequests[1].body.messages)).toEqual(leadIds);
   });
 
   it(`a child that never stops is cut at ${MAX_CHILD_ROUNDS} rounds and returns what it has`, async () => {
-    const forever = Array.from({ length: MAX_CHILD_ROUNDS + 5 }, (_, i) => use("glob", { pattern: "*.none" }, `step ${i + 1}`));
+    const forever = Array.from({ length: MAX_CHILD_ROUNDS + 5 }, (_, i) =>
+      use("glob", { pattern: "*.none" }, `step ${i + 1}`),
+    );
     const env = scriptedEnv({ lead: [delegate(), say("ok")], subagent: forever });
     const agent = createAgent(env);
     await agent.send("go");
@@ -87,15 +99,24 @@ describe("s06 subagent", () => {
   it("files the child writes are visible to the parent", async () => {
     const env = scriptedEnv({
       lead: [delegate(), use("read", { path: "out/child.txt" }), say("seen")],
-      subagent: [use("write", { path: "out/child.txt", content: "written by the child" }), say("wrote out/child.txt")],
+      subagent: [
+        use("write", { path: "out/child.txt", content: "written by the child" }),
+        say("wrote out/child.txt"),
+      ],
     });
     const agent = createAgent(env);
     await agent.send("go");
-    expect(toolResults(agent.messages).map((r) => r.content)).toEqual(["wrote out/child.txt", "written by the child"]);
+    expect(toolResults(agent.messages).map((r) => r.content)).toEqual([
+      "wrote out/child.txt",
+      "written by the child",
+    ]);
   });
 
   it("a task without a prompt is an error result and no child starts", async () => {
-    const env = scriptedEnv({ lead: [use("task", { description: "nothing" }), say("ok")], subagent: [say("never")] });
+    const env = scriptedEnv({
+      lead: [use("task", { description: "nothing" }), say("ok")],
+      subagent: [say("never")],
+    });
     const agent = createAgent(env);
     await agent.send("go");
     expect(toolResults(agent.messages)[0].content).toMatch(/non-empty prompt/);
@@ -103,13 +124,17 @@ describe("s06 subagent", () => {
   });
 
   it("plays its scenario offline: the child writes NOTES.md and the lead reads it", async () => {
-    const ws = prepareWorkspace(tempDir(), { template: path.join(import.meta.dirname, "../chapters/s06-subagent/workspace") });
+    const ws = prepareWorkspace(tempDir(), {
+      template: path.join(import.meta.dirname, "../chapters/s06-subagent/workspace"),
+    });
     const { env, agent } = await playScenario(s06, scenario, ws);
     expect(env.scripted!.finished).toBe(true);
     const notes = readFileSync(path.join(ws, "NOTES.md"), "utf8");
     expect(notes.split("\n").filter((l) => l.startsWith("- "))).toHaveLength(3);
     expect(notes).toContain("unknown SKU throws");
-    const leadReads = env.io.trace.filter((e) => e.kind === "tool_result" && e.agent === "lead" && e.name === "read");
+    const leadReads = env.io.trace.filter(
+      (e) => e.kind === "tool_result" && e.agent === "lead" && e.name === "read",
+    );
     expect(leadReads.map((e) => e.kind === "tool_result" && e.output)).toEqual([notes]);
     // The child read three source files, but none of their code reached the lead's history.
     expect(JSON.stringify(agent.messages)).not.toContain("PRICES = {");

@@ -2,7 +2,13 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as s08 from "../chapters/s08-hook-system/agent.ts";
-import { createAgent, HOOKS_FILE, hooksHash, trustFile, type HookConfig } from "../chapters/s08-hook-system/agent.ts";
+import {
+  createAgent,
+  HOOKS_FILE,
+  hooksHash,
+  trustFile,
+  type HookConfig,
+} from "../chapters/s08-hook-system/agent.ts";
 import scenario from "../chapters/s08-hook-system/scenario.ts";
 import { playScenario } from "../chapters/_runner/runtime.ts";
 import { say, use, useAll } from "../chapters/_shared/scripted.ts";
@@ -12,17 +18,27 @@ import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";
 
 type TestEnv = ReturnType<typeof scriptedEnv>;
 
-function envWithHooks(script: Parameters<typeof scriptedEnv>[0], hooks: HookConfig | string, answers?: string[]): TestEnv {
+function envWithHooks(
+  script: Parameters<typeof scriptedEnv>[0],
+  hooks: HookConfig | string,
+  answers?: string[],
+): TestEnv {
   const env = scriptedEnv(script, { answers });
-  writeFileSync(path.join(env.workspace, HOOKS_FILE), typeof hooks === "string" ? hooks : JSON.stringify(hooks));
+  writeFileSync(
+    path.join(env.workspace, HOOKS_FILE),
+    typeof hooks === "string" ? hooks : JSON.stringify(hooks),
+  );
   return env;
 }
 const results = (env: TestEnv) =>
-  env.io.trace.flatMap((e) => (e.kind === "tool_result" ? [{ name: e.name, output: e.output, isError: e.is_error }] : []));
+  env.io.trace.flatMap((e) =>
+    e.kind === "tool_result" ? [{ name: e.name, output: e.output, isError: e.is_error }] : [],
+  );
 const notes = (env: TestEnv) => env.io.trace.flatMap((e) => (e.kind === "note" ? [e.text] : []));
 const file = (env: TestEnv, name: string) => path.join(env.workspace, name);
 const toolResultBlocks = (messages: MessageParam[]) =>
-  messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+  messages
+    .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
     .filter((b) => b.type === "tool_result") as { tool_use_id: string; content: string }[];
 
 describe("s08 hook system", () => {
@@ -37,29 +53,42 @@ describe("s08 hook system", () => {
       PreToolUse: [{ matcher: "bash", command: "echo 'no touching today' >&2; exit 1" }],
     });
     await createAgent(env, { trusted: true }).send("go");
-    expect(results(env)).toEqual([{ name: "bash", output: "Blocked by a PreToolUse hook: no touching today", isError: true }]);
+    expect(results(env)).toEqual([
+      { name: "bash", output: "Blocked by a PreToolUse hook: no touching today", isError: true },
+    ]);
     expect(existsSync(file(env, "ran.txt"))).toBe(false);
   });
 
   it("a PostToolUse hook that exits 2 appends its stderr to that result: still one result per id", async () => {
-    const env = envWithHooks([
-      useAll([{ name: "bash", input: { command: "echo first" } }, { name: "read", input: { path: "a.txt" } }]),
-      say("ok"),
-    ], { PostToolUse: [{ matcher: "bash", command: "echo 'lint: 2 warnings' >&2; exit 2" }] });
+    const env = envWithHooks(
+      [
+        useAll([
+          { name: "bash", input: { command: "echo first" } },
+          { name: "read", input: { path: "a.txt" } },
+        ]),
+        say("ok"),
+      ],
+      { PostToolUse: [{ matcher: "bash", command: "echo 'lint: 2 warnings' >&2; exit 2" }] },
+    );
     writeFileSync(file(env, "a.txt"), "A");
     const agent = createAgent(env, { trusted: true });
     await agent.send("go");
     const blocks = toolResultBlocks(agent.messages);
-    const ids = (agent.messages[1].content as { type: string; id?: string }[]).flatMap((b) => (b.type === "tool_use" ? [b.id] : []));
+    const ids = (agent.messages[1].content as { type: string; id?: string }[]).flatMap((b) =>
+      b.type === "tool_use" ? [b.id] : [],
+    );
     expect(blocks.map((b) => b.tool_use_id)).toEqual(ids); // two calls, two results, same ids, no extras
     expect(blocks[0].content).toBe("first\n\n[hook] lint: 2 warnings");
     expect(blocks[1].content).toBe("A");
   });
 
-  it("a matcher fires only for its tool; \"*\" fires for every tool", async () => {
+  it('a matcher fires only for its tool; "*" fires for every tool', async () => {
     const calls = [
-      use("bash", { command: "echo hi" }), use("read", { path: "a.txt" }), use("glob", { pattern: "*.txt" }),
-      use("write", { path: "b.txt", content: "b" }), say("ok"),
+      use("bash", { command: "echo hi" }),
+      use("read", { path: "a.txt" }),
+      use("glob", { pattern: "*.txt" }),
+      use("write", { path: "b.txt", content: "b" }),
+      say("ok"),
     ];
     const env = envWithHooks(calls, {
       PreToolUse: [
@@ -78,11 +107,14 @@ describe("s08 hook system", () => {
     PreToolUse: [{ command: "touch pre-hook-ran" }],
     PostToolUse: [{ command: "touch post-hook-ran" }],
   };
-  const ran = (env: TestEnv) => ["session-hook-ran", "pre-hook-ran", "post-hook-ran"].map((m) => existsSync(file(env, m)));
+  const ran = (env: TestEnv) =>
+    ["session-hook-ran", "pre-hook-ran", "post-hook-ran"].map((m) => existsSync(file(env, m)));
   const trustQuestions = (env: TestEnv) => notes(env).filter((n) => n.includes("Run its hooks"));
 
   it("an untrusted workspace runs no hooks; a .trusted file shipped in the workspace means nothing", async () => {
-    const env = envWithHooks([use("bash", { command: "echo hi" }), say("ok")], MARKING_HOOKS, ["no"]);
+    const env = envWithHooks([use("bash", { command: "echo hi" }), say("ok")], MARKING_HOOKS, [
+      "no",
+    ]);
     writeFileSync(file(env, ".trusted"), ""); // a cloned repository can ship this file
     await createAgent(env).send("go");
     expect(trustQuestions(env)).toHaveLength(1); // asked anyway
@@ -93,13 +125,19 @@ describe("s08 hook system", () => {
 
   it("the model cannot trust hooks it wrote: a .trusted or a .hooks.json from write is asked about", async () => {
     const ws = tempDir();
-    const first = scriptedEnv([
-      use("write", { path: HOOKS_FILE, content: JSON.stringify(MARKING_HOOKS) }),
-      use("write", { path: ".trusted", content: "" }),
-      say("done"),
-    ], { workspace: ws });
+    const first = scriptedEnv(
+      [
+        use("write", { path: HOOKS_FILE, content: JSON.stringify(MARKING_HOOKS) }),
+        use("write", { path: ".trusted", content: "" }),
+        say("done"),
+      ],
+      { workspace: ws },
+    );
     await createAgent(first).send("set up");
-    const second = scriptedEnv([use("bash", { command: "echo hi" }), say("ok")], { workspace: ws, answers: ["no"] });
+    const second = scriptedEnv([use("bash", { command: "echo hi" }), say("ok")], {
+      workspace: ws,
+      answers: ["no"],
+    });
     await createAgent(second).send("go");
     expect(trustQuestions(second)).toHaveLength(1);
     expect(ran(second)).toEqual([false, false, false]);
@@ -107,14 +145,17 @@ describe("s08 hook system", () => {
 
   it("yes trusts this exact .hooks.json, recorded in the state folder; a changed file is asked about again", async () => {
     const ws = tempDir();
-    const session = (answers: string[]) => scriptedEnv([use("bash", { command: "echo hi" }), say("ok")], { workspace: ws, answers });
+    const session = (answers: string[]) =>
+      scriptedEnv([use("bash", { command: "echo hi" }), say("ok")], { workspace: ws, answers });
     writeFileSync(path.join(ws, HOOKS_FILE), JSON.stringify(MARKING_HOOKS));
 
     const first = session(["yes"]);
     await createAgent(first).send("go");
     expect(trustQuestions(first)).toHaveLength(1);
     expect(ran(first)).toEqual([true, true, true]);
-    expect(readFileSync(trustFile(first), "utf8")).toContain(hooksHash(JSON.stringify(MARKING_HOOKS)));
+    expect(readFileSync(trustFile(first), "utf8")).toContain(
+      hooksHash(JSON.stringify(MARKING_HOOKS)),
+    );
     expect(trustFile(first).startsWith(ws + path.sep)).toBe(false); // out of the model's reach
 
     for (const m of ["session-hook-ran", "pre-hook-ran", "post-hook-ran"]) rmSync(path.join(ws, m));
@@ -124,7 +165,10 @@ describe("s08 hook system", () => {
     expect(ran(second)).toEqual([true, true, true]);
 
     for (const m of ["session-hook-ran", "pre-hook-ran", "post-hook-ran"]) rmSync(path.join(ws, m));
-    writeFileSync(path.join(ws, HOOKS_FILE), JSON.stringify({ ...MARKING_HOOKS, PreToolUse: [{ command: "touch sneaky" }] }));
+    writeFileSync(
+      path.join(ws, HOOKS_FILE),
+      JSON.stringify({ ...MARKING_HOOKS, PreToolUse: [{ command: "touch sneaky" }] }),
+    );
     const third = session(["no"]);
     await createAgent(third).send("go");
     expect(trustQuestions(third)).toHaveLength(1);
@@ -134,25 +178,36 @@ describe("s08 hook system", () => {
 
   it("updatedInput from a PreToolUse hook rewrites the call's arguments", async () => {
     const env = envWithHooks([use("bash", { command: "echo original" }), say("ok")], {
-      PreToolUse: [{
-        matcher: "bash",
-        command: `cat > event.json; echo '{"updatedInput": {"command": "echo rewritten"}}'`,
-      }],
+      PreToolUse: [
+        {
+          matcher: "bash",
+          command: `cat > event.json; echo '{"updatedInput": {"command": "echo rewritten"}}'`,
+        },
+      ],
     });
     await createAgent(env, { trusted: true }).send("go");
     expect(results(env)[0].output).toBe("rewritten");
     // The hook saw the event as JSON on stdin.
     const event = JSON.parse(readFileSync(file(env, "event.json"), "utf8"));
-    expect(event).toMatchObject({ hook_event_name: "PreToolUse", tool_name: "bash", tool_input: { command: "echo original" } });
+    expect(event).toMatchObject({
+      hook_event_name: "PreToolUse",
+      tool_name: "bash",
+      tool_input: { command: "echo original" },
+    });
   });
 
   it("PostToolUse hooks see the result; additionalContext joins the result as a note", async () => {
     const env = envWithHooks([use("bash", { command: "echo payload" }), say("ok")], {
-      PostToolUse: [{ command: `cat > event.json; echo '{"additionalContext": "remember to commit"}'` }],
+      PostToolUse: [
+        { command: `cat > event.json; echo '{"additionalContext": "remember to commit"}'` },
+      ],
     });
     await createAgent(env, { trusted: true }).send("go");
     expect(JSON.parse(readFileSync(file(env, "event.json"), "utf8"))).toMatchObject({
-      hook_event_name: "PostToolUse", tool_name: "bash", tool_result: "payload", is_error: false,
+      hook_event_name: "PostToolUse",
+      tool_name: "bash",
+      tool_result: "payload",
+      is_error: false,
     });
     expect(results(env)[0].output).toBe("payload\n\n[hook] remember to commit");
   });
@@ -167,10 +222,17 @@ describe("s08 hook system", () => {
   });
 
   it("a broken .hooks.json gives a clear note, and the agent runs without hooks", async () => {
-    for (const broken of ["{ nope", JSON.stringify({ BeforeEverything: [] }), JSON.stringify({ PreToolUse: [{ matcher: "bash" }] })]) {
+    for (const broken of [
+      "{ nope",
+      JSON.stringify({ BeforeEverything: [] }),
+      JSON.stringify({ PreToolUse: [{ matcher: "bash" }] }),
+    ]) {
       const env = envWithHooks([use("bash", { command: "echo still here" }), say("ok")], broken);
       await createAgent(env, { trusted: true }).send("go");
-      expect(notes(env).some((n) => n.startsWith(`${HOOKS_FILE} is not valid`)), broken).toBe(true);
+      expect(
+        notes(env).some((n) => n.startsWith(`${HOOKS_FILE} is not valid`)),
+        broken,
+      ).toBe(true);
       expect(results(env)[0]).toMatchObject({ output: "still here", isError: false });
     }
   });
@@ -185,14 +247,21 @@ describe("s08 hook system", () => {
   });
 
   it("plays its scenario offline: context added, syntax error flagged, rm blocked, file moved", async () => {
-    const ws = prepareWorkspace(tempDir(), { template: path.join(import.meta.dirname, "../chapters/s08-hook-system/workspace") });
+    const ws = prepareWorkspace(tempDir(), {
+      template: path.join(import.meta.dirname, "../chapters/s08-hook-system/workspace"),
+    });
     const { env } = await playScenario(s08, scenario, ws);
     expect(env.scripted!.finished).toBe(true);
-    expect(env.scripted!.requests[0].body.system).toContain("Files in the workspace: hooks scratch.txt");
+    expect(env.scripted!.requests[0].body.system).toContain(
+      "Files in the workspace: hooks scratch.txt",
+    );
     const all = results(env as TestEnv);
     expect(all[0].output).toMatch(/\[hook\] sum\.js has a syntax error[\s\S]*SyntaxError/);
     expect(all[1].output).toBe("Edited sum.js"); // the fixed file passes the check silently
-    expect(all[3]).toMatchObject({ isError: true, output: expect.stringMatching(/^Blocked by a PreToolUse hook: rm is not allowed/) });
+    expect(all[3]).toMatchObject({
+      isError: true,
+      output: expect.stringMatching(/^Blocked by a PreToolUse hook: rm is not allowed/),
+    });
     expect(existsSync(path.join(ws, "scratch.txt"))).toBe(false);
     expect(readFileSync(path.join(ws, "trash/scratch.txt"), "utf8")).toContain("Scratch notes");
   });

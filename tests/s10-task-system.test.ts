@@ -16,20 +16,37 @@ const call = (name: string, input: Record<string, unknown>): ToolUseBlock =>
 /** Where s10 keeps a workspace's board: in the harness's state folder beside it. */
 const boardDir = (ws: string) => path.join(stateDirFor(ws), "tasks");
 const results = (env: Env) =>
-  env.io.trace.flatMap((e) => (e.kind === "tool_result" ? [{ output: e.output, isError: e.is_error }] : []));
+  env.io.trace.flatMap((e) =>
+    e.kind === "tool_result" ? [{ output: e.output, isError: e.is_error }] : [],
+  );
 
 describe("s10 task system", () => {
   it("offers the five base tools plus the four task tools", async () => {
     const env = scriptedEnv([say("hi")]);
     await createAgent(env).send("hello");
-    expect(toolNames(env)).toEqual(["bash", "read", "write", "edit", "glob", "task_create", "task_get", "task_update", "task_list"]);
+    expect(toolNames(env)).toEqual([
+      "bash",
+      "read",
+      "write",
+      "edit",
+      "glob",
+      "task_create",
+      "task_get",
+      "task_update",
+      "task_list",
+    ]);
   });
 
   it("ids continue after a restart: a new session on the same workspace numbers on", async () => {
     const ws = tempDir();
-    const first = scriptedEnv([use("task_create", { subject: "one" }), use("task_create", { subject: "two" }), say("ok")], { workspace: ws });
+    const first = scriptedEnv(
+      [use("task_create", { subject: "one" }), use("task_create", { subject: "two" }), say("ok")],
+      { workspace: ws },
+    );
     await createAgent(first).send("plan");
-    const second = scriptedEnv([use("task_create", { subject: "three" }), say("ok")], { workspace: ws });
+    const second = scriptedEnv([use("task_create", { subject: "three" }), say("ok")], {
+      workspace: ws,
+    });
     await createAgent(second).send("more");
     expect(results(second)[0].output).toMatch(/^Created task #3\n/);
     expect(readdirSync(boardDir(ws)).sort()).toEqual(["task_1.json", "task_2.json", "task_3.json"]);
@@ -46,7 +63,10 @@ describe("s10 task system", () => {
     ]);
     await createAgent(env).send("go");
     const [, , early, complete, start] = results(env);
-    expect(early).toEqual({ output: expect.stringMatching(/task 2 is blocked by #1/), isError: true });
+    expect(early).toEqual({
+      output: expect.stringMatching(/task 2 is blocked by #1/),
+      isError: true,
+    });
     expect(complete.output).toMatch(/Unblocked: \[ \] #2 test/);
     expect(start.isError).toBe(false);
     const board = new TaskBoard(boardDir(env.workspace));
@@ -65,7 +85,10 @@ describe("s10 task system", () => {
     await createAgent(env).send("go");
     expect(readFileSync(path.join(env.workspace, ".tasks/task_2.json"), "utf8")).toBe("{}"); // the forgery was written
     expect(readdirSync(boardDir(env.workspace))).toEqual(["task_1.json"]);
-    expect(results(env)[2]).toEqual({ output: expect.stringMatching(/^\[ \] #1 real\n1 tasks/), isError: false });
+    expect(results(env)[2]).toEqual({
+      output: expect.stringMatching(/^\[ \] #1 real\n1 tasks/),
+      isError: false,
+    });
   });
 
   it("keeps blockedBy and blocks consistent in both directions, and refuses cycles", () => {
@@ -93,7 +116,11 @@ describe("s10 task system", () => {
     board.create({ subject: "a" });
     const before = readFileSync(board.path(1), "utf8");
     const handlers = taskHandlers(board);
-    const bad = await runTool(handlers, call("task_update", { id: 1, status: "done", owner: "me" }), { root: "." });
+    const bad = await runTool(
+      handlers,
+      call("task_update", { id: 1, status: "done", owner: "me" }),
+      { root: "." },
+    );
     expect(bad).toEqual({ output: expect.stringMatching(/invalid status "done"/), isError: true });
     expect(readFileSync(board.path(1), "utf8")).toBe(before);
     board.update(1, { status: "completed" });
@@ -123,10 +150,15 @@ describe("s10 task system", () => {
     const board = new TaskBoard(boardDir(ws));
     board.create({ subject: "ok" });
     writeFileSync(board.path(2), "{ not json");
-    const env = scriptedEnv([use("task_list", {}), use("task_get", { id: 1 }), say("noted")], { workspace: ws });
+    const env = scriptedEnv([use("task_list", {}), use("task_get", { id: 1 }), say("noted")], {
+      workspace: ws,
+    });
     await createAgent(env).send("show the board");
     const [list, get] = results(env);
-    expect(list).toEqual({ output: expect.stringMatching(/task_2\.json is not valid JSON/), isError: true });
+    expect(list).toEqual({
+      output: expect.stringMatching(/task_2\.json is not valid JSON/),
+      isError: true,
+    });
     expect(get.isError).toBe(false);
     expect(env.requests).toHaveLength(3);
   });
@@ -139,7 +171,11 @@ describe("s10 task system", () => {
       ["Write src/greet.js", "completed"],
       ["Test src/greet.js", "completed"],
     ]);
-    expect(results(env).filter((r) => r.isError).map((r) => r.output)).toEqual([expect.stringMatching(/blocked by #1/)]);
+    expect(
+      results(env)
+        .filter((r) => r.isError)
+        .map((r) => r.output),
+    ).toEqual([expect.stringMatching(/blocked by #1/)]);
     expect(readFileSync(path.join(ws, "src/greet.js"), "utf8")).toContain("Hello");
     expect(env.scripted!.finished).toBe(true);
   });

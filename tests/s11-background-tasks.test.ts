@@ -11,8 +11,11 @@ import { processesNamed, scriptedEnv, tempDir, toolNames, waitFor } from "./help
 
 /** All text the harness injected as background results, across a history. */
 const injected = (messages: MessageParam[]): string[] =>
-  messages.flatMap((m) => (typeof m.content === "string" ? [] : m.content))
-    .flatMap((b) => (b.type === "text" && b.text.startsWith("<background-results>") ? [b.text] : []));
+  messages
+    .flatMap((m) => (typeof m.content === "string" ? [] : m.content))
+    .flatMap((b) =>
+      b.type === "text" && b.text.startsWith("<background-results>") ? [b.text] : [],
+    );
 
 /** Waits for a file a command writes (failing after 10 s), so a test never races its own fixture. */
 async function waitForFile(file: string): Promise<string> {
@@ -25,7 +28,15 @@ describe("s11 background tasks", () => {
   it("offers the base tools plus background_run and check_background (7)", async () => {
     const env = scriptedEnv([say("hi")]);
     await createAgent(env).send("hello");
-    expect(toolNames(env)).toEqual(["bash", "read", "write", "edit", "glob", "background_run", "check_background"]);
+    expect(toolNames(env)).toEqual([
+      "bash",
+      "read",
+      "write",
+      "edit",
+      "glob",
+      "background_run",
+      "check_background",
+    ]);
   });
 
   it("background_run returns before the command ends", async () => {
@@ -44,7 +55,9 @@ describe("s11 background tasks", () => {
     const outputs = env.io.trace.flatMap((e) => (e.kind === "tool_result" ? [e.output] : []));
     expect(outputs[0]).toMatch(/^Started bg_1/);
     expect(outputs[1]).toMatch(/^\[bg_1\] running/);
-    expect(injected(agent.messages).join("")).toMatch(/\[bg_1\] completed \(exit 0\)[^\n]*\nfinished/);
+    expect(injected(agent.messages).join("")).toMatch(
+      /\[bg_1\] completed \(exit 0\)[^\n]*\nfinished/,
+    );
   });
 
   it("delivers each result exactly once", async () => {
@@ -63,8 +76,14 @@ describe("s11 background tasks", () => {
     expect(blocks.match(/\[bg_2\] completed/g)).toHaveLength(1);
     // Every later request carries the result once, in the history, never a second injection.
     const last = env.requests.at(-1)!.body.messages;
-    expect(injected(last).join("\n").match(/\[bg_\d\] completed/g)).toHaveLength(2);
-    expect(env.io.trace.filter((e) => e.kind === "event" && e.type === "background_result")).toHaveLength(2);
+    expect(
+      injected(last)
+        .join("\n")
+        .match(/\[bg_\d\] completed/g),
+    ).toHaveLength(2);
+    expect(
+      env.io.trace.filter((e) => e.kind === "event" && e.type === "background_result"),
+    ).toHaveLength(2);
   });
 
   it("the queue hands each finished result out once", async () => {
@@ -86,13 +105,18 @@ describe("s11 background tasks", () => {
     await agent.send("go");
     expect(env.requests).toHaveLength(3);
     expect(injected(env.requests[2].body.messages).join("")).toContain("slow result");
-    expect(env.io.trace.some((e) => e.kind === "note" && /waiting for 1 background/.test(e.text))).toBe(true);
+    expect(
+      env.io.trace.some((e) => e.kind === "note" && /waiting for 1 background/.test(e.text)),
+    ).toBe(true);
   });
 
   it("a command that runs too long gets status timeout, and its whole process group is killed", async () => {
     const name = `lah-s11-timeout-${process.pid}-${Date.now()}`;
     const env = scriptedEnv([
-      use("background_run", { command: `(exec -a ${name} sleep 30) & echo started > child.pid; wait`, timeout: 0.4 }),
+      use("background_run", {
+        command: `(exec -a ${name} sleep 30) & echo started > child.pid; wait`,
+        timeout: 0.4,
+      }),
       say("waiting"),
       use("check_background", { id: "bg_1" }),
       say("done"),
@@ -109,10 +133,17 @@ describe("s11 background tasks", () => {
   it("close() kills commands that are still running, children included", async () => {
     const ws = tempDir();
     const name = `lah-s11-close-${process.pid}-${Date.now()}`;
-    const agent = createAgent(scriptedEnv([
-      use("background_run", { command: `(exec -a ${name} sleep 30) & echo started > child.pid; wait` }),
-      use("bash", { command: "echo other work" }),
-    ], { workspace: ws }));
+    const agent = createAgent(
+      scriptedEnv(
+        [
+          use("background_run", {
+            command: `(exec -a ${name} sleep 30) & echo started > child.pid; wait`,
+          }),
+          use("bash", { command: "echo other work" }),
+        ],
+        { workspace: ws },
+      ),
+    );
     const sending = agent.send("go"); // the model has no more turns but the command keeps the loop waiting
     expect(await waitForFile(path.join(ws, "child.pid"))).toBe("started");
     expect(processesNamed(name)).toBe(1);
@@ -131,10 +162,15 @@ describe("s11 background tasks", () => {
     expect(last?.kind === "response" && last.text).toContain("build ok: dist/app.js");
     // The build waited for the notes it packs: it cannot have finished before they were written.
     expect(readFileSync(path.join(ws, "dist/RELEASE_NOTES.md"), "utf8")).toContain("Release 1.0");
-    const check = env.io.trace.find((e) => e.kind === "tool_result" && e.name === "check_background");
+    const check = env.io.trace.find(
+      (e) => e.kind === "tool_result" && e.name === "check_background",
+    );
     expect(check?.kind === "tool_result" && check.output).toMatch(/^\[bg_1\] running/);
     const notes = env.io.trace.flatMap((e) => (e.kind === "note" ? [e.text] : []));
-    expect(notes).toEqual(["waiting for 1 background command(s) to finish…", "background results injected: bg_1 completed"]);
+    expect(notes).toEqual([
+      "waiting for 1 background command(s) to finish…",
+      "background results injected: bg_1 completed",
+    ]);
     expect(env.scripted?.finished).toBe(true); // every scripted turn was played, none left over
   });
 });

@@ -1,5 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as s12 from "../chapters/s12-worktree-isolation/agent.ts";
@@ -11,14 +19,19 @@ import { playScenario } from "../chapters/_runner/runtime.ts";
 import { say, use } from "../chapters/_shared/scripted.ts";
 import { scriptedEnv, tempDir, toolNames, type Env } from "./helpers.ts";
 
-const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
-const branches = (ws: string) => git(ws, "branch", "--format=%(refname:short)").split("\n").filter(Boolean);
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
+const branches = (ws: string) =>
+  git(ws, "branch", "--format=%(refname:short)").split("\n").filter(Boolean);
 const results = (env: Pick<Env, "io">) =>
-  env.io.trace.flatMap((e) => (e.kind === "tool_result" ? [{ output: e.output, isError: e.is_error }] : []));
+  env.io.trace.flatMap((e) =>
+    e.kind === "tool_result" ? [{ output: e.output, isError: e.is_error }] : [],
+  );
 
 /** The harness's state for a workspace, beside it: the task board and the lane index/log. */
 const boardDir = (ws: string) => path.join(stateDirFor(ws), "tasks");
-const laneFile = (ws: string, name: "index.json" | "events.jsonl") => path.join(stateDirFor(ws), "lanes", name);
+const laneFile = (ws: string, name: "index.json" | "events.jsonl") =>
+  path.join(stateDirFor(ws), "lanes", name);
 
 /** A fresh (non-git) workspace with a task board and a lane manager on it. */
 function setup() {
@@ -32,8 +45,19 @@ describe("s12 worktree isolation", () => {
     const env = scriptedEnv([say("hi")]);
     await createAgent(env).send("hello");
     expect(toolNames(env)).toEqual([
-      "bash", "read", "write", "edit", "glob", "task_create", "task_get", "task_update", "task_list",
-      "worktree_create", "worktree_list", "worktree_run", "worktree_remove",
+      "bash",
+      "read",
+      "write",
+      "edit",
+      "glob",
+      "task_create",
+      "task_get",
+      "task_update",
+      "task_list",
+      "worktree_create",
+      "worktree_list",
+      "worktree_run",
+      "worktree_remove",
     ]);
   });
 
@@ -45,14 +69,24 @@ describe("s12 worktree isolation", () => {
     ]);
     await createAgent(env).send("go");
     const ws = env.workspace;
-    expect(results(env)[1]).toEqual({ output: expect.stringContaining('Created lane "login"'), isError: false });
+    expect(results(env)[1]).toEqual({
+      output: expect.stringContaining('Created lane "login"'),
+      isError: false,
+    });
 
     const lane = path.join(ws, ".worktrees/login");
     expect(existsSync(path.join(lane, ".git"))).toBe(true); // a worktree checkout, not a plain folder
     expect(git(lane, "branch", "--show-current")).toBe("wt/login");
     expect(branches(ws)).toContain("wt/login");
     const index = JSON.parse(readFileSync(laneFile(ws, "index.json"), "utf8"));
-    expect(index.lanes).toEqual([expect.objectContaining({ name: "login", path: ".worktrees/login", branch: "wt/login", taskId: 1 })]);
+    expect(index.lanes).toEqual([
+      expect.objectContaining({
+        name: "login",
+        path: ".worktrees/login",
+        branch: "wt/login",
+        taskId: 1,
+      }),
+    ]);
     const task = new TaskBoard(boardDir(ws)).get(1);
     expect(task).toMatchObject({ worktree: "login", status: "in_progress" });
   });
@@ -62,8 +96,11 @@ describe("s12 worktree isolation", () => {
       use("task_create", { subject: "Build the API" }),
       use("worktree_create", { name: "api", task_id: 1 }),
       // A command forging lanes and tasks where they used to live changes nothing the harness reads.
-      use("bash", { command: "mkdir -p .tasks && echo '{}' > .tasks/task_2.json && " +
-        `echo '{"lanes":[{"name":"evil","path":"/etc","branch":"main","taskId":null}]}' > .worktrees/index.json` }),
+      use("bash", {
+        command:
+          "mkdir -p .tasks && echo '{}' > .tasks/task_2.json && " +
+          `echo '{"lanes":[{"name":"evil","path":"/etc","branch":"main","taskId":null}]}' > .worktrees/index.json`,
+      }),
       use("worktree_list", {}),
       use("task_list", {}),
       say("done"),
@@ -71,23 +108,34 @@ describe("s12 worktree isolation", () => {
     await createAgent(env).send("go");
     const ws = env.workspace;
     expect(existsSync(path.join(ws, ".worktrees/api/.git"))).toBe(true); // the checkout: in the workspace
-    expect(JSON.parse(readFileSync(laneFile(ws, "index.json"), "utf8")).lanes.map((l: { name: string }) => l.name))
-      .toEqual(["api"]);
+    expect(
+      JSON.parse(readFileSync(laneFile(ws, "index.json"), "utf8")).lanes.map(
+        (l: { name: string }) => l.name,
+      ),
+    ).toEqual(["api"]);
     const [, , , lanes, tasks] = results(env);
-    expect(lanes).toEqual({ output: expect.stringMatching(/^api {2}\.worktrees\/api {2}wt\/api {2}task #1/), isError: false });
+    expect(lanes).toEqual({
+      output: expect.stringMatching(/^api {2}\.worktrees\/api {2}wt\/api {2}task #1/),
+      isError: false,
+    });
     expect(tasks.output).toMatch(/^\[>\] #1 Build the API {2}\(lane: api\)\n1 tasks/);
     expect(readdirSync(boardDir(ws))).toEqual(["task_1.json"]);
 
     // Without the last argument a manager finds the same index: the state folder beside the workspace.
     expect(new WorktreeManager(ws).list().map((l) => l.name)).toEqual(["api"]);
-    expect(new WorktreeManager(ws, undefined, undefined, undefined, env.stateDir).list()).toHaveLength(1);
+    expect(
+      new WorktreeManager(ws, undefined, undefined, undefined, env.stateDir).list(),
+    ).toHaveLength(1);
     expect(new WorktreeManager(ws, undefined, undefined, undefined, tempDir()).list()).toEqual([]);
   });
 
   it("worktree_run runs with the lane as its working directory", async () => {
     const env = scriptedEnv([
       use("worktree_create", { name: "api" }),
-      use("worktree_run", { name: "api", command: "pwd; git branch --show-current; echo made-here > marker.txt" }),
+      use("worktree_run", {
+        name: "api",
+        command: "pwd; git branch --show-current; echo made-here > marker.txt",
+      }),
       say("done"),
     ]);
     await createAgent(env).send("go");
@@ -100,24 +148,46 @@ describe("s12 worktree isolation", () => {
   it("refuses invalid and duplicate names, creating nothing", async () => {
     const { ws, lanes } = setup();
     lanes.create("ok-1");
-    const before = { entries: readdirSync(path.join(ws, ".worktrees")).sort(), branches: branches(ws) };
-    const bad = ["", "Upper", "-dash", ".dot", "has space", "a/b", "../up", "a..b", "x".repeat(41), "ends.", "name.lock", "index.json", "ümlaut"];
-    for (const name of bad) expect(() => lanes.create(name), JSON.stringify(name)).toThrow(/invalid lane name/);
+    const before = {
+      entries: readdirSync(path.join(ws, ".worktrees")).sort(),
+      branches: branches(ws),
+    };
+    const bad = [
+      "",
+      "Upper",
+      "-dash",
+      ".dot",
+      "has space",
+      "a/b",
+      "../up",
+      "a..b",
+      "x".repeat(41),
+      "ends.",
+      "name.lock",
+      "index.json",
+      "ümlaut",
+    ];
+    for (const name of bad)
+      expect(() => lanes.create(name), JSON.stringify(name)).toThrow(/invalid lane name/);
     expect(() => lanes.create("ok-1")).toThrow(/already exists/);
     expect(readdirSync(path.join(ws, ".worktrees")).sort()).toEqual(before.entries);
     expect(branches(ws)).toEqual(before.branches);
     expect(lanes.list().map((l) => l.name)).toEqual(["ok-1"]);
 
     // Through the tool, a refused name is an error result and the loop goes on.
-    const env = scriptedEnv([
-      use("worktree_create", { name: "Bad Name" }),
-      ...[1e21, "1", 0, 1.5].map((task_id) => use("worktree_create", { name: "fine", task_id })),
-      use("worktree_list", {}),
-      say("ok"),
-    ], { workspace: ws });
+    const env = scriptedEnv(
+      [
+        use("worktree_create", { name: "Bad Name" }),
+        ...[1e21, "1", 0, 1.5].map((task_id) => use("worktree_create", { name: "fine", task_id })),
+        use("worktree_list", {}),
+        say("ok"),
+      ],
+      { workspace: ws },
+    );
     await createAgent(env).send("go");
     expect(results(env).map((r) => r.isError)).toEqual([true, true, true, true, true, false]);
-    for (const r of results(env).slice(1, 5)) expect(r.output).toMatch(/task id must be a whole number from 1 to/);
+    for (const r of results(env).slice(1, 5))
+      expect(r.output).toMatch(/task id must be a whole number from 1 to/);
     expect(existsSync(lanes.path("fine"))).toBe(false);
   });
 
@@ -153,7 +223,13 @@ describe("s12 worktree isolation", () => {
     lanes.remove("docs", { completeTask: true });
     const lines = readFileSync(laneFile(ws, "events.jsonl"), "utf8").trim().split("\n");
     const events = lines.map((line) => JSON.parse(line));
-    expect(events.map((e) => e.event)).toEqual(["worktree.create", "task.bound", "worktree.run", "task.completed", "worktree.remove"]);
+    expect(events.map((e) => e.event)).toEqual([
+      "worktree.create",
+      "task.bound",
+      "worktree.run",
+      "task.completed",
+      "worktree.remove",
+    ]);
     expect(events.every((e) => e.worktree === "docs" && typeof e.ts === "string")).toBe(true);
     expect(events[1].taskId).toBe(task.id);
     expect(events[2]).toMatchObject({ command: "echo hi", ok: true });
@@ -165,15 +241,23 @@ describe("s12 worktree isolation", () => {
     const notes: string[] = [];
     const lanes = new WorktreeManager(ws, board, undefined, (text) => notes.push(text));
     lanes.create("docs");
-    appendFileSync(laneFile(ws, "events.jsonl"), '{"ts":"2026-01-01T00:00:00.000Z","event":"worktree.ru'); // the crash
+    appendFileSync(
+      laneFile(ws, "events.jsonl"),
+      '{"ts":"2026-01-01T00:00:00.000Z","event":"worktree.ru',
+    ); // the crash
     await lanes.run("docs", "echo hi"); // logged after the cut-off line, not glued onto it
     expect(lanes.events().map((e) => e.event)).toEqual(["worktree.create", "worktree.run"]);
     expect(notes).toEqual([`skipped a malformed line in ${laneFile(ws, "events.jsonl")} (line 2)`]);
 
     // Valid JSON that is not an event is skipped the same way.
-    writeFileSync(laneFile(ws, "events.jsonl"), '["not an event"]\n{"event":"worktree.run","worktree":"docs"}\n');
+    writeFileSync(
+      laneFile(ws, "events.jsonl"),
+      '["not an event"]\n{"event":"worktree.run","worktree":"docs"}\n',
+    );
     expect(lanes.events().map((e) => e.event)).toEqual(["worktree.run"]);
-    expect(notes.at(-1)).toBe(`skipped a malformed line in ${laneFile(ws, "events.jsonl")} (line 1)`);
+    expect(notes.at(-1)).toBe(
+      `skipped a malformed line in ${laneFile(ws, "events.jsonl")} (line 1)`,
+    );
   });
 
   it("keeps the harness's own state folders out of git, so a lane's first commit holds only the project", () => {
@@ -189,7 +273,11 @@ describe("s12 worktree isolation", () => {
     const exclude = readFileSync(path.join(ws, ".git/info/exclude"), "utf8").split("\n");
     for (const line of s12.HARNESS_STATE) expect(exclude).toContain(line);
     lanes.create("second"); // ensureRepo again: nothing is added twice
-    expect(readFileSync(path.join(ws, ".git/info/exclude"), "utf8").split("\n").filter((l) => l === ".team/")).toHaveLength(1);
+    expect(
+      readFileSync(path.join(ws, ".git/info/exclude"), "utf8")
+        .split("\n")
+        .filter((l) => l === ".team/"),
+    ).toHaveLength(1);
   });
 
   it("plays its scenario offline: the lane's commit is merged and the task completed", async () => {
@@ -198,7 +286,10 @@ describe("s12 worktree isolation", () => {
     expect(readFileSync(path.join(ws, "greet.js"), "utf8")).toContain("Hello, ${name}!");
     expect(git(ws, "log", "--format=%s", "-1")).toBe("Add greet()");
     expect(existsSync(path.join(ws, ".worktrees/greet"))).toBe(false);
-    expect(new TaskBoard(boardDir(ws)).get(1)).toMatchObject({ status: "completed", worktree: null });
+    expect(new TaskBoard(boardDir(ws)).get(1)).toMatchObject({
+      status: "completed",
+      worktree: null,
+    });
     expect(results(env).filter((r) => r.isError)).toHaveLength(1); // only the refused remove of uncommitted work
     expect(env.io.trace.some((e) => e.kind === "event" && e.type === "task.completed")).toBe(true);
   });

@@ -2,7 +2,12 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as s14 from "../chapters/s14-error-recovery/agent.ts";
-import { backoffDelay, classify, createAgent, type RecoveryOptions } from "../chapters/s14-error-recovery/agent.ts";
+import {
+  backoffDelay,
+  classify,
+  createAgent,
+  type RecoveryOptions,
+} from "../chapters/s14-error-recovery/agent.ts";
 import { LEAD, type TeamAgent, type TeamOptions } from "../chapters/s13-agent-teams/agent.ts";
 import scenario from "../chapters/s14-error-recovery/scenario.ts";
 import { playScenario } from "../chapters/_runner/runtime.ts";
@@ -17,18 +22,29 @@ type Env = ReturnType<typeof scriptedEnv>;
 const running = closedAfterEach<TeamAgent>();
 
 /** A team whose waits are recorded instead of slept. */
-function recovering(script: Record<string, ScriptedTurn[]>, options: RecoveryOptions & TeamOptions = {}) {
+function recovering(
+  script: Record<string, ScriptedTurn[]>,
+  options: RecoveryOptions & TeamOptions = {},
+) {
   const env = scriptedEnv(script);
   const delays: number[] = [];
-  const agent = createAgent(env, { ...FAST, sleep: async (ms) => { delays.push(ms); }, ...options });
+  const agent = createAgent(env, {
+    ...FAST,
+    sleep: async (ms) => {
+      delays.push(ms);
+    },
+    ...options,
+  });
   running.push(agent);
   return { env, agent, team: agent.team, delays };
 }
 
 const overloaded = () => fail(529, "overloaded_error", "Overloaded");
-const tooLong = () => fail(400, "invalid_request_error", "prompt is too long: 214903 tokens > 200000 maximum");
+const tooLong = () =>
+  fail(400, "invalid_request_error", "prompt is too long: 214903 tokens > 200000 maximum");
 const cutOff = (text: string): ScriptedTurn => ({ text, stop_reason: "max_tokens" });
-const notes = (env: Env, agent = LEAD) => env.io.trace.flatMap((e) => (e.kind === "note" && e.agent === agent ? [e.text] : []));
+const notes = (env: Env, agent = LEAD) =>
+  env.io.trace.flatMap((e) => (e.kind === "note" && e.agent === agent ? [e.text] : []));
 
 describe("s14 error recovery", () => {
   it("keeps s13's tools: 10 for the lead, 6 for a teammate", async () => {
@@ -38,13 +54,26 @@ describe("s14 error recovery", () => {
     });
     await agent.send("go");
     await team.waitUntilSettled();
-    expect(toolNames(env)).toEqual(["bash", "read", "write", "task_create", "task_get", "task_update", "task_list", "spawn", "send", "inbox"]);
+    expect(toolNames(env)).toEqual([
+      "bash",
+      "read",
+      "write",
+      "task_create",
+      "task_get",
+      "task_update",
+      "task_list",
+      "spawn",
+      "send",
+      "inbox",
+    ]);
     expect(toolNames(env, "alice")).toEqual(["bash", "read", "write", "edit", "glob", "send"]);
     expect(s14.TOOLS.map((t) => t.name)).toEqual(toolNames(env));
   });
 
   it("two overloads, then success: three calls, and the second wait is longer than the first", async () => {
-    const { env, agent, delays } = recovering({ lead: [overloaded(), overloaded(), say("made it")] });
+    const { env, agent, delays } = recovering({
+      lead: [overloaded(), overloaded(), say("made it")],
+    });
     await agent.send("hello");
     expect(requestsOf(env, LEAD)).toHaveLength(3);
     expect(delays).toHaveLength(2);
@@ -53,49 +82,82 @@ describe("s14 error recovery", () => {
   });
 
   it("a retry-after header replaces the backoff delay (and is capped like it)", async () => {
-    const { agent, delays } = recovering({
-      lead: [fail(529, "overloaded_error", "Overloaded", 0.25), fail(529, "overloaded_error", "Overloaded", 120), say("made it")],
-    }, { maxDelayMs: 8_000 });
+    const { agent, delays } = recovering(
+      {
+        lead: [
+          fail(529, "overloaded_error", "Overloaded", 0.25),
+          fail(529, "overloaded_error", "Overloaded", 120),
+          say("made it"),
+        ],
+      },
+      { maxDelayMs: 8_000 },
+    );
     await agent.send("hello");
     expect(delays).toEqual([250, 8_000]);
     expect(text(agent.messages.at(-1)!)).toBe("made it");
   });
 
   it("backoff grows even with the worst jitter, and is capped", () => {
-    for (const [low, high] of [[0, 0.999], [0.999, 0], [0.5, 0.5]]) {
-      expect(backoffDelay(2, 500, 60_000, () => high)).toBeGreaterThan(backoffDelay(1, 500, 60_000, () => low));
+    for (const [low, high] of [
+      [0, 0.999],
+      [0.999, 0],
+      [0.5, 0.5],
+    ]) {
+      expect(backoffDelay(2, 500, 60_000, () => high)).toBeGreaterThan(
+        backoffDelay(1, 500, 60_000, () => low),
+      );
     }
     expect(backoffDelay(10, 500, 8_000, () => 0.9)).toBe(8_000);
   });
 
   it("rate limits and server errors are retried; a third failure gives up; other errors are not retried", async () => {
     expect(classify(new Error("x"))).toBe("fatal");
-    const retried = recovering({ lead: [fail(429, "rate_limit_error", "slow down"), fail(503, "api_error", "unavailable"), say("ok")] });
+    const retried = recovering({
+      lead: [
+        fail(429, "rate_limit_error", "slow down"),
+        fail(503, "api_error", "unavailable"),
+        say("ok"),
+      ],
+    });
     await retried.agent.send("go");
     expect(retried.delays).toHaveLength(2);
 
-    const exhausted = recovering({ lead: [overloaded(), overloaded(), overloaded(), say("never reached")] });
+    const exhausted = recovering({
+      lead: [overloaded(), overloaded(), overloaded(), say("never reached")],
+    });
     await expect(exhausted.agent.send("go")).rejects.toThrow(/Overloaded/);
     expect(requestsOf(exhausted.env, LEAD)).toHaveLength(3);
     expect(notes(exhausted.env).at(-1)).toMatch(/giving up after 3 tries/);
 
-    const fatal = recovering({ lead: [fail(401, "authentication_error", "invalid x-api-key"), say("never reached")] });
+    const fatal = recovering({
+      lead: [fail(401, "authentication_error", "invalid x-api-key"), say("never reached")],
+    });
     await expect(fatal.agent.send("go")).rejects.toThrow(/invalid x-api-key/);
     expect(requestsOf(fatal.env, LEAD)).toHaveLength(1);
     expect(fatal.delays).toEqual([]);
   });
 
   it("max_tokens: asks to continue up to 3 times; the 4th cut-off in a row stops with a note", async () => {
-    const finishing = recovering({ lead: [cutOff("part 1"), cutOff(" part 2"), cutOff(" part 3"), say(" end")] });
+    const finishing = recovering({
+      lead: [cutOff("part 1"), cutOff(" part 2"), cutOff(" part 3"), say(" end")],
+    });
     await finishing.agent.send("write a long answer");
     expect(requestsOf(finishing.env, LEAD)).toHaveLength(4);
     const history = finishing.agent.messages.map(text);
     expect(history).toEqual([
-      "write a long answer", "part 1", expect.stringMatching(/^Your reply was cut off/), " part 2",
-      expect.stringMatching(/^Your reply was cut off/), " part 3", expect.stringMatching(/^Your reply was cut off/), " end",
+      "write a long answer",
+      "part 1",
+      expect.stringMatching(/^Your reply was cut off/),
+      " part 2",
+      expect.stringMatching(/^Your reply was cut off/),
+      " part 3",
+      expect.stringMatching(/^Your reply was cut off/),
+      " end",
     ]);
 
-    const endless = recovering({ lead: [cutOff("a"), cutOff("b"), cutOff("c"), cutOff("d"), say("never reached")] });
+    const endless = recovering({
+      lead: [cutOff("a"), cutOff("b"), cutOff("c"), cutOff("d"), say("never reached")],
+    });
     await endless.agent.send("write a long answer");
     expect(requestsOf(endless.env, LEAD)).toHaveLength(4);
     expect(notes(endless.env).at(-1)).toMatch(/cut off at max_tokens 4 times in a row: stopping/);
@@ -104,7 +166,12 @@ describe("s14 error recovery", () => {
 
   it("prompt too long: the transcript is saved, the history compacted, and the retry succeeds", async () => {
     const { env, agent } = recovering({
-      lead: [use("bash", { command: "echo lots of output" }), tooLong(), say("SUMMARY: ran echo"), say("done after compaction")],
+      lead: [
+        use("bash", { command: "echo lots of output" }),
+        tooLong(),
+        say("SUMMARY: ran echo"),
+        say("done after compaction"),
+      ],
     });
     await agent.send("do something long");
     const transcripts = readdirSync(path.join(env.workspace, ".transcripts"));
@@ -113,26 +180,37 @@ describe("s14 error recovery", () => {
     expect(saved).toContain("do something long");
     const retry = requestsOf(env, LEAD).at(-1)!.body;
     expect(retry.messages).toHaveLength(1);
-    expect(text(retry.messages[0])).toMatch(/^\[This conversation was compacted[\s\S]*SUMMARY: ran echo/);
+    expect(text(retry.messages[0])).toMatch(
+      /^\[This conversation was compacted[\s\S]*SUMMARY: ran echo/,
+    );
     expect(text(agent.messages.at(-1)!)).toBe("done after compaction");
   });
 
   it("a compacted teammate gets its identity block first in its new history", async () => {
     const { env, team } = recovering({
-      alice: [use("bash", { command: "echo working" }), tooLong(), say("SUMMARY: alice ran echo"), say("finished")],
+      alice: [
+        use("bash", { command: "echo working" }),
+        tooLong(),
+        say("SUMMARY: alice ran echo"),
+        say("finished"),
+      ],
     });
     team.spawn("alice", "log analyst", "Start working.");
     expect(await team.waitUntilSettled()).toBe(true);
     const afterCompaction = requestsOf(env, "alice").at(-1)!.body;
     expect(afterCompaction.messages).toHaveLength(1);
     const first = text(afterCompaction.messages[0]);
-    expect(first.startsWith("<identity>\nname: alice\nrole: log analyst\nteam lead: lead\n</identity>")).toBe(true);
+    expect(
+      first.startsWith("<identity>\nname: alice\nrole: log analyst\nteam lead: lead\n</identity>"),
+    ).toBe(true);
     expect(first).toContain("SUMMARY: alice ran echo");
     expect(team.bus.peek(LEAD)[0]).toMatchObject({ type: "result", ok: true, content: "finished" });
   });
 
   it("a teammate that gives up keeps its task (in progress, its owner) and reports the failure to the lead", async () => {
-    const { team, delays } = recovering({ alice: [say("hello"), overloaded(), overloaded(), overloaded(), say("never reached")] });
+    const { team, delays } = recovering({
+      alice: [say("hello"), overloaded(), overloaded(), overloaded(), say("never reached")],
+    });
     const task = team.board.create({ subject: "fragile work" });
     team.spawn("alice", "dev", "hi");
     expect(await team.waitUntilSettled()).toBe(true);
@@ -140,17 +218,34 @@ describe("s14 error recovery", () => {
     expect(team.board.get(task.id)).toMatchObject({ status: "in_progress", owner: "alice" });
     expect(team.members.get("alice")).toMatchObject({ task: task.id, state: "idle" });
     const report = team.bus.peek(LEAD).find((m) => m.type === "result" && m.ok === false);
-    expect(report).toMatchObject({ task: task.id, content: expect.stringMatching(/gave up: 529 overloaded_error/) });
+    expect(report).toMatchObject({
+      task: task.id,
+      content: expect.stringMatching(/gave up: 529 overloaded_error/),
+    });
   });
 
   it("plays its scenario offline: notes.md written after every kind of failure", async () => {
     const ws = tempDir();
-    const instant: ChapterModule = { TOOLS: s14.TOOLS, createAgent: (env) => createAgent(env, { sleep: async () => {} }) };
+    const instant: ChapterModule = {
+      TOOLS: s14.TOOLS,
+      createAgent: (env) => createAgent(env, { sleep: async () => {} }),
+    };
     const { env } = await playScenario(instant, scenario, ws);
     expect(readFileSync(path.join(ws, "notes.md"), "utf8")).toContain("db timeout");
-    expect(JSON.parse(readFileSync(path.join(stateDirFor(ws), "tasks", "task_1.json"), "utf8"))).toMatchObject({ status: "completed", owner: "alice" });
+    expect(
+      JSON.parse(readFileSync(path.join(stateDirFor(ws), "tasks", "task_1.json"), "utf8")),
+    ).toMatchObject({ status: "completed", owner: "alice" });
     expect(existsSync(path.join(ws, ".transcripts"))).toBe(true);
-    const kinds = env.io.trace.flatMap((e) => (e.kind === "event" && e.type === "recovery" ? [`${e.agent}:${e.data.kind}`] : []));
-    expect(kinds).toEqual(expect.arrayContaining(["lead:backoff", "alice:too_long", "alice:backoff", "lead:max_tokens"]));
+    const kinds = env.io.trace.flatMap((e) =>
+      e.kind === "event" && e.type === "recovery" ? [`${e.agent}:${e.data.kind}`] : [],
+    );
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        "lead:backoff",
+        "alice:too_long",
+        "alice:backoff",
+        "lead:max_tokens",
+      ]),
+    );
   });
 });

@@ -4,8 +4,13 @@ import { ScenarioError, ScriptedModel, SCRIPT_OVER } from "../chapters/_runner/s
 import { say, use, fail } from "../chapters/_shared/scripted.ts";
 import type { CreateParams } from "../chapters/_shared/types.ts";
 
-const body = (tools: string[], messages: CreateParams["messages"] = [{ role: "user", content: "hi" }]): CreateParams => ({
-  model: "m", max_tokens: 10, messages,
+const body = (
+  tools: string[],
+  messages: CreateParams["messages"] = [{ role: "user", content: "hi" }],
+): CreateParams => ({
+  model: "m",
+  max_tokens: 10,
+  messages,
   tools: tools.map((name) => ({ name, input_schema: { type: "object" as const, properties: {} } })),
 });
 
@@ -16,10 +21,15 @@ describe("scripted model", () => {
   });
 
   it("lets a turn read the last real tool result", async () => {
-    const model = new ScriptedModel({ lead: [({ lastResult }) => say(`saw ${lastResult()}`)] }).for("lead");
-    const reply = await model.messages.create(body([], [
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: "req_42" }] },
-    ]));
+    const model = new ScriptedModel({ lead: [({ lastResult }) => say(`saw ${lastResult()}`)] }).for(
+      "lead",
+    );
+    const reply = await model.messages.create(
+      body(
+        [],
+        [{ role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: "req_42" }] }],
+      ),
+    );
     expect(reply.content).toEqual([{ type: "text", text: "saw req_42", citations: null }]);
   });
 
@@ -28,12 +38,18 @@ describe("scripted model", () => {
     const first = await scripted.for("alice").messages.create(body([]));
     const lead = await scripted.for("lead").messages.create(body([]));
     const over = await scripted.for("lead").messages.create(body([]));
-    expect([first, lead, over].map((m) => (m.content[0] as { text: string }).text)).toEqual(["alice 1", "lead 1", SCRIPT_OVER]);
+    expect([first, lead, over].map((m) => (m.content[0] as { text: string }).text)).toEqual([
+      "alice 1",
+      "lead 1",
+      SCRIPT_OVER,
+    ]);
     expect(scripted.requests.map((r) => r.agent)).toEqual(["alice", "lead", "lead"]);
   });
 
   it("fails like the real API when a turn says so", async () => {
-    const model = new ScriptedModel({ lead: [fail(529, "overloaded_error", "Overloaded")] }).for("lead");
+    const model = new ScriptedModel({ lead: [fail(529, "overloaded_error", "Overloaded")] }).for(
+      "lead",
+    );
     await expect(model.messages.create(body([]))).rejects.toMatchObject({ status: 529 });
   });
 });

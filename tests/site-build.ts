@@ -26,15 +26,27 @@ export async function ensureSiteBuilt(): Promise<string> {
     const outcome = await new Promise<string>((resolve) => {
       // vitest puts NODE_ENV=test, DEV=1, MODE=test, ... into the environment; a build that sees them
       // becomes a development build (no search). Build with the environment a user's shell has.
-      const env = Object.fromEntries(Object.entries(process.env).filter(([k]) =>
-        !/^(VITEST.*|NODE_ENV|DEV|PROD|MODE|SSR|BASE_URL|TEST)$/.test(k)));
-      execFile("npx", ["astro", "build"], { cwd: REPO_ROOT, env, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
-        resolve(err ? `failed\n${stderr || stdout || err.message}`.slice(0, 20_000) : "ok"));
+      const env = Object.fromEntries(
+        Object.entries(process.env).filter(
+          ([k]) => !/^(VITEST.*|NODE_ENV|DEV|PROD|MODE|SSR|BASE_URL|TEST)$/.test(k),
+        ),
+      );
+      execFile(
+        "npx",
+        ["astro", "build"],
+        { cwd: REPO_ROOT, env, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 },
+        (err, stdout, stderr) =>
+          resolve(err ? `failed\n${stderr || stdout || err.message}`.slice(0, 20_000) : "ok"),
+      );
     });
     writeFileSync(result, outcome);
   }
   const outcome = () => (existsSync(result) ? readFileSync(result, "utf8") : "");
-  await waitFor(() => outcome() !== "", "the site build (run by whichever test file asked first)", 600_000);
+  await waitFor(
+    () => outcome() !== "",
+    "the site build (run by whichever test file asked first)",
+    600_000,
+  );
   if (outcome() !== "ok") throw new Error(`the site build failed:\n${outcome()}`);
   return DIST;
 }

@@ -10,7 +10,8 @@ import { ensureSiteBuilt } from "./site-build.ts";
 const dist = path.join(REPO_ROOT, "dist");
 const chapters = listChapters();
 const prefixes = { en: "", ja: "ja/", zh: "zh/", de: "de/" } as const;
-const page = (prefix: string, name: string) => readFileSync(path.join(dist, prefix, name, "index.html"), "utf8");
+const page = (prefix: string, name: string) =>
+  readFileSync(path.join(dist, prefix, name, "index.html"), "utf8");
 
 // SKIP_SITE_BUILD=1 reuses an existing dist/ while iterating on these checks.
 beforeAll(() => ensureSiteBuilt(), 660_000);
@@ -26,7 +27,9 @@ describe("documentation site", () => {
       const { TOOLS } = await import(path.join(chapter.dir, "agent.ts"));
       for (const [locale, prefix] of Object.entries(prefixes)) {
         const html = page(prefix, chapter.name);
-        expect(html, `${locale}/${chapter.name}`).toContain(`lang="${locale === "zh" ? "zh-CN" : locale}"`);
+        expect(html, `${locale}/${chapter.name}`).toContain(
+          `lang="${locale === "zh" ? "zh-CN" : locale}"`,
+        );
         expect(html).toMatch(/class="lah-diagram"[\s\S]*?<img src="[^"]+\.svg"/);
         expect(html).toContain('class="lah-tools"');
         for (const tool of TOOLS) expect(html).toContain(`<code>${tool.name}</code>`);
@@ -37,7 +40,8 @@ describe("documentation site", () => {
   }
 
   it("is a production build with search in every locale", () => {
-    for (const prefix of Object.values(prefixes)) expect(page(prefix, chapters[0].name)).toContain('id="starlight__search"');
+    for (const prefix of Object.values(prefixes))
+      expect(page(prefix, chapters[0].name)).toContain('id="starlight__search"');
     expect(existsSync(path.join(dist, "pagefind/pagefind.js"))).toBe(true);
   });
 

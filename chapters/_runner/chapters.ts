@@ -33,7 +33,9 @@ export function listChapters(): ChapterInfo[] {
       const dir = path.join(CHAPTERS_DIR, d.name);
       const en = path.join(dir, "en.mdx");
       // Page titles read "s03 · Planning with todo"; the CLI shows the id itself.
-      const title = existsSync(en) ? String(frontmatter(en).title ?? slug).replace(/^s\d\d\s*·\s*/, "") : slug;
+      const title = existsSync(en)
+        ? String(frontmatter(en).title ?? slug).replace(/^s\d\d\s*·\s*/, "")
+        : slug;
       return { id: `s${num}`, number: Number(num), slug, name: d.name, dir, title };
     })
     .sort((a, b) => a.number - b.number);
@@ -47,9 +49,12 @@ export function findChapter(query: string, chapters = listChapters()): ChapterIn
   return chapters.find((c) => c.name === q || c.slug === q);
 }
 
-export async function loadChapter(info: ChapterInfo): Promise<{ module: ChapterModule; scenario: Scenario }> {
+export async function loadChapter(
+  info: ChapterInfo,
+): Promise<{ module: ChapterModule; scenario: Scenario }> {
   const module = (await import(path.join(info.dir, "agent.ts"))) as ChapterModule;
-  const scenario = ((await import(path.join(info.dir, "scenario.ts"))) as { default: Scenario }).default;
+  const scenario = ((await import(path.join(info.dir, "scenario.ts"))) as { default: Scenario })
+    .default;
   return { module, scenario };
 }
 

@@ -45,10 +45,16 @@ async function main(argv: string[]): Promise<number> {
       args: argv,
       allowPositionals: true,
       options: {
-        list: { type: "boolean" }, offline: { type: "boolean" }, demo: { type: "boolean" },
-        step: { type: "boolean" }, workspace: { type: "string" }, reset: { type: "boolean" },
-        "allow-network": { type: "boolean" }, "no-sandbox": { type: "boolean" },
-        debug: { type: "boolean" }, help: { type: "boolean", short: "h" },
+        list: { type: "boolean" },
+        offline: { type: "boolean" },
+        demo: { type: "boolean" },
+        step: { type: "boolean" },
+        workspace: { type: "string" },
+        reset: { type: "boolean" },
+        "allow-network": { type: "boolean" },
+        "no-sandbox": { type: "boolean" },
+        debug: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
       },
     });
   } catch (err) {
@@ -57,15 +63,23 @@ async function main(argv: string[]): Promise<number> {
   }
   const { values: flags, positionals } = args;
   const chapters = listChapters();
-  if (flags.help) { console.log(HELP); return 0; }
-  if (flags.list) { console.log(chapterList(chapters)); return 0; }
+  if (flags.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (flags.list) {
+    console.log(chapterList(chapters));
+    return 0;
+  }
   if (positionals.length !== 1) {
     console.error(`Name one chapter.\n\n${HELP}\n\nChapters:\n${chapterList(chapters)}`);
     return 2;
   }
   const info = findChapter(positionals[0], chapters);
   if (!info) {
-    console.error(`Unknown chapter "${positionals[0]}". The chapters are:\n${chapterList(chapters)}`);
+    console.error(
+      `Unknown chapter "${positionals[0]}". The chapters are:\n${chapterList(chapters)}`,
+    );
     return 2;
   }
 
@@ -75,10 +89,14 @@ async function main(argv: string[]): Promise<number> {
   let workspace: string;
   try {
     workspace = prepareWorkspace(flags.workspace ?? path.join(REPO_ROOT, ".workspace", info.id), {
-      reset: flags.reset, template: path.join(info.dir, "workspace"),
+      reset: flags.reset,
+      template: path.join(info.dir, "workspace"),
     });
   } catch (err) {
-    if (err instanceof WorkspaceError) { console.error(err.message); return 1; }
+    if (err instanceof WorkspaceError) {
+      console.error(err.message);
+      return 1;
+    }
     throw err;
   }
 
@@ -91,40 +109,68 @@ async function main(argv: string[]): Promise<number> {
   const lines = new LineReader(process.stdin, process.stdout, interactive);
   const stepping = Boolean(flags.step) && interactive;
   const pause = stepping
-    ? async (what: string) => { await lines.next(c.dim(`⏸ next: ${what} — press Enter `)); }
+    ? async (what: string) => {
+        await lines.next(c.dim(`⏸ next: ${what} — press Enter `));
+      }
     : undefined;
   const askPerson = interactive
-    ? async (q: string, choices: string[]) => ((await lines.next(`${c.yellow("?")} ${q} [${choices.join("/")}] `)) ?? "no").trim()
+    ? async (q: string, choices: string[]) =>
+        ((await lines.next(`${c.yellow("?")} ${q} [${choices.join("/")}] `)) ?? "no").trim()
     : undefined;
 
   const { module, scenario } = await loadChapter(info);
   const choice = chooseModel(process.env, Boolean(flags.offline));
   const io = createIO({ stream: process.stdout, color, pause });
   const env = createEnv({
-    workspace, io, pause, askPerson, modelId: choice.modelId,
+    workspace,
+    io,
+    pause,
+    askPerson,
+    modelId: choice.modelId,
     ...(choice.offline ? { scenario } : { client: await realClient(process.env) }),
   });
   const agent = module.createAgent(env);
 
   const rel = path.relative(process.cwd(), workspace) || ".";
   console.log(c.bold(`learn-agent-harness · ${info.id} · ${info.title}`));
-  console.log(choice.offline
-    ? `${c.yellow("model: scripted offline model")} (${choice.reason}). Its replies come from ${path.relative(REPO_ROOT, info.dir)}/scenario.ts; the tools run for real.`
-    : `model: ${choice.modelId}${choice.baseURL ? ` at ${choice.baseURL}` : ""} (${choice.reason})`);
-  console.log(`workspace: ${rel}   tools (${module.TOOLS.length}): ${module.TOOLS.map((t) => t.name).join(", ")}`);
+  console.log(
+    choice.offline
+      ? `${c.yellow("model: scripted offline model")} (${choice.reason}). Its replies come from ${path.relative(REPO_ROOT, info.dir)}/scenario.ts; the tools run for real.`
+      : `model: ${choice.modelId}${choice.baseURL ? ` at ${choice.baseURL}` : ""} (${choice.reason})`,
+  );
+  console.log(
+    `workspace: ${rel}   tools (${module.TOOLS.length}): ${module.TOOLS.map((t) => t.name).join(", ")}`,
+  );
   const sandbox = sandboxStatus();
-  console.log(sandbox.kind === "none" ? c.yellow(sandbox.summary) : c.dim(`${sandbox.summary}; ${sandboxSettings.network ? "network allowed" : "no network"}`));
-  if (flags.step && !stepping) console.log(c.dim("--step needs an interactive terminal; running without pauses."));
+  console.log(
+    sandbox.kind === "none"
+      ? c.yellow(sandbox.summary)
+      : c.dim(`${sandbox.summary}; ${sandboxSettings.network ? "network allowed" : "no network"}`),
+  );
+  if (flags.step && !stepping)
+    console.log(c.dim("--step needs an interactive terminal; running without pauses."));
   if (choice.offline) console.log(c.dim(`scenario: ${scenario.summary}`));
   if (interactive) {
-    console.log(c.dim(choice.offline
-      ? `Press Enter to send the scenario's next prompt ("${scenario.prompts[0]}"), /help for commands, q to quit.`
-      : "Type a request, /help for commands, q to quit."));
+    console.log(
+      c.dim(
+        choice.offline
+          ? `Press Enter to send the scenario's next prompt ("${scenario.prompts[0]}"), /help for commands, q to quit.`
+          : "Type a request, /help for commands, q to quit.",
+      ),
+    );
   }
 
   return runRepl({
-    agent, tools: module.TOOLS, scenario, offline: choice.offline, modelId: choice.modelId,
-    interactive, debug: Boolean(flags.debug), color, lines, demo: Boolean(flags.demo),
+    agent,
+    tools: module.TOOLS,
+    scenario,
+    offline: choice.offline,
+    modelId: choice.modelId,
+    interactive,
+    debug: Boolean(flags.debug),
+    color,
+    lines,
+    demo: Boolean(flags.demo),
   });
 }
 

@@ -37,5 +37,7 @@ export function unlessInterrupted<T>(work: Promise<T>, signal = turnSignal()): P
     onAbort = () => reject(new InterruptedError());
     signal.addEventListener("abort", onAbort, { once: true });
   });
-  return Promise.race([work, interrupted]).finally(() => signal.removeEventListener("abort", onAbort));
+  return Promise.race([work, interrupted]).finally(() =>
+    signal.removeEventListener("abort", onAbort),
+  );
 }

@@ -8,7 +8,14 @@ export type TraceEvent =
   | { kind: "request"; agent: string; messages: number; tools: string[]; system?: string }
   | { kind: "response"; agent: string; stop_reason: string | null; text: string; calls: string[] }
   | { kind: "tool_call"; agent: string; id: string; name: string; input: unknown }
-  | { kind: "tool_result"; agent: string; id: string; name: string; output: string; is_error: boolean }
+  | {
+      kind: "tool_result";
+      agent: string;
+      id: string;
+      name: string;
+      output: string;
+      is_error: boolean;
+    }
   | { kind: "note"; agent: string; text: string }
   | { kind: "event"; agent: string; type: string; data: Record<string, unknown> };
 
@@ -27,10 +34,15 @@ export interface IOOptions {
 const clip = (text: string, lines = 12, chars = 800): string => {
   let out = text.length > chars ? `${text.slice(0, chars)}…` : text;
   const rows = out.split("\n");
-  if (rows.length > lines) out = [...rows.slice(0, lines), `… (${rows.length - lines} more lines)`].join("\n");
+  if (rows.length > lines)
+    out = [...rows.slice(0, lines), `… (${rows.length - lines} more lines)`].join("\n");
   return out;
 };
-const indent = (text: string, pad: string) => text.split("\n").map((l) => pad + l).join("\n");
+const indent = (text: string, pad: string) =>
+  text
+    .split("\n")
+    .map((l) => pad + l)
+    .join("\n");
 
 export function createIO({ stream, color = false, pause }: IOOptions = {}): Recorder {
   const c = pc.createColors(color);
@@ -44,20 +56,34 @@ export function createIO({ stream, color = false, pause }: IOOptions = {}): Reco
       trace.push({ kind: "user", agent, text });
     },
     assistant(message: Message, agent = "lead") {
-      const text = message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n").trim();
+      const text = message.content
+        .flatMap((b) => (b.type === "text" ? [b.text] : []))
+        .join("\n")
+        .trim();
       const calls = message.content.flatMap((b) => (b.type === "tool_use" ? [b.name] : []));
       trace.push({ kind: "response", agent, stop_reason: message.stop_reason, text, calls });
       if (text) print(`${who(agent)}${c.cyan("assistant ›")} ${text}`);
     },
     async toolCall(call: ToolUseBlock, agent = "lead") {
       trace.push({ kind: "tool_call", agent, id: call.id, name: call.name, input: call.input });
-      print(`${who(agent)}${c.yellow(`  ⚙ ${call.name}`)} ${c.dim(clip(JSON.stringify(call.input), 1, 200))}`);
+      print(
+        `${who(agent)}${c.yellow(`  ⚙ ${call.name}`)} ${c.dim(clip(JSON.stringify(call.input), 1, 200))}`,
+      );
       await pause?.(`run ${call.name}`);
     },
     toolResult(call: ToolUseBlock, output: string, isError = false, agent = "lead") {
-      trace.push({ kind: "tool_result", agent, id: call.id, name: call.name, output, is_error: isError });
+      trace.push({
+        kind: "tool_result",
+        agent,
+        id: call.id,
+        name: call.name,
+        output,
+        is_error: isError,
+      });
       const body = indent(clip(output || "(empty)"), "      ");
-      print(`${who(agent)}${isError ? c.red("    ✗ error") : c.green("    ↳ result")}\n${isError ? c.red(body) : c.dim(body)}`);
+      print(
+        `${who(agent)}${isError ? c.red("    ✗ error") : c.green("    ↳ result")}\n${isError ? c.red(body) : c.dim(body)}`,
+      );
     },
     note(text: string, agent = "lead") {
       trace.push({ kind: "note", agent, text });
@@ -70,7 +96,12 @@ export function createIO({ stream, color = false, pause }: IOOptions = {}): Reco
 }
 
 /** Wraps a model client so every request lands in the trace (and can pause under --step). */
-export function recordModel(client: ModelClient, agent: string, io: Recorder, pause?: (what: string) => Promise<void>): ModelClient {
+export function recordModel(
+  client: ModelClient,
+  agent: string,
+  io: Recorder,
+  pause?: (what: string) => Promise<void>,
+): ModelClient {
   return {
     messages: {
       async create(body: CreateParams) {

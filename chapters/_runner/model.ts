@@ -19,7 +19,12 @@ export function chooseModel(env: NodeJS.ProcessEnv, forceOffline: boolean): Mode
   const hasKey = Boolean(env.ANTHROPIC_API_KEY?.trim() || env.ANTHROPIC_AUTH_TOKEN?.trim());
   if (forceOffline) return { offline: true, modelId, reason: "--offline was given" };
   if (!hasKey) return { offline: true, modelId, reason: "no ANTHROPIC_API_KEY is set" };
-  return { offline: false, modelId, reason: "ANTHROPIC_API_KEY is set", baseURL: env.ANTHROPIC_BASE_URL || undefined };
+  return {
+    offline: false,
+    modelId,
+    reason: "ANTHROPIC_API_KEY is set",
+    baseURL: env.ANTHROPIC_BASE_URL || undefined,
+  };
 }
 
 /** A 200 answer that is not a message: a captive portal's HTML page, a proxy's `{}`, a gateway
@@ -44,7 +49,10 @@ export function notAMessage(answer: unknown): string | undefined {
     if (!isObject(block) || typeof block.type !== "string") return "a content block without a type";
     if (block.type === "text" && typeof block.text !== "string") return "a text block without text";
     const call = block.type === "tool_use";
-    if (call && (typeof block.id !== "string" || typeof block.name !== "string" || !isObject(block.input))) {
+    if (
+      call &&
+      (typeof block.id !== "string" || typeof block.name !== "string" || !isObject(block.input))
+    ) {
       return "a tool_use block without an id, a name or an input";
     }
   }
@@ -60,11 +68,18 @@ function causes(err: unknown): { message?: unknown; code?: unknown }[] {
 
 /** Node's fetch reports a connection cut in the middle of a body as `TypeError: terminated`
  *  (its cause a socket error): a message no one should have to decode. */
-export const isDroppedConnection = (err: unknown) => causes(err).some((e) => e.message === "terminated");
+export const isDroppedConnection = (err: unknown) =>
+  causes(err).some((e) => e.message === "terminated");
 
 /** A socket error that reached us unwrapped: the network, not the API, failed. */
 const SOCKET_CODES = new Set([
-  "ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_SOCKET",
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "UND_ERR_SOCKET",
 ]);
 const isSocketError = (err: unknown) => causes(err).some((e) => SOCKET_CODES.has(String(e.code)));
 
@@ -87,10 +102,14 @@ export async function realClient(env: NodeJS.ProcessEnv): Promise<ModelClient> {
           answer = await sdk.messages.create(body, { signal: options?.signal });
         } catch (err) {
           // A body that does not parse (HTML sent as JSON) is not a message either.
-          if (err instanceof SyntaxError) throw new NotAMessageError("text that is not JSON", { cause: err });
+          if (err instanceof SyntaxError)
+            throw new NotAMessageError("text that is not JSON", { cause: err });
           // A connection cut mid-answer is a network failure like any other (s14 retries those).
           if (isDroppedConnection(err)) {
-            throw new APIConnectionError({ message: "connection dropped mid-answer", cause: err as Error });
+            throw new APIConnectionError({
+              message: "connection dropped mid-answer",
+              cause: err as Error,
+            });
           }
           throw err;
         }
@@ -105,16 +124,21 @@ export async function realClient(env: NodeJS.ProcessEnv): Promise<ModelClient> {
 /** One clear sentence for a failed model call, instead of a stack trace. */
 export function describeModelError(err: unknown, modelId: string): string {
   if (err instanceof NotAMessageError) {
-    return `The API answered with something that is not a message (${err.message}); ` +
-      "check that ANTHROPIC_BASE_URL points at the Messages API.";
+    return (
+      `The API answered with something that is not a message (${err.message}); ` +
+      "check that ANTHROPIC_BASE_URL points at the Messages API."
+    );
   }
   if (isDroppedConnection(err)) {
-    return "The connection to the model API broke off in the middle of an answer (network failure). " +
-      "Check your connection and try again.";
+    return (
+      "The connection to the model API broke off in the middle of an answer (network failure). " +
+      "Check your connection and try again."
+    );
   }
   // The SDK's error classes, recognised by name so this module need not load the SDK.
   const kind = (err as object | null)?.constructor?.name ?? "";
-  if (kind === "APIConnectionTimeoutError") return "The model did not answer in time. Check your network and try again.";
+  if (kind === "APIConnectionTimeoutError")
+    return "The model did not answer in time. Check your network and try again.";
   if (kind === "APIConnectionError" || isSocketError(err)) {
     return "Could not reach the model API (network failure). Check your connection or ANTHROPIC_BASE_URL.";
   }
@@ -122,15 +146,23 @@ export function describeModelError(err: unknown, modelId: string): string {
     const apiError = err as Error & { status?: number; error?: { error?: { message?: string } } };
     const detail = apiError.error?.error?.message ?? err.message;
     switch (apiError.status) {
-      case 400: return `The API rejected the request: ${detail}`;
-      case 401: return "The API key was rejected (401). Check ANTHROPIC_API_KEY, or run with --offline.";
-      case 403: return "This key may not use that model or endpoint (403). Check your account's permissions.";
-      case 404: return `The model "${modelId}" was not found (404). Set MODEL_ID to a model your account can use.`;
-      case 413: return "The request was too large for the API (413). Start a fresh session or compact the history.";
-      case 429: return "Rate limited (429): too many requests. Wait a moment and try again.";
-      case 529: return "The API is overloaded (529). Wait a moment and try again.";
+      case 400:
+        return `The API rejected the request: ${detail}`;
+      case 401:
+        return "The API key was rejected (401). Check ANTHROPIC_API_KEY, or run with --offline.";
+      case 403:
+        return "This key may not use that model or endpoint (403). Check your account's permissions.";
+      case 404:
+        return `The model "${modelId}" was not found (404). Set MODEL_ID to a model your account can use.`;
+      case 413:
+        return "The request was too large for the API (413). Start a fresh session or compact the history.";
+      case 429:
+        return "Rate limited (429): too many requests. Wait a moment and try again.";
+      case 529:
+        return "The API is overloaded (529). Wait a moment and try again.";
       default:
-        if (apiError.status && apiError.status >= 500) return `The API had a server error (${apiError.status}). Try again shortly.`;
+        if (apiError.status && apiError.status >= 500)
+          return `The API had a server error (${apiError.status}). Try again shortly.`;
         return `The model call failed: ${detail}`;
     }
   }

@@ -31,7 +31,9 @@ export class LineReader {
 
   constructor(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, terminal: boolean) {
     this.rl = createInterface({ input, output, terminal });
-    this.rl.on("line", (line) => (this.waiting.length ? this.waiting.shift()!(line) : this.queue.push(line)));
+    this.rl.on("line", (line) =>
+      this.waiting.length ? this.waiting.shift()!(line) : this.queue.push(line),
+    );
     this.rl.on("close", () => {
       this.closed = true;
       for (const w of this.waiting.splice(0)) w(null);
@@ -65,7 +67,10 @@ const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP:
 async function shutdown(agent: Agent, code: number): Promise<never> {
   killAllCommands();
   // Teammates and background jobs get a moment to stop cleanly, not more.
-  await Promise.race([agent.close?.().catch(() => {}), new Promise((r) => setTimeout(r, 2_000).unref())]);
+  await Promise.race([
+    agent.close?.().catch(() => {}),
+    new Promise((r) => setTimeout(r, 2_000).unref()),
+  ]);
   killAllCommands();
   process.exit(code);
 }
@@ -122,7 +127,10 @@ export async function runRepl(o: ReplOptions): Promise<number> {
         return;
       }
       failures++;
-      const sentence = err instanceof ScenarioError ? `Scenario error: ${err.message}` : describeModelError(err, o.modelId);
+      const sentence =
+        err instanceof ScenarioError
+          ? `Scenario error: ${err.message}`
+          : describeModelError(err, o.modelId);
       out(c.red(`✗ ${sentence}`));
       if (o.debug && err instanceof Error) out(c.dim(err.stack ?? ""));
     } finally {
@@ -134,9 +142,15 @@ export async function runRepl(o: ReplOptions): Promise<number> {
     "/help": { help: "show these commands", run: () => helpText() },
     "/tools": {
       help: "list this chapter's tools",
-      run: () => o.tools.map((t) => `  ${c.yellow(t.name.padEnd(18))} ${(t.description ?? "").split("\n")[0]}`).join("\n"),
+      run: () =>
+        o.tools
+          .map((t) => `  ${c.yellow(t.name.padEnd(18))} ${(t.description ?? "").split("\n")[0]}`)
+          .join("\n"),
     },
-    "/history": { help: "how many messages the conversation holds", run: () => `${o.agent.messages.length} messages` },
+    "/history": {
+      help: "how many messages the conversation holds",
+      run: () => `${o.agent.messages.length} messages`,
+    },
     ...o.agent.commands,
   };
   const helpText = () =>
@@ -144,7 +158,9 @@ export async function runRepl(o: ReplOptions): Promise<number> {
       ...Object.entries(commands).map(([name, cmd]) => `  ${name.padEnd(10)} ${cmd.help}`),
       `  ${"q".padEnd(10)} quit (also: exit, Ctrl-D)`,
       o.offline ? `  ${"(Enter)".padEnd(10)} send the scenario's next prompt` : "",
-    ].filter(Boolean).join("\n");
+    ]
+      .filter(Boolean)
+      .join("\n");
 
   if (o.demo) {
     for (const prompt of o.scenario.prompts) {
@@ -162,7 +178,10 @@ export async function runRepl(o: ReplOptions): Promise<number> {
         // Offline, an empty line (typed or piped) sends the scenario's next prompt.
         if (!o.offline) continue;
         const suggested = o.scenario.prompts[nextPrompt++];
-        if (!suggested) { out(c.dim("(the scenario has no more prompts; type your own or q to quit)")); continue; }
+        if (!suggested) {
+          out(c.dim("(the scenario has no more prompts; type your own or q to quit)"));
+          continue;
+        }
         out(`${o.interactive ? "" : `${c.bold("you ›")} `}${c.dim("(scenario)")} ${suggested}`);
         line = suggested;
       } else if (line.startsWith("/")) {
@@ -179,7 +198,11 @@ export async function runRepl(o: ReplOptions): Promise<number> {
         if (!o.interactive) out(`${c.bold("you ›")} ${line}`);
         if (o.offline && !toldScripted) {
           toldScripted = true;
-          out(c.dim("(offline: the scripted model plays its next turn; it does not read what you type)"));
+          out(
+            c.dim(
+              "(offline: the scripted model plays its next turn; it does not read what you type)",
+            ),
+          );
         }
       }
       await send(line);

@@ -46,7 +46,7 @@ export function createEnv(opts: EnvOptions): Env {
     async ask(question, choices) {
       if (scripted) {
         // Out of scripted answers: the cautious one.
-        const answer = answers.shift() ?? (choices.includes("no") ? "no" : choices[0] ?? "no");
+        const answer = answers.shift() ?? (choices.includes("no") ? "no" : (choices[0] ?? "no"));
         io.note(`${question} → scripted answer: ${answer}`);
         return answer;
       }

@@ -1,7 +1,12 @@
 // The offline model: it plays a chapter's scripted scenario so the harness runs for real
 // (files written, commands run) without a key or a network. It is plumbing, not the lesson.
 import type {
-  ContentBlock, CreateParams, Message, ModelClient, ScriptedTurn, TurnContext,
+  ContentBlock,
+  CreateParams,
+  Message,
+  ModelClient,
+  ScriptedTurn,
+  TurnContext,
 } from "../_shared/types.ts";
 
 export const SCRIPT_OVER =
@@ -40,7 +45,9 @@ export class ScriptedModel {
 
   /** True once every agent has used all of its turns. */
   get finished(): boolean {
-    return Object.entries(this.script).every(([a, turns]) => (this.position.get(a) ?? 0) >= turns.length);
+    return Object.entries(this.script).every(
+      ([a, turns]) => (this.position.get(a) ?? 0) >= turns.length,
+    );
   }
 
   private async reply(agent: string, body: CreateParams): Promise<Message> {
@@ -53,14 +60,22 @@ export class ScriptedModel {
     await new Promise((r) => setImmediate(r));
 
     const turn = turns[index];
-    if (turn === undefined) return this.message(body, [{ type: "text", text: SCRIPT_OVER, citations: null }], "end_turn");
+    if (turn === undefined)
+      return this.message(body, [{ type: "text", text: SCRIPT_OVER, citations: null }], "end_turn");
     const reply = typeof turn === "function" ? turn(contextOf(agent, body)) : turn;
 
     if (reply.error) {
       const { status, type, message, retryAfterSeconds } = reply.error;
-      const headers = new Headers(retryAfterSeconds === undefined ? {} : { "retry-after": String(retryAfterSeconds) });
+      const headers = new Headers(
+        retryAfterSeconds === undefined ? {} : { "retry-after": String(retryAfterSeconds) },
+      );
       const { APIError } = await import("@anthropic-ai/sdk"); // loaded only when a scenario needs a failure
-      throw APIError.generate(status, { type: "error", error: { type, message } }, message, headers);
+      throw APIError.generate(
+        status,
+        { type: "error", error: { type, message } },
+        message,
+        headers,
+      );
     }
     const known = new Set((body.tools ?? []).map((t) => ("name" in t ? t.name : "")));
     const content: ContentBlock[] = [];
@@ -69,16 +84,26 @@ export class ScriptedModel {
       if (!known.has(call.name)) {
         throw new ScenarioError(
           `scenario turn ${index + 1} of "${agent}" calls the tool "${call.name}", which this agent does not have ` +
-          `(its tools: ${[...known].join(", ") || "none"})`,
+            `(its tools: ${[...known].join(", ") || "none"})`,
         );
       }
-      content.push({ type: "tool_use", id: `toolu_${agent}_${++this.ids}`, name: call.name, input: call.input, caller: { type: "direct" } });
+      content.push({
+        type: "tool_use",
+        id: `toolu_${agent}_${++this.ids}`,
+        name: call.name,
+        input: call.input,
+        caller: { type: "direct" },
+      });
     }
     const stop = reply.stop_reason ?? (reply.calls?.length ? "tool_use" : "end_turn");
     return this.message(body, content, stop);
   }
 
-  private message(body: CreateParams, content: ContentBlock[], stop: Message["stop_reason"]): Message {
+  private message(
+    body: CreateParams,
+    content: ContentBlock[],
+    stop: Message["stop_reason"],
+  ): Message {
     const size = JSON.stringify(body.messages).length;
     return {
       id: `msg_scripted_${++this.ids}`,
@@ -88,7 +113,10 @@ export class ScriptedModel {
       content,
       stop_reason: stop,
       stop_sequence: null,
-      usage: { input_tokens: Math.ceil(size / 4), output_tokens: Math.ceil(JSON.stringify(content).length / 4) },
+      usage: {
+        input_tokens: Math.ceil(size / 4),
+        output_tokens: Math.ceil(JSON.stringify(content).length / 4),
+      },
     } as Message;
   }
 }
@@ -96,6 +124,9 @@ export class ScriptedModel {
 function contextOf(agent: string, request: CreateParams): TurnContext {
   const results = () =>
     request.messages.flatMap((m) =>
-      Array.isArray(m.content) ? m.content.filter((b) => b.type === "tool_result").map(resultText) : []);
+      Array.isArray(m.content)
+        ? m.content.filter((b) => b.type === "tool_result").map(resultText)
+        : [],
+    );
   return { agent, request, results, lastResult: () => results().at(-1) ?? "" };
 }

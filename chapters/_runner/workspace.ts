@@ -1,5 +1,16 @@
 // The scratch folder a run works in. Tools are jailed to it; the repository is never touched.
-import { accessSync, constants, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { writeJsonAtomic } from "../_shared/fsutil.ts";
@@ -23,7 +34,10 @@ function madeByHarness(target: string): boolean {
   // The default workspaces under .workspace/ are the harness's by construction.
   if (target.startsWith(path.join(REPO_ROOT, ".workspace") + path.sep)) return true;
   try {
-    const mark = JSON.parse(readFileSync(path.join(stateDirFor(target), MARKER), "utf8")) as { workspace?: string; made?: boolean };
+    const mark = JSON.parse(readFileSync(path.join(stateDirFor(target), MARKER), "utf8")) as {
+      workspace?: string;
+      made?: boolean;
+    };
     return mark.made === true && mark.workspace === target;
   } catch {
     return false;
@@ -32,17 +46,26 @@ function madeByHarness(target: string): boolean {
 
 const isEmptyDir = (dir: string) => readdirSync(dir).length === 0;
 
-export function prepareWorkspace(dir: string, { reset = false, template }: WorkspaceOptions = {}): string {
+export function prepareWorkspace(
+  dir: string,
+  { reset = false, template }: WorkspaceOptions = {},
+): string {
   const given = path.resolve(dir);
   // A symlink is followed once, here; everything after works on the real folder it names.
   const target = existsSync(given) ? realpathSync(given) : given;
   const realHome = existsSync(homedir()) ? realpathSync(homedir()) : homedir();
   const guarded = [REPO_ROOT, realHome];
-  if (target === path.parse(target).root || guarded.some((g) => g === target || g.startsWith(target + path.sep))) {
-    throw new WorkspaceError(`refusing to use ${target} as a workspace: it is the repository, your home or a parent of them`);
+  if (
+    target === path.parse(target).root ||
+    guarded.some((g) => g === target || g.startsWith(target + path.sep))
+  ) {
+    throw new WorkspaceError(
+      `refusing to use ${target} as a workspace: it is the repository, your home or a parent of them`,
+    );
   }
   const existed = existsSync(target);
-  if (existed && !lstatSync(target).isDirectory()) throw new WorkspaceError(`cannot use ${target} as a workspace: it is not a folder`);
+  if (existed && !lstatSync(target).isDirectory())
+    throw new WorkspaceError(`cannot use ${target} as a workspace: it is not a folder`);
   if (reset && existed && !isEmptyDir(target) && !madeByHarness(target)) {
     throw new WorkspaceError(
       `refusing to reset ${target}: the harness did not create it, so emptying it could destroy your files (delete its contents yourself if you mean it)`,
@@ -51,7 +74,8 @@ export function prepareWorkspace(dir: string, { reset = false, template }: Works
   const state = stateDirFor(target);
   try {
     if (reset && existed) {
-      for (const entry of readdirSync(target)) rmSync(path.join(target, entry), { recursive: true, force: true });
+      for (const entry of readdirSync(target))
+        rmSync(path.join(target, entry), { recursive: true, force: true });
       rmSync(state, { recursive: true, force: true });
     }
     const fresh = !existed || isEmptyDir(target);

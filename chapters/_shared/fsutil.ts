@@ -26,6 +26,8 @@ export function readJson<T>(file: string): T {
   try {
     return JSON.parse(text) as T;
   } catch (err) {
-    throw new BrokenStateError(`state file ${file} is not valid JSON (${(err as Error).message}); fix or delete it`);
+    throw new BrokenStateError(
+      `state file ${file} is not valid JSON (${(err as Error).message}); fix or delete it`,
+    );
   }
 }

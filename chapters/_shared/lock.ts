@@ -12,7 +12,15 @@
 //   - releasing: delete your own entry, by name, then the empty folder. If someone took the lock
 //     in between, the folder is theirs and not empty: it stays.
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 
 export interface Lock {

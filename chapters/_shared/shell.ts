@@ -43,7 +43,19 @@ export interface RunningCommand {
 // #region environment
 /** Only what a command needs to run. An allow-list, not a deny-list: a secret can hide under
  *  any name (DATABASE_URL, MYSQL_PWD, GH_PAT), so names we do not know never pass. */
-const PASSED = new Set(["PATH", "LANG", "LANGUAGE", "TERM", "TZ", "USER", "LOGNAME", "SHELL", "NO_COLOR", "COLUMNS", "LINES"]);
+const PASSED = new Set([
+  "PATH",
+  "LANG",
+  "LANGUAGE",
+  "TERM",
+  "TZ",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "NO_COLOR",
+  "COLUMNS",
+  "LINES",
+]);
 
 export function commandEnv(env: NodeJS.ProcessEnv = process.env, home = "/tmp"): NodeJS.ProcessEnv {
   const kept = Object.entries(env).filter(([k]) => PASSED.has(k) || k.startsWith("LC_"));
@@ -74,20 +86,34 @@ let probed: SandboxStatus | undefined;
 /** Can a bubblewrap sandbox start here? Asked once: macOS, Windows, a Linux without bwrap or
  *  without user namespaces all answer no, and commands then run unsandboxed, said in the banner. */
 export function sandboxStatus(): SandboxStatus {
-  if (sandboxSettings.disabled) return { kind: "none", summary: "sandbox: off (--no-sandbox); commands run with your permissions" };
+  if (sandboxSettings.disabled)
+    return {
+      kind: "none",
+      summary: "sandbox: off (--no-sandbox); commands run with your permissions",
+    };
   if (probed) return probed;
   if (process.platform !== "linux") {
-    return (probed = { kind: "none", summary: `sandbox: none on ${process.platform} (bubblewrap is Linux-only); commands run with your permissions` });
+    return (probed = {
+      kind: "none",
+      summary: `sandbox: none on ${process.platform} (bubblewrap is Linux-only); commands run with your permissions`,
+    });
   }
-  const test = spawnSync("bwrap", [...bwrapArgs(process.cwd(), []), "true"], { stdio: "ignore", timeout: 10_000 });
-  probed = test.status === 0
-    ? { kind: "bubblewrap", summary: "sandbox: bubblewrap — commands write only in the workspace and see no secrets" }
-    : {
-        kind: "none",
-        summary: test.error
-          ? "sandbox: none (bubblewrap is not installed: apt-get install bubblewrap); commands run with your permissions"
-          : "sandbox: none (bubblewrap cannot start here: user namespaces are off); commands run with your permissions",
-      };
+  const test = spawnSync("bwrap", [...bwrapArgs(process.cwd(), []), "true"], {
+    stdio: "ignore",
+    timeout: 10_000,
+  });
+  probed =
+    test.status === 0
+      ? {
+          kind: "bubblewrap",
+          summary: "sandbox: bubblewrap — commands write only in the workspace and see no secrets",
+        }
+      : {
+          kind: "none",
+          summary: test.error
+            ? "sandbox: none (bubblewrap is not installed: apt-get install bubblewrap); commands run with your permissions"
+            : "sandbox: none (bubblewrap cannot start here: user namespaces are off); commands run with your permissions",
+        };
   return probed;
 }
 
@@ -96,8 +122,13 @@ export function sandboxStatus(): SandboxStatus {
 function toolDirsUnder(hidden: string[]): string[] {
   const dirs = [...(process.env.PATH ?? "").split(path.delimiter), path.dirname(process.execPath)];
   const inside = (dir: string) => hidden.some((h) => dir.startsWith(h + path.sep));
-  return [...new Set(dirs.filter((d) => path.isAbsolute(d) && existsSync(d) && inside(d))
-    .map((d) => (path.basename(d) === "bin" && inside(path.dirname(d)) ? path.dirname(d) : d)))];
+  return [
+    ...new Set(
+      dirs
+        .filter((d) => path.isAbsolute(d) && existsSync(d) && inside(d))
+        .map((d) => (path.basename(d) === "bin" && inside(path.dirname(d)) ? path.dirname(d) : d)),
+    ),
+  ];
 }
 
 /** The bubblewrap command line. Order matters: later mounts cover earlier ones, so we show the
@@ -106,12 +137,30 @@ export function bwrapArgs(cwd: string, writable: string[]): string[] {
   const uid = process.getuid?.() ?? 0;
   const gid = process.getgid?.() ?? 0;
   const args = [
-    "--unshare-user", "--uid", String(uid), "--gid", String(gid), "--cap-drop", "ALL",
-    "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+    "--unshare-user",
+    "--uid",
+    String(uid),
+    "--gid",
+    String(gid),
+    "--cap-drop",
+    "ALL",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
     // Our pid namespace: no /proc of the harness, and when the command ends, everything it
     // started ends with it — a `setsid` daemon included. If the harness dies, so does bwrap.
-    "--die-with-parent", "--new-session",
-    "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+    "--die-with-parent",
+    "--new-session",
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--tmpfs",
+    "/tmp",
   ];
   if (!sandboxSettings.network) args.push("--unshare-net");
   // Home (.ssh, .aws, tokens) and this repository (.env, the harness state of every chapter).
@@ -165,14 +214,19 @@ function sharedGitDir(cwd: string): string[] {
 export function startCommand(command: string, opts: CommandOptions): RunningCommand {
   const { timeoutMs = 30_000, maxOutput = 50_000, shell = "bash" } = opts;
   const cwd = realpathSync(opts.cwd);
-  const writable = [...(opts.writable ?? []), ...sharedGitDir(cwd)].filter(existsSync).map((dir) => realpathSync(dir));
+  const writable = [...(opts.writable ?? []), ...sharedGitDir(cwd)]
+    .filter(existsSync)
+    .map((dir) => realpathSync(dir));
   const sandboxed = sandboxStatus().kind === "bubblewrap";
   const [file, args] = sandboxed
     ? ["bwrap", [...bwrapArgs(cwd, writable), shell, "-c", command]]
     : [shell, ["-c", command]];
   // detached: the command leads its own process group, so one kill reaches all its children.
   const child = spawn(file, args, {
-    cwd, detached: true, env: commandEnv(), stdio: [opts.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    cwd,
+    detached: true,
+    env: commandEnv(),
+    stdio: [opts.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
   });
   const text = { output: "", stdout: "", stderr: "" };
   let truncated = false;
@@ -182,7 +236,10 @@ export function startCommand(command: string, opts: CommandOptions): RunningComm
     const decoder = new StringDecoder("utf8");
     return (chunk: Buffer | string) => {
       const piece = typeof chunk === "string" ? chunk : decoder.write(chunk);
-      if (text.output.length >= maxOutput) { truncated = truncated || piece.length > 0; return; }
+      if (text.output.length >= maxOutput) {
+        truncated = truncated || piece.length > 0;
+        return;
+      }
       const room = maxOutput - text.output.length;
       if (piece.length > room) truncated = true;
       text.output += piece.slice(0, room);
@@ -192,12 +249,17 @@ export function startCommand(command: string, opts: CommandOptions): RunningComm
   child.stdout!.on("data", collect("stdout"));
   child.stderr!.on("data", collect("stderr"));
   if (child.stdin) {
-    child.stdin.on("error", () => { /* a command that never reads its stdin is fine */ });
+    child.stdin.on("error", () => {
+      /* a command that never reads its stdin is fine */
+    });
     child.stdin.end(opts.stdin);
   }
   const kill = () => killGroup(child.pid);
   if (child.pid) live.set(child.pid, kill);
-  const timer = setTimeout(() => { timedOut = true; kill(); }, timeoutMs);
+  const timer = setTimeout(() => {
+    timedOut = true;
+    kill();
+  }, timeoutMs);
 
   const done = new Promise<CommandResult>((resolve) => {
     let exitCode: number | null = null;
@@ -216,7 +278,11 @@ export function startCommand(command: string, opts: CommandOptions): RunningComm
       kill();
       // ...and a grandchild that escaped the group (setsid, possible only without the sandbox)
       // may not hold our pipes open forever.
-      setTimeout(() => { child.stdout!.destroy(); child.stderr!.destroy(); finish(); }, 500).unref();
+      setTimeout(() => {
+        child.stdout!.destroy();
+        child.stderr!.destroy();
+        finish();
+      }, 500).unref();
     });
     child.on("close", () => finish());
     child.on("error", (err) => finish(String(err)));

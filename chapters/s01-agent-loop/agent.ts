@@ -6,7 +6,13 @@
  * This chapter has exactly one tool, `bash`, and nothing else — the loop is the whole lesson.
  */
 import { runCommand } from "../_shared/shell.ts";
-import type { Agent, AgentEnv, MessageParam, Tool, ToolResultBlockParam } from "../_shared/types.ts";
+import type {
+  Agent,
+  AgentEnv,
+  MessageParam,
+  Tool,
+  ToolResultBlockParam,
+} from "../_shared/types.ts";
 
 const SYSTEM = `You are a coding agent working in a scratch workspace. Use the bash tool to inspect
 and change files. Act, don't explain what you would do. When the task is done, say so briefly.`;
@@ -28,7 +34,14 @@ export const TOOLS: Tool[] = [
 
 // #region bash
 /** Commands we never run, whatever the model says. A tiny deny-list: s07 builds a real gate. */
-export const BLOCKED = [/\brm\s+-[a-z]*r[a-z]*f?\s+\/(\s|$)/, /\bsudo\b/, /\bshutdown\b/, /\breboot\b/, /:\(\)\s*\{/, /\bmkfs\b/];
+export const BLOCKED = [
+  /\brm\s+-[a-z]*r[a-z]*f?\s+\/(\s|$)/,
+  /\bsudo\b/,
+  /\bshutdown\b/,
+  /\breboot\b/,
+  /:\(\)\s*\{/,
+  /\bmkfs\b/,
+];
 export const BASH_TIMEOUT_MS = 30_000;
 export const MAX_OUTPUT = 50_000;
 
@@ -36,13 +49,16 @@ export const MAX_OUTPUT = 50_000;
  *  shared runner puts every command in (s07 explains it): it may write only in `cwd` and
  *  `writable`, sees no secrets and no network. */
 export async function bash(
-  command: string, cwd: string, { timeoutMs = BASH_TIMEOUT_MS, writable = [] as string[] } = {},
+  command: string,
+  cwd: string,
+  { timeoutMs = BASH_TIMEOUT_MS, writable = [] as string[] } = {},
 ): Promise<{ output: string; isError: boolean }> {
   if (BLOCKED.some((pattern) => pattern.test(command))) {
     return { output: `Error: blocked dangerous command: ${command}`, isError: true };
   }
   const result = await runCommand(command, { cwd, timeoutMs, maxOutput: MAX_OUTPUT, writable });
-  if (result.timedOut) return { output: `Error: command timed out after ${timeoutMs / 1000}s`, isError: true };
+  if (result.timedOut)
+    return { output: `Error: command timed out after ${timeoutMs / 1000}s`, isError: true };
   let output = result.output.trim() || "(no output)";
   if (result.truncated) output += `\n… (output capped at ${MAX_OUTPUT} characters)`;
   return { output, isError: false };
@@ -54,7 +70,11 @@ export async function bash(
 export async function agentLoop(env: AgentEnv, messages: MessageParam[]): Promise<void> {
   for (;;) {
     const response = await env.model.messages.create({
-      model: env.modelId, system: SYSTEM, messages, tools: TOOLS, max_tokens: 8000,
+      model: env.modelId,
+      system: SYSTEM,
+      messages,
+      tools: TOOLS,
+      max_tokens: 8000,
     });
     messages.push({ role: "assistant", content: response.content });
     env.io.assistant(response);
@@ -67,13 +87,19 @@ export async function agentLoop(env: AgentEnv, messages: MessageParam[]): Promis
       await env.io.toolCall(block);
       const { command } = block.input as { command?: unknown };
       // The model can name a tool we do not have, or leave out the command: say so, run nothing.
-      const { output, isError } = block.name !== "bash"
-        ? { output: `Error: unknown tool "${block.name}"; the only tool is bash`, isError: true }
-        : typeof command !== "string" || !command.trim()
-          ? { output: "Error: bash needs a command (a non-empty string)", isError: true }
-          : await bash(command, env.workspace);
+      const { output, isError } =
+        block.name !== "bash"
+          ? { output: `Error: unknown tool "${block.name}"; the only tool is bash`, isError: true }
+          : typeof command !== "string" || !command.trim()
+            ? { output: "Error: bash needs a command (a non-empty string)", isError: true }
+            : await bash(command, env.workspace);
       env.io.toolResult(block, output, isError);
-      results.push({ type: "tool_result", tool_use_id: block.id, content: output, is_error: isError });
+      results.push({
+        type: "tool_result",
+        tool_use_id: block.id,
+        content: output,
+        is_error: isError,
+      });
     }
     messages.push({ role: "user", content: results });
   }

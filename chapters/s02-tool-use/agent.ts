@@ -8,14 +8,30 @@
  * The loop itself is the loop of s01.
  */
 import {
-  closeSync, constants, existsSync, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync,
-  readFileSync, realpathSync, writeSync,
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  ftruncateSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  writeSync,
 } from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
 import { bash } from "../s01-agent-loop/agent.ts";
 import type {
-  Agent, AgentEnv, ContentBlockParam, MessageParam, Tool, ToolResultBlockParam, ToolUseBlock,
+  Agent,
+  AgentEnv,
+  ContentBlockParam,
+  MessageParam,
+  Tool,
+  ToolResultBlockParam,
+  ToolUseBlock,
 } from "../_shared/types.ts";
 
 const SYSTEM = `You are a coding agent working in a scratch workspace. Use your tools to inspect and
@@ -27,10 +43,15 @@ the workspace. When the task is done, say so briefly.`;
  *  `..`, an absolute path elsewhere, `~`, a symlink (even a dangling one, even a parent folder)
  *  that points outside — is refused before anything is read or written. */
 export function safePath(root: string, requested: unknown): string {
-  if (typeof requested !== "string" || requested.trim() === "") throw new Error("path must be a non-empty string");
+  if (typeof requested !== "string" || requested.trim() === "")
+    throw new Error("path must be a non-empty string");
   if (requested.includes("\0")) throw new Error("path contains a NUL byte");
-  if (requested.startsWith("~")) throw new Error(`"~" paths are not allowed: use a path inside the workspace`);
-  if (Buffer.byteLength(requested) > 1024 || requested.split(/[/\\]/).some((part) => Buffer.byteLength(part) > 255)) {
+  if (requested.startsWith("~"))
+    throw new Error(`"~" paths are not allowed: use a path inside the workspace`);
+  if (
+    Buffer.byteLength(requested) > 1024 ||
+    requested.split(/[/\\]/).some((part) => Buffer.byteLength(part) > 255)
+  ) {
     throw new Error("path is too long");
   }
   const realRoot = realpathSync(root);
@@ -52,7 +73,8 @@ export function safePath(root: string, requested: unknown): string {
     throw new Error(`path goes through a broken symlink: ${requested}`);
   }
   const resolved = path.join(real, ...rest);
-  if (!inside(resolved)) throw new Error(`path escapes the workspace through a symlink: ${requested}`);
+  if (!inside(resolved))
+    throw new Error(`path escapes the workspace through a symlink: ${requested}`);
   return resolved;
 }
 
@@ -78,17 +100,22 @@ interface OpenDir {
   fd: number;
   path: string;
 }
-const inDir = (dir: OpenDir, name: string) => (PINNED ? `/proc/self/fd/${dir.fd}/${name}` : path.join(dir.path, name));
+const inDir = (dir: OpenDir, name: string) =>
+  PINNED ? `/proc/self/fd/${dir.fd}/${name}` : path.join(dir.path, name);
 
 function openDirIn(dir: OpenDir, name: string, create: boolean): OpenDir {
   const at = inDir(dir, name);
   if (create && !exists(at)) mkdirSync(at);
   try {
     // O_NOFOLLOW: a symlink here fails to open instead of leading somewhere else.
-    return { fd: openSync(at, O_RDONLY | O_DIRECTORY | O_NOFOLLOW), path: path.join(dir.path, name) };
+    return {
+      fd: openSync(at, O_RDONLY | O_DIRECTORY | O_NOFOLLOW),
+      path: path.join(dir.path, name),
+    };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ELOOP" || code === "ENOTDIR") throw new Error(`${name} is a symlink or not a folder; file tools do not follow links`);
+    if (code === "ELOOP" || code === "ENOTDIR")
+      throw new Error(`${name} is a symlink or not a folder; file tools do not follow links`);
     throw err;
   }
 }
@@ -96,12 +123,19 @@ function openDirIn(dir: OpenDir, name: string, create: boolean): OpenDir {
 /** Opens a file inside the workspace for `mode`, race-free: returns its fd, which the caller
  *  closes. Refuses anything that is not a plain file with one name (a FIFO would freeze the
  *  harness, a device could be anything, a hard link may be a file outside by another name). */
-export function openInside(root: string, requested: unknown, mode: "read" | "write" | "edit"): number {
+export function openInside(
+  root: string,
+  requested: unknown,
+  mode: "read" | "write" | "edit",
+): number {
   const rel = path.relative(realpathSync(root), safePath(root, requested));
   const parts = rel.split(path.sep).filter(Boolean);
   const name = parts.pop();
   if (!name) throw new Error(`${String(requested)} is the workspace itself, not a file`);
-  let dir: OpenDir = { fd: openSync(realpathSync(root), O_RDONLY | O_DIRECTORY), path: realpathSync(root) };
+  let dir: OpenDir = {
+    fd: openSync(realpathSync(root), O_RDONLY | O_DIRECTORY),
+    path: realpathSync(root),
+  };
   try {
     for (const part of parts) {
       const next = openDirIn(dir, part, mode === "write");
@@ -109,18 +143,24 @@ export function openInside(root: string, requested: unknown, mode: "read" | "wri
       dir = next;
     }
     // O_NONBLOCK: opening a FIFO returns at once instead of waiting forever for a writer.
-    const flags = { read: O_RDONLY, write: O_WRONLY | O_CREAT, edit: O_RDWR }[mode] | O_NOFOLLOW | O_NONBLOCK;
+    const flags =
+      { read: O_RDONLY, write: O_WRONLY | O_CREAT, edit: O_RDWR }[mode] | O_NOFOLLOW | O_NONBLOCK;
     let fd: number;
     try {
       fd = openSync(inDir(dir, name), flags, 0o644);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === "ELOOP") throw new Error(`${String(requested)} is a symlink; file tools do not follow links`);
+      if (code === "ELOOP")
+        throw new Error(`${String(requested)} is a symlink; file tools do not follow links`);
       if (code === "ENXIO") throw new Error(`${String(requested)} is not a regular file`);
       throw err;
     }
     const st = fstatSync(fd);
-    const problem = !st.isFile() ? "is not a regular file" : st.nlink > 1 ? "has other hard links (it may be a file outside)" : "";
+    const problem = !st.isFile()
+      ? "is not a regular file"
+      : st.nlink > 1
+        ? "has other hard links (it may be a file outside)"
+        : "";
     if (problem) {
       closeSync(fd);
       throw new Error(`${String(requested)} ${problem}; refused`);
@@ -136,10 +176,15 @@ export function openInside(root: string, requested: unknown, mode: "read" | "wri
 export function listInside(root: string, limit = 100_000): { files: string[]; complete: boolean } {
   const files: string[] = [];
   const walk = (dir: OpenDir, prefix: string): boolean => {
-    for (const entry of readdirSync(PINNED ? `/proc/self/fd/${dir.fd}` : dir.path, { withFileTypes: true })) {
+    for (const entry of readdirSync(PINNED ? `/proc/self/fd/${dir.fd}` : dir.path, {
+      withFileTypes: true,
+    })) {
       if (files.length >= limit) return false;
       const rel = prefix + entry.name;
-      if (!entry.isDirectory()) { files.push(rel); continue; }
+      if (!entry.isDirectory()) {
+        files.push(rel);
+        continue;
+      }
       if (rel === ".git") continue;
       let sub: OpenDir;
       try {
@@ -155,7 +200,10 @@ export function listInside(root: string, limit = 100_000): { files: string[]; co
     }
     return true;
   };
-  const top = { fd: openSync(realpathSync(root), O_RDONLY | O_DIRECTORY), path: realpathSync(root) };
+  const top = {
+    fd: openSync(realpathSync(root), O_RDONLY | O_DIRECTORY),
+    path: realpathSync(root),
+  };
   try {
     return { files, complete: walk(top, "") };
   } finally {
@@ -169,7 +217,11 @@ export const BASE_TOOLS: Tool[] = [
   {
     name: "bash",
     description: "Run a shell command in the workspace and return its output.",
-    input_schema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
+    input_schema: {
+      type: "object",
+      properties: { command: { type: "string" } },
+      required: ["command"],
+    },
   },
   {
     name: "read",
@@ -194,14 +246,22 @@ export const BASE_TOOLS: Tool[] = [
     description: "Replace the first occurrence of old_text with new_text in a file.",
     input_schema: {
       type: "object",
-      properties: { path: { type: "string" }, old_text: { type: "string" }, new_text: { type: "string" } },
+      properties: {
+        path: { type: "string" },
+        old_text: { type: "string" },
+        new_text: { type: "string" },
+      },
       required: ["path", "old_text", "new_text"],
     },
   },
   {
     name: "glob",
     description: "List workspace files matching a glob pattern such as **/*.ts.",
-    input_schema: { type: "object", properties: { pattern: { type: "string" } }, required: ["pattern"] },
+    input_schema: {
+      type: "object",
+      properties: { pattern: { type: "string" } },
+      required: ["pattern"],
+    },
   },
 ];
 export const TOOLS = BASE_TOOLS;
@@ -253,7 +313,8 @@ export const BASE_HANDLERS: Record<string, ToolHandler> = {
       const at = text.indexOf(String(old_text));
       if (!old_text || at < 0) throw new Error(`old_text not found in ${p}`);
       // Only the first match: the model names the exact spot it means.
-      const edited = text.slice(0, at) + String(new_text) + text.slice(at + String(old_text).length);
+      const edited =
+        text.slice(0, at) + String(new_text) + text.slice(at + String(old_text).length);
       ftruncateSync(fd);
       writeSync(fd, edited, 0);
     } finally {
@@ -265,7 +326,11 @@ export const BASE_HANDLERS: Record<string, ToolHandler> = {
     const p = String(pattern ?? "");
     // Backslashes escape characters in a glob: `\.\./` means `../`. Look at the pattern without them.
     const plain = p.replace(/\\/g, "");
-    if (!p || path.isAbsolute(plain) || plain.split("/").some((part) => part === ".." || part.startsWith("~"))) {
+    if (
+      !p ||
+      path.isAbsolute(plain) ||
+      plain.split("/").some((part) => part === ".." || part.startsWith("~"))
+    ) {
       throw new Error("pattern must stay inside the workspace (no .., no absolute paths)");
     }
     // Match against a listing of the workspace instead of letting a library walk the disk: the
@@ -279,7 +344,9 @@ export const BASE_HANDLERS: Record<string, ToolHandler> = {
       shown.join("\n") || "(no matches)",
       more > 0 ? `… (${more} more matches; narrow the pattern)` : "",
       complete ? "" : "… (the workspace is too big to list in full; narrow the pattern)",
-    ].filter(Boolean).join("\n");
+    ]
+      .filter(Boolean)
+      .join("\n");
   },
 };
 // #endregion tools
@@ -287,7 +354,9 @@ export const BASE_HANDLERS: Record<string, ToolHandler> = {
 // #region dispatch
 /** Name → handler. An unknown name or a thrown error becomes an error result; the loop goes on. */
 export async function runTool(
-  handlers: Record<string, ToolHandler>, call: ToolUseBlock, ctx: ToolContext,
+  handlers: Record<string, ToolHandler>,
+  call: ToolUseBlock,
+  ctx: ToolContext,
 ): Promise<{ output: string; isError: boolean }> {
   const handler = handlers[call.name];
   if (!handler) return { output: `Error: unknown tool "${call.name}"`, isError: true };
@@ -311,8 +380,13 @@ export function normalizeMessages(messages: MessageParam[]): MessageParam[] {
   const merged: MessageParam[] = [];
   for (const m of messages) {
     const last = merged.at(-1);
-    if (last && last.role === m.role) last.content = [...blocks(last.content), ...blocks(m.content)];
-    else merged.push({ ...m, content: typeof m.content === "string" ? m.content : [...m.content] } as MessageParam);
+    if (last && last.role === m.role)
+      last.content = [...blocks(last.content), ...blocks(m.content)];
+    else
+      merged.push({
+        ...m,
+        content: typeof m.content === "string" ? m.content : [...m.content],
+      } as MessageParam);
   }
   for (let i = 0; i < merged.length; i++) {
     const m = merged[i];
@@ -322,9 +396,16 @@ export function normalizeMessages(messages: MessageParam[]): MessageParam[] {
     if (merged[i + 1]?.role !== "user") merged.splice(i + 1, 0, { role: "user", content: [] });
     const next = merged[i + 1];
     const existing = blocks(next.content);
-    const results = ids.map((id) =>
-      (existing.find((b) => b.type === "tool_result" && b.tool_use_id === id) as ToolResultBlockParam | undefined) ??
-      ({ type: "tool_result", tool_use_id: id, content: "(cancelled)" } satisfies ToolResultBlockParam));
+    const results = ids.map(
+      (id) =>
+        (existing.find((b) => b.type === "tool_result" && b.tool_use_id === id) as
+          ToolResultBlockParam | undefined) ??
+        ({
+          type: "tool_result",
+          tool_use_id: id,
+          content: "(cancelled)",
+        } satisfies ToolResultBlockParam),
+    );
     const others = existing.filter((b) => b.type !== "tool_result"); // orphans and duplicates are dropped
     next.content = [...results, ...others]; // results first, as the API expects
   }
@@ -336,7 +417,11 @@ export function normalizeMessages(messages: MessageParam[]): MessageParam[] {
 export async function agentLoop(env: AgentEnv, messages: MessageParam[]): Promise<void> {
   for (;;) {
     const response = await env.model.messages.create({
-      model: env.modelId, system: SYSTEM, messages: normalizeMessages(messages), tools: TOOLS, max_tokens: 8000,
+      model: env.modelId,
+      system: SYSTEM,
+      messages: normalizeMessages(messages),
+      tools: TOOLS,
+      max_tokens: 8000,
     });
     messages.push({ role: "assistant", content: response.content });
     env.io.assistant(response);
@@ -348,7 +433,12 @@ export async function agentLoop(env: AgentEnv, messages: MessageParam[]): Promis
       await env.io.toolCall(block);
       const { output, isError } = await runTool(BASE_HANDLERS, block, { root: env.workspace });
       env.io.toolResult(block, output, isError);
-      results.push({ type: "tool_result", tool_use_id: block.id, content: output, is_error: isError });
+      results.push({
+        type: "tool_result",
+        tool_use_id: block.id,
+        content: output,
+        is_error: isError,
+      });
     }
     messages.push({ role: "user", content: results });
   }

@@ -7,7 +7,13 @@
  * after three rounds of work without an update, a reminder rides along with the next tool results.
  * Tools: the five base tools of s02 plus `todo`. The loop is the loop of s02 plus one counter.
  */
-import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool, type ToolHandler } from "../s02-tool-use/agent.ts";
+import {
+  BASE_HANDLERS,
+  BASE_TOOLS,
+  normalizeMessages,
+  runTool,
+  type ToolHandler,
+} from "../s02-tool-use/agent.ts";
 import type { Agent, AgentEnv, ContentBlockParam, MessageParam, Tool } from "../_shared/types.ts";
 
 const SYSTEM = `You are a coding agent working in a scratch workspace. Use your tools to inspect and
@@ -42,19 +48,29 @@ export class TodoList {
     const refuse = (why: string) => new Error(`${why}. The previous plan is unchanged.`);
     const raw = input.items;
     if (!Array.isArray(raw)) throw refuse("items must be an array of {id?, text, status}");
-    if (raw.length > MAX_TODOS) throw refuse(`${raw.length} items is too many: keep the plan to ${MAX_TODOS} or fewer`);
+    if (raw.length > MAX_TODOS)
+      throw refuse(`${raw.length} items is too many: keep the plan to ${MAX_TODOS} or fewer`);
     const next = raw.map((item, i) => {
       const { id, text, status } = (item ?? {}) as Record<string, unknown>;
-      if (typeof text !== "string" || !text.trim()) throw refuse(`item ${i + 1}: text must be a non-empty string`);
-      if (!STATUSES.includes(status as TodoStatus)) throw refuse(`item ${i + 1}: status must be ${STATUSES.join(", ")}`);
-      return { id: id === undefined ? String(i + 1) : String(id), text: text.trim(), status: status as TodoStatus };
+      if (typeof text !== "string" || !text.trim())
+        throw refuse(`item ${i + 1}: text must be a non-empty string`);
+      if (!STATUSES.includes(status as TodoStatus))
+        throw refuse(`item ${i + 1}: status must be ${STATUSES.join(", ")}`);
+      return {
+        id: id === undefined ? String(i + 1) : String(id),
+        text: text.trim(),
+        status: status as TodoStatus,
+      };
     });
     const active = next.filter((t) => t.status === "in_progress");
     // One thing at a time: a plan with two current steps is a plan the model has lost track of.
     if (active.length > 1) {
-      throw refuse(`only one item may be in_progress, got ${active.length} (${active.map((t) => `#${t.id}`).join(", ")})`);
+      throw refuse(
+        `only one item may be in_progress, got ${active.length} (${active.map((t) => `#${t.id}`).join(", ")})`,
+      );
     }
-    if (new Set(next.map((t) => t.id)).size !== next.length) throw refuse("item ids must be unique");
+    if (new Set(next.map((t) => t.id)).size !== next.length)
+      throw refuse("item ids must be unique");
     this.items = next;
     return this.render();
   }
@@ -119,11 +135,22 @@ export function reminderDue(planning: Planning, calledTodo: boolean): string | u
 // #endregion reminder
 
 // #region loop
-export async function agentLoop(env: AgentEnv, messages: MessageParam[], planning: Planning): Promise<void> {
-  const handlers: Record<string, ToolHandler> = { ...BASE_HANDLERS, todo: (input) => planning.todos.update(input) };
+export async function agentLoop(
+  env: AgentEnv,
+  messages: MessageParam[],
+  planning: Planning,
+): Promise<void> {
+  const handlers: Record<string, ToolHandler> = {
+    ...BASE_HANDLERS,
+    todo: (input) => planning.todos.update(input),
+  };
   for (;;) {
     const response = await env.model.messages.create({
-      model: env.modelId, system: SYSTEM, messages: normalizeMessages(messages), tools: TOOLS, max_tokens: 8000,
+      model: env.modelId,
+      system: SYSTEM,
+      messages: normalizeMessages(messages),
+      tools: TOOLS,
+      max_tokens: 8000,
     });
     messages.push({ role: "assistant", content: response.content });
     env.io.assistant(response);
@@ -136,7 +163,12 @@ export async function agentLoop(env: AgentEnv, messages: MessageParam[], plannin
       await env.io.toolCall(block);
       const { output, isError } = await runTool(handlers, block, { root: env.workspace });
       env.io.toolResult(block, output, isError);
-      content.push({ type: "tool_result", tool_use_id: block.id, content: output, is_error: isError });
+      content.push({
+        type: "tool_result",
+        tool_use_id: block.id,
+        content: output,
+        is_error: isError,
+      });
       if (block.name === "todo") calledTodo = true;
     }
     // The reminder is a text block after the results, in the same user message: the model reads
@@ -156,7 +188,9 @@ export function createAgent(env: AgentEnv): Agent {
   const planning: Planning = { todos: new TodoList(), roundsWithoutTodo: 0 };
   return {
     messages,
-    commands: { "/todos": { help: "show the model's current plan", run: () => planning.todos.render() } },
+    commands: {
+      "/todos": { help: "show the model's current plan", run: () => planning.todos.render() },
+    },
     async send(prompt) {
       messages.push({ role: "user", content: prompt });
       await agentLoop(env, messages, planning);

@@ -11,8 +11,21 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
-import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool, safePath, type ToolHandler } from "../s02-tool-use/agent.ts";
-import type { Agent, AgentEnv, MessageParam, Tool, ToolResultBlockParam } from "../_shared/types.ts";
+import {
+  BASE_HANDLERS,
+  BASE_TOOLS,
+  normalizeMessages,
+  runTool,
+  safePath,
+  type ToolHandler,
+} from "../s02-tool-use/agent.ts";
+import type {
+  Agent,
+  AgentEnv,
+  MessageParam,
+  Tool,
+  ToolResultBlockParam,
+} from "../_shared/types.ts";
 
 const BASE_SYSTEM = `You are a coding agent working in a scratch workspace. Use your tools to inspect and
 change files: read before you edit, prefer edit over rewriting whole files. Paths are relative to
@@ -35,9 +48,15 @@ export interface SkillIndex {
 
 /** Splits a SKILL.md into its frontmatter (name, description) and body. Throws a reason a
  *  person can act on: a malformed skill is reported, never fatal. */
-export function parseSkill(text: string, folder: string): { name: string; description: string; body: string } {
+export function parseSkill(
+  text: string,
+  folder: string,
+): { name: string; description: string; body: string } {
   const match = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/.exec(text);
-  if (!match) throw new Error("no frontmatter: the file must start with a --- block holding name and description");
+  if (!match)
+    throw new Error(
+      "no frontmatter: the file must start with a --- block holding name and description",
+    );
   let meta: unknown;
   try {
     meta = parseYaml(match[1]);
@@ -45,9 +64,11 @@ export function parseSkill(text: string, folder: string): { name: string; descri
     throw new Error(`the frontmatter is not valid YAML (${(err as Error).message.split("\n")[0]})`);
   }
   const { name = folder, description } = (meta ?? {}) as Record<string, unknown>;
-  if (typeof description !== "string" || !description.trim()) throw new Error("the frontmatter has no description");
+  if (typeof description !== "string" || !description.trim())
+    throw new Error("the frontmatter has no description");
   // The folder is the skill's address; a different name would list a skill load_skill cannot find.
-  if (name !== folder) throw new Error(`name "${String(name)}" does not match its folder "${folder}"`);
+  if (name !== folder)
+    throw new Error(`name "${String(name)}" does not match its folder "${folder}"`);
   return { name, description: description.trim(), body: match[2].trim() };
 }
 
@@ -107,7 +128,11 @@ export function loadSkill(root: string, index: SkillIndex, name: unknown): strin
 // #endregion load
 
 // #region loop
-export async function agentLoop(env: AgentEnv, messages: MessageParam[], index: SkillIndex): Promise<void> {
+export async function agentLoop(
+  env: AgentEnv,
+  messages: MessageParam[],
+  index: SkillIndex,
+): Promise<void> {
   const handlers: Record<string, ToolHandler> = {
     ...BASE_HANDLERS,
     load_skill: ({ name }, { root }) => loadSkill(root, index, name),
@@ -115,7 +140,11 @@ export async function agentLoop(env: AgentEnv, messages: MessageParam[], index: 
   const system = systemPrompt(index);
   for (;;) {
     const response = await env.model.messages.create({
-      model: env.modelId, system, messages: normalizeMessages(messages), tools: TOOLS, max_tokens: 8000,
+      model: env.modelId,
+      system,
+      messages: normalizeMessages(messages),
+      tools: TOOLS,
+      max_tokens: 8000,
     });
     messages.push({ role: "assistant", content: response.content });
     env.io.assistant(response);
@@ -127,7 +156,12 @@ export async function agentLoop(env: AgentEnv, messages: MessageParam[], index: 
       await env.io.toolCall(block);
       const { output, isError } = await runTool(handlers, block, { root: env.workspace });
       env.io.toolResult(block, output, isError);
-      results.push({ type: "tool_result", tool_use_id: block.id, content: output, is_error: isError });
+      results.push({
+        type: "tool_result",
+        tool_use_id: block.id,
+        content: output,
+        is_error: isError,
+      });
     }
     messages.push({ role: "user", content: results });
   }
@@ -142,8 +176,11 @@ export function createAgent(env: AgentEnv): Agent {
    *  stays the same, so the model never sees its list of skills change under it. */
   const scan = (): SkillIndex => {
     const index = scanSkills(env.workspace);
-    for (const p of index.problems) env.io.note(`skill skipped: ${SKILLS_DIR}/${p.folder}/SKILL.md: ${p.reason}`);
-    env.io.note(`skills in the system prompt: ${index.skills.map((s) => s.name).join(", ") || "none"}`);
+    for (const p of index.problems)
+      env.io.note(`skill skipped: ${SKILLS_DIR}/${p.folder}/SKILL.md: ${p.reason}`);
+    env.io.note(
+      `skills in the system prompt: ${index.skills.map((s) => s.name).join(", ") || "none"}`,
+    );
     return index;
   };
   return {
@@ -153,7 +190,10 @@ export function createAgent(env: AgentEnv): Agent {
         help: "list the skills found in the workspace",
         run: () => {
           const { skills, problems } = scanSkills(env.workspace);
-          const lines = [...skills.map((s) => `${s.name}: ${s.description}`), ...problems.map((p) => `(skipped) ${p.folder}: ${p.reason}`)];
+          const lines = [
+            ...skills.map((s) => `${s.name}: ${s.description}`),
+            ...problems.map((p) => `(skipped) ${p.folder}: ${p.reason}`),
+          ];
           return lines.join("\n") || `(no skills in ${SKILLS_DIR}/)`;
         },
       },

@@ -12,8 +12,21 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool, safePath, type ToolHandler } from "../s02-tool-use/agent.ts";
-import type { Agent, AgentEnv, MessageParam, Tool, ToolResultBlockParam } from "../_shared/types.ts";
+import {
+  BASE_HANDLERS,
+  BASE_TOOLS,
+  normalizeMessages,
+  runTool,
+  safePath,
+  type ToolHandler,
+} from "../s02-tool-use/agent.ts";
+import type {
+  Agent,
+  AgentEnv,
+  MessageParam,
+  Tool,
+  ToolResultBlockParam,
+} from "../_shared/types.ts";
 
 const SYSTEM = `You are a coding agent working in a scratch workspace. Use your tools to inspect and
 change files: read before you edit, prefer edit over rewriting whole files. Paths are relative to
@@ -43,7 +56,12 @@ export function microCompact(messages: MessageParam[]): { tool: string; chars: n
   const cleared: { tool: string; chars: number }[] = [];
   for (const result of results.slice(0, Math.max(0, results.length - KEEP_RECENT))) {
     const tool = toolName.get(result.tool_use_id) ?? "unknown";
-    if (tool === "read" || typeof result.content !== "string" || result.content.length <= MIN_CLEAR_CHARS) continue;
+    if (
+      tool === "read" ||
+      typeof result.content !== "string" ||
+      result.content.length <= MIN_CLEAR_CHARS
+    )
+      continue;
     cleared.push({ tool, chars: result.content.length });
     result.content = `[earlier tool result cleared: ${tool}, ${result.content.length} chars]`;
   }
@@ -63,10 +81,16 @@ export function estimateTokens(messages: MessageParam[]): number {
 
 /** Layers 2 and 3. Keep everything on disk first, then swap the whole history for one user
  *  message holding the model's own summary (and where the full transcript is, should it need it). */
-export async function compactHistory(env: AgentEnv, messages: MessageParam[], focus?: string): Promise<string> {
+export async function compactHistory(
+  env: AgentEnv,
+  messages: MessageParam[],
+  focus?: string,
+): Promise<string> {
   const before = estimateTokens(messages);
   const transcript = saveTranscript(env.workspace, messages);
-  env.io.note(`transcript of ${messages.length} messages saved to ${transcript}; asking the model for a summary`);
+  env.io.note(
+    `transcript of ${messages.length} messages saved to ${transcript}; asking the model for a summary`,
+  );
   const summary = await summarize(env, messages, focus);
   messages.splice(0, messages.length, {
     role: "user",
@@ -103,22 +127,32 @@ async function summarize(env: AgentEnv, messages: MessageParam[], focus?: string
     model: env.modelId,
     max_tokens: 2000,
     system: "You summarise coding-agent sessions so the work can continue from the summary alone.",
-    messages: [{
-      role: "user",
-      content: "Summarise this conversation. Keep the user's goal, what was done (files, commands, results), " +
-        "decisions and why, open problems, and the next step." +
-        (focus ? ` Pay special attention to: ${focus}.` : "") + `\n\n<conversation>\n${conversation}\n</conversation>`,
-    }],
+    messages: [
+      {
+        role: "user",
+        content:
+          "Summarise this conversation. Keep the user's goal, what was done (files, commands, results), " +
+          "decisions and why, open problems, and the next step." +
+          (focus ? ` Pay special attention to: ${focus}.` : "") +
+          `\n\n<conversation>\n${conversation}\n</conversation>`,
+      },
+    ],
   });
   env.io.assistant(response);
-  return response.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n").trim() || "(empty summary)";
+  return (
+    response.content
+      .flatMap((b) => (b.type === "text" ? [b.text] : []))
+      .join("\n")
+      .trim() || "(empty summary)"
+  );
 }
 // #endregion auto
 
 // #region tool
 export const COMPACT_TOOL: Tool = {
   name: "compact",
-  description: "Summarise the conversation so far and replace it with the summary, freeing context. " +
+  description:
+    "Summarise the conversation so far and replace it with the summary, freeing context. " +
     "The full transcript is kept on disk. Ends the current turn.",
   input_schema: {
     type: "object",
@@ -134,13 +168,22 @@ export interface CompactOptions {
 }
 
 // #region loop
-export async function agentLoop(env: AgentEnv, messages: MessageParam[], tokenThreshold: number): Promise<void> {
+export async function agentLoop(
+  env: AgentEnv,
+  messages: MessageParam[],
+  tokenThreshold: number,
+): Promise<void> {
   // The compact tool's own work happens below, after its result is in the history.
-  const handlers: Record<string, ToolHandler> = { ...BASE_HANDLERS, compact: () => "Compacting the conversation." };
+  const handlers: Record<string, ToolHandler> = {
+    ...BASE_HANDLERS,
+    compact: () => "Compacting the conversation.",
+  };
   for (;;) {
     const cleared = microCompact(messages);
     if (cleared.length) {
-      env.io.note(`micro-compaction: cleared ${cleared.map((c) => `${c.tool} (${c.chars} chars)`).join(", ")}`);
+      env.io.note(
+        `micro-compaction: cleared ${cleared.map((c) => `${c.tool} (${c.chars} chars)`).join(", ")}`,
+      );
     }
     const tokens = estimateTokens(messages);
     // More than one message: a history that is only a summary cannot be compacted further.
@@ -150,7 +193,11 @@ export async function agentLoop(env: AgentEnv, messages: MessageParam[], tokenTh
     }
 
     const response = await env.model.messages.create({
-      model: env.modelId, system: SYSTEM, messages: normalizeMessages(messages), tools: TOOLS, max_tokens: 8000,
+      model: env.modelId,
+      system: SYSTEM,
+      messages: normalizeMessages(messages),
+      tools: TOOLS,
+      max_tokens: 8000,
     });
     messages.push({ role: "assistant", content: response.content });
     env.io.assistant(response);
@@ -164,7 +211,12 @@ export async function agentLoop(env: AgentEnv, messages: MessageParam[], tokenTh
       await env.io.toolCall(block);
       const { output, isError } = await runTool(handlers, block, { root: env.workspace });
       env.io.toolResult(block, output, isError);
-      results.push({ type: "tool_result", tool_use_id: block.id, content: output, is_error: isError });
+      results.push({
+        type: "tool_result",
+        tool_use_id: block.id,
+        content: output,
+        is_error: isError,
+      });
       if (block.name === "compact") {
         compactAsked = true;
         const { focus } = block.input as { focus?: unknown };
@@ -181,14 +233,18 @@ export async function agentLoop(env: AgentEnv, messages: MessageParam[], tokenTh
 }
 // #endregion loop
 
-export function createAgent(env: AgentEnv, { tokenThreshold = TOKEN_THRESHOLD }: CompactOptions = {}): Agent {
+export function createAgent(
+  env: AgentEnv,
+  { tokenThreshold = TOKEN_THRESHOLD }: CompactOptions = {},
+): Agent {
   const messages: MessageParam[] = [];
   return {
     messages,
     commands: {
       "/tokens": {
         help: "estimated size of the conversation, and the auto-compaction threshold",
-        run: () => `~${estimateTokens(messages)} tokens in ${messages.length} messages (auto-compaction above ${tokenThreshold})`,
+        run: () =>
+          `~${estimateTokens(messages)} tokens in ${messages.length} messages (auto-compaction above ${tokenThreshold})`,
       },
     },
     async send(prompt) {

@@ -8,10 +8,19 @@
  * The child gets the base tools but no `task`, so delegation is one level deep.
  */
 import {
-  BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool, type ToolHandler,
+  BASE_HANDLERS,
+  BASE_TOOLS,
+  normalizeMessages,
+  runTool,
+  type ToolHandler,
 } from "../s02-tool-use/agent.ts";
 import type {
-  Agent, AgentEnv, ContentBlock, MessageParam, Tool, ToolResultBlockParam,
+  Agent,
+  AgentEnv,
+  ContentBlock,
+  MessageParam,
+  Tool,
+  ToolResultBlockParam,
 } from "../_shared/types.ts";
 
 const SYSTEM = `You are a coding agent working in a scratch workspace. Use your tools to inspect and
@@ -33,7 +42,10 @@ const TASK_TOOL: Tool = {
     type: "object",
     properties: {
       prompt: { type: "string", description: "The complete instructions for the subagent" },
-      description: { type: "string", description: "A few words shown to the user, e.g. 'survey src/'" },
+      description: {
+        type: "string",
+        description: "A few words shown to the user, e.g. 'survey src/'",
+      },
     },
     required: ["prompt"],
   },
@@ -51,7 +63,10 @@ export const MAX_CHILD_ROUNDS = 30;
 const CHILD = "subagent";
 
 const textOf = (content: ContentBlock[]): string =>
-  content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n").trim();
+  content
+    .flatMap((b) => (b.type === "text" ? [b.text] : []))
+    .join("\n")
+    .trim();
 
 /** Runs one child agent to completion and returns its final text — nothing else of its work.
  *  Its messages, tool calls and results live in this function and are dropped when it returns. */
@@ -61,13 +76,20 @@ export async function runSubagent(env: AgentEnv, prompt: string, root: string): 
   let lastText = "";
   for (let round = 1; round <= MAX_CHILD_ROUNDS; round++) {
     const response = await model.messages.create({
-      model: env.modelId, system: CHILD_SYSTEM, messages: normalizeMessages(messages), tools: CHILD_TOOLS, max_tokens: 8000,
+      model: env.modelId,
+      system: CHILD_SYSTEM,
+      messages: normalizeMessages(messages),
+      tools: CHILD_TOOLS,
+      max_tokens: 8000,
     });
     messages.push({ role: "assistant", content: response.content });
     env.io.assistant(response, CHILD);
     lastText = textOf(response.content) || lastText;
     if (response.stop_reason !== "tool_use") {
-      env.io.note(`finished after ${round} round(s), ${messages.length} messages; only its final text goes back`, CHILD);
+      env.io.note(
+        `finished after ${round} round(s), ${messages.length} messages; only its final text goes back`,
+        CHILD,
+      );
       return lastText || "(the subagent finished without a summary)";
     }
 
@@ -77,13 +99,20 @@ export async function runSubagent(env: AgentEnv, prompt: string, root: string): 
       await env.io.toolCall(block, CHILD);
       const { output, isError } = await runTool(BASE_HANDLERS, block, { root });
       env.io.toolResult(block, output, isError, CHILD);
-      results.push({ type: "tool_result", tool_use_id: block.id, content: output, is_error: isError });
+      results.push({
+        type: "tool_result",
+        tool_use_id: block.id,
+        content: output,
+        is_error: isError,
+      });
     }
     messages.push({ role: "user", content: results });
   }
   env.io.note(`cut off after ${MAX_CHILD_ROUNDS} rounds`, CHILD);
-  return `${lastText || "(no summary yet)"}\n\n(The subagent was stopped after ${MAX_CHILD_ROUNDS} rounds ` +
-    "without finishing; this is what it had so far.)";
+  return (
+    `${lastText || "(no summary yet)"}\n\n(The subagent was stopped after ${MAX_CHILD_ROUNDS} rounds ` +
+    "without finishing; this is what it had so far.)"
+  );
 }
 // #endregion subagent
 
@@ -93,8 +122,11 @@ function leadHandlers(env: AgentEnv): Record<string, ToolHandler> {
   return {
     ...BASE_HANDLERS,
     task({ prompt, description }, { root }) {
-      if (typeof prompt !== "string" || !prompt.trim()) throw new Error("task needs a non-empty prompt");
-      env.io.note(`delegating: ${typeof description === "string" && description ? description : prompt.slice(0, 60)}`);
+      if (typeof prompt !== "string" || !prompt.trim())
+        throw new Error("task needs a non-empty prompt");
+      env.io.note(
+        `delegating: ${typeof description === "string" && description ? description : prompt.slice(0, 60)}`,
+      );
       return runSubagent(env, prompt, root);
     },
   };
@@ -102,10 +134,18 @@ function leadHandlers(env: AgentEnv): Record<string, ToolHandler> {
 // #endregion dispatch
 
 // #region loop
-export async function agentLoop(env: AgentEnv, messages: MessageParam[], handlers: Record<string, ToolHandler>): Promise<void> {
+export async function agentLoop(
+  env: AgentEnv,
+  messages: MessageParam[],
+  handlers: Record<string, ToolHandler>,
+): Promise<void> {
   for (;;) {
     const response = await env.model.messages.create({
-      model: env.modelId, system: SYSTEM, messages: normalizeMessages(messages), tools: TOOLS, max_tokens: 8000,
+      model: env.modelId,
+      system: SYSTEM,
+      messages: normalizeMessages(messages),
+      tools: TOOLS,
+      max_tokens: 8000,
     });
     messages.push({ role: "assistant", content: response.content });
     env.io.assistant(response);
@@ -118,7 +158,12 @@ export async function agentLoop(env: AgentEnv, messages: MessageParam[], handler
       // For `task`, this one call runs a whole child agent; its result is the child's summary.
       const { output, isError } = await runTool(handlers, block, { root: env.workspace });
       env.io.toolResult(block, output, isError);
-      results.push({ type: "tool_result", tool_use_id: block.id, content: output, is_error: isError });
+      results.push({
+        type: "tool_result",
+        tool_use_id: block.id,
+        content: output,
+        is_error: isError,
+      });
     }
     messages.push({ role: "user", content: results });
   }

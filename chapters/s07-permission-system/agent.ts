@@ -17,7 +17,12 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool } from "../s02-tool-use/agent.ts";
 import type {
-  Agent, AgentEnv, MessageParam, Tool, ToolResultBlockParam, ToolUseBlock,
+  Agent,
+  AgentEnv,
+  MessageParam,
+  Tool,
+  ToolResultBlockParam,
+  ToolUseBlock,
 } from "../_shared/types.ts";
 
 const SYSTEM = `You are a coding agent working in a scratch workspace. Use your tools to inspect and
@@ -60,7 +65,8 @@ export const STARTING_RULES = path.join(import.meta.dirname, RULES_FILE);
  *  to the workspace, so `./.env` and `sub/../.env` are the same `.env` to a rule. */
 export function subjectOf(call: ToolUseBlock, root: string): string {
   const input = call.input as Record<string, unknown>;
-  if (typeof input.path === "string") return path.relative(root, path.resolve(root, input.path)) || ".";
+  if (typeof input.path === "string")
+    return path.relative(root, path.resolve(root, input.path)) || ".";
   return String(input.command ?? input.pattern ?? "");
 }
 
@@ -75,7 +81,12 @@ export const SHELL_OPERATORS = new RegExp(`[${OPERATORS}]`);
  *  `ls -la*` allows `ls -la src` but not `ls -la; cat .env`. A command an allow rule lets through
  *  has exactly the operators written in the rule. In a deny rule `*` stands for any text: a deny
  *  that catches more is safe, an allow that catches more is a hole. */
-export function matches(rule: Rule, call: ToolUseBlock, root: string, kind: "allow" | "deny"): boolean {
+export function matches(
+  rule: Rule,
+  call: ToolUseBlock,
+  root: string,
+  kind: "allow" | "deny",
+): boolean {
   if (rule.tool !== "*" && rule.tool !== call.name) return false;
   if (rule.pattern === undefined) return true;
   const star = kind === "allow" && call.name === "bash" ? `[^${OPERATORS}]*` : ".*";
@@ -83,23 +94,39 @@ export function matches(rule: Rule, call: ToolUseBlock, root: string, kind: "all
   return regex.test(subjectOf(call, root));
 }
 
-export const describeRule = (rule: Rule) => (rule.pattern === undefined ? rule.tool : `${rule.tool} ${rule.pattern}`);
+export const describeRule = (rule: Rule) =>
+  rule.pattern === undefined ? rule.tool : `${rule.tool} ${rule.pattern}`;
 
 /** Checks the shape of the rules file; throws with a message a learner can act on. */
 export function parsePermissions(text: string): Partial<Permissions> {
   const data: unknown = JSON.parse(text);
-  if (typeof data !== "object" || data === null || Array.isArray(data)) throw new Error("expected a JSON object");
+  if (typeof data !== "object" || data === null || Array.isArray(data))
+    throw new Error("expected a JSON object");
   const { mode, allow, deny } = data as Record<string, unknown>;
-  if (mode !== undefined && !MODES.includes(mode as Mode)) throw new Error(`"mode" must be one of ${MODES.join(", ")}`);
+  if (mode !== undefined && !MODES.includes(mode as Mode))
+    throw new Error(`"mode" must be one of ${MODES.join(", ")}`);
   const rules = (key: string, value: unknown): Rule[] | undefined => {
     if (value === undefined) return undefined;
-    const ok = Array.isArray(value) && value.every((r) =>
-      typeof r === "object" && r !== null && typeof r.tool === "string" && r.tool !== "" &&
-      (r.pattern === undefined || typeof r.pattern === "string"));
+    const ok =
+      Array.isArray(value) &&
+      value.every(
+        (r) =>
+          typeof r === "object" &&
+          r !== null &&
+          typeof r.tool === "string" &&
+          r.tool !== "" &&
+          (r.pattern === undefined || typeof r.pattern === "string"),
+      );
     if (!ok) throw new Error(`"${key}" must be a list of { "tool": "name", "pattern"?: "text*" }`);
-    return (value as Rule[]).map(({ tool, pattern }) => (pattern === undefined ? { tool } : { tool, pattern }));
+    return (value as Rule[]).map(({ tool, pattern }) =>
+      pattern === undefined ? { tool } : { tool, pattern },
+    );
   };
-  return { mode: mode as Mode | undefined, allow: rules("allow", allow), deny: rules("deny", deny) };
+  return {
+    mode: mode as Mode | undefined,
+    allow: rules("allow", allow),
+    deny: rules("deny", deny),
+  };
 }
 
 /** Reads the rules file; a workspace without one gets a copy of the starting policy, for the
@@ -112,7 +139,9 @@ export function loadPermissions(file: string, note: (text: string) => void): Par
   try {
     return parsePermissions(readFileSync(file, "utf8"));
   } catch (err) {
-    note(`${file} is not valid (${(err as Error).message}); using the defaults: mode default, no rules`);
+    note(
+      `${file} is not valid (${(err as Error).message}); using the defaults: mode default, no rules`,
+    );
     return {};
   }
 }
@@ -124,8 +153,14 @@ export function loadPermissions(file: string, note: (text: string) => void): Par
 const DANGEROUS: { pattern: RegExp; why: string }[] = [
   { pattern: /\bsudo\b|\bsu\s+-?\s*root\b/, why: "runs as root" },
   { pattern: /\brm\b[^;&|]*\s(\/|~|\$HOME|\.\.)/, why: "deletes outside the workspace" },
-  { pattern: /\b(curl|wget)\b[^|]*\|\s*(sudo\s+)?(ba|z)?sh\b/, why: "runs a script straight from the internet" },
-  { pattern: /\bmkfs\b|\bdd\b[^|]*\bof=\/dev\/|>\s*\/dev\/(sd|nvme|disk)/, why: "overwrites a disk" },
+  {
+    pattern: /\b(curl|wget)\b[^|]*\|\s*(sudo\s+)?(ba|z)?sh\b/,
+    why: "runs a script straight from the internet",
+  },
+  {
+    pattern: /\bmkfs\b|\bdd\b[^|]*\bof=\/dev\/|>\s*\/dev\/(sd|nvme|disk)/,
+    why: "overwrites a disk",
+  },
   { pattern: /:\(\)\s*\{.*\};\s*:/, why: "a fork bomb" },
   { pattern: /\bchmod\s+(-R\s+)?[0-7]*777\s+[/~]/, why: "opens up files outside the workspace" },
   { pattern: /\bgit\s+push\b.*\s(--force|-f)\b/, why: "rewrites shared history" },
@@ -154,7 +189,11 @@ export function ruleFor(call: ToolUseBlock): Rule {
 }
 
 /** The gate. Returns why the call is refused, or null to let it run. */
-export async function checkPermission(env: AgentEnv, perms: Permissions, call: ToolUseBlock): Promise<string | null> {
+export async function checkPermission(
+  env: AgentEnv,
+  perms: Permissions,
+  call: ToolUseBlock,
+): Promise<string | null> {
   const subject = subjectOf(call, env.workspace);
   // 1. The command validator: refused always, even in auto mode.
   if (call.name === "bash") {
@@ -166,12 +205,16 @@ export async function checkPermission(env: AgentEnv, perms: Permissions, call: T
   if (denied) return `denied by the rule "${describeRule(denied)}"`;
   // 3. The mode.
   if (perms.mode === "auto" || READ_ONLY.has(call.name)) return null;
-  if (perms.mode === "plan") return `plan mode: ${call.name} would change things, so it does not run until the plan is approved`;
+  if (perms.mode === "plan")
+    return `plan mode: ${call.name} would change things, so it does not run until the plan is approved`;
   // 4. Allow rules.
   if (perms.allow.some((rule) => matches(rule, call, env.workspace, "allow"))) return null;
   // 5. Ask the person at the keyboard.
-  const answer = (await env.ask(`Allow ${call.name} ${JSON.stringify(subject)}?`, ["yes", "no", "always"]))
-    .trim().toLowerCase();
+  const answer = (
+    await env.ask(`Allow ${call.name} ${JSON.stringify(subject)}?`, ["yes", "no", "always"])
+  )
+    .trim()
+    .toLowerCase();
   if (answer === "always" || answer === "a") {
     const rule = ruleFor(call);
     perms.allow.push(rule);
@@ -183,11 +226,18 @@ export async function checkPermission(env: AgentEnv, perms: Permissions, call: T
 // #endregion gate
 
 // #region loop
-export async function agentLoop(env: AgentEnv, messages: MessageParam[], perms: Permissions): Promise<void> {
+export async function agentLoop(
+  env: AgentEnv,
+  messages: MessageParam[],
+  perms: Permissions,
+): Promise<void> {
   for (;;) {
     const response = await env.model.messages.create({
-      model: env.modelId, system: `${SYSTEM}\n\nPermission mode: ${perms.mode}.`,
-      messages: normalizeMessages(messages), tools: TOOLS, max_tokens: 8000,
+      model: env.modelId,
+      system: `${SYSTEM}\n\nPermission mode: ${perms.mode}.`,
+      messages: normalizeMessages(messages),
+      tools: TOOLS,
+      max_tokens: 8000,
     });
     messages.push({ role: "assistant", content: response.content });
     env.io.assistant(response);
@@ -200,11 +250,17 @@ export async function agentLoop(env: AgentEnv, messages: MessageParam[], perms: 
       const refusal = await checkPermission(env, perms, block);
       env.io.event("permission", { tool: block.name, allowed: refusal === null, reason: refusal });
       // A refused call never reaches its handler, but it still gets its one tool_result.
-      const { output, isError } = refusal === null
-        ? await runTool(BASE_HANDLERS, block, { root: env.workspace })
-        : { output: `Permission denied: ${refusal}. The tool did not run.`, isError: true };
+      const { output, isError } =
+        refusal === null
+          ? await runTool(BASE_HANDLERS, block, { root: env.workspace })
+          : { output: `Permission denied: ${refusal}. The tool did not run.`, isError: true };
       env.io.toolResult(block, output, isError);
-      results.push({ type: "tool_result", tool_use_id: block.id, content: output, is_error: isError });
+      results.push({
+        type: "tool_result",
+        tool_use_id: block.id,
+        content: output,
+        is_error: isError,
+      });
     }
     messages.push({ role: "user", content: results });
   }
@@ -234,7 +290,10 @@ export function createAgent(env: AgentEnv, options: PermissionOptions = {}): Age
       messages.push({ role: "user", content: prompt });
       await agentLoop(env, messages, perms);
       // A turn in plan mode ends with a plan; the user decides whether the agent may carry it out.
-      if (perms.mode === "plan" && /^y/i.test(await env.ask("Approve the plan and leave plan mode?", ["yes", "no"]))) {
+      if (
+        perms.mode === "plan" &&
+        /^y/i.test(await env.ask("Approve the plan and leave plan mode?", ["yes", "no"]))
+      ) {
         perms.mode = "default";
         env.io.note("mode: plan → default (plan approved)");
       }
@@ -244,15 +303,16 @@ export function createAgent(env: AgentEnv, options: PermissionOptions = {}): Age
         help: `show the permission mode and rules; "/mode plan" (or ${MODES.join(", ")}) switches`,
         run: (wanted) => {
           if (wanted) {
-            if (!MODES.includes(wanted as Mode)) return `Unknown mode "${wanted}". Modes: ${MODES.join(", ")}.`;
+            if (!MODES.includes(wanted as Mode))
+              return `Unknown mode "${wanted}". Modes: ${MODES.join(", ")}.`;
             env.io.note(`mode: ${perms.mode} → ${wanted}`);
             perms.mode = wanted as Mode;
           }
           return [
-          `mode:  ${perms.mode}   (plan ends when you approve a plan)`,
-          `deny:  ${perms.deny.map(describeRule).join(", ") || "(none)"}`,
-          `allow: ${perms.allow.map(describeRule).join(", ") || "(none)"}`,
-          `rules file (yours to edit, out of the model's reach): ${rulesFile(env)}`,
+            `mode:  ${perms.mode}   (plan ends when you approve a plan)`,
+            `deny:  ${perms.deny.map(describeRule).join(", ") || "(none)"}`,
+            `allow: ${perms.allow.map(describeRule).join(", ") || "(none)"}`,
+            `rules file (yours to edit, out of the model's reach): ${rulesFile(env)}`,
           ].join("\n");
         },
       },

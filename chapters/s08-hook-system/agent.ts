@@ -21,7 +21,12 @@ import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool } from "../s02-to
 import { readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import { runCommand } from "../_shared/shell.ts";
 import type {
-  Agent, AgentEnv, MessageParam, Tool, ToolResultBlockParam, ToolUseBlock,
+  Agent,
+  AgentEnv,
+  MessageParam,
+  Tool,
+  ToolResultBlockParam,
+  ToolUseBlock,
 } from "../_shared/types.ts";
 
 const SYSTEM = `You are a coding agent working in a scratch workspace. Use your tools to inspect and
@@ -46,13 +51,25 @@ export type HookConfig = Partial<Record<HookEvent, Hook[]>>;
 /** Checks the shape of .hooks.json; throws with a message a learner can act on. */
 export function parseHooks(text: string): HookConfig {
   const data: unknown = JSON.parse(text);
-  if (typeof data !== "object" || data === null || Array.isArray(data)) throw new Error("expected a JSON object");
+  if (typeof data !== "object" || data === null || Array.isArray(data))
+    throw new Error("expected a JSON object");
   for (const [event, hooks] of Object.entries(data)) {
-    if (!EVENTS.includes(event as HookEvent)) throw new Error(`unknown event "${event}" (expected ${EVENTS.join(", ")})`);
-    const ok = Array.isArray(hooks) && hooks.every((h) =>
-      typeof h === "object" && h !== null && typeof h.command === "string" && h.command.trim() !== "" &&
-      (h.matcher === undefined || typeof h.matcher === "string"));
-    if (!ok) throw new Error(`"${event}" must be a list of { "matcher"?: "tool", "command": "shell command" }`);
+    if (!EVENTS.includes(event as HookEvent))
+      throw new Error(`unknown event "${event}" (expected ${EVENTS.join(", ")})`);
+    const ok =
+      Array.isArray(hooks) &&
+      hooks.every(
+        (h) =>
+          typeof h === "object" &&
+          h !== null &&
+          typeof h.command === "string" &&
+          h.command.trim() !== "" &&
+          (h.matcher === undefined || typeof h.matcher === "string"),
+      );
+    if (!ok)
+      throw new Error(
+        `"${event}" must be a list of { "matcher"?: "tool", "command": "shell command" }`,
+      );
   }
   return data as HookConfig;
 }
@@ -60,7 +77,8 @@ export function parseHooks(text: string): HookConfig {
 /** Reads .hooks.json, and the hash of the very text it parsed (what trust is recorded for).
  *  Missing: no hooks. Broken: a note that says why, and no hooks. */
 export function loadHooks(
-  workspace: string, note: (text: string) => void,
+  workspace: string,
+  note: (text: string) => void,
 ): { hooks: HookConfig; hash: string } {
   const file = path.join(workspace, HOOKS_FILE);
   if (!existsSync(file)) return { hooks: {}, hash: "" };
@@ -88,8 +106,19 @@ export interface HookRun {
 /** Runs one hook command in the workspace with the event as JSON on stdin. Stdout and stderr
  *  are kept apart: they mean different things in the exit-code contract. A hook is a command
  *  like any other, so it runs in the same sandbox, process group and timeout as the bash tool. */
-export async function runHook(command: string, event: object, cwd: string, timeoutMs = HOOK_TIMEOUT_MS): Promise<HookRun> {
-  const run = await runCommand(command, { cwd, timeoutMs, maxOutput: MAX_HOOK_OUTPUT, shell: "sh", stdin: JSON.stringify(event) });
+export async function runHook(
+  command: string,
+  event: object,
+  cwd: string,
+  timeoutMs = HOOK_TIMEOUT_MS,
+): Promise<HookRun> {
+  const run = await runCommand(command, {
+    cwd,
+    timeoutMs,
+    maxOutput: MAX_HOOK_OUTPUT,
+    shell: "sh",
+    stdin: JSON.stringify(event),
+  });
   return { exitCode: run.exitCode, stdout: run.stdout, stderr: run.stderr, timedOut: run.timedOut };
 }
 // #endregion run-hook
@@ -106,38 +135,62 @@ export interface HookOutcome {
 }
 
 export interface HookRunner {
-  fire(event: HookEvent, payload: { tool?: ToolUseBlock; result?: { output: string; isError: boolean } }): Promise<HookOutcome>;
+  fire(
+    event: HookEvent,
+    payload: { tool?: ToolUseBlock; result?: { output: string; isError: boolean } },
+  ): Promise<HookOutcome>;
 }
 
-export function createHookRunner(env: AgentEnv, hooks: HookConfig, timeoutMs = HOOK_TIMEOUT_MS): HookRunner {
+export function createHookRunner(
+  env: AgentEnv,
+  hooks: HookConfig,
+  timeoutMs = HOOK_TIMEOUT_MS,
+): HookRunner {
   return {
     async fire(event, { tool, result }) {
-      const outcome: HookOutcome = { context: [], input: tool?.input as Record<string, unknown> | undefined };
-      const matching = (hooks[event] ?? []).filter((h) =>
-        !tool || h.matcher === undefined || h.matcher === "*" || h.matcher === tool.name);
+      const outcome: HookOutcome = {
+        context: [],
+        input: tool?.input as Record<string, unknown> | undefined,
+      };
+      const matching = (hooks[event] ?? []).filter(
+        (h) => !tool || h.matcher === undefined || h.matcher === "*" || h.matcher === tool.name,
+      );
       for (const hook of matching) {
         const stdin = {
-          hook_event_name: event, cwd: env.workspace,
+          hook_event_name: event,
+          cwd: env.workspace,
           ...(tool && { tool_name: tool.name, tool_input: outcome.input }),
           ...(result && { tool_result: result.output, is_error: result.isError }),
         };
         const run = await runHook(hook.command, stdin, env.workspace, timeoutMs);
         const label = `${event} hook "${hook.command}"`;
-        env.io.event("hook", { event, command: hook.command, exitCode: run.exitCode, timedOut: run.timedOut });
+        env.io.event("hook", {
+          event,
+          command: hook.command,
+          exitCode: run.exitCode,
+          timedOut: run.timedOut,
+        });
         const stderr = run.stderr.trim();
 
         if (run.timedOut) {
           env.io.note(`${label} timed out after ${timeoutMs / 1000}s; ignored`);
         } else if (run.exitCode === 0) {
           const reply = parseReply(run.stdout);
-          if (typeof reply === "string") { env.io.note(`${label}: ${reply}`); continue; }
+          if (typeof reply === "string") {
+            env.io.note(`${label}: ${reply}`);
+            continue;
+          }
           if (reply.updatedInput && event === "PreToolUse") {
             outcome.input = reply.updatedInput;
             env.io.note(`${label} rewrote the input: ${JSON.stringify(reply.updatedInput)}`);
           }
           if (reply.additionalContext) {
             outcome.context.push(reply.additionalContext);
-            env.io.note(tool ? `${label} added a note to the result` : `${label} added context: ${reply.additionalContext}`);
+            env.io.note(
+              tool
+                ? `${label} added a note to the result`
+                : `${label} added context: ${reply.additionalContext}`,
+            );
           }
         } else if (run.exitCode === 1 && event === "PreToolUse") {
           outcome.blocked = stderr || "(no reason given)";
@@ -145,9 +198,15 @@ export function createHookRunner(env: AgentEnv, hooks: HookConfig, timeoutMs = H
           return outcome; // a blocked call needs no more opinions
         } else if (run.exitCode === 2) {
           if (stderr) outcome.context.push(stderr);
-          env.io.note(tool ? `${label} exited 2: its stderr is added to the result` : `${label} exited 2: ${stderr}`);
+          env.io.note(
+            tool
+              ? `${label} exited 2: its stderr is added to the result`
+              : `${label} exited 2: ${stderr}`,
+          );
         } else {
-          env.io.note(`${label} failed (exit ${run.exitCode}${stderr ? `: ${stderr}` : ""}); ignored`);
+          env.io.note(
+            `${label} failed (exit ${run.exitCode}${stderr ? `: ${stderr}` : ""}); ignored`,
+          );
         }
       }
       return outcome;
@@ -157,16 +216,25 @@ export function createHookRunner(env: AgentEnv, hooks: HookConfig, timeoutMs = H
 
 /** Exit 0 may print JSON: `{ "updatedInput": {...} }` and/or `{ "additionalContext": "..." }`.
  *  Returns the reply, or a string saying why stdout was ignored. */
-function parseReply(stdout: string): { updatedInput?: Record<string, unknown>; additionalContext?: string } | string {
+function parseReply(
+  stdout: string,
+): { updatedInput?: Record<string, unknown>; additionalContext?: string } | string {
   const text = stdout.trim();
   if (!text) return {};
   try {
     const reply = JSON.parse(text);
-    if (typeof reply !== "object" || reply === null || Array.isArray(reply)) return "stdout is not a JSON object; ignored";
+    if (typeof reply !== "object" || reply === null || Array.isArray(reply))
+      return "stdout is not a JSON object; ignored";
     const { updatedInput, additionalContext } = reply;
     return {
-      updatedInput: typeof updatedInput === "object" && updatedInput !== null && !Array.isArray(updatedInput) ? updatedInput : undefined,
-      additionalContext: typeof additionalContext === "string" && additionalContext.trim() ? additionalContext.trim() : undefined,
+      updatedInput:
+        typeof updatedInput === "object" && updatedInput !== null && !Array.isArray(updatedInput)
+          ? updatedInput
+          : undefined,
+      additionalContext:
+        typeof additionalContext === "string" && additionalContext.trim()
+          ? additionalContext.trim()
+          : undefined,
     };
   } catch {
     return "stdout is not JSON; ignored";
@@ -176,9 +244,14 @@ function parseReply(stdout: string): { updatedInput?: Record<string, unknown>; a
 
 // #region tool-with-hooks
 /** One tool call wrapped in its hooks. Whatever happens, it yields exactly one result. */
-export async function runToolWithHooks(env: AgentEnv, hooks: HookRunner, call: ToolUseBlock): Promise<{ output: string; isError: boolean }> {
+export async function runToolWithHooks(
+  env: AgentEnv,
+  hooks: HookRunner,
+  call: ToolUseBlock,
+): Promise<{ output: string; isError: boolean }> {
   const pre = await hooks.fire("PreToolUse", { tool: call });
-  if (pre.blocked !== undefined) return { output: `Blocked by a PreToolUse hook: ${pre.blocked}`, isError: true };
+  if (pre.blocked !== undefined)
+    return { output: `Blocked by a PreToolUse hook: ${pre.blocked}`, isError: true };
 
   const input = pre.input ?? (call.input as Record<string, unknown>);
   const result = await runTool(BASE_HANDLERS, { ...call, input }, { root: env.workspace });
@@ -192,10 +265,19 @@ export async function runToolWithHooks(env: AgentEnv, hooks: HookRunner, call: T
 // #endregion tool-with-hooks
 
 // #region loop
-export async function agentLoop(env: AgentEnv, messages: MessageParam[], system: string, hooks: HookRunner): Promise<void> {
+export async function agentLoop(
+  env: AgentEnv,
+  messages: MessageParam[],
+  system: string,
+  hooks: HookRunner,
+): Promise<void> {
   for (;;) {
     const response = await env.model.messages.create({
-      model: env.modelId, system, messages: normalizeMessages(messages), tools: TOOLS, max_tokens: 8000,
+      model: env.modelId,
+      system,
+      messages: normalizeMessages(messages),
+      tools: TOOLS,
+      max_tokens: 8000,
     });
     messages.push({ role: "assistant", content: response.content });
     env.io.assistant(response);
@@ -207,7 +289,12 @@ export async function agentLoop(env: AgentEnv, messages: MessageParam[], system:
       await env.io.toolCall(block);
       const { output, isError } = await runToolWithHooks(env, hooks, block);
       env.io.toolResult(block, output, isError);
-      results.push({ type: "tool_result", tool_use_id: block.id, content: output, is_error: isError });
+      results.push({
+        type: "tool_result",
+        tool_use_id: block.id,
+        content: output,
+        is_error: isError,
+      });
     }
     messages.push({ role: "user", content: results });
   }
@@ -238,19 +325,29 @@ function trustedHashes(env: AgentEnv): string[] {
  *  its hash: change one character of the file and the question comes back. */
 async function trustedHooks(env: AgentEnv, options: HookOptions): Promise<HookConfig> {
   const { hooks, hash } = loadHooks(env.workspace, (text) => env.io.note(text));
-  const commands = [...new Set(Object.values(hooks).flat().map((h) => h.command))];
+  const commands = [
+    ...new Set(
+      Object.values(hooks)
+        .flat()
+        .map((h) => h.command),
+    ),
+  ];
   if (commands.length === 0) return {};
   const known = trustedHashes(env);
   if (options.trusted || known.includes(hash)) return hooks;
   const answer = await env.ask(
     `This workspace's ${HOOKS_FILE} wants to run ${commands.map((c) => JSON.stringify(c)).join(", ")}. ` +
-    "Run its hooks? (yes is remembered until the file changes)", ["yes", "no"]);
+      "Run its hooks? (yes is remembered until the file changes)",
+    ["yes", "no"],
+  );
   if (!/^y/i.test(answer)) {
     env.io.note(`hooks not run: you did not trust this ${HOOKS_FILE}`);
     return {};
   }
   writeJsonAtomic(trustFile(env), { sha256: [...known, hash] });
-  env.io.note(`trusted this ${HOOKS_FILE} (sha256 ${hash.slice(0, 12)}…), recorded in ${trustFile(env)}`);
+  env.io.note(
+    `trusted this ${HOOKS_FILE} (sha256 ${hash.slice(0, 12)}…), recorded in ${trustFile(env)}`,
+  );
   return hooks;
 }
 
@@ -262,7 +359,9 @@ export function createAgent(env: AgentEnv, options: HookOptions = {}): Agent {
   async function startSession() {
     const hooks = createHookRunner(env, await trustedHooks(env, options), options.hookTimeoutMs);
     const { context } = await hooks.fire("SessionStart", {});
-    const system = context.length ? `${SYSTEM}\n\nContext from the user's SessionStart hooks:\n${context.join("\n")}` : SYSTEM;
+    const system = context.length
+      ? `${SYSTEM}\n\nContext from the user's SessionStart hooks:\n${context.join("\n")}`
+      : SYSTEM;
     return { system, hooks };
   }
 

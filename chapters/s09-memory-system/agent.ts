@@ -13,9 +13,21 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
-import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool, type ToolHandler } from "../s02-tool-use/agent.ts";
+import {
+  BASE_HANDLERS,
+  BASE_TOOLS,
+  normalizeMessages,
+  runTool,
+  type ToolHandler,
+} from "../s02-tool-use/agent.ts";
 import { writeFileAtomic } from "../_shared/fsutil.ts";
-import type { Agent, AgentEnv, MessageParam, Tool, ToolResultBlockParam } from "../_shared/types.ts";
+import type {
+  Agent,
+  AgentEnv,
+  MessageParam,
+  Tool,
+  ToolResultBlockParam,
+} from "../_shared/types.ts";
 
 // #region memory
 /** What kind of thing is remembered. The type tells the model how to use it later. */
@@ -32,8 +44,16 @@ export interface Memory {
 }
 
 export const INDEX_FILE = "MEMORY.md";
-const oneLine = (value: unknown) => String(value ?? "").replace(/\s+/g, " ").trim();
-const slugify = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60);
+const oneLine = (value: unknown) =>
+  String(value ?? "")
+    .replace(/\s+/g, " ")
+    .trim();
+const slugify = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 60);
 
 /** One line of the index: `- [name](file) — description`. Brackets, parentheses and backslashes
  *  in the name and description are escaped, so neither can close the link or open another: the
@@ -50,12 +70,16 @@ const linkedFile = (line: string) => /^- \[(?:\\.|[^\\\]])*\]\(([^)]*)\)/.exec(l
  *  written; the same name saved again updates the file and its index line in place. A slug keeps
  *  only letters and digits, so different names can share one ("Use tabs!", "use tabs?"): a file
  *  belongs to the name in its frontmatter, and another name that lands on it is refused. */
-export function saveMemory(dir: string, input: Record<string, unknown>): { file: string; updated: boolean } {
+export function saveMemory(
+  dir: string,
+  input: Record<string, unknown>,
+): { file: string; updated: boolean } {
   const name = oneLine(input.name);
   const description = oneLine(input.description);
   const type = input.type as MemoryType;
   const content = String(input.content ?? "").trim();
-  if (!MEMORY_TYPES.includes(type)) throw new Error(`invalid type "${input.type}": use one of ${MEMORY_TYPES.join(", ")}`);
+  if (!MEMORY_TYPES.includes(type))
+    throw new Error(`invalid type "${input.type}": use one of ${MEMORY_TYPES.join(", ")}`);
   if (!name || !slugify(name)) throw new Error("a memory needs a name with letters or digits");
   if (!description) throw new Error("a memory needs a one-line description");
   if (!content) throw new Error("a memory needs content");
@@ -68,18 +92,28 @@ export function saveMemory(dir: string, input: Record<string, unknown>): { file:
   if (updated) {
     const owner = ownerOf(path.join(dir, file));
     if (oneLine(owner) !== name) {
-      throw new Error(`the file .memory/${file} already holds the memory "${owner}". Save under that ` +
-        "exact name to update it, or choose a name that differs in its letters or digits (the first 60 count)");
+      throw new Error(
+        `the file .memory/${file} already holds the memory "${owner}". Save under that ` +
+          "exact name to update it, or choose a name that differs in its letters or digits (the first 60 count)",
+      );
     }
   }
   mkdirSync(dir, { recursive: true });
-  writeFileAtomic(path.join(dir, file), `---\n${stringifyYaml({ name, description, type })}---\n\n${content}\n`);
+  writeFileAtomic(
+    path.join(dir, file),
+    `---\n${stringifyYaml({ name, description, type })}---\n\n${content}\n`,
+  );
 
   const indexPath = path.join(dir, INDEX_FILE);
   const entry = indexLine(name, file, description);
-  const lines = existsSync(indexPath) ? readFileSync(indexPath, "utf8").split("\n").filter((l) => l.trim()) : [];
+  const lines = existsSync(indexPath)
+    ? readFileSync(indexPath, "utf8")
+        .split("\n")
+        .filter((l) => l.trim())
+    : [];
   const at = lines.findIndex((l) => linkedFile(l) === file);
-  if (at >= 0) lines[at] = entry; // one line per memory, never a duplicate
+  if (at >= 0)
+    lines[at] = entry; // one line per memory, never a duplicate
   else lines.push(entry);
   writeFileAtomic(indexPath, `${lines.join("\n")}\n`);
   return { file, updated };
@@ -91,21 +125,29 @@ function ownerOf(file: string): string {
     return parseMemory(readFileSync(file, "utf8"), path.basename(file)).name;
   } catch (err) {
     const why = (err as Error).message.split("\n")[0];
-    throw new Error(`.memory/${path.basename(file)} exists but is not a valid memory (${why}): ` +
-      "choose another name, or ask the user to fix or delete that file");
+    throw new Error(
+      `.memory/${path.basename(file)} exists but is not a valid memory (${why}): ` +
+        "choose another name, or ask the user to fix or delete that file",
+    );
   }
 }
 // #endregion save
 
 // #region load
 /** Reads every memory file. A file that is not a valid memory is skipped, with the reason. */
-export function loadMemories(dir: string): { index: string; memories: Memory[]; skipped: string[] } {
+export function loadMemories(dir: string): {
+  index: string;
+  memories: Memory[];
+  skipped: string[];
+} {
   if (!existsSync(dir)) return { index: "", memories: [], skipped: [] };
   const indexPath = path.join(dir, INDEX_FILE);
   const index = existsSync(indexPath) ? readFileSync(indexPath, "utf8").trim() : "";
   const memories: Memory[] = [];
   const skipped: string[] = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith(".md") && f !== INDEX_FILE).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith(".md") && f !== INDEX_FILE)
+    .sort()) {
     try {
       memories.push(parseMemory(readFileSync(path.join(dir, file), "utf8"), file));
     } catch (err) {
@@ -119,10 +161,19 @@ function parseMemory(text: string, file: string): Memory {
   const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n([\s\S]*)$/.exec(text);
   if (!match) throw new Error("no frontmatter (the file must start with a --- block)");
   const meta = (parseYaml(match[1]) ?? {}) as Record<string, unknown>;
-  if (typeof meta.name !== "string" || !meta.name.trim()) throw new Error("frontmatter has no name");
-  if (typeof meta.description !== "string" || !meta.description.trim()) throw new Error("frontmatter has no description");
-  if (!MEMORY_TYPES.includes(meta.type as MemoryType)) throw new Error(`unknown type "${meta.type}"`);
-  return { name: meta.name, description: meta.description, type: meta.type as MemoryType, content: match[2].trim(), file };
+  if (typeof meta.name !== "string" || !meta.name.trim())
+    throw new Error("frontmatter has no name");
+  if (typeof meta.description !== "string" || !meta.description.trim())
+    throw new Error("frontmatter has no description");
+  if (!MEMORY_TYPES.includes(meta.type as MemoryType))
+    throw new Error(`unknown type "${meta.type}"`);
+  return {
+    name: meta.name,
+    description: meta.description,
+    type: meta.type as MemoryType,
+    content: match[2].trim(),
+    file,
+  };
 }
 // #endregion load
 
@@ -158,7 +209,9 @@ function memoryBody(index: string, memories: Memory[]): string {
     `Index (.memory/${INDEX_FILE}):\n${index || "(missing: save_memory rebuilds it)"}`,
     ...memories.map((m) => `## ${m.name} (${m.type}, .memory/${m.file})\n${m.content}`),
   ].join("\n\n");
-  return body.length > MAX_MEMORY_CHARS ? `${body.slice(0, MAX_MEMORY_CHARS)}\n… (more in .memory/: read the files)` : body;
+  return body.length > MAX_MEMORY_CHARS
+    ? `${body.slice(0, MAX_MEMORY_CHARS)}\n… (more in .memory/: read the files)`
+    : body;
 }
 
 /** Most stable first, most changeable last: identity and rules never change, memory changes
@@ -181,7 +234,8 @@ export function systemSections(env: AgentEnv, index: string, memories: Memory[])
 export const MEMORY_TOOLS: Tool[] = [
   {
     name: "save_memory",
-    description: "Remember something for later turns and sessions. type: user (who the user is, their " +
+    description:
+      "Remember something for later turns and sessions. type: user (who the user is, their " +
       "preferences), feedback (how they want you to work), project (facts about the work not in the code), " +
       "reference (where to find things). Saving an existing name updates it.",
     input_schema: {
@@ -211,11 +265,18 @@ export function memoryHandlers(dir: string): Record<string, ToolHandler> {
 // #region loop
 /** The loop of s02, except that `system` is a function: the prompt is rebuilt for every call. */
 export async function agentLoop(
-  env: AgentEnv, messages: MessageParam[], handlers: Record<string, ToolHandler>, systemPrompt: () => string,
+  env: AgentEnv,
+  messages: MessageParam[],
+  handlers: Record<string, ToolHandler>,
+  systemPrompt: () => string,
 ): Promise<void> {
   for (;;) {
     const response = await env.model.messages.create({
-      model: env.modelId, system: systemPrompt(), messages: normalizeMessages(messages), tools: TOOLS, max_tokens: 8000,
+      model: env.modelId,
+      system: systemPrompt(),
+      messages: normalizeMessages(messages),
+      tools: TOOLS,
+      max_tokens: 8000,
     });
     messages.push({ role: "assistant", content: response.content });
     env.io.assistant(response);
@@ -227,7 +288,12 @@ export async function agentLoop(
       await env.io.toolCall(block);
       const { output, isError } = await runTool(handlers, block, { root: env.workspace });
       env.io.toolResult(block, output, isError);
-      results.push({ type: "tool_result", tool_use_id: block.id, content: output, is_error: isError });
+      results.push({
+        type: "tool_result",
+        tool_use_id: block.id,
+        content: output,
+        is_error: isError,
+      });
     }
     messages.push({ role: "user", content: results });
   }
@@ -249,7 +315,9 @@ export function createAgent(env: AgentEnv): Agent {
   const systemPrompt = () => {
     const { index, memories, skipped } = loadMemories(memoryDir);
     for (const problem of skipped) noteOnce(`memory file skipped: .memory/${problem}`);
-    noteOnce(`memory in the system prompt: ${memories.map((m) => m.name).join(", ") || "(none yet)"}`);
+    noteOnce(
+      `memory in the system prompt: ${memories.map((m) => m.name).join(", ") || "(none yet)"}`,
+    );
     return buildSystemPrompt(systemSections(env, index, memories));
   };
 

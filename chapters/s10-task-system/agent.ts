@@ -13,12 +13,32 @@
  * The board is a small class with no model in it; later chapters (worktrees, teams) import it,
  * and several agents, even in several processes, may write to it at once.
  */
-import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { withLock } from "../_shared/lock.ts";
-import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool, type ToolHandler } from "../s02-tool-use/agent.ts";
+import {
+  BASE_HANDLERS,
+  BASE_TOOLS,
+  normalizeMessages,
+  runTool,
+  type ToolHandler,
+} from "../s02-tool-use/agent.ts";
 import { BrokenStateError, readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
-import type { Agent, AgentEnv, MessageParam, Tool, ToolResultBlockParam } from "../_shared/types.ts";
+import type {
+  Agent,
+  AgentEnv,
+  MessageParam,
+  Tool,
+  ToolResultBlockParam,
+} from "../_shared/types.ts";
 
 const SYSTEM = `You are a coding agent working in a scratch workspace. Use your tools to inspect and
 change files; paths are relative to the workspace. For work with several steps, keep a task board:
@@ -52,7 +72,8 @@ export const MAX_TASK_ID = 999_999_999;
 
 export function checkTaskId(value: unknown): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_TASK_ID) {
-    const shown = typeof value === "number" ? String(value) : JSON.stringify(value) ?? String(value);
+    const shown =
+      typeof value === "number" ? String(value) : (JSON.stringify(value) ?? String(value));
     throw new Error(`task id must be a whole number from 1 to ${MAX_TASK_ID}, got ${shown}`);
   }
   return value;
@@ -60,8 +81,13 @@ export function checkTaskId(value: unknown): number {
 // #endregion task
 
 type Patch = {
-  status?: TaskStatus; owner?: string | null; addBlockedBy?: number[]; addBlocks?: number[];
-  worktree?: string | null; subject?: string; description?: string;
+  status?: TaskStatus;
+  owner?: string | null;
+  addBlockedBy?: number[];
+  addBlocks?: number[];
+  worktree?: string | null;
+  subject?: string;
+  description?: string;
 };
 
 // #region board
@@ -93,14 +119,25 @@ export class TaskBoard {
 
   /** Everything is checked before the first write. A new task takes the next free id with an
    *  exclusive create, so two creators (in two processes, too) never get the same id. */
-  create(input: { subject: string; description?: string; blockedBy?: number[]; worktree?: string | null }): Task {
+  create(input: {
+    subject: string;
+    description?: string;
+    blockedBy?: number[];
+    worktree?: string | null;
+  }): Task {
     const subject = String(input.subject ?? "").trim();
     if (!subject) throw new Error("a task needs a subject");
     const now = new Date().toISOString();
     const fields = {
-      subject, description: text(input.description ?? "", "description"), status: "pending" as const,
-      owner: null, blockedBy: [] as number[], blocks: [] as number[],
-      worktree: textOrNull(input.worktree ?? null, "worktree"), createdAt: now, updatedAt: now,
+      subject,
+      description: text(input.description ?? "", "description"),
+      status: "pending" as const,
+      owner: null,
+      blockedBy: [] as number[],
+      blocks: [] as number[],
+      worktree: textOrNull(input.worktree ?? null, "worktree"),
+      createdAt: now,
+      updatedAt: now,
     };
     const blockers = [...new Set(idList(input.blockedBy))];
     if (blockers.length === 0) return this.createFile(fields);
@@ -139,9 +176,11 @@ export class TaskBoard {
     const task = find(tasks, id);
     if (patch.status !== undefined) this.checkStatus(task, patch.status);
     const owner = patch.owner === undefined ? undefined : textOrNull(patch.owner, "owner");
-    const worktree = patch.worktree === undefined ? undefined : textOrNull(patch.worktree, "worktree");
+    const worktree =
+      patch.worktree === undefined ? undefined : textOrNull(patch.worktree, "worktree");
     const subject = patch.subject === undefined ? undefined : text(patch.subject, "subject");
-    const description = patch.description === undefined ? undefined : text(patch.description, "description");
+    const description =
+      patch.description === undefined ? undefined : text(patch.description, "description");
     const [blockers, dependants] = [idList(patch.addBlockedBy), idList(patch.addBlocks)];
 
     const changed = new Set<Task>();
@@ -168,8 +207,10 @@ export class TaskBoard {
   /** pending → in_progress → completed. A task may go back from in_progress to pending (handed
    *  back), but completed is final. */
   private checkStatus(task: Task, status: TaskStatus): void {
-    if (!STATUSES.includes(status)) throw new Error(`invalid status "${status}": use ${STATUSES.join(", ")}`);
-    if (task.status === "completed" && status !== "completed") throw new Error(`task ${task.id} is already completed`);
+    if (!STATUSES.includes(status))
+      throw new Error(`invalid status "${status}": use ${STATUSES.join(", ")}`);
+    if (task.status === "completed" && status !== "completed")
+      throw new Error(`task ${task.id} is already completed`);
   }
 
   /** Completing a task closes its edges: it leaves every dependant's blockedBy, and a dependant
@@ -177,7 +218,9 @@ export class TaskBoard {
    *  in its `blocks`: an edge half-written by a crash must not keep a task waiting forever.) */
   private setStatus(tasks: Graph, task: Task, status: TaskStatus, changed: Set<Task>): void {
     if (status !== "pending" && task.blockedBy.length > 0) {
-      throw new Error(`task ${task.id} is blocked by ${task.blockedBy.map((b) => `#${b}`).join(", ")}: finish those first`);
+      throw new Error(
+        `task ${task.id} is blocked by ${task.blockedBy.map((b) => `#${b}`).join(", ")}: finish those first`,
+      );
     }
     task.status = status;
     if (status === "completed") {
@@ -200,10 +243,13 @@ export class TaskBoard {
     const dependant = find(tasks, dependantId);
     if (blocker.status === "completed") return; // a finished task blocks nothing
     if (dependant.status !== "pending") {
-      throw new Error(`task ${dependantId} is already ${dependant.status}: it cannot wait for #${blockerId}`);
+      throw new Error(
+        `task ${dependantId} is already ${dependant.status}: it cannot wait for #${blockerId}`,
+      );
     }
     const loop = waitPath(tasks, blockerId, dependantId);
-    if (loop) throw new Error(`that dependency would be a cycle: ${describeCycle([dependantId, ...loop])}`);
+    if (loop)
+      throw new Error(`that dependency would be a cycle: ${describeCycle([dependantId, ...loop])}`);
     if (!blocker.blocks.includes(dependantId)) blocker.blocks.push(dependantId);
     if (!dependant.blockedBy.includes(blockerId)) dependant.blockedBy.push(blockerId);
     changed.add(blocker).add(dependant);
@@ -234,7 +280,8 @@ export class TaskBoard {
    *  try the next one. A reader never sees half a file, and no success is ever overwritten. */
   private createFile(fields: Omit<Task, "id">): Task {
     for (let id = Math.max(0, ...this.ids()) + 1; ; id++) {
-      if (id > MAX_TASK_ID) throw new Error(`the task board ${this.dir} is full (${MAX_TASK_ID} ids used)`);
+      if (id > MAX_TASK_ID)
+        throw new Error(`the task board ${this.dir} is full (${MAX_TASK_ID} ids used)`);
       const task: Task = { id, ...fields };
       const temp = `${this.path(id)}.${process.pid}.new.tmp`;
       writeFileSync(temp, `${JSON.stringify(task, null, 2)}\n`);
@@ -261,24 +308,38 @@ export class TaskBoard {
    *  never a crash. */
   private load(file: string, id: number): Task {
     if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) {
-      throw new BrokenStateError(`state file ${file} is a folder, not a task file; rename or remove it`);
+      throw new BrokenStateError(
+        `state file ${file} is a folder, not a task file; rename or remove it`,
+      );
     }
     const task = readJson<Partial<Record<keyof Task, unknown>> | null>(file);
     const ids = (list: unknown) =>
       Array.isArray(list) && list.every((b) => Number.isInteger(b) && b >= 1 && b <= MAX_TASK_ID);
     const isTextOrNull = (value: unknown) => value === null || typeof value === "string";
     const problem =
-      !task || typeof task !== "object" || Array.isArray(task) ? "expected a JSON object" :
-      !Number.isInteger(task.id) ? '"id" must be a whole number' :
-      task.id !== id ? `"id" must be ${id}, the number in its file name` :
-      typeof task.subject !== "string" ? '"subject" must be text' :
-      !STATUSES.includes(task.status as TaskStatus) ? `"status" must be one of ${STATUSES.join(", ")}` :
-      !Array.isArray(task.blockedBy) || !Array.isArray(task.blocks) ? '"blockedBy" and "blocks" must be lists' :
-      !ids(task.blockedBy) || !ids(task.blocks) ? '"blockedBy" and "blocks" must be lists of task ids' :
-      typeof task.description !== "string" ? '"description" must be text' :
-      !isTextOrNull(task.owner) ? '"owner" must be text or null' :
-      !isTextOrNull(task.worktree) ? '"worktree" must be text or null' : null;
-    if (problem) throw new BrokenStateError(`state file ${file} is not a task (${problem}); fix or delete it`);
+      !task || typeof task !== "object" || Array.isArray(task)
+        ? "expected a JSON object"
+        : !Number.isInteger(task.id)
+          ? '"id" must be a whole number'
+          : task.id !== id
+            ? `"id" must be ${id}, the number in its file name`
+            : typeof task.subject !== "string"
+              ? '"subject" must be text'
+              : !STATUSES.includes(task.status as TaskStatus)
+                ? `"status" must be one of ${STATUSES.join(", ")}`
+                : !Array.isArray(task.blockedBy) || !Array.isArray(task.blocks)
+                  ? '"blockedBy" and "blocks" must be lists'
+                  : !ids(task.blockedBy) || !ids(task.blocks)
+                    ? '"blockedBy" and "blocks" must be lists of task ids'
+                    : typeof task.description !== "string"
+                      ? '"description" must be text'
+                      : !isTextOrNull(task.owner)
+                        ? '"owner" must be text or null'
+                        : !isTextOrNull(task.worktree)
+                          ? '"worktree" must be text or null'
+                          : null;
+    if (problem)
+      throw new BrokenStateError(`state file ${file} is not a task (${problem}); fix or delete it`);
     return task as Task;
   }
   // #endregion files
@@ -295,7 +356,12 @@ function find(tasks: Graph, id: number): Task {
 /** The chain of waits from `from` to `to` ([from, ..., to]), or null if `from` never waits for `to`. */
 type Graph = Map<number, Task>;
 
-function waitPath(tasks: Graph, from: number, to: number, seen = new Set<number>()): number[] | null {
+function waitPath(
+  tasks: Graph,
+  from: number,
+  to: number,
+  seen = new Set<number>(),
+): number[] | null {
   if (from === to) return [to];
   if (seen.has(from)) return null;
   seen.add(from);
@@ -308,7 +374,10 @@ function waitPath(tasks: Graph, from: number, to: number, seen = new Set<number>
 
 /** [1, 3, 2, 1] → "#1 waits for #3, which waits for #2, which waits for #1". */
 function describeCycle(ids: number[]): string {
-  return `#${ids[0]} waits for ${ids.slice(1).map((id) => `#${id}`).join(", which waits for ")}`;
+  return `#${ids[0]} waits for ${ids
+    .slice(1)
+    .map((id) => `#${id}`)
+    .join(", which waits for ")}`;
 }
 
 /** A board written by hand (or by another tool) can hold a graph that never finishes: a task
@@ -335,15 +404,19 @@ function checkGraph(dir: string, list: Task[]): void {
     problems.push(`tasks wait for each other in a cycle: ${describeCycle([task.id, ...loop])}`);
   }
   if (problems.length === 0) return;
-  const shown = problems.length > 3 ? [...problems.slice(0, 3), `${problems.length - 3} more`] : problems;
+  const shown =
+    problems.length > 3 ? [...problems.slice(0, 3), `${problems.length - 3} more`] : problems;
   const what = shown.join("; ");
-  throw new BrokenStateError(`task board ${dir} is broken: ${what}; fix or delete those task files`);
+  throw new BrokenStateError(
+    `task board ${dir} is broken: ${what}; fix or delete those task files`,
+  );
 }
 // #endregion graph
 
 // #region checks
 const text = (value: unknown, field: string): string => {
-  if (typeof value !== "string") throw new Error(`${field} must be text, got ${JSON.stringify(value)}`);
+  if (typeof value !== "string")
+    throw new Error(`${field} must be text, got ${JSON.stringify(value)}`);
   return value;
 };
 const textOrNull = (value: unknown, field: string): string | null => {
@@ -354,7 +427,9 @@ const textOrNull = (value: unknown, field: string): string | null => {
 };
 /** A list of ids from a caller: each one checked; a single id counts as a list of one. */
 const idList = (value: unknown): number[] =>
-  value === undefined || value === null ? [] : (Array.isArray(value) ? value : [value]).map(checkTaskId);
+  value === undefined || value === null
+    ? []
+    : (Array.isArray(value) ? value : [value]).map(checkTaskId);
 // #endregion checks
 
 // #region render
@@ -386,10 +461,15 @@ const idsSchema = { type: "array", items: { type: "integer" } };
 export const TASK_TOOLS: Tool[] = [
   {
     name: "task_create",
-    description: "Create a task on the persistent board. blockedBy = ids of tasks that must be completed first.",
+    description:
+      "Create a task on the persistent board. blockedBy = ids of tasks that must be completed first.",
     input_schema: {
       type: "object",
-      properties: { subject: { type: "string" }, description: { type: "string" }, blockedBy: idsSchema },
+      properties: {
+        subject: { type: "string" },
+        description: { type: "string" },
+        blockedBy: idsSchema,
+      },
       required: ["subject"],
     },
   },
@@ -400,7 +480,8 @@ export const TASK_TOOLS: Tool[] = [
   },
   {
     name: "task_update",
-    description: "Change a task: status (pending, in_progress, completed), owner, or add dependencies " +
+    description:
+      "Change a task: status (pending, in_progress, completed), owner, or add dependencies " +
       "(addBlockedBy: tasks it waits for; addBlocks: tasks that wait for it). Completing a task unblocks its dependants.",
     input_schema: {
       type: "object",
@@ -427,7 +508,8 @@ export function taskHandlers(board: TaskBoard): Record<string, ToolHandler> {
   return {
     task_create({ subject, description, blockedBy }) {
       const task = board.create({
-        subject: String(subject ?? ""), description: description as string | undefined,
+        subject: String(subject ?? ""),
+        description: description as string | undefined,
         blockedBy: blockedBy as number[] | undefined,
       });
       return `Created task #${task.id}\n${taskLine(task)}`;
@@ -439,12 +521,15 @@ export function taskHandlers(board: TaskBoard): Record<string, ToolHandler> {
       const before = board.get(checkTaskId(id));
       const task = board.update(before.id, {
         status: status as TaskStatus | undefined,
-        owner: owner === undefined ? undefined : owner === null || owner === "" ? null : String(owner),
+        owner:
+          owner === undefined ? undefined : owner === null || owner === "" ? null : String(owner),
         addBlockedBy: addBlockedBy as number[] | undefined,
         addBlocks: addBlocks as number[] | undefined,
       });
       // Say what the change set free, so the model sees the graph move.
-      const unblocked = before.blocks.filter((d) => !task.blocks.includes(d) && board.get(d).blockedBy.length === 0);
+      const unblocked = before.blocks.filter(
+        (d) => !task.blocks.includes(d) && board.get(d).blockedBy.length === 0,
+      );
       const freed = unblocked.map((d) => `\nUnblocked: ${taskLine(board.get(d))}`).join("");
       return `Updated task #${task.id}\n${taskLine(task)}${freed}`;
     },
@@ -458,10 +543,18 @@ export const TOOLS: Tool[] = [...BASE_TOOLS, ...TASK_TOOLS];
 // #endregion tools
 
 // #region loop
-export async function agentLoop(env: AgentEnv, messages: MessageParam[], handlers: Record<string, ToolHandler>): Promise<void> {
+export async function agentLoop(
+  env: AgentEnv,
+  messages: MessageParam[],
+  handlers: Record<string, ToolHandler>,
+): Promise<void> {
   for (;;) {
     const response = await env.model.messages.create({
-      model: env.modelId, system: SYSTEM, messages: normalizeMessages(messages), tools: TOOLS, max_tokens: 8000,
+      model: env.modelId,
+      system: SYSTEM,
+      messages: normalizeMessages(messages),
+      tools: TOOLS,
+      max_tokens: 8000,
     });
     messages.push({ role: "assistant", content: response.content });
     env.io.assistant(response);
@@ -473,7 +566,12 @@ export async function agentLoop(env: AgentEnv, messages: MessageParam[], handler
       await env.io.toolCall(block);
       const { output, isError } = await runTool(handlers, block, { root: env.workspace });
       env.io.toolResult(block, output, isError);
-      results.push({ type: "tool_result", tool_use_id: block.id, content: output, is_error: isError });
+      results.push({
+        type: "tool_result",
+        tool_use_id: block.id,
+        content: output,
+        is_error: isError,
+      });
     }
     messages.push({ role: "user", content: results });
   }

@@ -12,8 +12,20 @@
  */
 import { startCommand, type RunningCommand } from "../_shared/shell.ts";
 import { BLOCKED } from "../s01-agent-loop/agent.ts";
-import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool, type ToolHandler } from "../s02-tool-use/agent.ts";
-import type { Agent, AgentEnv, MessageParam, Tool, ToolResultBlockParam } from "../_shared/types.ts";
+import {
+  BASE_HANDLERS,
+  BASE_TOOLS,
+  normalizeMessages,
+  runTool,
+  type ToolHandler,
+} from "../s02-tool-use/agent.ts";
+import type {
+  Agent,
+  AgentEnv,
+  MessageParam,
+  Tool,
+  ToolResultBlockParam,
+} from "../_shared/types.ts";
 
 const SYSTEM = `You are a coding agent working in a scratch workspace. Paths are relative to the workspace.
 Start slow commands (builds, test suites) with background_run: it returns an id at once, and the result
@@ -30,13 +42,17 @@ export const BACKGROUND_TOOLS: Tool[] = [
       "When it finishes, its result is delivered to you automatically. Optional timeout in seconds (default 120, max 600).",
     input_schema: {
       type: "object",
-      properties: { command: { type: "string" }, timeout: { type: "number", description: "seconds" } },
+      properties: {
+        command: { type: "string" },
+        timeout: { type: "number", description: "seconds" },
+      },
       required: ["command"],
     },
   },
   {
     name: "check_background",
-    description: "Show a background command's status (running, completed, failed, timeout) and output so far. Without id: list all.",
+    description:
+      "Show a background command's status (running, completed, failed, timeout) and output so far. Without id: list all.",
     input_schema: { type: "object", properties: { id: { type: "string" } } },
   },
 ];
@@ -81,7 +97,10 @@ export class BackgroundJobs {
   readonly maxTimeoutMs: number;
   readonly maxOutput: number;
 
-  constructor(private readonly cwd: string, options: BackgroundOptions = {}) {
+  constructor(
+    private readonly cwd: string,
+    options: BackgroundOptions = {},
+  ) {
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
     this.maxOutput = options.maxOutput ?? 10_000;
@@ -89,29 +108,44 @@ export class BackgroundJobs {
 
   /** Starts the command and returns at once; the command keeps running. */
   start(command: string, timeoutMs = this.timeoutMs): BackgroundJob {
-    if (BLOCKED.some((pattern) => pattern.test(command))) throw new Error(`blocked dangerous command: ${command}`);
+    if (BLOCKED.some((pattern) => pattern.test(command)))
+      throw new Error(`blocked dangerous command: ${command}`);
     if (this.closed) throw new Error("the session is closing; no new background commands");
     const id = `bg_${++this.count}`;
     timeoutMs = Math.min(Math.max(timeoutMs, 1), this.maxTimeoutMs);
     // The shared runner gives it its own process group (and sandbox): one kill ends all of it.
     const run = startCommand(command, { cwd: this.cwd, timeoutMs, maxOutput: this.maxOutput });
-    const job: BackgroundJob = { id, command, status: "running", output: "", exitCode: null, pid: run.pid, timeoutMs };
+    const job: BackgroundJob = {
+      id,
+      command,
+      status: "running",
+      output: "",
+      exitCode: null,
+      pid: run.pid,
+      timeoutMs,
+    };
     this.jobs.set(id, job);
     this.runs.set(id, run);
-    this.exited.set(id, run.done.then((result) => {
-      job.output = result.output.trim() || "(no output)";
-      if (result.truncated) job.output += `\n… (output capped at ${this.maxOutput} characters)`;
-      job.exitCode = result.exitCode;
-      job.status = result.timedOut ? "timeout" : result.exitCode === 0 ? "completed" : "failed";
-      if (!this.closed) this.notify(job);
-    }));
+    this.exited.set(
+      id,
+      run.done.then((result) => {
+        job.output = result.output.trim() || "(no output)";
+        if (result.truncated) job.output += `\n… (output capped at ${this.maxOutput} characters)`;
+        job.exitCode = result.exitCode;
+        job.status = result.timedOut ? "timeout" : result.exitCode === 0 ? "completed" : "failed";
+        if (!this.closed) this.notify(job);
+      }),
+    );
     return job;
   }
   // #endregion start
 
   get(id: string): BackgroundJob {
     const job = this.jobs.get(id);
-    if (!job) throw new Error(`unknown background command "${id}" (known: ${[...this.jobs.keys()].join(", ") || "none"})`);
+    if (!job)
+      throw new Error(
+        `unknown background command "${id}" (known: ${[...this.jobs.keys()].join(", ") || "none"})`,
+      );
     // While it runs, check_background shows what it has printed so far.
     if (job.status === "running") job.output = this.runs.get(id)!.output();
     return job;
@@ -162,28 +196,37 @@ export class BackgroundJobs {
   // #endregion queue
 }
 
-
 /** One line per command, as the model reads it: `[bg_1] completed (exit 0): make`. */
 export function headline(job: BackgroundJob): string {
-  const how = job.status === "running" ? "" :
-    job.status === "timeout" ? ` (killed after ${job.timeoutMs / 1000}s)` : ` (exit ${job.exitCode ?? "killed"})`;
+  const how =
+    job.status === "running"
+      ? ""
+      : job.status === "timeout"
+        ? ` (killed after ${job.timeoutMs / 1000}s)`
+        : ` (exit ${job.exitCode ?? "killed"})`;
   return `[${job.id}] ${job.status}${how}: ${job.command}`;
 }
 
-export const listJobs = (jobs: BackgroundJobs): string => jobs.list().map(headline).join("\n") || "(no background commands)";
+export const listJobs = (jobs: BackgroundJobs): string =>
+  jobs.list().map(headline).join("\n") || "(no background commands)";
 
 // #region handlers
 export function backgroundHandlers(jobs: BackgroundJobs): Record<string, ToolHandler> {
   return {
     background_run({ command, timeout }) {
-      if (typeof command !== "string" || !command.trim()) throw new Error("command must be a non-empty string");
-      const job = jobs.start(command, typeof timeout === "number" && timeout > 0 ? timeout * 1000 : undefined);
+      if (typeof command !== "string" || !command.trim())
+        throw new Error("command must be a non-empty string");
+      const job = jobs.start(
+        command,
+        typeof timeout === "number" && timeout > 0 ? timeout * 1000 : undefined,
+      );
       return `Started ${job.id} in the background: ${command}\nIts result will be delivered when it finishes.`;
     },
     check_background({ id }) {
       if (id === undefined || id === "") return listJobs(jobs);
       const job = jobs.get(String(id));
-      if (job.status === "running") return `${headline(job)}\n${job.output.trim() || "(no output yet)"}`;
+      if (job.status === "running")
+        return `${headline(job)}\n${job.output.trim() || "(no output yet)"}`;
       jobs.acknowledge(job.id); // the model sees the result here, so it will not be injected again
       return `${headline(job)}\n${job.output}`;
     },
@@ -193,24 +236,42 @@ export function backgroundHandlers(jobs: BackgroundJobs): Record<string, ToolHan
 
 // #region inject
 /** Before each model call: every result that finished since the last call, once, as user text. */
-export function injectBackgroundResults(env: AgentEnv, jobs: BackgroundJobs, messages: MessageParam[]): void {
+export function injectBackgroundResults(
+  env: AgentEnv,
+  jobs: BackgroundJobs,
+  messages: MessageParam[],
+): void {
   const finished = jobs.drain();
   if (finished.length === 0) return;
-  const text = ["<background-results>", ...finished.map((job) => `${headline(job)}\n${job.output}`), "</background-results>"];
+  const text = [
+    "<background-results>",
+    ...finished.map((job) => `${headline(job)}\n${job.output}`),
+    "</background-results>",
+  ];
   // Usually this follows a user turn of tool results; normalizeMessages merges the two.
   messages.push({ role: "user", content: [{ type: "text", text: text.join("\n") }] });
   for (const job of finished) env.io.event("background_result", { id: job.id, status: job.status });
-  env.io.note(`background results injected: ${finished.map((job) => `${job.id} ${job.status}`).join(", ")}`);
+  env.io.note(
+    `background results injected: ${finished.map((job) => `${job.id} ${job.status}`).join(", ")}`,
+  );
 }
 // #endregion inject
 
 // #region loop
-export async function agentLoop(env: AgentEnv, messages: MessageParam[], jobs: BackgroundJobs): Promise<void> {
+export async function agentLoop(
+  env: AgentEnv,
+  messages: MessageParam[],
+  jobs: BackgroundJobs,
+): Promise<void> {
   const handlers = { ...BASE_HANDLERS, ...backgroundHandlers(jobs) };
   for (;;) {
     injectBackgroundResults(env, jobs, messages);
     const response = await env.model.messages.create({
-      model: env.modelId, system: SYSTEM, messages: normalizeMessages(messages), tools: TOOLS, max_tokens: 8000,
+      model: env.modelId,
+      system: SYSTEM,
+      messages: normalizeMessages(messages),
+      tools: TOOLS,
+      max_tokens: 8000,
     });
     messages.push({ role: "assistant", content: response.content });
     env.io.assistant(response);
@@ -231,7 +292,12 @@ export async function agentLoop(env: AgentEnv, messages: MessageParam[], jobs: B
       await env.io.toolCall(block);
       const { output, isError } = await runTool(handlers, block, { root: env.workspace });
       env.io.toolResult(block, output, isError);
-      results.push({ type: "tool_result", tool_use_id: block.id, content: output, is_error: isError });
+      results.push({
+        type: "tool_result",
+        tool_use_id: block.id,
+        content: output,
+        is_error: isError,
+      });
     }
     messages.push({ role: "user", content: results });
   }

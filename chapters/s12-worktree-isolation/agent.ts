@@ -17,17 +17,43 @@
  */
 import { execFileSync } from "node:child_process";
 import {
-  appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, statSync, writeFileSync,
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  statSync,
+  writeFileSync,
 } from "node:fs";
 import path from "node:path";
 import { BrokenStateError, readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import { stateDirFor } from "../_shared/paths.ts";
 import { bash } from "../s01-agent-loop/agent.ts";
-import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool, type ToolHandler } from "../s02-tool-use/agent.ts";
 import {
-  checkTaskId, renderBoard, TASK_TOOLS, TaskBoard, taskHandlers, taskLine,
+  BASE_HANDLERS,
+  BASE_TOOLS,
+  normalizeMessages,
+  runTool,
+  type ToolHandler,
+} from "../s02-tool-use/agent.ts";
+import {
+  checkTaskId,
+  renderBoard,
+  TASK_TOOLS,
+  TaskBoard,
+  taskHandlers,
+  taskLine,
 } from "../s10-task-system/agent.ts";
-import type { Agent, AgentEnv, MessageParam, Tool, ToolResultBlockParam } from "../_shared/types.ts";
+import type {
+  Agent,
+  AgentEnv,
+  MessageParam,
+  Tool,
+  ToolResultBlockParam,
+} from "../_shared/types.ts";
 
 const SYSTEM = `You are a coding agent working in a git repository (the workspace). Plan work on the task
 board. Do each task in its own lane: worktree_create gives the task a separate checkout in
@@ -38,9 +64,16 @@ commit your work there. worktree_remove with complete_task: true closes the lane
 // #region git
 /** Runs git for the harness itself (not for the model), without inherited GIT_* overrides. */
 function git(cwd: string, ...args: string[]): string {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("GIT_")));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith("GIT_")),
+  );
   try {
-    return execFileSync("git", args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+    return execFileSync("git", args, {
+      cwd,
+      env,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    }).trim();
   } catch (err) {
     const stderr = String((err as { stderr?: unknown }).stderr ?? "").trim();
     throw new Error(`git ${args[0]} failed: ${stderr || (err as Error).message}`);
@@ -78,17 +111,31 @@ export interface LaneEvent {
 /** Folders in a workspace that are not part of the project: the lanes' checkouts (here), and the
  *  places where harness state lived before it moved beside the workspace (the task board, the
  *  mailboxes, the team's files, transcripts, memory). None of them goes into the project's history. */
-export const HARNESS_STATE = [".worktrees/", ".tasks/", ".mailboxes/", ".team/", ".transcripts/", ".memory/"];
+export const HARNESS_STATE = [
+  ".worktrees/",
+  ".tasks/",
+  ".mailboxes/",
+  ".team/",
+  ".transcripts/",
+  ".memory/",
+];
 
 /** Lowercase, short, and safe as both a folder name and a branch name. */
 export const LANE_NAME = /^[a-z0-9][a-z0-9._-]{0,39}$/;
 const RESERVED = new Set(["index.json", "events.jsonl"]);
 
 export function checkLaneName(name: unknown): string {
-  const ok = typeof name === "string" && LANE_NAME.test(name) && !RESERVED.has(name) &&
-    !name.includes("..") && !name.endsWith(".") && !name.endsWith(".lock");
+  const ok =
+    typeof name === "string" &&
+    LANE_NAME.test(name) &&
+    !RESERVED.has(name) &&
+    !name.includes("..") &&
+    !name.endsWith(".") &&
+    !name.endsWith(".lock");
   if (!ok) {
-    throw new Error(`invalid lane name ${JSON.stringify(name)}: use 1–40 of a-z 0-9 . _ - , starting with a letter or digit`);
+    throw new Error(
+      `invalid lane name ${JSON.stringify(name)}: use 1–40 of a-z 0-9 . _ - , starting with a letter or digit`,
+    );
   }
   return name;
 }
@@ -121,7 +168,8 @@ export class WorktreeManager {
   /** The workspace must be a git repository of its own, with at least one commit to branch from.
    *  (A workspace inside some other repository gets its own: lanes never touch the outer one.) */
   ensureRepo(): void {
-    const own = succeeds(this.root, "rev-parse", "--is-inside-work-tree") &&
+    const own =
+      succeeds(this.root, "rev-parse", "--is-inside-work-tree") &&
       realpathSync(git(this.root, "rev-parse", "--show-toplevel")) === realpathSync(this.root);
     if (!own) {
       git(this.root, "init", "-q", "-b", "main");
@@ -134,12 +182,18 @@ export class WorktreeManager {
       git(this.root, "config", "user.email", "agent@harness.invalid");
     }
     // The harness's own state is not part of the project's history (nor of a lane's first commit).
-    const exclude = path.resolve(this.root, git(this.root, "rev-parse", "--git-path", "info/exclude"));
+    const exclude = path.resolve(
+      this.root,
+      git(this.root, "rev-parse", "--git-path", "info/exclude"),
+    );
     const current = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
     const missing = HARNESS_STATE.filter((line) => !current.split("\n").includes(line));
     if (missing.length) {
       mkdirSync(path.dirname(exclude), { recursive: true });
-      writeFileSync(exclude, `${current}${current && !current.endsWith("\n") ? "\n" : ""}${missing.join("\n")}\n`);
+      writeFileSync(
+        exclude,
+        `${current}${current && !current.endsWith("\n") ? "\n" : ""}${missing.join("\n")}\n`,
+      );
     }
     if (!succeeds(this.root, "rev-parse", "--verify", "-q", "HEAD")) {
       git(this.root, "add", "-A");
@@ -158,7 +212,14 @@ export class WorktreeManager {
 
   get(name: string): Lane {
     const lane = this.list().find((l) => l.name === name);
-    if (!lane) throw new Error(`no lane named "${name}" (lanes: ${this.list().map((l) => l.name).join(", ") || "none"})`);
+    if (!lane)
+      throw new Error(
+        `no lane named "${name}" (lanes: ${
+          this.list()
+            .map((l) => l.name)
+            .join(", ") || "none"
+        })`,
+      );
     return lane;
   }
   // #endregion lanes
@@ -175,12 +236,18 @@ export class WorktreeManager {
     this.ensureRepo();
     const branch = `wt/${name}`;
     if (succeeds(this.root, "rev-parse", "--verify", "-q", `refs/heads/${branch}`)) {
-      throw new Error(`branch ${branch} already exists (work of an earlier lane): merge or delete it, or pick another name`);
+      throw new Error(
+        `branch ${branch} already exists (work of an earlier lane): merge or delete it, or pick another name`,
+      );
     }
 
     git(this.root, "worktree", "add", "-q", "-b", branch, this.path(name), "HEAD");
     const lane: Lane = {
-      name, path: path.relative(this.root, this.path(name)), branch, taskId: taskId ?? null, createdAt: new Date().toISOString(),
+      name,
+      path: path.relative(this.root, this.path(name)),
+      branch,
+      taskId: taskId ?? null,
+      createdAt: new Date().toISOString(),
     };
     this.saveIndex([...this.list(), lane]);
     this.log("worktree.create", name, { branch, path: lane.path, taskId: lane.taskId });
@@ -198,7 +265,9 @@ export class WorktreeManager {
     if (task.status === "completed") throw new Error(`task #${taskId} is already completed`);
     if (task.worktree) throw new Error(`task #${taskId} already has the lane "${task.worktree}"`);
     if (task.blockedBy.length) {
-      throw new Error(`task #${taskId} is blocked by ${task.blockedBy.map((b) => `#${b}`).join(", ")}: it cannot start yet`);
+      throw new Error(
+        `task #${taskId} is blocked by ${task.blockedBy.map((b) => `#${b}`).join(", ")}: it cannot start yet`,
+      );
     }
   }
   // #endregion create
@@ -218,25 +287,38 @@ export class WorktreeManager {
   // #region remove
   /** Closes a lane. Uncommitted work is never thrown away silently: that needs `force`.
    *  The branch stays, so committed work can still be merged. */
-  remove(name: string, { force = false, completeTask = false }: { force?: boolean; completeTask?: boolean } = {}): Lane {
+  remove(
+    name: string,
+    { force = false, completeTask = false }: { force?: boolean; completeTask?: boolean } = {},
+  ): Lane {
     const lane = this.get(name);
     const cwd = this.path(name);
     const changes = existsSync(cwd) ? git(cwd, "status", "--porcelain") : "";
     if (changes && !force) {
       const count = changes.split("\n").length;
-      throw new Error(`lane "${name}" has ${count} uncommitted change(s): commit them in the lane, or remove with force: true to discard them`);
+      throw new Error(
+        `lane "${name}" has ${count} uncommitted change(s): commit them in the lane, or remove with force: true to discard them`,
+      );
     }
-    if (completeTask && (lane.taskId === null || !this.board)) throw new Error(`lane "${name}" has no task to complete`);
+    if (completeTask && (lane.taskId === null || !this.board))
+      throw new Error(`lane "${name}" has no task to complete`);
 
     // The task first: if it cannot be completed (say it is blocked), the lane is still there.
     if (lane.taskId !== null && this.board) {
-      this.board.update(lane.taskId, { worktree: null, ...(completeTask ? { status: "completed" as const } : {}) });
+      this.board.update(lane.taskId, {
+        worktree: null,
+        ...(completeTask ? { status: "completed" as const } : {}),
+      });
       if (completeTask) this.log("task.completed", name, { taskId: lane.taskId });
     }
     if (existsSync(cwd)) git(this.root, "worktree", "remove", ...(force ? ["--force"] : []), cwd);
     git(this.root, "worktree", "prune");
     this.saveIndex(this.list().filter((l) => l.name !== name));
-    this.log("worktree.remove", name, { branch: lane.branch, force, discarded: force && changes ? changes.split("\n").length : 0 });
+    this.log("worktree.remove", name, {
+      branch: lane.branch,
+      force,
+      discarded: force && changes ? changes.split("\n").length : 0,
+    });
     return lane;
   }
   // #endregion remove
@@ -261,7 +343,8 @@ export class WorktreeManager {
       } catch {
         // not JSON: skipped below
       }
-      if (entry && typeof entry.event === "string" && typeof entry.worktree === "string") events.push(entry);
+      if (entry && typeof entry.event === "string" && typeof entry.worktree === "string")
+        events.push(entry);
       else this.onNote?.(`skipped a malformed line in ${this.eventsFile} (line ${i + 1})`);
     }
     return events;
@@ -275,12 +358,22 @@ export class WorktreeManager {
    *  is a clear error naming the file and the problem, not a TypeError somewhere later. */
   private readIndex(): Lane[] {
     const index = readJson<{ lanes?: unknown } | null>(this.indexFile);
-    const broken = (problem: string) => new BrokenStateError(`state file ${this.indexFile} is not a lane index (${problem}); fix or delete it`);
-    if (!index || typeof index !== "object" || !Array.isArray(index.lanes)) throw broken('expected {"lanes": [...]}');
+    const broken = (problem: string) =>
+      new BrokenStateError(
+        `state file ${this.indexFile} is not a lane index (${problem}); fix or delete it`,
+      );
+    if (!index || typeof index !== "object" || !Array.isArray(index.lanes))
+      throw broken('expected {"lanes": [...]}');
     index.lanes.forEach((lane: Partial<Record<keyof Lane, unknown>> | null, i) => {
-      const ok = lane && typeof lane === "object" && typeof lane.name === "string" && typeof lane.path === "string" &&
-        typeof lane.branch === "string" && (lane.taskId === null || Number.isInteger(lane.taskId));
-      if (!ok) throw broken(`lane ${i + 1} needs a name, path, branch and a taskId (a number or null)`);
+      const ok =
+        lane &&
+        typeof lane === "object" &&
+        typeof lane.name === "string" &&
+        typeof lane.path === "string" &&
+        typeof lane.branch === "string" &&
+        (lane.taskId === null || Number.isInteger(lane.taskId));
+      if (!ok)
+        throw broken(`lane ${i + 1} needs a name, path, branch and a taskId (a number or null)`);
     });
     return index.lanes as Lane[];
   }
@@ -290,7 +383,10 @@ export class WorktreeManager {
   private log(event: string, worktree: string, details: Record<string, unknown>): void {
     const entry: LaneEvent = { ts: new Date().toISOString(), event, worktree, ...details };
     mkdirSync(this.stateDir, { recursive: true });
-    appendFileSync(this.eventsFile, `${endsMidLine(this.eventsFile) ? "\n" : ""}${JSON.stringify(entry)}\n`);
+    appendFileSync(
+      this.eventsFile,
+      `${endsMidLine(this.eventsFile) ? "\n" : ""}${JSON.stringify(entry)}\n`,
+    );
     this.onEvent?.(entry);
   }
   // #endregion files
@@ -314,7 +410,8 @@ function endsMidLine(file: string): boolean {
 export const WORKTREE_TOOLS: Tool[] = [
   {
     name: "worktree_create",
-    description: "Create a lane: a git worktree in .worktrees/<name> on a new branch wt/<name>. " +
+    description:
+      "Create a lane: a git worktree in .worktrees/<name> on a new branch wt/<name>. " +
       "With task_id, the task is bound to the lane and set in_progress. Names: a-z 0-9 . _ - (max 40).",
     input_schema: {
       type: "object",
@@ -338,17 +435,25 @@ export const WORKTREE_TOOLS: Tool[] = [
   },
   {
     name: "worktree_remove",
-    description: "Remove a lane (its branch keeps the commits). Uncommitted changes need force: true. " +
+    description:
+      "Remove a lane (its branch keeps the commits). Uncommitted changes need force: true. " +
       "complete_task: true also completes the bound task.",
     input_schema: {
       type: "object",
-      properties: { name: { type: "string" }, force: { type: "boolean" }, complete_task: { type: "boolean" } },
+      properties: {
+        name: { type: "string" },
+        force: { type: "boolean" },
+        complete_task: { type: "boolean" },
+      },
       required: ["name"],
     },
   },
 ];
 
-export function worktreeHandlers(lanes: WorktreeManager, board: TaskBoard): Record<string, ToolHandler> {
+export function worktreeHandlers(
+  lanes: WorktreeManager,
+  board: TaskBoard,
+): Record<string, ToolHandler> {
   return {
     worktree_create({ name, task_id }) {
       const taskId = task_id === undefined || task_id === null ? undefined : checkTaskId(task_id);
@@ -359,20 +464,28 @@ export function worktreeHandlers(lanes: WorktreeManager, board: TaskBoard): Reco
     worktree_list() {
       const all = lanes.list();
       if (all.length === 0) return "(no lanes)";
-      return all.map((l) => {
-        const changes = lanes.changes(l.name).length;
-        return `${l.name}  ${l.path}  ${l.branch}  ${l.taskId === null ? "no task" : `task #${l.taskId}`}  ` +
-          (changes ? `${changes} uncommitted change(s)` : "clean");
-      }).join("\n");
+      return all
+        .map((l) => {
+          const changes = lanes.changes(l.name).length;
+          return (
+            `${l.name}  ${l.path}  ${l.branch}  ${l.taskId === null ? "no task" : `task #${l.taskId}`}  ` +
+            (changes ? `${changes} uncommitted change(s)` : "clean")
+          );
+        })
+        .join("\n");
     },
     async worktree_run({ name, command }) {
-      if (typeof command !== "string" || !command.trim()) throw new Error("command must be a non-empty string");
+      if (typeof command !== "string" || !command.trim())
+        throw new Error("command must be a non-empty string");
       const { output, isError } = await lanes.run(String(name ?? ""), command);
       if (isError) throw new Error(output.replace(/^Error: /, ""));
       return output;
     },
     worktree_remove({ name, force, complete_task }) {
-      const lane = lanes.remove(String(name ?? ""), { force: force === true, completeTask: complete_task === true });
+      const lane = lanes.remove(String(name ?? ""), {
+        force: force === true,
+        completeTask: complete_task === true,
+      });
       const task = lane.taskId === null ? "" : `\nTask: ${taskLine(board.get(lane.taskId))}`;
       return `Removed lane "${lane.name}"; branch ${lane.branch} keeps its commits${task}`;
     },
@@ -383,10 +496,18 @@ export const TOOLS: Tool[] = [...BASE_TOOLS, ...TASK_TOOLS, ...WORKTREE_TOOLS];
 // #endregion tools
 
 // #region loop
-export async function agentLoop(env: AgentEnv, messages: MessageParam[], handlers: Record<string, ToolHandler>): Promise<void> {
+export async function agentLoop(
+  env: AgentEnv,
+  messages: MessageParam[],
+  handlers: Record<string, ToolHandler>,
+): Promise<void> {
   for (;;) {
     const response = await env.model.messages.create({
-      model: env.modelId, system: SYSTEM, messages: normalizeMessages(messages), tools: TOOLS, max_tokens: 8000,
+      model: env.modelId,
+      system: SYSTEM,
+      messages: normalizeMessages(messages),
+      tools: TOOLS,
+      max_tokens: 8000,
     });
     messages.push({ role: "assistant", content: response.content });
     env.io.assistant(response);
@@ -398,7 +519,12 @@ export async function agentLoop(env: AgentEnv, messages: MessageParam[], handler
       await env.io.toolCall(block);
       const { output, isError } = await runTool(handlers, block, { root: env.workspace });
       env.io.toolResult(block, output, isError);
-      results.push({ type: "tool_result", tool_use_id: block.id, content: output, is_error: isError });
+      results.push({
+        type: "tool_result",
+        tool_use_id: block.id,
+        content: output,
+        is_error: isError,
+      });
     }
     messages.push({ role: "user", content: results });
   }
@@ -410,14 +536,22 @@ export function createAgent(env: AgentEnv): Agent {
   // The board and the lane index live in the harness's state folder; the lanes' checkouts in the workspace.
   const board = new TaskBoard(path.join(env.stateDir, "tasks"));
   // Every lane event also goes to the trace, so the player can show lanes opening and closing.
-  const lanes = new WorktreeManager(env.workspace, board,
-    ({ event, ...data }) => env.io.event(event, data), (text) => env.io.note(text), env.stateDir);
+  const lanes = new WorktreeManager(
+    env.workspace,
+    board,
+    ({ event, ...data }) => env.io.event(event, data),
+    (text) => env.io.note(text),
+    env.stateDir,
+  );
   const handlers = { ...BASE_HANDLERS, ...taskHandlers(board), ...worktreeHandlers(lanes, board) };
   return {
     messages,
     commands: {
       "/tasks": { help: "show the task board", run: () => renderBoard(board.list()) },
-      "/lanes": { help: "list the worktree lanes", run: () => handlers.worktree_list({}, { root: env.workspace }) },
+      "/lanes": {
+        help: "list the worktree lanes",
+        run: () => handlers.worktree_list({}, { root: env.workspace }),
+      },
     },
     async send(prompt) {
       messages.push({ role: "user", content: prompt });

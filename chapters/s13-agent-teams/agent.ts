@@ -29,18 +29,48 @@
 import { APIError } from "@anthropic-ai/sdk";
 import { randomBytes } from "node:crypto";
 import {
-  appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync,
-  rmSync, writeFileSync, writeSync,
+  appendFileSync,
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
 } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { writeJsonAtomic } from "../_shared/fsutil.ts";
 import { running, tryLock, withLock } from "../_shared/lock.ts";
-import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool, type ToolHandler } from "../s02-tool-use/agent.ts";
-import { TASK_TOOLS, TaskBoard, taskHandlers, taskLine, type Task } from "../s10-task-system/agent.ts";
+import {
+  BASE_HANDLERS,
+  BASE_TOOLS,
+  normalizeMessages,
+  runTool,
+  type ToolHandler,
+} from "../s02-tool-use/agent.ts";
+import {
+  TASK_TOOLS,
+  TaskBoard,
+  taskHandlers,
+  taskLine,
+  type Task,
+} from "../s10-task-system/agent.ts";
 import { checkLaneName, WorktreeManager } from "../s12-worktree-isolation/agent.ts";
 import type {
-  Agent, AgentCommand, AgentEnv, IO, Message, MessageParam, ModelClient, Tool, ToolResultBlockParam,
+  Agent,
+  AgentCommand,
+  AgentEnv,
+  IO,
+  Message,
+  MessageParam,
+  ModelClient,
+  Tool,
+  ToolResultBlockParam,
 } from "../_shared/types.ts";
 
 /** The lead's name on the bus: its mailbox is `mailboxes/lead.jsonl` in the state folder. */
@@ -71,7 +101,11 @@ const READER = `${process.pid}.${randomBytes(4).toString("hex")}`;
 let takes = 0;
 
 /** A pending file: `<name>.<stamp>.<reader>.pending`; stamps sort in the order mail was taken. */
-interface PendingFile { path: string; stamp: string; reader: string }
+interface PendingFile {
+  path: string;
+  stamp: string;
+  reader: string;
+}
 
 /** Mailboxes on disk, in the harness's state folder (out of the model's reach):
  *    <name>.jsonl                     new mail; a send appends one JSON line
@@ -85,7 +119,10 @@ export class MessageBus {
   /** Pending files this reader has handed out and not yet acknowledged, per mailbox. */
   private readonly handedOut = new Map<string, Set<string>>();
 
-  constructor(dir: string, private readonly io?: Pick<IO, "note">) {
+  constructor(
+    dir: string,
+    private readonly io?: Pick<IO, "note">,
+  ) {
     this.dir = dir;
     mkdirSync(dir, { recursive: true });
   }
@@ -95,10 +132,21 @@ export class MessageBus {
   }
 
   /** One message = one line, appended in a single write while holding the mailbox's lock. */
-  send(from: string, to: string, content: string, type = "message", extra: Record<string, unknown> = {}): TeamMessage {
+  send(
+    from: string,
+    to: string,
+    content: string,
+    type = "message",
+    extra: Record<string, unknown> = {},
+  ): TeamMessage {
     const message: TeamMessage = {
       id: `msg_${Date.now().toString(36)}_${process.pid}_${++this.count}`,
-      type, from, to, content, ts: new Date().toISOString(), ...extra,
+      type,
+      from,
+      to,
+      content,
+      ts: new Date().toISOString(),
+      ...extra,
     };
     withLock(this.lock(to), () => {
       const fd = openSync(this.file(to), "a+");
@@ -123,7 +171,9 @@ export class MessageBus {
     this.adoptOrphans(name);
     const stamp = `${Date.now()}-${String(++takes).padStart(6, "0")}`;
     try {
-      withLock(this.lock(name), () => renameSync(this.file(name), this.pendingPath(name, stamp, READER)));
+      withLock(this.lock(name), () =>
+        renameSync(this.file(name), this.pendingPath(name, stamp, READER)),
+      );
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err; // ENOENT: no new mail
     }
@@ -159,7 +209,9 @@ export class MessageBus {
   /** Mail not yet handed out, without taking it (the REPL's /inbox, the team's "anything unread?"). */
   peek(name: string): TeamMessage[] {
     const handed = this.handedOut.get(name);
-    const waiting = this.pendingFiles(name).filter((f) => !handed?.has(f.path)).map((f) => f.path);
+    const waiting = this.pendingFiles(name)
+      .filter((f) => !handed?.has(f.path))
+      .map((f) => f.path);
     const files = [...waiting, this.file(name)];
     return files.flatMap((file) => this.parse(name, readIfThere(file)).messages);
   }
@@ -174,10 +226,14 @@ export class MessageBus {
 
   private pendingFiles(name: string): PendingFile[] {
     const pattern = new RegExp(`^${name}\\.(\\d+-\\d+)\\.(\\d+\\.[0-9a-f]+)\\.pending$`);
-    return readdirSync(this.dir).sort().flatMap((file) => {
-      const match = pattern.exec(file);
-      return match ? [{ path: path.join(this.dir, file), stamp: match[1], reader: match[2] }] : [];
-    });
+    return readdirSync(this.dir)
+      .sort()
+      .flatMap((file) => {
+        const match = pattern.exec(file);
+        return match
+          ? [{ path: path.join(this.dir, file), stamp: match[1], reader: match[2] }]
+          : [];
+      });
   }
 
   /** Pending mail of a reader whose process is gone becomes ours. A rename moves each file once:
@@ -251,10 +307,14 @@ export function escapeText(text: string, inAttribute = false): string {
 export function formatMessage(message: TeamMessage): string {
   const attribute = (key: string, value: unknown) =>
     ` ${key}="${escapeText(typeof value === "string" ? value : JSON.stringify(value), true)}"`;
-  const extra = Object.entries(message).filter(([key]) => !BASE_FIELDS.has(key) && /^[a-z_]+$/.test(key))
-    .map(([key, value]) => attribute(key, value)).join("");
-  return `<message${attribute("from", message.from)}${attribute("type", message.type)}${extra}>\n` +
-    `${escapeText(message.content)}\n</message>`;
+  const extra = Object.entries(message)
+    .filter(([key]) => !BASE_FIELDS.has(key) && /^[a-z_]+$/.test(key))
+    .map(([key, value]) => attribute(key, value))
+    .join("");
+  return (
+    `<message${attribute("from", message.from)}${attribute("type", message.type)}${extra}>\n` +
+    `${escapeText(message.content)}\n</message>`
+  );
 }
 // #endregion bus
 
@@ -262,14 +322,18 @@ export function formatMessage(message: TeamMessage): string {
 const leadBase = BASE_TOOLS.filter((tool) => ["bash", "read", "write"].includes(tool.name));
 
 /** task_create gains one field: the lane a task should run in. */
-const teamTaskTools: Tool[] = TASK_TOOLS.map((tool) => tool.name !== "task_create" ? tool : {
-  ...tool,
-  description: `${tool.description} worktree = a lane name: whoever claims the task works in .worktrees/<name> on branch wt/<name>.`,
-  input_schema: {
-    ...tool.input_schema,
-    properties: { ...(tool.input_schema.properties as object), worktree: { type: "string" } },
-  },
-});
+const teamTaskTools: Tool[] = TASK_TOOLS.map((tool) =>
+  tool.name !== "task_create"
+    ? tool
+    : {
+        ...tool,
+        description: `${tool.description} worktree = a lane name: whoever claims the task works in .worktrees/<name> on branch wt/<name>.`,
+        input_schema: {
+          ...tool.input_schema,
+          properties: { ...(tool.input_schema.properties as object), worktree: { type: "string" } },
+        },
+      },
+);
 
 const SEND_TOOL: Tool = {
   name: "send",
@@ -286,7 +350,8 @@ export const LEAD_TOOLS: Tool[] = [
   ...teamTaskTools,
   {
     name: "spawn",
-    description: "Start a persistent teammate with its own conversation and tools. It works on `prompt` now, " +
+    description:
+      "Start a persistent teammate with its own conversation and tools. It works on `prompt` now, " +
       "reports its result to your inbox, then stays idle and claims ready tasks from the board by itself.",
     input_schema: {
       type: "object",
@@ -301,7 +366,8 @@ export const LEAD_TOOLS: Tool[] = [
   SEND_TOOL,
   {
     name: "inbox",
-    description: "Read (and empty) your mailbox: results, idle notices and messages from teammates. " +
+    description:
+      "Read (and empty) your mailbox: results, idle notices and messages from teammates. " +
       "wait: true first waits until every teammate is idle and no ready task is left unclaimed.",
     input_schema: { type: "object", properties: { wait: { type: "boolean" } } },
   },
@@ -366,14 +432,21 @@ export type CallModel = (env: AgentEnv, call: ModelCall) => Promise<Message>;
 
 /** The plain call every chapter so far made. s14 swaps in one that survives failures. */
 export const plainCall: CallModel = (env, { client, system, tools, messages }) =>
-  client.messages.create({ model: env.modelId, system, tools, messages: normalizeMessages(messages), max_tokens: 8000 });
+  client.messages.create({
+    model: env.modelId,
+    system,
+    tools,
+    messages: normalizeMessages(messages),
+    max_tokens: 8000,
+  });
 // #endregion model-call
 
 /** A failed call in one line, e.g. "529 overloaded_error: Overloaded": what a teammate that gives
  *  up reports to the lead. */
 export function errorLine(err: unknown): string {
   if (err instanceof APIError) {
-    const detail = (err.error as { error?: { type?: string; message?: string } } | undefined)?.error;
+    const detail = (err.error as { error?: { type?: string; message?: string } } | undefined)
+      ?.error;
     if (detail?.message) return `${err.status} ${detail.type ?? "error"}: ${detail.message}`;
   }
   return err instanceof Error ? err.message : String(err);
@@ -454,18 +527,26 @@ export class Team {
   readonly leadTools: Tool[];
   readonly leadHandlers: Record<string, ToolHandler>;
   /** The timings and limits in force (the options, with defaults filled in). */
-  readonly limits: Required<Pick<TeamOptions, "pollMs" | "idleWaitMs" | "idleTimeoutMs" | "maxRounds" | "settleTimeoutMs">>;
+  readonly limits: Required<
+    Pick<TeamOptions, "pollMs" | "idleWaitMs" | "idleTimeoutMs" | "maxRounds" | "settleTimeoutMs">
+  >;
   private closing = false;
   /** Idle teammates that have looked at the board and found nothing to do. */
   private readonly quiet = new Set<string>();
   /** Teammates that give their task back to the board when they stop (s15's approved shutdown). */
   private readonly handingBack = new Set<string>();
 
-  constructor(readonly env: AgentEnv, readonly options: TeamOptions = {}) {
+  constructor(
+    readonly env: AgentEnv,
+    readonly options: TeamOptions = {},
+  ) {
     const o = options;
     this.limits = {
-      pollMs: o.pollMs ?? 50, idleWaitMs: o.idleWaitMs ?? 250, idleTimeoutMs: o.idleTimeoutMs ?? 60_000,
-      maxRounds: o.maxRounds ?? 50, settleTimeoutMs: o.settleTimeoutMs ?? 120_000,
+      pollMs: o.pollMs ?? 50,
+      idleWaitMs: o.idleWaitMs ?? 250,
+      idleTimeoutMs: o.idleTimeoutMs ?? 60_000,
+      maxRounds: o.maxRounds ?? 50,
+      settleTimeoutMs: o.settleTimeoutMs ?? 120_000,
     };
     // The team's state lives beside the workspace: the model's commands and file tools cannot reach
     // it, so no teammate can forge a message in a mailbox or grab a task by editing its file.
@@ -473,40 +554,70 @@ export class Team {
     this.board = new TaskBoard(path.join(env.stateDir, "tasks"));
     this.lanes = this.lanesFor(LEAD);
     this.leadTools = [...LEAD_TOOLS, ...(o.leadTools ?? [])];
-    this.leadHandlers = { ...BASE_HANDLERS, ...taskHandlers(this.board), ...this.leadTeamHandlers(), ...o.leadHandlers?.(this) };
+    this.leadHandlers = {
+      ...BASE_HANDLERS,
+      ...taskHandlers(this.board),
+      ...this.leadTeamHandlers(),
+      ...o.leadHandlers?.(this),
+    };
   }
 
   // #region lead
   /** The lead's turn: the same loop as every chapter, with the team's tools. */
   runLead(messages: MessageParam[]): Promise<Message | null> {
     const system = `${LEAD_SYSTEM}${this.options.leadInstructions ? `\n${this.options.leadInstructions}` : ""}`;
-    return this.loop({
-      name: LEAD, client: this.env.model, system, tools: this.leadTools, handlers: this.leadHandlers,
-      root: () => this.env.workspace, maxRounds: Infinity,
-    }, messages);
+    return this.loop(
+      {
+        name: LEAD,
+        client: this.env.model,
+        system,
+        tools: this.leadTools,
+        handlers: this.leadHandlers,
+        root: () => this.env.workspace,
+        maxRounds: Infinity,
+      },
+      messages,
+    );
   }
 
   /** The lead's team tools: task_create (with a lane), spawn, send and inbox. */
   private leadTeamHandlers(): Record<string, ToolHandler> {
     return {
       task_create: ({ subject, description, blockedBy, worktree }) => {
-        const lane = worktree === undefined || worktree === null || worktree === "" ? null : checkLaneName(worktree);
-        const blockers = blockedBy === undefined ? undefined : (Array.isArray(blockedBy) ? blockedBy : [blockedBy]).map(Number);
-        const task = this.board.create({ subject: String(subject ?? ""), description: description as string | undefined, blockedBy: blockers, worktree: lane });
+        const lane =
+          worktree === undefined || worktree === null || worktree === ""
+            ? null
+            : checkLaneName(worktree);
+        const blockers =
+          blockedBy === undefined
+            ? undefined
+            : (Array.isArray(blockedBy) ? blockedBy : [blockedBy]).map(Number);
+        const task = this.board.create({
+          subject: String(subject ?? ""),
+          description: description as string | undefined,
+          blockedBy: blockers,
+          worktree: lane,
+        });
         return `Created task #${task.id}\n${taskLine(task)}`;
       },
       spawn: ({ name, role, prompt }) => {
         const member = this.spawn(String(name ?? ""), String(role ?? ""), String(prompt ?? ""));
-        return `Spawned ${member.name} (${member.role}). It works on your prompt now; its result will arrive in your inbox. ` +
-          "When idle it claims ready tasks from the board by itself.";
+        return (
+          `Spawned ${member.name} (${member.role}). It works on your prompt now; its result will arrive in your inbox. ` +
+          "When idle it claims ready tasks from the board by itself."
+        );
       },
       send: ({ to, content }) => {
         const message = this.send(LEAD, String(to ?? ""), String(content ?? ""));
-        const gone = this.members.get(message.to)?.state === "shutdown" ? ` — ${message.to} has shut down and reads it only if spawned again` : "";
+        const gone =
+          this.members.get(message.to)?.state === "shutdown"
+            ? ` — ${message.to} has shut down and reads it only if spawned again`
+            : "";
         return `Sent to ${message.to} (${message.id})${gone}`;
       },
       inbox: async ({ wait }) => {
-        if (wait === true && !(await this.waitUntilSettled())) this.env.io.note("the team is still busy; reading what is there");
+        if (wait === true && !(await this.waitUntilSettled()))
+          this.env.io.note("the team is still busy; reading what is there");
         return this.readMail(LEAD) ?? "(no messages)";
       },
     };
@@ -515,9 +626,16 @@ export class Team {
 
   // #region send
   /** Every message goes through here: only known names, one line in the recipient's mailbox. */
-  send(from: string, to: string, content: string, type = "message", extra: Record<string, unknown> = {}): TeamMessage {
+  send(
+    from: string,
+    to: string,
+    content: string,
+    type = "message",
+    extra: Record<string, unknown> = {},
+  ): TeamMessage {
     const known = [LEAD, ...this.members.keys()];
-    if (!known.includes(to)) throw new Error(`no one named "${to}" on the team (known: ${known.join(", ")})`);
+    if (!known.includes(to))
+      throw new Error(`no one named "${to}" on the team (known: ${known.join(", ")})`);
     if (to === from) throw new Error("cannot send a message to yourself");
     if (!content.trim()) throw new Error("a message needs some content");
     const message = this.bus.send(from, to, content, type, extra);
@@ -532,7 +650,11 @@ export class Team {
   readMail(name: string): string | null {
     const texts: string[] = [];
     for (const message of this.bus.receive(name)) {
-      this.env.io.event("mailbox_read", { id: message.id, type: message.type, from: message.from, to: name }, name);
+      this.env.io.event(
+        "mailbox_read",
+        { id: message.id, type: message.type, from: message.from, to: name },
+        name,
+      );
       const text = this.options.onMessage?.(this, name, message);
       if (text === null) continue;
       texts.push(text ?? formatMessage(message));
@@ -549,7 +671,12 @@ export class Team {
     for (let round = 0; round < who.maxRounds; round++) {
       if (who.stopped?.()) return null;
       const response = await callModel(this.env, {
-        agent: who.name, client: who.client, system: who.system, tools: who.tools, messages, identity: who.identity,
+        agent: who.name,
+        client: who.client,
+        system: who.system,
+        tools: who.tools,
+        messages,
+        identity: who.identity,
       });
       messages.push({ role: "assistant", content: response.content });
       this.env.io.assistant(response, who.name);
@@ -561,7 +688,12 @@ export class Team {
         await this.env.io.toolCall(block, who.name);
         const { output, isError } = await runTool(who.handlers, block, { root: who.root() });
         this.env.io.toolResult(block, output, isError, who.name);
-        results.push({ type: "tool_result", tool_use_id: block.id, content: output, is_error: isError });
+        results.push({
+          type: "tool_result",
+          tool_use_id: block.id,
+          content: output,
+          is_error: isError,
+        });
       }
       messages.push({ role: "user", content: results });
     }
@@ -573,21 +705,36 @@ export class Team {
   /** A teammate is a loop of its own, started now and running beside the lead's. */
   spawn(name: string, role: string, prompt: string): Teammate {
     if (!/^[a-z][a-z0-9_-]{0,23}$/.test(name) || name === LEAD) {
-      throw new Error(`invalid teammate name ${JSON.stringify(name)}: lowercase letters, digits, - and _, not "${LEAD}"`);
+      throw new Error(
+        `invalid teammate name ${JSON.stringify(name)}: lowercase letters, digits, - and _, not "${LEAD}"`,
+      );
     }
     const existing = this.members.get(name);
-    if (existing && existing.state !== "shutdown") throw new Error(`${name} is already on the team (${existing.state})`);
+    if (existing && existing.state !== "shutdown")
+      throw new Error(`${name} is already on the team (${existing.state})`);
     if (!role.trim()) throw new Error("a teammate needs a role");
     if (!prompt.trim()) throw new Error("a teammate needs a first instruction (prompt)");
     if (this.closing) throw new Error("the team is closing; no new teammates");
 
     const member: Teammate = {
-      name, role: role.trim(), state: "working", task: null, cwd: this.env.workspace, lane: null,
-      messages: [], client: this.env.modelFor(name), stopRequested: false, done: Promise.resolve(),
+      name,
+      role: role.trim(),
+      state: "working",
+      task: null,
+      cwd: this.env.workspace,
+      lane: null,
+      messages: [],
+      client: this.env.modelFor(name),
+      stopRequested: false,
+      done: Promise.resolve(),
     };
     this.members.set(name, member);
     this.saveRoster();
-    this.env.io.event("member_state", { name, role: member.role, state: "working", task: null }, name);
+    this.env.io.event(
+      "member_state",
+      { name, role: member.role, state: "working", task: null },
+      name,
+    );
     member.done = this.live(member, prompt).catch((err: unknown) => {
       this.env.io.note(`crashed: ${err instanceof Error ? err.message : String(err)}`, name);
       this.setState(member, "shutdown");
@@ -623,18 +770,35 @@ export class Team {
       },
       ...this.options.teammateHandlers?.(this, member),
     };
-    const system = teammateSystem(member.name, member.role, this.options.teammateInstructions ?? "");
+    const system = teammateSystem(
+      member.name,
+      member.role,
+      this.options.teammateInstructions ?? "",
+    );
     let ok = false;
     let summary: string;
     try {
-      const reply = await this.loop({
-        name: member.name, client: member.client, system, tools: [...TEAMMATE_TOOLS, ...(this.options.teammateTools ?? [])],
-        handlers, root: () => member.cwd, maxRounds: this.limits.maxRounds,
-        identity: identityBlock(member.name, member.role), stopped: () => member.stopRequested,
-      }, member.messages);
-      const text = reply?.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n").trim();
+      const reply = await this.loop(
+        {
+          name: member.name,
+          client: member.client,
+          system,
+          tools: [...TEAMMATE_TOOLS, ...(this.options.teammateTools ?? [])],
+          handlers,
+          root: () => member.cwd,
+          maxRounds: this.limits.maxRounds,
+          identity: identityBlock(member.name, member.role),
+          stopped: () => member.stopRequested,
+        },
+        member.messages,
+      );
+      const text = reply?.content
+        .flatMap((b) => (b.type === "text" ? [b.text] : []))
+        .join("\n")
+        .trim();
       if (!reply) summary = `gave up: hit the ${this.limits.maxRounds}-round limit`;
-      else if (reply.stop_reason === "max_tokens") summary = `gave up: the answer was cut off (max_tokens)\n${text}`;
+      else if (reply.stop_reason === "max_tokens")
+        summary = `gave up: the answer was cut off (max_tokens)\n${text}`;
       else [ok, summary] = [true, text || "(done, no summary)"];
     } catch (err) {
       summary = `gave up: ${errorLine(err)}`;
@@ -643,7 +807,11 @@ export class Team {
     const task = member.task;
     if (member.stopRequested && !ok) return; // stopped on purpose (close, or a shutdown in s15): no report
     if (task !== null && ok) this.finishTask(member);
-    if (!ok) this.env.io.note(`${summary.split("\n")[0]}${task === null ? "" : ` — keeps task #${task}`}`, member.name);
+    if (!ok)
+      this.env.io.note(
+        `${summary.split("\n")[0]}${task === null ? "" : ` — keeps task #${task}`}`,
+        member.name,
+      );
     this.send(member.name, LEAD, summary, "result", { ok, ...(task === null ? {} : { task }) });
   }
 
@@ -698,12 +866,20 @@ export class Team {
       }
       if (!announced) {
         const holding = member.task === null ? "" : ` (still holding task #${member.task})`;
-        this.send(member.name, LEAD, `${member.name} is idle${holding}: no messages, no ready tasks.`, "idle");
+        this.send(
+          member.name,
+          LEAD,
+          `${member.name} is idle${holding}: no messages, no ready tasks.`,
+          "idle",
+        );
         this.quiet.add(member.name);
         announced = true;
       }
       if (Date.now() - since >= this.limits.idleTimeoutMs) {
-        this.env.io.note(`nothing to do for ${Math.round((Date.now() - since) / 1000)}s: shutting down`, member.name);
+        this.env.io.note(
+          `nothing to do for ${Math.round((Date.now() - since) / 1000)}s: shutting down`,
+          member.name,
+        );
         break;
       }
     }
@@ -739,17 +915,35 @@ export class Team {
       }
     } catch (err) {
       // No lane, no work: the task stays claimed and in progress, and the lead hears why.
-      this.env.io.note(`could not open lane "${task.worktree}": ${(err as Error).message}`, member.name);
-      this.send(member.name, LEAD, `gave up before starting task #${task.id}: no lane (${(err as Error).message})`, "result", { ok: false, task: task.id });
+      this.env.io.note(
+        `could not open lane "${task.worktree}": ${(err as Error).message}`,
+        member.name,
+      );
+      this.send(
+        member.name,
+        LEAD,
+        `gave up before starting task #${task.id}: no lane (${(err as Error).message})`,
+        "result",
+        { ok: false, task: task.id },
+      );
       this.saveRoster();
       return null;
     }
-    this.env.io.event("task_claimed", { task: task.id, owner: member.name, lane: member.lane }, member.name);
-    this.env.io.note(`claimed task #${task.id} "${task.subject}"${member.lane ? ` in lane ${member.lane}` : ""}`, member.name);
+    this.env.io.event(
+      "task_claimed",
+      { task: task.id, owner: member.name, lane: member.lane },
+      member.name,
+    );
+    this.env.io.note(
+      `claimed task #${task.id} "${task.subject}"${member.lane ? ` in lane ${member.lane}` : ""}`,
+      member.name,
+    );
     this.saveRoster();
-    return `You claimed task #${task.id}: ${task.subject}\n${task.description}\n\n` +
+    return (
+      `You claimed task #${task.id}: ${task.subject}\n${task.description}\n\n` +
       `You work in ${where}; your paths are relative to it. When the task is done, reply with a short ` +
-      "summary and no tool call: the runtime marks the task completed.";
+      "summary and no tool call: the runtime marks the task completed."
+    );
   }
 
   /** `.worktrees/<name>` on branch `wt/<name>`, made with s12's manager the first time a teammate
@@ -762,9 +956,13 @@ export class Team {
 
   /** s12's lane manager, with its events and notes recorded under the agent that caused them. */
   lanesFor(agent: string): WorktreeManager {
-    return new WorktreeManager(this.env.workspace, this.board,
-      ({ event, ...data }) => this.env.io.event(event, data, agent), (text) => this.env.io.note(text, agent),
-      this.env.stateDir);
+    return new WorktreeManager(
+      this.env.workspace,
+      this.board,
+      ({ event, ...data }) => this.env.io.event(event, data, agent),
+      (text) => this.env.io.note(text, agent),
+      this.env.stateDir,
+    );
   }
   // #endregion lanes
 
@@ -783,7 +981,11 @@ export class Team {
     writeJsonAtomic(path.join(this.env.stateDir, "team", "config.json"), {
       lead: LEAD,
       members: [...this.members.values()].map((m) => ({
-        name: m.name, role: m.role, state: m.state, task: m.task, lane: m.lane,
+        name: m.name,
+        role: m.role,
+        state: m.state,
+        task: m.task,
+        lane: m.lane,
         cwd: path.relative(this.env.workspace, m.cwd) || ".",
       })),
     });
@@ -792,9 +994,13 @@ export class Team {
   /** The roster as /team shows it: one line per teammate. */
   roster(): string {
     if (this.members.size === 0) return "(no teammates yet)";
-    return [...this.members.values()].map((m) =>
-      `${m.name.padEnd(10)} ${m.role.padEnd(18)} ${m.state.padEnd(8)} ` +
-      `${m.task === null ? "no task" : `task #${m.task}`}${m.lane ? ` (lane ${m.lane})` : ""}`).join("\n");
+    return [...this.members.values()]
+      .map(
+        (m) =>
+          `${m.name.padEnd(10)} ${m.role.padEnd(18)} ${m.state.padEnd(8)} ` +
+          `${m.task === null ? "no task" : `task #${m.task}`}${m.lane ? ` (lane ${m.lane})` : ""}`,
+      )
+      .join("\n");
   }
   // #endregion roster
 
@@ -833,7 +1039,8 @@ export class Team {
 
   /** Let the team finish what it is doing (bounded), then stop every teammate. */
   async close(): Promise<void> {
-    if (this.members.size && !(await this.waitUntilSettled())) this.env.io.note("teammates are still busy; stopping them");
+    if (this.members.size && !(await this.waitUntilSettled()))
+      this.env.io.note("teammates are still busy; stopping them");
     this.closing = true;
     for (const name of this.members.keys()) this.stop(name);
     const stopped = Promise.all([...this.members.values()].map((m) => m.done));

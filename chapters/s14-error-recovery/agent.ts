@@ -20,8 +20,14 @@ import { APIConnectionError, APIError } from "@anthropic-ai/sdk";
 import { setTimeout as sleep } from "node:timers/promises";
 import { compactHistory } from "../s05-context-compact/agent.ts";
 import {
-  createAgent as createTeamAgent, errorLine, LEAD_TOOLS, plainCall,
-  type CallModel, type ModelCall, type TeamAgent, type TeamOptions,
+  createAgent as createTeamAgent,
+  errorLine,
+  LEAD_TOOLS,
+  plainCall,
+  type CallModel,
+  type ModelCall,
+  type TeamAgent,
+  type TeamOptions,
 } from "../s13-agent-teams/agent.ts";
 import type { AgentEnv, IO, Message } from "../_shared/types.ts";
 
@@ -49,8 +55,10 @@ export type FailureKind = "transient" | "too_long" | "fatal";
 /** What kind of failure is this? Only the first two have a way back. */
 export function classify(err: unknown): FailureKind {
   if (err instanceof APIError) {
-    if (err.status === 413 || (err.status === 400 && /prompt is too long/i.test(err.message))) return "too_long";
-    if (err.status === 429 || err.status === 529 || (err.status !== undefined && err.status >= 500)) return "transient";
+    if (err.status === 413 || (err.status === 400 && /prompt is too long/i.test(err.message)))
+      return "too_long";
+    if (err.status === 429 || err.status === 529 || (err.status !== undefined && err.status >= 500))
+      return "transient";
   }
   if (err instanceof APIConnectionError) return "transient"; // a dropped connection, a timeout
   return "fatal"; // a bad request, a bad key, a bug: trying again would fail the same way
@@ -60,7 +68,12 @@ export function classify(err: unknown): FailureKind {
 // #region backoff
 /** Try n waits base·2^(n-1), plus up to 50% random jitter — so agents that failed together do
  *  not all come back at the same moment, and every wait is still longer than the one before. */
-export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  baseMs: number,
+  maxMs: number,
+  random: () => number = Math.random,
+): number {
   const exponential = baseMs * 2 ** (attempt - 1);
   return Math.min(maxMs, Math.round(exponential * (1 + 0.5 * random())));
 }
@@ -69,12 +82,15 @@ export function backoffDelay(attempt: number, baseMs: number, maxMs: number, ran
 export function retryAfterMs(err: unknown, maxMs: number): number | undefined {
   const header = (err as { headers?: Headers }).headers?.get?.("retry-after");
   const seconds = header === null || header === undefined ? NaN : Number(header);
-  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(maxMs, Math.round(seconds * 1000)) : undefined;
+  return Number.isFinite(seconds) && seconds >= 0
+    ? Math.min(maxMs, Math.round(seconds * 1000))
+    : undefined;
 }
 // #endregion backoff
 
 // #region resilient
-const CONTINUE = "Your reply was cut off by the output limit (max_tokens). Continue exactly where you stopped; do not repeat anything.";
+const CONTINUE =
+  "Your reply was cut off by the output limit (max_tokens). Continue exactly where you stopped; do not repeat anything.";
 
 /** s13's model call, wrapped: retries, compaction and continuation, in that order of nesting. */
 export function resilientCall(options: RecoveryOptions = {}): CallModel {
@@ -85,7 +101,9 @@ export function resilientCall(options: RecoveryOptions = {}): CallModel {
       const response = await callWithRetries(env, call, options);
       if (response.stop_reason !== "max_tokens") return response;
       if (continues === maxContinues) {
-        io.note(`the reply was cut off at max_tokens ${continues + 1} times in a row: stopping here, the answer is incomplete`);
+        io.note(
+          `the reply was cut off at max_tokens ${continues + 1} times in a row: stopping here, the answer is incomplete`,
+        );
         io.event("recovery", { kind: "max_tokens", action: "stop", times: continues + 1 });
         return response;
       }
@@ -101,7 +119,11 @@ export function resilientCall(options: RecoveryOptions = {}): CallModel {
 }
 
 /** One call that survives transient failures (backoff) and a too-long prompt (compaction). */
-async function callWithRetries(env: AgentEnv, call: ModelCall, options: RecoveryOptions): Promise<Message> {
+async function callWithRetries(
+  env: AgentEnv,
+  call: ModelCall,
+  options: RecoveryOptions,
+): Promise<Message> {
   const { maxTries = 3, baseDelayMs = 500, maxDelayMs = 8_000, random = Math.random } = options;
   const wait = options.sleep ?? sleep;
   const io = asAgent(env.io, call.agent);
@@ -121,8 +143,15 @@ async function callWithRetries(env: AgentEnv, call: ModelCall, options: Recovery
       if (kind === "transient" && attempt < maxTries) {
         const told = retryAfterMs(err, maxDelayMs);
         const delay = told ?? backoffDelay(attempt, baseDelayMs, maxDelayMs, random);
-        io.note(`${errorLine(err)} — try ${attempt}/${maxTries} failed, waiting ${delay} ms${told === undefined ? "" : " (retry-after)"}`);
-        io.event("recovery", { kind: "backoff", attempt, delay, status: (err as APIError).status ?? null });
+        io.note(
+          `${errorLine(err)} — try ${attempt}/${maxTries} failed, waiting ${delay} ms${told === undefined ? "" : " (retry-after)"}`,
+        );
+        io.event("recovery", {
+          kind: "backoff",
+          attempt,
+          delay,
+          status: (err as APIError).status ?? null,
+        });
         await wait(delay);
         continue;
       }
@@ -137,10 +166,16 @@ async function callWithRetries(env: AgentEnv, call: ModelCall, options: Recovery
 /** s05's compaction, run with the calling agent's own model and name. A teammate's new history
  *  starts with its identity block: the summary says what happened, not who it is. */
 async function compact(env: AgentEnv, call: ModelCall): Promise<void> {
-  await compactHistory({ ...env, model: call.client, io: asAgent(env.io, call.agent) }, call.messages);
+  await compactHistory(
+    { ...env, model: call.client, io: asAgent(env.io, call.agent) },
+    call.messages,
+  );
   if (!call.identity) return;
   const [first] = call.messages;
-  const summary = typeof first.content === "string" ? first.content : first.content.map((b) => (b.type === "text" ? b.text : "")).join("\n");
+  const summary =
+    typeof first.content === "string"
+      ? first.content
+      : first.content.map((b) => (b.type === "text" ? b.text : "")).join("\n");
   call.messages[0] = { role: "user", content: `${call.identity}\n\n${summary}` };
   env.io.note("identity block re-injected at the top of the compacted history", call.agent);
   env.io.event("recovery", { kind: "too_long", action: "identity_reinjected" }, call.agent);

@@ -26,8 +26,15 @@ import path from "node:path";
 import { BrokenStateError, readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import type { ToolHandler } from "../s02-tool-use/agent.ts";
 import {
-  createAgent as createTeamAgent, LEAD, LEAD_TOOLS as TEAM_LEAD_TOOLS, TEAMMATE_TOOLS as TEAM_TEAMMATE_TOOLS,
-  type Team, type TeamAgent, type TeamMessage, type Teammate, type TeamOptions,
+  createAgent as createTeamAgent,
+  LEAD,
+  LEAD_TOOLS as TEAM_LEAD_TOOLS,
+  TEAMMATE_TOOLS as TEAM_TEAMMATE_TOOLS,
+  type Team,
+  type TeamAgent,
+  type TeamMessage,
+  type Teammate,
+  type TeamOptions,
 } from "../s13-agent-teams/agent.ts";
 import type { AgentEnv, IO, Tool } from "../_shared/types.ts";
 
@@ -45,7 +52,11 @@ export interface Protocol {
 
 export const PROTOCOLS: Readonly<Record<string, Protocol>> = Object.freeze({
   shutdown: { request: "shutdown_request", response: "shutdown_response", resolver: "teammate" },
-  plan_approval: { request: "plan_approval_request", response: "plan_approval_response", resolver: "lead" },
+  plan_approval: {
+    request: "plan_approval_request",
+    response: "plan_approval_response",
+    resolver: "lead",
+  },
 });
 // #endregion protocols
 
@@ -62,7 +73,8 @@ const TRANSITIONS: Record<RequestStatus, readonly RequestStatus[]> = {
 };
 
 function transition(id: string, from: RequestStatus, to: RequestStatus): RequestStatus {
-  if (!TRANSITIONS[from].includes(to)) throw new Error(`request ${id} is already ${from}; it cannot become ${to}`);
+  if (!TRANSITIONS[from].includes(to))
+    throw new Error(`request ${id} is already ${from}; it cannot become ${to}`);
   return to;
 }
 // #endregion fsm
@@ -85,7 +97,13 @@ export interface PendingRequest {
 }
 
 /** How the table sends a protocol message: s13's `Team.send`, or anything with its shape. */
-export type Deliver = (from: string, to: string, content: string, type: string, extra: Record<string, unknown>) => TeamMessage;
+export type Deliver = (
+  from: string,
+  to: string,
+  content: string,
+  type: string,
+  extra: Record<string, unknown>,
+) => TeamMessage;
 
 /** pending_requests: request_id → {type, sender, status, created_at, ...}, written atomically to
  *  one JSON file on every change, so a restarted harness still knows what was asked and answered. */
@@ -94,7 +112,9 @@ export class PendingRequests {
   private readonly requests: Record<string, PendingRequest>;
 
   constructor(
-    readonly file: string, private readonly deliver: Deliver, private readonly io?: Pick<IO, "event" | "note">,
+    readonly file: string,
+    private readonly deliver: Deliver,
+    private readonly io?: Pick<IO, "event" | "note">,
   ) {
     this.requests = loadTable(file);
     this.expireLeftovers();
@@ -116,10 +136,12 @@ export class PendingRequests {
 
   /** Adding a protocol: one more entry. Its requests go through the same open/resolve below. */
   register(name: string, protocol: Protocol): void {
-    if (this.protocols.has(name)) throw new Error(`a protocol named "${name}" is already registered`);
+    if (this.protocols.has(name))
+      throw new Error(`a protocol named "${name}" is already registered`);
     const taken = [...this.protocols.values()].flatMap((p) => [p.request, p.response]);
     for (const type of [protocol.request, protocol.response]) {
-      if (type === "message" || taken.includes(type)) throw new Error(`message type "${type}" is already in use`);
+      if (type === "message" || taken.includes(type))
+        throw new Error(`message type "${type}" is already in use`);
     }
     this.protocols.set(name, { ...protocol });
   }
@@ -133,14 +155,27 @@ export class PendingRequests {
   open(type: string, sender: string, to: string, content: string): string {
     const protocol = this.protocol(type);
     if ((protocol.resolver === "lead") !== (to === LEAD)) {
-      throw new Error(`a ${type} request is answered by ${protocol.resolver === "lead" ? "the lead" : "a teammate"}, not by ${to}`);
+      throw new Error(
+        `a ${type} request is answered by ${protocol.resolver === "lead" ? "the lead" : "a teammate"}, not by ${to}`,
+      );
     }
-    const duplicate = Object.entries(this.requests)
-      .find(([, r]) => r.type === type && r.sender === sender && r.to === to && r.status === "pending");
-    if (duplicate) throw new Error(`${duplicate[0]} (${type}, ${sender} → ${to}) is still pending: wait for its answer`);
+    const duplicate = Object.entries(this.requests).find(
+      ([, r]) => r.type === type && r.sender === sender && r.to === to && r.status === "pending",
+    );
+    if (duplicate)
+      throw new Error(
+        `${duplicate[0]} (${type}, ${sender} → ${to}) is still pending: wait for its answer`,
+      );
 
     const id = this.nextId();
-    this.requests[id] = { type, sender, to, status: "pending", created_at: new Date().toISOString(), content };
+    this.requests[id] = {
+      type,
+      sender,
+      to,
+      status: "pending",
+      created_at: new Date().toISOString(),
+      content,
+    };
     try {
       this.deliver(sender, to, content, protocol.request, { request_id: id });
     } catch (err) {
@@ -148,17 +183,29 @@ export class PendingRequests {
       throw err;
     }
     this.save();
-    this.io?.event("protocol", { request_id: id, type, from: sender, to, status: "pending" }, sender);
+    this.io?.event(
+      "protocol",
+      { request_id: id, type, from: sender, to, status: "pending" },
+      sender,
+    );
     return id;
   }
 
   /** An answer: only the addressee may give it, only once, and only with the tool of its protocol.
    *  The response carries the same request_id back to whoever asked. */
-  resolve(id: string, by: string, approve: boolean, answer: string, expectedType?: string): PendingRequest {
+  resolve(
+    id: string,
+    by: string,
+    approve: boolean,
+    answer: string,
+    expectedType?: string,
+  ): PendingRequest {
     const request = Object.hasOwn(this.requests, id) ? this.requests[id] : undefined;
     if (!request) throw new Error(`unknown request_id "${id}"${this.known()}`);
-    if (expectedType && request.type !== expectedType) throw new Error(`${id} is a ${request.type} request, not ${expectedType}`);
-    if (request.to !== by) throw new Error(`${id} was sent to ${request.to}; only ${request.to} can answer it`);
+    if (expectedType && request.type !== expectedType)
+      throw new Error(`${id} is a ${request.type} request, not ${expectedType}`);
+    if (request.to !== by)
+      throw new Error(`${id} was sent to ${request.to}; only ${request.to} can answer it`);
     if (typeof approve !== "boolean") throw new Error("approve must be true or false");
     const status = transition(id, request.status, approve ? "approved" : "rejected");
 
@@ -167,7 +214,11 @@ export class PendingRequests {
     this.deliver(by, request.sender, text, protocol.response, { request_id: id, approve });
     Object.assign(request, { status, resolved_at: new Date().toISOString(), answer: text });
     this.save();
-    this.io?.event("protocol", { request_id: id, type: request.type, from: by, to: request.sender, status }, by);
+    this.io?.event(
+      "protocol",
+      { request_id: id, type: request.type, from: by, to: request.sender, status },
+      by,
+    );
     return request;
   }
 
@@ -181,26 +232,35 @@ export class PendingRequests {
 
   /** What the REPL's /requests shows. */
   table(): string {
-    const rows = Object.entries(this.requests).map(([id, r]) =>
-      `${id.padEnd(7)} ${r.type.padEnd(14)} ${`${r.sender} → ${r.to}`.padEnd(20)} ${r.status.padEnd(9)} ` +
-      `${r.created_at.slice(11, 19)}  ${r.content.split("\n")[0].slice(0, 50)}`);
+    const rows = Object.entries(this.requests).map(
+      ([id, r]) =>
+        `${id.padEnd(7)} ${r.type.padEnd(14)} ${`${r.sender} → ${r.to}`.padEnd(20)} ${r.status.padEnd(9)} ` +
+        `${r.created_at.slice(11, 19)}  ${r.content.split("\n")[0].slice(0, 50)}`,
+    );
     return rows.length ? rows.join("\n") : "(no requests yet)";
   }
 
   private protocol(type: string): Protocol {
     const protocol = this.protocols.get(type);
-    if (!protocol) throw new Error(`unknown protocol "${type}" (known: ${[...this.protocols.keys()].join(", ")})`);
+    if (!protocol)
+      throw new Error(
+        `unknown protocol "${type}" (known: ${[...this.protocols.keys()].join(", ")})`,
+      );
     return protocol;
   }
 
   /** req_1, req_2, ...: short enough for a model to copy, and they go on after a restart. */
   private nextId(): string {
-    const numbers = Object.keys(this.requests).map((id) => Number(/^req_(\d+)$/.exec(id)?.[1] ?? 0));
+    const numbers = Object.keys(this.requests).map((id) =>
+      Number(/^req_(\d+)$/.exec(id)?.[1] ?? 0),
+    );
     return `req_${Math.max(0, ...numbers) + 1}`;
   }
 
   private known(): string {
-    const pending = Object.entries(this.requests).filter(([, r]) => r.status === "pending").map(([id]) => id);
+    const pending = Object.entries(this.requests)
+      .filter(([, r]) => r.status === "pending")
+      .map(([id]) => id);
     return pending.length ? ` (pending: ${pending.join(", ")})` : " (nothing is pending)";
   }
 
@@ -221,12 +281,22 @@ function loadTable(file: string): Record<string, PendingRequest> {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return {};
     throw err;
   }
-  const broken = (problem: string) => new BrokenStateError(`state file ${file} is not a request table (${problem}); fix or delete it`);
-  if (!table || typeof table !== "object" || Array.isArray(table)) throw broken("expected a JSON object: request_id → request");
+  const broken = (problem: string) =>
+    new BrokenStateError(
+      `state file ${file} is not a request table (${problem}); fix or delete it`,
+    );
+  if (!table || typeof table !== "object" || Array.isArray(table))
+    throw broken("expected a JSON object: request_id → request");
   for (const [id, row] of Object.entries(table)) {
-    const ok = row && typeof row === "object" && [row.type, row.sender, row.to, row.content].every((v) => typeof v === "string") &&
+    const ok =
+      row &&
+      typeof row === "object" &&
+      [row.type, row.sender, row.to, row.content].every((v) => typeof v === "string") &&
       Object.keys(TRANSITIONS).includes(String(row.status));
-    if (!ok) throw broken(`${id} needs a type, sender, to, content and a status (${Object.keys(TRANSITIONS).join(", ")})`);
+    if (!ok)
+      throw broken(
+        `${id} needs a type, sender, to, content and a status (${Object.keys(TRANSITIONS).join(", ")})`,
+      );
   }
   return table as Record<string, PendingRequest>;
 }
@@ -236,7 +306,8 @@ function loadTable(file: string): Record<string, PendingRequest> {
 const LEAD_PROTOCOL_TOOLS: Tool[] = [
   {
     name: "request_shutdown",
-    description: "Ask a teammate to shut down. It answers with a shutdown_response (same request_id) in your " +
+    description:
+      "Ask a teammate to shut down. It answers with a shutdown_response (same request_id) in your " +
       "inbox: approved means it has stopped cleanly, rejected means it keeps working.",
     input_schema: {
       type: "object",
@@ -246,20 +317,29 @@ const LEAD_PROTOCOL_TOOLS: Tool[] = [
   },
   {
     name: "request_plan",
-    description: "Ask a teammate (with an ordinary message) to send you a plan with submit_plan before it changes anything.",
+    description:
+      "Ask a teammate (with an ordinary message) to send you a plan with submit_plan before it changes anything.",
     input_schema: {
       type: "object",
-      properties: { name: { type: "string" }, about: { type: "string", description: "what the plan is for" } },
+      properties: {
+        name: { type: "string" },
+        about: { type: "string", description: "what the plan is for" },
+      },
       required: ["name"],
     },
   },
   {
     name: "review_plan",
-    description: "Approve or reject a plan_approval_request by its request_id. The teammate receives your " +
+    description:
+      "Approve or reject a plan_approval_request by its request_id. The teammate receives your " +
       "decision and feedback as a plan_approval_response.",
     input_schema: {
       type: "object",
-      properties: { request_id: { type: "string" }, approve: { type: "boolean" }, feedback: { type: "string" } },
+      properties: {
+        request_id: { type: "string" },
+        approve: { type: "boolean" },
+        feedback: { type: "string" },
+      },
       required: ["request_id", "approve"],
     },
   },
@@ -268,17 +348,23 @@ const LEAD_PROTOCOL_TOOLS: Tool[] = [
 const TEAMMATE_PROTOCOL_TOOLS: Tool[] = [
   {
     name: "handle_shutdown",
-    description: "Answer a shutdown_request by its request_id. approve: true ends your work after this turn; " +
+    description:
+      "Answer a shutdown_request by its request_id. approve: true ends your work after this turn; " +
       "false keeps you working (give a reason).",
     input_schema: {
       type: "object",
-      properties: { request_id: { type: "string" }, approve: { type: "boolean" }, reason: { type: "string" } },
+      properties: {
+        request_id: { type: "string" },
+        approve: { type: "boolean" },
+        reason: { type: "string" },
+      },
       required: ["request_id", "approve"],
     },
   },
   {
     name: "submit_plan",
-    description: "Send the lead a plan for approval before a risky change. Then end your turn: the decision " +
+    description:
+      "Send the lead a plan for approval before a risky change. Then end your turn: the decision " +
       "arrives as a plan_approval_response.",
     input_schema: { type: "object", properties: { plan: { type: "string" } }, required: ["plan"] },
   },
@@ -302,19 +388,34 @@ function leadProtocolHandlers(team: Team, requests: PendingRequests): Record<str
   return {
     request_shutdown: ({ name, reason }) => {
       const member = liveMember(team, name);
-      const id = requests.open("shutdown", LEAD, member.name, String(reason ?? "").trim() || "Please finish up and shut down.");
+      const id = requests.open(
+        "shutdown",
+        LEAD,
+        member.name,
+        String(reason ?? "").trim() || "Please finish up and shut down.",
+      );
       return `Shutdown request ${id} sent to ${member.name} (pending). Its shutdown_response will arrive in your inbox.`;
     },
     // Not a protocol: an ordinary message. The protocol starts when the teammate calls submit_plan.
     request_plan: ({ name, about }) => {
       const member = liveMember(team, name);
       const topic = String(about ?? "").trim();
-      team.send(LEAD, member.name, `Before you change anything${topic ? ` for: ${topic}` : ""}, send me your plan with ` +
-        "submit_plan and wait for my review.");
+      team.send(
+        LEAD,
+        member.name,
+        `Before you change anything${topic ? ` for: ${topic}` : ""}, send me your plan with ` +
+          "submit_plan and wait for my review.",
+      );
       return `Asked ${member.name} for a plan (an ordinary message: nothing is pending until it calls submit_plan).`;
     },
     review_plan: ({ request_id, approve, feedback }) => {
-      const request = requests.resolve(String(request_id ?? ""), LEAD, approve as boolean, String(feedback ?? ""), "plan_approval");
+      const request = requests.resolve(
+        String(request_id ?? ""),
+        LEAD,
+        approve as boolean,
+        String(feedback ?? ""),
+        "plan_approval",
+      );
       return `Plan ${request_id} from ${request.sender}: ${request.status}. It receives your decision as a plan_approval_response.`;
     },
     send: guardedSend(team, LEAD, requests),
@@ -323,18 +424,32 @@ function leadProtocolHandlers(team: Team, requests: PendingRequests): Record<str
 
 function liveMember(team: Team, name: unknown): Teammate {
   const member = team.members.get(String(name ?? ""));
-  if (!member) throw new Error(`no teammate named "${String(name)}" (team: ${[...team.members.keys()].join(", ") || "nobody yet"})`);
+  if (!member)
+    throw new Error(
+      `no teammate named "${String(name)}" (team: ${[...team.members.keys()].join(", ") || "nobody yet"})`,
+    );
   if (member.state === "shutdown") throw new Error(`${member.name} has already shut down`);
   return member;
 }
 // #endregion lead-handlers
 
 // #region teammate-handlers
-function teammateProtocolHandlers(team: Team, requests: PendingRequests, member: Teammate): Record<string, ToolHandler> {
+function teammateProtocolHandlers(
+  team: Team,
+  requests: PendingRequests,
+  member: Teammate,
+): Record<string, ToolHandler> {
   return {
     handle_shutdown: ({ request_id, approve, reason }) => {
-      const request = requests.resolve(String(request_id ?? ""), member.name, approve as boolean, String(reason ?? ""), "shutdown");
-      if (request.status === "rejected") return `You declined shutdown ${request_id}; keep working.`;
+      const request = requests.resolve(
+        String(request_id ?? ""),
+        member.name,
+        approve as boolean,
+        String(reason ?? ""),
+        "shutdown",
+      );
+      if (request.status === "rejected")
+        return `You declined shutdown ${request_id}; keep working.`;
       // The loop checks this before its next model call: the turn ends here, cleanly, and the task
       // it held goes back to the board for someone else (nobody owns work for a teammate that is gone).
       team.stop(member.name, { handBack: true });
@@ -345,8 +460,10 @@ function teammateProtocolHandlers(team: Team, requests: PendingRequests, member:
       const text = String(plan ?? "").trim();
       if (!text) throw new Error("a plan needs some content");
       const id = requests.open("plan_approval", member.name, LEAD, text);
-      return `Plan submitted as ${id} (pending). End your turn now: the lead's plan_approval_response will arrive ` +
-        "as your next message. Do not start the change before it is approved.";
+      return (
+        `Plan submitted as ${id} (pending). End your turn now: the lead's plan_approval_response will arrive ` +
+        "as your next message. Do not start the change before it is approved."
+      );
     },
     send: guardedSend(team, member.name, requests),
   };
@@ -359,11 +476,18 @@ function teammateProtocolHandlers(team: Team, requests: PendingRequests, member:
 function guardedSend(team: Team, from: string, requests: PendingRequests): ToolHandler {
   return ({ to, content, type, request_id }) => {
     if ((type !== undefined && type !== "message") || request_id !== undefined) {
-      const forged = requests.messageTypes().has(String(type)) ? `"${String(type)}" is a protocol message type` : "send has no type or request_id";
-      throw new Error(`send carries ordinary messages only (${forged}): answer a request with its own tool`);
+      const forged = requests.messageTypes().has(String(type))
+        ? `"${String(type)}" is a protocol message type`
+        : "send has no type or request_id";
+      throw new Error(
+        `send carries ordinary messages only (${forged}): answer a request with its own tool`,
+      );
     }
     const message = team.send(from, String(to ?? ""), String(content ?? ""));
-    const gone = team.members.get(message.to)?.state === "shutdown" ? ` — ${message.to} has shut down and will not read it` : "";
+    const gone =
+      team.members.get(message.to)?.state === "shutdown"
+        ? ` — ${message.to} has shut down and will not read it`
+        : "";
     return `Sent to ${message.to} (${message.id})${gone}`;
   };
 }
@@ -392,7 +516,10 @@ export function createAgent(env: AgentEnv, options: TeamOptions = {}): ProtocolA
   });
   const commands = {
     ...agent.commands,
-    "/requests": { help: "pending_requests: every protocol request and its status", run: () => requests.table() },
+    "/requests": {
+      help: "pending_requests: every protocol request and its status",
+      run: () => requests.table(),
+    },
   };
   return { ...agent, requests, commands };
 }

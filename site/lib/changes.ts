@@ -9,14 +9,22 @@ export interface ToolChanges {
   kept: string[];
 }
 
-const namesOf = (tools: readonly ({ name: string } | string)[]) => tools.map((t) => (typeof t === "string" ? t : t.name));
+const namesOf = (tools: readonly ({ name: string } | string)[]) =>
+  tools.map((t) => (typeof t === "string" ? t : t.name));
 
 /** Tools in `after` but not in `before` (added), the other way round (removed), and both (kept),
  *  each in the order the chapter lists them. */
-export function toolChanges(before: readonly ({ name: string } | string)[], after: readonly ({ name: string } | string)[]): ToolChanges {
+export function toolChanges(
+  before: readonly ({ name: string } | string)[],
+  after: readonly ({ name: string } | string)[],
+): ToolChanges {
   const a = namesOf(before);
   const b = namesOf(after);
-  return { added: b.filter((n) => !a.includes(n)), removed: a.filter((n) => !b.includes(n)), kept: b.filter((n) => a.includes(n)) };
+  return {
+    added: b.filter((n) => !a.includes(n)),
+    removed: a.filter((n) => !b.includes(n)),
+    kept: b.filter((n) => a.includes(n)),
+  };
 }
 
 /** How many lines the change adds and removes. */
@@ -40,7 +48,9 @@ export function diffRows(before: string, after: string, context = 3): DiffRow[] 
   const rows: DiffRow[] = [];
   for (const hunk of patch.hunks) {
     rows.push({
-      kind: "hunk", oldStart: hunk.oldStart, newStart: hunk.newStart,
+      kind: "hunk",
+      oldStart: hunk.oldStart,
+      newStart: hunk.newStart,
       text: `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`,
     });
     let oldLine = hunk.oldStart;
@@ -75,10 +85,13 @@ const escapeHtml = (text: string) =>
 /** The diff as HTML rows (one renderer for the page and the browser, so both look the same). */
 export function diffHtml(rows: readonly DiffRow[]): string {
   const cells = rows.map((row) => {
-    if (row.kind === "hunk") return `<tr class="lah-diff-hunk"><td colspan="3">${escapeHtml(row.text)}</td></tr>`;
+    if (row.kind === "hunk")
+      return `<tr class="lah-diff-hunk"><td colspan="3">${escapeHtml(row.text)}</td></tr>`;
     const sign = row.kind === "add" ? "+" : row.kind === "del" ? "−" : " ";
-    return `<tr class="lah-diff-${row.kind}"><td class="lah-ln">${row.oldLine ?? ""}</td><td class="lah-ln">${row.newLine ?? ""}</td>` +
-      `<td><span class="lah-sign">${sign}</span>${escapeHtml(row.text) || " "}</td></tr>`;
+    return (
+      `<tr class="lah-diff-${row.kind}"><td class="lah-ln">${row.oldLine ?? ""}</td><td class="lah-ln">${row.newLine ?? ""}</td>` +
+      `<td><span class="lah-sign">${sign}</span>${escapeHtml(row.text) || " "}</td></tr>`
+    );
   });
   return `<table class="lah-diff"><tbody>${cells.join("")}</tbody></table>`;
 }

@@ -2,8 +2,15 @@
 import type { Scenario, Tool } from "../../chapters/_shared/types.ts";
 
 const modules = import.meta.glob<{ TOOLS: Tool[] }>("/chapters/s*/agent.ts", { eager: true });
-const sources = import.meta.glob<string>("/chapters/s*/agent.ts", { eager: true, query: "?raw", import: "default" });
-const scenarios = import.meta.glob<Scenario>("/chapters/s*/scenario.ts", { eager: true, import: "default" });
+const sources = import.meta.glob<string>("/chapters/s*/agent.ts", {
+  eager: true,
+  query: "?raw",
+  import: "default",
+});
+const scenarios = import.meta.glob<Scenario>("/chapters/s*/scenario.ts", {
+  eager: true,
+  import: "default",
+});
 
 export interface ChapterData {
   /** "s03" */
@@ -24,8 +31,13 @@ export const chapters: ChapterData[] = Object.keys(modules)
     const [, num, slug] = /^s(\d\d)-(.+)$/.exec(name)!;
     const source = sources[file];
     return {
-      id: `s${num}`, number: Number(num), name, slug, source,
-      tools: modules[file].TOOLS, lines: source.trimEnd().split("\n").length,
+      id: `s${num}`,
+      number: Number(num),
+      name,
+      slug,
+      source,
+      tools: modules[file].TOOLS,
+      lines: source.trimEnd().split("\n").length,
       scenario: scenarios[file.replace("agent.ts", "scenario.ts")],
     };
   })
@@ -33,7 +45,8 @@ export const chapters: ChapterData[] = Object.keys(modules)
 
 export function chapter(id: string): ChapterData {
   const found = chapters.find((c) => c.id === id || c.name === id);
-  if (!found) throw new Error(`unknown chapter "${id}" (known: ${chapters.map((c) => c.id).join(", ")})`);
+  if (!found)
+    throw new Error(`unknown chapter "${id}" (known: ${chapters.map((c) => c.id).join(", ")})`);
   return found;
 }
 

@@ -26,7 +26,9 @@ export function pageLocale(astro: { locals: unknown }): Locale {
 /** A translator for one locale; `{name}` placeholders are filled from `vars`. */
 export function useTranslations(locale: Locale) {
   return (key: UIKey, vars: Record<string, string | number> = {}) =>
-    (dictionaries[locale][key] ?? en[key]).replace(/\{(\w+)\}/g, (_, k) => String(vars[k] ?? `{${k}}`));
+    (dictionaries[locale][key] ?? en[key]).replace(/\{(\w+)\}/g, (_, k) =>
+      String(vars[k] ?? `{${k}}`),
+    );
 }
 
 /** Link prefix of a locale: "" for English (the root), "/ja" ... */

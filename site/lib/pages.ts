@@ -19,7 +19,8 @@ export interface ChapterTitle {
 export async function chapterTitle(data: ChapterData, locale: Locale): Promise<ChapterTitle> {
   const translated = locale === "en" ? undefined : await getEntry("docs", `${locale}/${data.name}`);
   const entry = translated ?? (await getEntry("docs", data.name));
-  const mechanism = entry?.data.title.replace(/^s\d\d\s*·\s*/, "") ?? headlineOf(data.source) ?? data.slug;
+  const mechanism =
+    entry?.data.title.replace(/^s\d\d\s*·\s*/, "") ?? headlineOf(data.source) ?? data.slug;
   return {
     title: entry?.data.title ?? `${data.id} · ${mechanism}`,
     mechanism,

@@ -5,13 +5,19 @@
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type ChapterInfo, loadChapter, playChapter, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
+import {
+  type ChapterInfo,
+  loadChapter,
+  playChapter,
+  REPO_ROOT,
+} from "../../chapters/_runner/chapters.ts";
 import { createIO } from "../../chapters/_runner/io.ts";
 import { agentsOf, normalizeTrace, type TraceFile } from "./traces.ts";
 
 export const TRACES_DIR = path.join(REPO_ROOT, "site", "traces");
 
-export const traceFile = (chapterId: string, dir = TRACES_DIR) => path.join(dir, `${chapterId}.json`);
+export const traceFile = (chapterId: string, dir = TRACES_DIR) =>
+  path.join(dir, `${chapterId}.json`);
 
 export async function recordTrace(info: ChapterInfo): Promise<TraceFile> {
   const { scenario } = await loadChapter(info);
@@ -21,8 +27,12 @@ export async function recordTrace(info: ChapterInfo): Promise<TraceFile> {
     await playChapter(info, workspace, io);
     const steps = normalizeTrace(io.trace, [workspace, realpathSync(workspace)]);
     return {
-      chapter: info.id, name: info.name, summary: scenario.summary, prompts: scenario.prompts,
-      agents: agentsOf(steps), steps,
+      chapter: info.id,
+      name: info.name,
+      summary: scenario.summary,
+      prompts: scenario.prompts,
+      agents: agentsOf(steps),
+      steps,
     };
   } finally {
     rmSync(workspace, { recursive: true, force: true });

@@ -18,7 +18,9 @@ export function layerOf(chapterId: string): LayerId | undefined {
 
 /** Earlier chapters whose agent.ts this source imports ("s02", "s10" ...), in order. */
 export function importsOf(source: string): string[] {
-  const found = [...source.matchAll(/from\s+["']\.\.\/(s\d\d)-[\w-]+\/agent(?:\.ts)?["']/g)].map((m) => m[1]);
+  const found = [...source.matchAll(/from\s+["']\.\.\/(s\d\d)-[\w-]+\/agent(?:\.ts)?["']/g)].map(
+    (m) => m[1],
+  );
   return [...new Set(found)].sort();
 }
 
@@ -43,10 +45,12 @@ export interface ChartLabels {
   layers: Record<string, string>;
 }
 
-const escapeXml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+const escapeXml = (text: string) =>
+  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 /** Roughly how wide a label is at 12px: CJK glyphs are about one em, others about 0.6 em. */
-const textWidth = (text: string) => [...text].reduce((w, ch) => w + (/[\u3000-\u9fff\uff00-\uffef]/.test(ch) ? 12 : 7), 0);
+const textWidth = (text: string) =>
+  [...text].reduce((w, ch) => w + (/[\u3000-\u9fff\uff00-\uffef]/.test(ch) ? 12 : 7), 0);
 
 /** Splits a label into at most two lines of about `width` pixels (at 11px), at spaces. */
 function wrap(label: string, width: number): string[] {
@@ -95,12 +99,18 @@ export function growthChart(points: readonly ChartPoint[], labels: ChartLabels):
     if (next && next.layer === p.layer) return;
     const x0 = pad.left + slot * start;
     const x1 = pad.left + slot * (i + 1);
-    out.push(`<rect class="lah-chart-band${band++ % 2 ? " odd" : ""}" x="${r(x0)}" y="${pad.top - 34}" width="${r(x1 - x0)}" height="${plotH + 34}"/>`);
+    out.push(
+      `<rect class="lah-chart-band${band++ % 2 ? " odd" : ""}" x="${r(x0)}" y="${pad.top - 34}" width="${r(x1 - x0)}" height="${plotH + 34}"/>`,
+    );
     if (p.layer) {
       // A long layer name wraps onto two lines rather than running into the next band.
       const rows = wrap(labels.layers[p.layer] ?? p.layer, x1 - x0 - 6);
       const y0 = pad.top - 8 - 12 * (rows.length - 1);
-      const spans = rows.map((row, k) => `<tspan x="${r((x0 + x1) / 2)}" y="${y0 + 12 * k}">${escapeXml(row)}</tspan>`).join("");
+      const spans = rows
+        .map(
+          (row, k) => `<tspan x="${r((x0 + x1) / 2)}" y="${y0 + 12 * k}">${escapeXml(row)}</tspan>`,
+        )
+        .join("");
       out.push(`<text class="lah-chart-layer" text-anchor="middle">${spans}</text>`);
     }
     start = i + 1;
@@ -110,40 +120,64 @@ export function growthChart(points: readonly ChartPoint[], labels: ChartLabels):
   for (let k = 0; k <= 4; k++) {
     const v = (maxLines / 4) * k;
     const y = r(yLines(v));
-    out.push(`<line class="lah-chart-grid" x1="${pad.left}" x2="${width - pad.right}" y1="${y}" y2="${y}"/>`);
-    out.push(`<text class="lah-chart-axis" x="${pad.left - 6}" y="${y + 4}" text-anchor="end">${Math.round(v)}</text>`);
-    out.push(`<text class="lah-chart-axis tools" x="${width - pad.right + 6}" y="${r(yTools((maxTools / 4) * k)) + 4}">${r((maxTools / 4) * k)}</text>`);
+    out.push(
+      `<line class="lah-chart-grid" x1="${pad.left}" x2="${width - pad.right}" y1="${y}" y2="${y}"/>`,
+    );
+    out.push(
+      `<text class="lah-chart-axis" x="${pad.left - 6}" y="${y + 4}" text-anchor="end">${Math.round(v)}</text>`,
+    );
+    out.push(
+      `<text class="lah-chart-axis tools" x="${width - pad.right + 6}" y="${r(yTools((maxTools / 4) * k)) + 4}">${r((maxTools / 4) * k)}</text>`,
+    );
   }
 
   // Bars: lines of agent.ts.
   const barW = Math.min(28, slot * 0.6);
   points.forEach((p, i) => {
     const y = yLines(p.lines);
-    out.push(`<rect class="lah-chart-bar" x="${r(x(i) - barW / 2)}" y="${r(y)}" width="${r(barW)}" height="${r(pad.top + plotH - y)}"><title>${escapeXml(`${p.id}: ${p.lines} ${labels.lines}`)}</title></rect>`);
-    out.push(`<text class="lah-chart-axis" x="${r(x(i))}" y="${height - pad.bottom + 16}" text-anchor="middle">${escapeXml(p.id)}</text>`);
+    out.push(
+      `<rect class="lah-chart-bar" x="${r(x(i) - barW / 2)}" y="${r(y)}" width="${r(barW)}" height="${r(pad.top + plotH - y)}"><title>${escapeXml(`${p.id}: ${p.lines} ${labels.lines}`)}</title></rect>`,
+    );
+    out.push(
+      `<text class="lah-chart-axis" x="${r(x(i))}" y="${height - pad.bottom + 16}" text-anchor="middle">${escapeXml(p.id)}</text>`,
+    );
   });
 
   // Line: tools per chapter.
   const path = points.map((p, i) => `${i ? "L" : "M"}${r(x(i))},${r(yTools(p.tools))}`).join(" ");
   if (points.length) out.push(`<path class="lah-chart-tools" d="${path}"/>`);
   points.forEach((p, i) => {
-    out.push(`<circle class="lah-chart-dot" cx="${r(x(i))}" cy="${r(yTools(p.tools))}" r="4"><title>${escapeXml(`${p.id}: ${p.tools} ${labels.tools}`)}</title></circle>`);
+    out.push(
+      `<circle class="lah-chart-dot" cx="${r(x(i))}" cy="${r(yTools(p.tools))}" r="4"><title>${escapeXml(`${p.id}: ${p.tools} ${labels.tools}`)}</title></circle>`,
+    );
   });
   // The bars' numbers last, so the line never hides them (CSS gives them a halo).
   points.forEach((p, i) => {
-    out.push(`<text class="lah-chart-value" x="${r(x(i))}" y="${r(yLines(p.lines) - 4)}" text-anchor="middle">${p.lines}</text>`);
+    out.push(
+      `<text class="lah-chart-value" x="${r(x(i))}" y="${r(yLines(p.lines) - 4)}" text-anchor="middle">${p.lines}</text>`,
+    );
   });
 
   // Legend.
   const legendY = 14;
-  out.push(`<rect class="lah-chart-bar" x="${pad.left}" y="${legendY - 9}" width="12" height="12"/>`);
-  out.push(`<text class="lah-chart-legend" x="${pad.left + 18}" y="${legendY + 1}">${escapeXml(labels.lines)}</text>`);
+  out.push(
+    `<rect class="lah-chart-bar" x="${pad.left}" y="${legendY - 9}" width="12" height="12"/>`,
+  );
+  out.push(
+    `<text class="lah-chart-legend" x="${pad.left + 18}" y="${legendY + 1}">${escapeXml(labels.lines)}</text>`,
+  );
   const second = pad.left + 18 + textWidth(labels.lines) + 28;
-  out.push(`<line class="lah-chart-tools" x1="${r(second)}" x2="${r(second + 24)}" y1="${legendY - 3}" y2="${legendY - 3}"/>`);
+  out.push(
+    `<line class="lah-chart-tools" x1="${r(second)}" x2="${r(second + 24)}" y1="${legendY - 3}" y2="${legendY - 3}"/>`,
+  );
   out.push(`<circle class="lah-chart-dot" cx="${r(second + 12)}" cy="${legendY - 3}" r="4"/>`);
-  out.push(`<text class="lah-chart-legend" x="${r(second + 32)}" y="${legendY + 1}">${escapeXml(labels.tools)}</text>`);
+  out.push(
+    `<text class="lah-chart-legend" x="${r(second + 32)}" y="${legendY + 1}">${escapeXml(labels.tools)}</text>`,
+  );
 
-  return `<svg class="lah-chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="lah-chart-title lah-chart-desc" xmlns="http://www.w3.org/2000/svg">` +
+  return (
+    `<svg class="lah-chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="lah-chart-title lah-chart-desc" xmlns="http://www.w3.org/2000/svg">` +
     `<title id="lah-chart-title">${escapeXml(labels.title)}</title><desc id="lah-chart-desc">${escapeXml(labels.description)}</desc>` +
-    `${out.join("")}</svg>`;
+    `${out.join("")}</svg>`
+  );
 }

@@ -46,7 +46,10 @@ const NOISE: [RegExp, string][] = [
   [/\b\d+(?:\.\d+)?s\b/g, "<n>s"],
   [/^total \d+$/gm, "total <n>"],
   // ls -l: keep the type, permissions and name; links, owner, group, size and date vary
-  [/^([bcdlps-][rwxsStT-]{9}[.@+]?)\s+\d+\s+\S+\s+\S+\s+\d+\s+\S+\s+\S+\s+\S+\s+(.+)$/gm, "$1 <ls> $2"],
+  [
+    /^([bcdlps-][rwxsStT-]{9}[.@+]?)\s+\d+\s+\S+\s+\S+\s+\d+\s+\S+\s+\S+\s+\S+\s+(.+)$/gm,
+    "$1 <ls> $2",
+  ],
 ];
 /** Numeric fields that carry the same kind of noise (s14's backoff delays). */
 const NOISY_FIELD = /delay|wait|elapsed|duration|_ms$|^ms$/i;
@@ -69,8 +72,12 @@ function idRenamer(): (text: string) => string {
   };
   return (text) =>
     text
-      .replace(/\btoolu_([A-Za-z0-9-]+?)_(\d+)\b/g, (id, agent: string) => rename(id, `toolu:${agent}`, (n) => `toolu_${agent}_${n}`))
-      .replace(/\b([a-z]+)_[0-9a-z]{6,}_\d+_\d+\b/g, (id, prefix: string) => rename(id, prefix, (n) => `${prefix}_${n}`));
+      .replace(/\btoolu_([A-Za-z0-9-]+?)_(\d+)\b/g, (id, agent: string) =>
+        rename(id, `toolu:${agent}`, (n) => `toolu_${agent}_${n}`),
+      )
+      .replace(/\b([a-z]+)_[0-9a-z]{6,}_\d+_\d+\b/g, (id, prefix: string) =>
+        rename(id, prefix, (n) => `${prefix}_${n}`),
+      );
 }
 
 function mapStrings(value: unknown, fn: (s: string) => string): unknown {
@@ -87,7 +94,10 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** Makes a raw trace repeatable: the workspace path becomes `<workspace>`, times, dates,
  *  durations and commit hashes become placeholders, made-up ids are renumbered, and a
  *  request's system prompt is kept only when it changed for that agent. */
-export function normalizeTrace(events: readonly TraceEvent[], workspaces: readonly string[]): TraceEvent[] {
+export function normalizeTrace(
+  events: readonly TraceEvent[],
+  workspaces: readonly string[],
+): TraceEvent[] {
   const paths = [...new Set(workspaces)].filter(Boolean).sort((a, b) => b.length - a.length);
   const pathPattern = paths.length ? new RegExp(paths.map(escapeRegExp).join("|"), "g") : null;
   const renameIds = idRenamer();
@@ -138,7 +148,8 @@ export function canonicalTrace(trace: TraceFile): Record<string, string[]> {
   const team = trace.steps.some((s) => s.kind === "event" && s.type.startsWith("mailbox_"));
   const teammates = team ? trace.agents.filter((a) => a !== "lead") : [];
   const teammateNames = teammates.length
-    ? new RegExp(`\\b(?:${teammates.map(escapeRegExp).join("|")})\\b`, "g") : null;
+    ? new RegExp(`\\b(?:${teammates.map(escapeRegExp).join("|")})\\b`, "g")
+    : null;
   const sortMessages = (text: string) => {
     const blocks = text.match(/<message [^>]*>[\s\S]*?<\/message>/g);
     if (!blocks || blocks.length < 2) return text;
@@ -147,7 +158,10 @@ export function canonicalTrace(trace: TraceFile): Record<string, string[]> {
   };
   const blank = (text: string) => {
     let out = text.replace(/\bmsg_\d+\b/g, "msg_*");
-    if (teammateNames) out = out.replace(/\btoolu_[A-Za-z0-9-]+_\d+\b/g, "toolu_*").replace(teammateNames, "<teammate>");
+    if (teammateNames)
+      out = out
+        .replace(/\btoolu_[A-Za-z0-9-]+_\d+\b/g, "toolu_*")
+        .replace(teammateNames, "<teammate>");
     for (const [pattern, replacement] of NOISE) out = out.replace(pattern, replacement);
     return sortMessages(out);
   };
@@ -155,17 +169,27 @@ export function canonicalTrace(trace: TraceFile): Record<string, string[]> {
     if (typeof value === "string") return blank(value);
     if (typeof value === "number") return NOISY_FIELD.test(key) ? "<n>" : value;
     if (Array.isArray(value)) return value.map((v) => quiet(v));
-    if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, quiet(v, k)]));
+    if (value && typeof value === "object")
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, quiet(v, k)]));
     return value;
   };
   const projection: Record<string, string[]> = {
-    "(scenario)": [JSON.stringify({ chapter: trace.chapter, summary: trace.summary, prompts: trace.prompts, agents: trace.agents.length })],
+    "(scenario)": [
+      JSON.stringify({
+        chapter: trace.chapter,
+        summary: trace.summary,
+        prompts: trace.prompts,
+        agents: trace.agents.length,
+      }),
+    ],
   };
   const sets: Record<string, string[]> = {};
   for (const step of trace.steps) {
     const teammate = teammates.includes(step.agent);
     // How many messages a teammate's request carried depends on what had arrived by then.
-    const json = JSON.stringify(quiet(teammate && step.kind === "request" ? { ...step, messages: "<n>" } : step));
+    const json = JSON.stringify(
+      quiet(teammate && step.kind === "request" ? { ...step, messages: "<n>" } : step),
+    );
     if (teammate) (sets["(teammates, as a set)"] ??= []).push(json);
     else if (step.kind === "event") (sets[`${step.agent} (events, as a set)`] ??= []).push(json);
     else (projection[step.agent] ??= []).push(json);
@@ -188,7 +212,9 @@ export function traceDifference(expected: TraceFile, actual: TraceFile): string 
       while (x[i] && y[i] && x[i][at] === y[i][at]) at++;
       const from = Math.max(0, at - 120);
       const show = (s: string | undefined) =>
-        s === undefined ? "(nothing)" : `${from > 0 ? "…" : ""}${s.slice(from, from + 320)}${s.length > from + 320 ? "…" : ""}`;
+        s === undefined
+          ? "(nothing)"
+          : `${from > 0 ? "…" : ""}${s.slice(from, from + 320)}${s.length > from + 320 ? "…" : ""}`;
       return `${agent}, step ${i + 1} of ${x.length}:\n  recorded: ${show(x[i])}\n  today:    ${show(y[i])}`;
     }
   }
@@ -225,20 +251,34 @@ export function sequenceFromTrace(trace: TraceFile): string {
       let requestId = data.request_id as string | undefined;
       if (!requestId && type !== "message") {
         // Protocol chapters record the request_id in a `protocol` event right after the send.
-        const next = steps.slice(i + 1, i + 4).find((s) => s.kind === "event" && s.type === "protocol" &&
-          (s.data as Record<string, unknown>).from === from && (s.data as Record<string, unknown>).to === to);
+        const next = steps
+          .slice(i + 1, i + 4)
+          .find(
+            (s) =>
+              s.kind === "event" &&
+              s.type === "protocol" &&
+              (s.data as Record<string, unknown>).from === from &&
+              (s.data as Record<string, unknown>).to === to,
+          );
         if (next && next.kind === "event") requestId = String(next.data.request_id);
       }
       const dashed = /result|response|idle|ack/.test(type);
-      lines.push(`  ${participant(from)}${dashed ? "-->>" : "->>"}${participant(to)}: ${label(type)}${requestId ? ` ${label(requestId)}` : ""}`);
+      lines.push(
+        `  ${participant(from)}${dashed ? "-->>" : "->>"}${participant(to)}: ${label(type)}${requestId ? ` ${label(requestId)}` : ""}`,
+      );
     } else if (step.type === "protocol" && data.request_id) {
-      lines.push(`  Note over ${participant(String(data.from))}: ${label(`${data.request_id} ${data.status}`)}`);
+      lines.push(
+        `  Note over ${participant(String(data.from))}: ${label(`${data.request_id} ${data.status}`)}`,
+      );
     } else if (step.type === "task_claimed") {
       lines.push(`  Note over ${participant(step.agent)}: ${label(`claims task ${data.task}`)}`);
     } else if (step.type === "member_state" && data.state === "shutdown") {
       lines.push(`  Note over ${participant(step.agent)}: shutdown`);
     } else if (step.type === "recovery" || step.type === "compacted") {
-      const what = step.type === "compacted" ? "compacted" : [data.kind, data.action ?? (data.attempt ? `try ${data.attempt}` : "")].join(" ");
+      const what =
+        step.type === "compacted"
+          ? "compacted"
+          : [data.kind, data.action ?? (data.attempt ? `try ${data.attempt}` : "")].join(" ");
       lines.push(`  Note over ${participant(step.agent)}: ${label(what)}`);
     } else continue;
     for (const who of [step.agent, data.from, data.to]) if (typeof who === "string") seen.add(who);
@@ -266,7 +306,8 @@ export interface StepView {
 const clip = (text: string, lines = 30, chars = 3000): string => {
   let out = text.length > chars ? `${text.slice(0, chars)}…` : text;
   const rows = out.split("\n");
-  if (rows.length > lines) out = [...rows.slice(0, lines), `… (${rows.length - lines} more lines)`].join("\n");
+  if (rows.length > lines)
+    out = [...rows.slice(0, lines), `… (${rows.length - lines} more lines)`].join("\n");
   return out;
 };
 
@@ -289,24 +330,42 @@ export function stepView(step: TraceEvent, labels: ViewLabels): StepView {
       return { ...base, title: labels.user, body: clip(step.text) };
     case "request":
       return {
-        ...base, title: labels.request(step.messages, step.tools.length),
+        ...base,
+        title: labels.request(step.messages, step.tools.length),
         body: step.system ? `${labels.system}\n${clip(step.system, 12, 1200)}` : undefined,
       };
     case "response": {
       const calls = step.calls.length ? ` · ${step.calls.join(", ")}` : "";
-      return { ...base, title: `${labels.response(String(step.stop_reason))}${calls}`, body: step.text ? clip(step.text) : undefined };
+      return {
+        ...base,
+        title: `${labels.response(String(step.stop_reason))}${calls}`,
+        body: step.text ? clip(step.text) : undefined,
+      };
     }
     case "tool_call":
-      return { ...base, title: `⚙ ${step.name}`, body: clip(JSON.stringify(step.input, null, 2)), code: true };
+      return {
+        ...base,
+        title: `⚙ ${step.name}`,
+        body: clip(JSON.stringify(step.input, null, 2)),
+        code: true,
+      };
     case "tool_result":
       return {
-        ...base, title: `${step.is_error ? labels.error : labels.result} · ${step.name}`,
-        body: clip(step.output || "(empty)"), code: true, error: step.is_error,
+        ...base,
+        title: `${step.is_error ? labels.error : labels.result} · ${step.name}`,
+        body: clip(step.output || "(empty)"),
+        code: true,
+        error: step.is_error,
       };
     case "note":
       return { ...base, title: labels.note, body: clip(step.text) };
     case "event":
-      return { ...base, title: `◇ ${step.type}`, body: clip(JSON.stringify(step.data, null, 2), 16, 1200), code: true };
+      return {
+        ...base,
+        title: `◇ ${step.type}`,
+        body: clip(JSON.stringify(step.data, null, 2), 16, 1200),
+        code: true,
+      };
   }
 }
 // #endregion view

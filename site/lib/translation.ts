@@ -28,7 +28,9 @@ export function sourceHash(file: string): string {
 }
 
 /** Every English page with the paths where its translations live (paths relative to root). */
-export function englishPages(root = process.cwd()): { page: string; english: string; translation(l: TranslatedLocale): string }[] {
+export function englishPages(
+  root = process.cwd(),
+): { page: string; english: string; translation(l: TranslatedLocale): string }[] {
   const pages = [];
   const chaptersDir = path.join(root, "chapters");
   for (const dir of existsSync(chaptersDir) ? readdirSync(chaptersDir).sort() : []) {
@@ -42,7 +44,8 @@ export function englishPages(root = process.cwd()): { page: string; english: str
   const docsDir = path.join(root, "site/docs");
   const docs = existsSync(docsDir) ? (readdirSync(docsDir, { recursive: true }) as string[]) : [];
   for (const file of docs.map((f) => f.split(path.sep).join("/")).sort()) {
-    if (!file.endsWith(".mdx") || TRANSLATED_LOCALES.some((l) => file.startsWith(`${l}/`))) continue;
+    if (!file.endsWith(".mdx") || TRANSLATED_LOCALES.some((l) => file.startsWith(`${l}/`)))
+      continue;
     pages.push({
       page: file.replace(/\.mdx$/, ""),
       english: `site/docs/${file}`,
@@ -58,7 +61,8 @@ export function translationStatus(root = process.cwd()): PageStatus[] {
     return TRANSLATED_LOCALES.map((locale): PageStatus => {
       const file = translation(locale);
       const full = path.join(root, file);
-      if (!existsSync(full)) return { page, locale, status: "missing", english, translation: file, currentHash };
+      if (!existsSync(full))
+        return { page, locale, status: "missing", english, translation: file, currentHash };
       const recordedHash = frontmatter(full).sourceHash as string | undefined;
       const status = recordedHash === currentHash ? "fresh" : "stale";
       return { page, locale, status, english, translation: file, currentHash, recordedHash };
@@ -67,17 +71,26 @@ export function translationStatus(root = process.cwd()): PageStatus[] {
 }
 
 /** For a translated page's file (e.g. chapters/s03-x/ja.mdx), whether it is stale. */
-export function isStale(filePath: string | undefined, recordedHash: string | undefined, root = process.cwd()): boolean {
+export function isStale(
+  filePath: string | undefined,
+  recordedHash: string | undefined,
+  root = process.cwd(),
+): boolean {
   if (!filePath) return false;
-  const english = filePath.replace(/\/(ja|zh|de)\.mdx$/, "/en.mdx").replace(/^site\/docs\/(ja|zh|de)\//, "site/docs/");
+  const english = filePath
+    .replace(/\/(ja|zh|de)\.mdx$/, "/en.mdx")
+    .replace(/^site\/docs\/(ja|zh|de)\//, "site/docs/");
   if (english === filePath || !existsSync(path.join(root, english))) return false;
   return recordedHash !== sourceHash(path.join(root, english));
 }
 
 /** How many pages are fresh, stale and missing, per locale. */
-export function summarize(rows: readonly PageStatus[]): Record<TranslatedLocale, Record<Status, number>> {
-  const totals = Object.fromEntries(TRANSLATED_LOCALES.map((l) => [l, { fresh: 0, stale: 0, missing: 0 }])) as
-    Record<TranslatedLocale, Record<Status, number>>;
+export function summarize(
+  rows: readonly PageStatus[],
+): Record<TranslatedLocale, Record<Status, number>> {
+  const totals = Object.fromEntries(
+    TRANSLATED_LOCALES.map((l) => [l, { fresh: 0, stale: 0, missing: 0 }]),
+  ) as Record<TranslatedLocale, Record<Status, number>>;
   for (const row of rows) totals[row.locale][row.status]++;
   return totals;
 }

@@ -15,12 +15,17 @@ for (const locale of TRANSLATED_LOCALES) {
   for (const row of rows.filter((r) => r.locale === locale)) {
     if (row.status === "fresh" && !verbose) continue;
     const mark = { fresh: "  ok     ", stale: "  STALE  ", missing: "  MISSING" }[row.status];
-    const detail = row.status === "stale"
-      ? `sourceHash "${row.recordedHash ?? "(none)"}" → update it to "${row.currentHash}" after translating the changes in ${row.english}`
-      : row.status === "missing" ? `translate ${row.english}; its sourceHash is "${row.currentHash}"` : "";
+    const detail =
+      row.status === "stale"
+        ? `sourceHash "${row.recordedHash ?? "(none)"}" → update it to "${row.currentHash}" after translating the changes in ${row.english}`
+        : row.status === "missing"
+          ? `translate ${row.english}; its sourceHash is "${row.currentHash}"`
+          : "";
     console.log(`${mark} ${row.translation.padEnd(42)} ${detail}`);
   }
 }
 const all = Object.values(totals).reduce((sum, t) => sum + t.fresh + t.stale + t.missing, 0);
 const fresh = Object.values(totals).reduce((sum, t) => sum + t.fresh, 0);
-console.log(`\n${fresh} of ${all} translations are up to date.${verbose ? "" : " (--all lists the fresh ones too)"}`);
+console.log(
+  `\n${fresh} of ${all} translations are up to date.${verbose ? "" : " (--all lists the fresh ones too)"}`,
+);

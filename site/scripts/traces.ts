@@ -5,13 +5,21 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { findChapter, listChapters, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
-import { readTrace, recordTrace, serializeTrace, traceFile, TRACES_DIR } from "../lib/record-trace.ts";
+import {
+  readTrace,
+  recordTrace,
+  serializeTrace,
+  traceFile,
+  TRACES_DIR,
+} from "../lib/record-trace.ts";
 import { traceDifference } from "../lib/traces.ts";
 import { teamDifference } from "../../tests/trace-counts.ts";
 
 const all = listChapters();
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith("-"));
-const chapters = wanted.length ? wanted.map((q) => findChapter(q, all) ?? fail(`unknown chapter "${q}"`)) : all;
+const chapters = wanted.length
+  ? wanted.map((q) => findChapter(q, all) ?? fail(`unknown chapter "${q}"`))
+  : all;
 
 function fail(message: string): never {
   console.error(message);
@@ -28,10 +36,15 @@ for (const info of chapters) {
     const file = traceFile(info.id);
     // A team run may interleave differently each time; keep the committed file if it is still right
     // (the same comparison tests/traces.test.ts makes).
-    const same = before !== undefined && traceDifference(before, trace) === null && teamDifference(before, trace) === null;
+    const same =
+      before !== undefined &&
+      traceDifference(before, trace) === null &&
+      teamDifference(before, trace) === null;
     if (!same) writeFileSync(file, serializeTrace(trace));
-    console.log(`${info.id}  ${String(trace.steps.length).padStart(4)} steps  ${trace.agents.join(", ").padEnd(20)} ` +
-      `${same ? "unchanged" : `written  ${path.relative(REPO_ROOT, file)}`}  (${Date.now() - started} ms)`);
+    console.log(
+      `${info.id}  ${String(trace.steps.length).padStart(4)} steps  ${trace.agents.join(", ").padEnd(20)} ` +
+        `${same ? "unchanged" : `written  ${path.relative(REPO_ROOT, file)}`}  (${Date.now() - started} ms)`,
+    );
   } catch (err) {
     failed++;
     console.error(`${info.id}  failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -11,7 +11,10 @@ import { serve } from "../browser/serve.ts";
 
 const args = new Set(process.argv.slice(2));
 const rows: [string, string][] = [];
-const add = (what: string, value: string) => { rows.push([what, value]); console.error(`  ${what}: ${value}`); };
+const add = (what: string, value: string) => {
+  rows.push([what, value]);
+  console.error(`  ${what}: ${value}`);
+};
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
@@ -25,12 +28,20 @@ function timed(fn: () => void): number {
 async function firstOutput(cmd: string, argv: string[], runs = 5): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
-    times.push(await new Promise<number>((resolve) => {
-      const start = performance.now();
-      const child = spawn(cmd, argv, { cwd: REPO_ROOT, env: { ...process.env, ANTHROPIC_API_KEY: "", NO_COLOR: "1" } });
-      child.stdout.once("data", () => { resolve(performance.now() - start); child.kill(); });
-      child.stdin.end();
-    }));
+    times.push(
+      await new Promise<number>((resolve) => {
+        const start = performance.now();
+        const child = spawn(cmd, argv, {
+          cwd: REPO_ROOT,
+          env: { ...process.env, ANTHROPIC_API_KEY: "", NO_COLOR: "1" },
+        });
+        child.stdout.once("data", () => {
+          resolve(performance.now() - start);
+          child.kill();
+        });
+        child.stdin.end();
+      }),
+    );
   }
   return times.sort((a, b) => a - b)[Math.floor(runs / 2)];
 }
@@ -42,7 +53,8 @@ async function pageJs(url: string) {
   const bodies: { t: number; raw: number; gz: number }[] = [];
   let domReady = Infinity;
   page.on("response", async (r) => {
-    if (!r.url().endsWith(".js") && !(r.headers()["content-type"] ?? "").includes("javascript")) return;
+    if (!r.url().endsWith(".js") && !(r.headers()["content-type"] ?? "").includes("javascript"))
+      return;
     const t = performance.now();
     const body = await r.body().catch(() => Buffer.alloc(0));
     bodies.push({ t, raw: body.length, gz: gzipSync(body).length });
@@ -53,27 +65,43 @@ async function pageJs(url: string) {
   await page.waitForLoadState("networkidle");
   await page.waitForTimeout(500);
   await browser.close();
-  const sum = (list: typeof bodies) => list.reduce((a, b) => ({ raw: a.raw + b.raw, gz: a.gz + b.gz }), { raw: 0, gz: 0 });
-  return { html: { raw: html.length, gz: gzipSync(html).length }, initial: sum(bodies.filter((b) => b.t <= domReady)), all: sum(bodies) };
+  const sum = (list: typeof bodies) =>
+    list.reduce((a, b) => ({ raw: a.raw + b.raw, gz: a.gz + b.gz }), { raw: 0, gz: 0 });
+  return {
+    html: { raw: html.length, gz: gzipSync(html).length },
+    initial: sum(bodies.filter((b) => b.t <= domReady)),
+    all: sum(bodies),
+  };
 }
 
 async function main() {
-  add("machine", `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
+  add(
+    "machine",
+    `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+  );
 
   if (!args.has("--skip-build")) {
     rmSync(path.join(REPO_ROOT, "dist"), { recursive: true, force: true });
     rmSync(path.join(REPO_ROOT, ".astro"), { recursive: true, force: true });
-    const ms = timed(() => execFileSync("npx", ["astro", "build"], { cwd: REPO_ROOT, stdio: "ignore" }));
+    const ms = timed(() =>
+      execFileSync("npx", ["astro", "build"], { cwd: REPO_ROOT, stdio: "ignore" }),
+    );
     add("clean site build (astro build)", secs(ms));
   }
 
   if (hasChromium) {
     const server = await serve(path.join(REPO_ROOT, "dist"));
     const first = listChapters()[0].name;
-    for (const [label, url] of [["home page (no diagram)", "/"], [`chapter page ${first} (mermaid diagram)`, `/${first}/`]] as const) {
+    for (const [label, url] of [
+      ["home page (no diagram)", "/"],
+      [`chapter page ${first} (mermaid diagram)`, `/${first}/`],
+    ] as const) {
       const js = await pageJs(server.url + url);
       add(`${label}: HTML`, `${kb(js.html.raw)} (gzip ${kb(js.html.gz)})`);
-      add(`${label}: JS before a diagram is visible`, `${kb(js.initial.raw)} (gzip ${kb(js.initial.gz)})`);
+      add(
+        `${label}: JS before a diagram is visible`,
+        `${kb(js.initial.raw)} (gzip ${kb(js.initial.gz)})`,
+      );
       add(`${label}: JS after everything loaded`, `${kb(js.all.raw)} (gzip ${kb(js.all.gz)})`);
     }
     await server.close();
@@ -82,11 +110,36 @@ async function main() {
   }
 
   const nodeStart = await firstOutput(process.execPath, ["-e", "console.log(1)"]);
-  const chapterStart = await firstOutput(process.execPath, ["--import", "tsx", "chapters/_runner/cli.ts", "s01", "--offline", "--demo", "--workspace", mkdtempSync(path.join(tmpdir(), "bench-"))]);
-  const npmStart = await firstOutput("npm", ["run", "--silent", "chapter", "s01", "--", "--offline", "--demo", "--workspace", mkdtempSync(path.join(tmpdir(), "bench-"))]);
+  const chapterStart = await firstOutput(process.execPath, [
+    "--import",
+    "tsx",
+    "chapters/_runner/cli.ts",
+    "s01",
+    "--offline",
+    "--demo",
+    "--workspace",
+    mkdtempSync(path.join(tmpdir(), "bench-")),
+  ]);
+  const npmStart = await firstOutput("npm", [
+    "run",
+    "--silent",
+    "chapter",
+    "s01",
+    "--",
+    "--offline",
+    "--demo",
+    "--workspace",
+    mkdtempSync(path.join(tmpdir(), "bench-")),
+  ]);
   add("first output: node -e", `${nodeStart.toFixed(0)} ms`);
-  add("first output: node --import tsx cli.ts s01", `${chapterStart.toFixed(0)} ms (${(chapterStart / nodeStart).toFixed(1)}× node -e)`);
-  add("first output: npm run chapter s01", `${npmStart.toFixed(0)} ms (${(npmStart / nodeStart).toFixed(1)}× node -e)`);
+  add(
+    "first output: node --import tsx cli.ts s01",
+    `${chapterStart.toFixed(0)} ms (${(chapterStart / nodeStart).toFixed(1)}× node -e)`,
+  );
+  add(
+    "first output: npm run chapter s01",
+    `${npmStart.toFixed(0)} ms (${(npmStart / nodeStart).toFixed(1)}× node -e)`,
+  );
 
   for (const info of listChapters()) {
     const ws = mkdtempSync(path.join(tmpdir(), `bench-${info.id}-`));
@@ -103,7 +156,11 @@ async function main() {
 
   if (!args.has("--skip-tests")) {
     const ms = timed(() => {
-      try { execFileSync("npx", ["vitest", "run"], { cwd: REPO_ROOT, stdio: "ignore" }); } catch { /* timing only */ }
+      try {
+        execFileSync("npx", ["vitest", "run"], { cwd: REPO_ROOT, stdio: "ignore" });
+      } catch {
+        /* timing only */
+      }
     });
     add("test suite (npx vitest run, includes a site build)", secs(ms));
   }
@@ -111,7 +168,15 @@ async function main() {
   const width = Math.max(...rows.map(([w]) => w.length));
   console.log(`\n| measurement | value |\n|${"-".repeat(width + 2)}|-------|`);
   for (const [what, value] of rows) console.log(`| ${what.padEnd(width)} | ${value} |`);
-  console.log(`\nmeasured ${new Date().toISOString().slice(0, 10)}; ${readFileSync(path.join(REPO_ROOT, "package.json"), "utf8").match(/"astro": "([^"]+)"/)?.[1] ?? ""} astro`);
+  console.log(
+    `\nmeasured ${new Date().toISOString().slice(0, 10)}; ${readFileSync(path.join(REPO_ROOT, "package.json"), "utf8").match(/"astro": "([^"]+)"/)?.[1] ?? ""} astro`,
+  );
 }
 
-main().then(() => process.exit(0), (err) => { console.error(err); process.exit(1); });
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

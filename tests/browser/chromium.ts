@@ -10,8 +10,13 @@ export function launch(): Promise<Browser> {
     executablePath: CHROMIUM,
     headless: true, // playwright gives each launch a fresh, empty profile
     args: [
-      "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
     ],
   });
 }

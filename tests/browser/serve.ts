@@ -5,16 +5,27 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 
 const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml",
-  ".json": "application/json", ".png": "image/png", ".ico": "image/x-icon", ".xml": "application/xml",
-  ".woff2": "font/woff2", ".wasm": "application/wasm", ".pf_meta": "application/octet-stream",
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript",
+  ".css": "text/css",
+  ".svg": "image/svg+xml",
+  ".json": "application/json",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".xml": "application/xml",
+  ".woff2": "font/woff2",
+  ".wasm": "application/wasm",
+  ".pf_meta": "application/octet-stream",
 };
 
 export async function serve(root: string): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer((req, res) => {
     const url = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
     let file = path.join(root, url);
-    if (!file.startsWith(root)) { res.writeHead(403).end(); return; }
+    if (!file.startsWith(root)) {
+      res.writeHead(403).end();
+      return;
+    }
     if (existsSync(file) && statSync(file).isDirectory()) file = path.join(file, "index.html");
     if (!existsSync(file)) {
       res.writeHead(404, { "content-type": TYPES[".html"] });
@@ -26,5 +37,8 @@ export async function serve(root: string): Promise<{ url: string; close(): Promi
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
 }

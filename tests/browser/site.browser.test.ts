@@ -27,14 +27,23 @@ function htmlPages(root: string): string[] {
  *  with mermaid diagrams, until they have rendered). */
 async function visit(page: Page, url: string) {
   const problems: string[] = [];
-  page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()}`); });
+  page.on("console", (m) => {
+    if (m.type() === "error") problems.push(`console: ${m.text()}`);
+  });
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
   page.on("requestfailed", (r) => problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`));
-  page.on("response", (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+  page.on("response", (r) => {
+    if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
+  });
   await page.goto(url, { waitUntil: "load" });
   const diagrams = page.locator("pre.mermaid-source:not([data-rendered])");
   if (await diagrams.count()) {
-    await page.waitForFunction(() => !document.querySelector("pre.mermaid-source:not([data-rendered])"), null, { timeout: 30_000 })
+    await page
+      .waitForFunction(
+        () => !document.querySelector("pre.mermaid-source:not([data-rendered])"),
+        null,
+        { timeout: 30_000 },
+      )
       .catch(() => problems.push("mermaid did not render"));
   }
   return problems;
@@ -59,16 +68,20 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
     expect(pages.length).toBeGreaterThan(8);
     const queue = [...pages];
     // Three tabs at a time: a 2-core machine renders while another tab waits on the network.
-    await Promise.all([1, 2, 3].map(async () => {
-      for (let url = queue.shift(); url !== undefined; url = queue.shift()) {
-        const page = await context.newPage();
-        const problems = await visit(page, server.url + url);
-        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-        if (overflow > 0) problems.push(`overflows by ${overflow}px at 390px`);
-        failures.push(...problems.map((p) => `${url}: ${p}`));
-        await page.close();
-      }
-    }));
+    await Promise.all(
+      [1, 2, 3].map(async () => {
+        for (let url = queue.shift(); url !== undefined; url = queue.shift()) {
+          const page = await context.newPage();
+          const problems = await visit(page, server.url + url);
+          const overflow = await page.evaluate(
+            () => document.documentElement.scrollWidth - window.innerWidth,
+          );
+          if (overflow > 0) problems.push(`overflows by ${overflow}px at 390px`);
+          failures.push(...problems.map((p) => `${url}: ${p}`));
+          await page.close();
+        }
+      }),
+    );
     await context.close();
     expect(failures).toEqual([]);
   }, 600_000);
@@ -76,10 +89,20 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
   it("the language picker switches between en, ja, zh and de on the same chapter", async () => {
     const page = await browser.newPage();
     await page.goto(`${server.url}/${chapter}/`);
-    for (const [locale, prefix] of [["ja", "/ja"], ["zh", "/zh"], ["de", "/de"], ["en", ""]] as const) {
-      await page.locator("starlight-lang-select select").first().selectOption({ value: `${prefix}/${chapter}/` });
+    for (const [locale, prefix] of [
+      ["ja", "/ja"],
+      ["zh", "/zh"],
+      ["de", "/de"],
+      ["en", ""],
+    ] as const) {
+      await page
+        .locator("starlight-lang-select select")
+        .first()
+        .selectOption({ value: `${prefix}/${chapter}/` });
       await page.waitForURL(`${server.url}${prefix}/${chapter}/`);
-      expect(await page.getAttribute("html", "lang"), locale).toBe(locale === "zh" ? "zh-CN" : locale);
+      expect(await page.getAttribute("html", "lang"), locale).toBe(
+        locale === "zh" ? "zh-CN" : locale,
+      );
     }
     await page.close();
   }, 120_000);
@@ -98,7 +121,10 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
       const href = (await link.getAttribute("href")) ?? "";
       expect(href.startsWith(`${prefix}/`), `${locale}: ${href}`).toBe(true);
       if (locale === "en") expect(href).not.toMatch(/^\/(ja|zh|de)\//);
-      if (locale === "ja") await expect.poll(() => page.locator(".pagefind-ui__message").textContent(), { timeout: 5_000 }).toMatch(/^ループの\d+件の検索結果$/);
+      if (locale === "ja")
+        await expect
+          .poll(() => page.locator(".pagefind-ui__message").textContent(), { timeout: 5_000 })
+          .toMatch(/^ループの\d+件の検索結果$/);
       await page.close();
     }
   }, 120_000);
@@ -130,12 +156,15 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
     const page = await browser.newPage();
     await page.goto(`${server.url}/${chapter}/`);
     const player = page.locator(".lah-player").first();
-    const current = () => player.locator('.lah-step[aria-current="step"]').getAttribute("data-index");
+    const current = () =>
+      player.locator('.lah-step[aria-current="step"]').getAttribute("data-index");
     await expect.poll(current).toBe("0");
     await player.locator("button[data-action=next]").click();
     await player.locator("button[data-action=next]").click();
     expect(await current()).toBe("2");
-    expect(await player.locator(".lah-step[data-future]").count()).toBe((await player.locator(".lah-step").count()) - 3);
+    expect(await player.locator(".lah-step[data-future]").count()).toBe(
+      (await player.locator(".lah-step").count()) - 3,
+    );
     await player.locator("button[data-action=back]").click();
     expect(await current()).toBe("1");
     await player.focus();
@@ -150,7 +179,10 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     for (const [locale, prefix] of Object.entries(LOCALES)) {
       await page.goto(`${server.url}${prefix}/${chapter}/`, { waitUntil: "networkidle" });
-      await page.screenshot({ path: path.join(SHOTS, `${chapter}.${locale}.png`), fullPage: false });
+      await page.screenshot({
+        path: path.join(SHOTS, `${chapter}.${locale}.png`),
+        fullPage: false,
+      });
     }
     await page.close();
   }, 120_000);

@@ -19,8 +19,13 @@ const LINKS_EACH = 10;
 
 /** Every file in the board folder with its exact bytes: "nothing changed" means this is equal. */
 const snapshot = (board: TaskBoard) =>
-  Object.fromEntries(readdirSync(board.dir).sort().map((f) => [f, readFileSync(path.join(board.dir, f), "utf8")]));
-const taskFiles = (board: TaskBoard) => readdirSync(board.dir).filter((f) => /^task_\d+\.json$/.test(f));
+  Object.fromEntries(
+    readdirSync(board.dir)
+      .sort()
+      .map((f) => [f, readFileSync(path.join(board.dir, f), "utf8")]),
+  );
+const taskFiles = (board: TaskBoard) =>
+  readdirSync(board.dir).filter((f) => /^task_\d+\.json$/.test(f));
 
 const call = (name: string, input: Record<string, unknown>): ToolUseBlock =>
   ({ type: "tool_use", id: `toolu_${name}`, name, input }) as ToolUseBlock;
@@ -47,19 +52,35 @@ async function race(root: string, jobs: string[][]) {
   const workers = jobs.map((args) => startWorker("board-writer", args));
   await Promise.all(workers.map((w) => w.waitFor(/^ready$/m)));
   writeFileSync(path.join(root, "go"), "");
-  return Promise.all(workers.map(async (w) => {
-    const { code } = await w.exited;
-    expect(code, w.stderr()).toBe(0);
-    return JSON.parse(w.stdout().trim().split("\n").at(-1)!) as { name: string; done: number[]; errors: string[] };
-  }));
+  return Promise.all(
+    workers.map(async (w) => {
+      const { code } = await w.exited;
+      expect(code, w.stderr()).toBe(0);
+      return JSON.parse(w.stdout().trim().split("\n").at(-1)!) as {
+        name: string;
+        done: number[];
+        errors: string[];
+      };
+    }),
+  );
 }
 
 /** A board with tasks written by hand, as another tool (or an attacker) could. */
 function handWritten(tasks: Record<string, unknown>[]): TaskBoard {
   const board = new TaskBoard(path.join(tempDir("lah-board-"), "tasks"));
   for (const t of tasks) {
-    const task = { subject: `task ${t.id}`, description: "", status: "pending", owner: null, blockedBy: [], blocks: [],
-      worktree: null, createdAt: "", updatedAt: "", ...t };
+    const task = {
+      subject: `task ${t.id}`,
+      description: "",
+      status: "pending",
+      owner: null,
+      blockedBy: [],
+      blocks: [],
+      worktree: null,
+      createdAt: "",
+      updatedAt: "",
+      ...t,
+    };
     writeFileSync(board.path(t.id as number), JSON.stringify(task));
   }
   return board;
@@ -69,20 +90,26 @@ describe("task board under concurrency", () => {
   it(`creates never overwrite: ${CREATORS} processes x ${CREATES_EACH} creates, one file per success`, async () => {
     const root = tempDir("lah-board-");
     const dir = path.join(root, "tasks");
-    const results = await race(root, Array.from({ length: CREATORS }, (_, i) =>
-      ["create", dir, `p${i}`, String(CREATES_EACH)]));
+    const results = await race(
+      root,
+      Array.from({ length: CREATORS }, (_, i) => ["create", dir, `p${i}`, String(CREATES_EACH)]),
+    );
     const board = new TaskBoard(dir);
     const successes = results.flatMap((r) => r.done);
     const files = taskFiles(board);
-    console.info(`board creates: ${CREATORS} processes x ${CREATES_EACH} task_create, ${successes.length} successes, ` +
-      `${new Set(successes).size} distinct ids, ${files.length} task files`);
+    console.info(
+      `board creates: ${CREATORS} processes x ${CREATES_EACH} task_create, ${successes.length} successes, ` +
+        `${new Set(successes).size} distinct ids, ${files.length} task files`,
+    );
     expect(results.flatMap((r) => r.errors)).toEqual([]);
     expect(successes).toHaveLength(CREATORS * CREATES_EACH);
     expect(new Set(successes).size).toBe(successes.length);
     expect(files).toHaveLength(successes.length);
     // Each id holds the task its creator was told it made, and ids run 1..N without gaps.
     const tasks = board.list();
-    expect(tasks.map((t) => t.id)).toEqual(Array.from({ length: successes.length }, (_, i) => i + 1));
+    expect(tasks.map((t) => t.id)).toEqual(
+      Array.from({ length: successes.length }, (_, i) => i + 1),
+    );
     for (const { name, done } of results) {
       done.forEach((id, i) => expect(board.get(id).subject).toBe(`${name} #${i}`));
     }
@@ -95,12 +122,18 @@ describe("task board under concurrency", () => {
     const board = new TaskBoard(dir);
     const hub = board.create({ subject: "waits for everything" });
     const blockers = Array.from({ length: LINKERS }, () =>
-      Array.from({ length: LINKS_EACH }, (_, i) => board.create({ subject: `blocker ${i}` }).id));
-    const results = await race(root, blockers.map((ids, i) => ["block", dir, `p${i}`, String(hub.id), ids.join(",")]));
+      Array.from({ length: LINKS_EACH }, (_, i) => board.create({ subject: `blocker ${i}` }).id),
+    );
+    const results = await race(
+      root,
+      blockers.map((ids, i) => ["block", dir, `p${i}`, String(hub.id), ids.join(",")]),
+    );
     const added = results.flatMap((r) => r.done).sort((a, b) => a - b);
     const edges = [...board.get(hub.id).blockedBy].sort((a, b) => a - b);
-    console.info(`board updates: ${LINKERS} processes x ${LINKS_EACH} addBlockedBy on one task, ` +
-      `${added.length} successes, ${edges.length} edges on disk`);
+    console.info(
+      `board updates: ${LINKERS} processes x ${LINKS_EACH} addBlockedBy on one task, ` +
+        `${added.length} successes, ${edges.length} edges on disk`,
+    );
     expect(results.flatMap((r) => r.errors)).toEqual([]);
     expect(added).toEqual(blockers.flat().sort((a, b) => a - b));
     expect(edges).toEqual(added);
@@ -127,16 +160,51 @@ describe("task board validation", () => {
     board.update(3, { addBlockedBy: [2] }); // 3 waits for 2
     const before = snapshot(board);
     const refusals: [string, () => unknown, RegExp][] = [
-      ["a missing blocker after a good one", () => board.update(2, { addBlockedBy: [1, 99] }), /task 99 not found/],
-      ["a missing dependant after a good one", () => board.update(1, { addBlocks: [2, 99] }), /task 99 not found/],
-      ["a cycle after a good edge", () => board.update(2, { addBlockedBy: [1, 3] }), /cycle.*#2.*#3|cycle.*#3.*#2/],
-      ["itself after a good edge", () => board.update(2, { addBlockedBy: [1, 2] }), /task 2 cannot block itself/],
-      ["a bad status after good edges", () => board.update(2, { addBlockedBy: [1], status: "done" as never }), /invalid status/],
-      ["a bad owner after good edges", () => board.update(2, { addBlockedBy: [1], owner: 7 as never }), /owner/],
-      ["a good edge, then a start it forbids", () => board.update(2, { addBlockedBy: [1], status: "in_progress" }),
-        /blocked by #1/],
-      ["a blocker that is a hostile id", () => board.update(2, { addBlockedBy: [1, 1e21] }), /task id/],
-      ["a create with a missing blocker", () => board.create({ subject: "d", blockedBy: [1, 99] }), /task 99 not found/],
+      [
+        "a missing blocker after a good one",
+        () => board.update(2, { addBlockedBy: [1, 99] }),
+        /task 99 not found/,
+      ],
+      [
+        "a missing dependant after a good one",
+        () => board.update(1, { addBlocks: [2, 99] }),
+        /task 99 not found/,
+      ],
+      [
+        "a cycle after a good edge",
+        () => board.update(2, { addBlockedBy: [1, 3] }),
+        /cycle.*#2.*#3|cycle.*#3.*#2/,
+      ],
+      [
+        "itself after a good edge",
+        () => board.update(2, { addBlockedBy: [1, 2] }),
+        /task 2 cannot block itself/,
+      ],
+      [
+        "a bad status after good edges",
+        () => board.update(2, { addBlockedBy: [1], status: "done" as never }),
+        /invalid status/,
+      ],
+      [
+        "a bad owner after good edges",
+        () => board.update(2, { addBlockedBy: [1], owner: 7 as never }),
+        /owner/,
+      ],
+      [
+        "a good edge, then a start it forbids",
+        () => board.update(2, { addBlockedBy: [1], status: "in_progress" }),
+        /blocked by #1/,
+      ],
+      [
+        "a blocker that is a hostile id",
+        () => board.update(2, { addBlockedBy: [1, 1e21] }),
+        /task id/,
+      ],
+      [
+        "a create with a missing blocker",
+        () => board.create({ subject: "d", blockedBy: [1, 99] }),
+        /task 99 not found/,
+      ],
     ];
     for (const [what, work, message] of refusals) {
       const err = errorOf(work);
@@ -145,7 +213,11 @@ describe("task board validation", () => {
       expect(snapshot(board), what).toEqual(before);
     }
     // Through the tool too: an error result, and the same bytes on disk.
-    const result = await runTool(taskHandlers(board), call("task_update", { id: 2, addBlockedBy: [1, 99] }), { root: "." });
+    const result = await runTool(
+      taskHandlers(board),
+      call("task_update", { id: 2, addBlockedBy: [1, 99] }),
+      { root: "." },
+    );
     expect(result).toEqual({ output: expect.stringMatching(/task 99 not found/), isError: true });
     expect(snapshot(board)).toEqual(before);
   });
@@ -156,7 +228,23 @@ describe("task board validation", () => {
     board.create({ subject: "b" });
     const before = snapshot(board);
     const handlers = taskHandlers(board);
-    const hostile: unknown[] = [0, -1, 1.5, Number.NaN, Infinity, 1e21, 2 ** 53, 1e10, "1", "abc", "", null, true, [1], {}];
+    const hostile: unknown[] = [
+      0,
+      -1,
+      1.5,
+      Number.NaN,
+      Infinity,
+      1e21,
+      2 ** 53,
+      1e10,
+      "1",
+      "abc",
+      "",
+      null,
+      true,
+      [1],
+      {},
+    ];
     for (const id of hostile) {
       const shown = typeof id === "number" ? String(id) : JSON.stringify(id);
       const inputs: [string, Record<string, unknown>][] = [
@@ -169,11 +257,17 @@ describe("task board validation", () => {
       for (const [tool, input] of inputs) {
         const result = await runTool(handlers, call(tool, input), { root: "." });
         expect(result.isError, `${tool} ${shown}`).toBe(true);
-        expect(result.output, `${tool} ${shown}`).toMatch(/task id must be a whole number from 1 to/);
+        expect(result.output, `${tool} ${shown}`).toMatch(
+          /task id must be a whole number from 1 to/,
+        );
         oneSentence(result.output);
       }
-      for (const work of [() => board.get(id as number), () => board.update(id as number, {}),
-        () => board.update(1, { addBlockedBy: [id as number] }), () => board.create({ subject: "x", blockedBy: [id as number] })]) {
+      for (const work of [
+        () => board.get(id as number),
+        () => board.update(id as number, {}),
+        () => board.update(1, { addBlockedBy: [id as number] }),
+        () => board.create({ subject: "x", blockedBy: [id as number] }),
+      ]) {
         expect(errorOf(work).message, shown).toMatch(/task id must be a whole number/);
       }
       expect(snapshot(board), shown).toEqual(before);
@@ -187,11 +281,16 @@ describe("task board validation", () => {
     board.create({ subject: "b", blockedBy: [1] });
     board.create({ subject: "c", blockedBy: [2] });
     const before = snapshot(board);
-    expect(errorOf(() => board.update(1, { addBlockedBy: [3] })).message)
-      .toMatch(/#1 .*#3.*#2.*#1|cycle: #1 waits for #3, which waits for #2, which waits for #1/);
+    expect(errorOf(() => board.update(1, { addBlockedBy: [3] })).message).toMatch(
+      /#1 .*#3.*#2.*#1|cycle: #1 waits for #3, which waits for #2, which waits for #1/,
+    );
     expect(errorOf(() => board.update(3, { addBlocks: [1] })).message).toMatch(/cycle/);
-    expect(errorOf(() => board.update(1, { addBlocks: [1] })).message).toMatch(/task 1 cannot block itself/);
-    expect(errorOf(() => board.create({ subject: "d", blockedBy: [7] })).message).toMatch(/task 7 not found/);
+    expect(errorOf(() => board.update(1, { addBlocks: [1] })).message).toMatch(
+      /task 1 cannot block itself/,
+    );
+    expect(errorOf(() => board.create({ subject: "d", blockedBy: [7] })).message).toMatch(
+      /task 7 not found/,
+    );
     expect(snapshot(board)).toEqual(before);
   });
 });
@@ -199,10 +298,21 @@ describe("task board validation", () => {
 describe("a board on disk that is broken", () => {
   it("a graph that can never finish is reported in one sentence naming the tasks", () => {
     const cases: [Record<string, unknown>[], RegExp][] = [
-      [[{ id: 1, blockedBy: [1], blocks: [1] }], /task board .* is broken: task #1 is blocked by itself/],
-      [[{ id: 1, blockedBy: [9] }], /task board .* is broken: task #1 is blocked by #9, which does not exist/],
-      [[{ id: 1, blockedBy: [2], blocks: [2] }, { id: 2, blockedBy: [1], blocks: [1] }],
-        /task board .* is broken: tasks #1 and #2 wait for each other|is broken: .*cycle.*#1.*#2/],
+      [
+        [{ id: 1, blockedBy: [1], blocks: [1] }],
+        /task board .* is broken: task #1 is blocked by itself/,
+      ],
+      [
+        [{ id: 1, blockedBy: [9] }],
+        /task board .* is broken: task #1 is blocked by #9, which does not exist/,
+      ],
+      [
+        [
+          { id: 1, blockedBy: [2], blocks: [2] },
+          { id: 2, blockedBy: [1], blocks: [1] },
+        ],
+        /task board .* is broken: tasks #1 and #2 wait for each other|is broken: .*cycle.*#1.*#2/,
+      ],
     ];
     for (const [tasks, message] of cases) {
       const board = handWritten(tasks);
@@ -243,8 +353,22 @@ describe("a board on disk that is broken", () => {
     ];
     for (const [task, message] of cases) {
       const board = new TaskBoard(path.join(tempDir("lah-board-"), "tasks"));
-      writeFileSync(board.path(1), JSON.stringify({ id: 1, subject: "s", description: "", status: "pending", owner: null,
-        blockedBy: [], blocks: [], worktree: null, createdAt: "", updatedAt: "", ...task }));
+      writeFileSync(
+        board.path(1),
+        JSON.stringify({
+          id: 1,
+          subject: "s",
+          description: "",
+          status: "pending",
+          owner: null,
+          blockedBy: [],
+          blocks: [],
+          worktree: null,
+          createdAt: "",
+          updatedAt: "",
+          ...task,
+        }),
+      );
       for (const work of [() => board.list(), () => board.get(1)]) {
         const err = errorOf(work);
         expect(err, JSON.stringify(task)).toBeInstanceOf(BrokenStateError);

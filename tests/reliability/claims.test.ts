@@ -28,7 +28,8 @@ function board(dir: string): TaskBoard {
 }
 
 /** Each task file's exact text, by id. */
-const files = (b: TaskBoard) => Object.fromEntries(b.list().map((t) => [t.id, readFileSync(b.path(t.id), "utf8")]));
+const files = (b: TaskBoard) =>
+  Object.fromEntries(b.list().map((t) => [t.id, readFileSync(b.path(t.id), "utf8")]));
 
 describe("task claims", () => {
   it(`are exclusive: ${CLAIMERS} processes, ${ROUNDS} rounds, each with a dead holder's lock and a slow holder`, async () => {
@@ -36,7 +37,9 @@ describe("task claims", () => {
     const seed = seedFrom("CLAIMS_SEED");
     console.info(`task claims: ${seedLine("CLAIMS_SEED", seed)}`);
     const root = tempDir("lah-claims-");
-    const boards = Array.from({ length: ROUNDS }, (_, r) => board(path.join(root, `round_${r}`, "tasks")));
+    const boards = Array.from({ length: ROUNDS }, (_, r) =>
+      board(path.join(root, `round_${r}`, "tasks")),
+    );
     const before = boards.map(files);
 
     // A claimer dies holding the claim lock of task #1 on every board.
@@ -45,19 +48,34 @@ describe("task claims", () => {
     for (const b of boards) expect(existsSync(`${b.path(1)}.lock`)).toBe(true);
 
     const claimers = Array.from({ length: CLAIMERS }, (_, i) =>
-      startWorker("claimer", [root, `mate${i}`, String(i), String(CLAIMERS), String(ROUNDS), String(seed + i)]));
+      startWorker("claimer", [
+        root,
+        `mate${i}`,
+        String(i),
+        String(CLAIMERS),
+        String(ROUNDS),
+        String(seed + i),
+      ]),
+    );
     await Promise.all(claimers.map((c) => c.waitFor(/^ready$/m)));
     writeFileSync(path.join(root, "go"), "");
-    const results = await Promise.all(claimers.map(async (c) => {
-      const { code } = await c.exited;
-      expect(code, c.stderr()).toBe(0);
-      return JSON.parse(c.stdout().trim().split("\n").at(-1)!) as { name: string; wins: Record<number, number[]> };
-    }));
+    const results = await Promise.all(
+      claimers.map(async (c) => {
+        const { code } = await c.exited;
+        expect(code, c.stderr()).toBe(0);
+        return JSON.parse(c.stdout().trim().split("\n").at(-1)!) as {
+          name: string;
+          wins: Record<number, number[]>;
+        };
+      }),
+    );
 
     const winnersPerTask: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       for (const id of [1, 2]) {
-        const winners = results.flatMap(({ name, wins }) => (wins[round].includes(id) ? [name] : []));
+        const winners = results.flatMap(({ name, wins }) =>
+          wins[round].includes(id) ? [name] : [],
+        );
         winnersPerTask.push(winners.length);
         expect(winners, `round ${round}, task #${id}`).toHaveLength(1);
         expect(boards[round].get(id)).toMatchObject({ owner: winners[0], status: "in_progress" });
@@ -66,14 +84,21 @@ describe("task claims", () => {
       }
       // The blocked, owned and completed tasks are exactly as they were, and no lock is left.
       const after = files(boards[round]);
-      for (const id of [3, 4, 5]) expect(after[id], `round ${round}, task #${id}`).toBe(before[round][id]);
+      for (const id of [3, 4, 5])
+        expect(after[id], `round ${round}, task #${id}`).toBe(before[round][id]);
       expect(readdirSync(boards[round].dir).filter((f) => f.includes(".lock"))).toEqual([]);
     }
     const one = winnersPerTask.filter((n) => n === 1).length;
-    const winnersOfOne = new Set(results.flatMap(({ name, wins }) => (Object.values(wins).some((ids) => ids.includes(1)) ? [name] : [])));
-    console.info(`task claims: ${ROUNDS} rounds × ${CLAIMERS} processes; per round a lock left by a dead claimer ` +
-      `(task #1) and a claimer holding its lock for 1.5 s (task #2); ${one} of ${winnersPerTask.length} tasks had exactly one winner; ` +
-      `task #1 won by ${winnersOfOne.size} different processes; ${seedLine("CLAIMS_SEED", seed)}`);
+    const winnersOfOne = new Set(
+      results.flatMap(({ name, wins }) =>
+        Object.values(wins).some((ids) => ids.includes(1)) ? [name] : [],
+      ),
+    );
+    console.info(
+      `task claims: ${ROUNDS} rounds × ${CLAIMERS} processes; per round a lock left by a dead claimer ` +
+        `(task #1) and a claimer holding its lock for 1.5 s (task #2); ${one} of ${winnersPerTask.length} tasks had exactly one winner; ` +
+        `task #1 won by ${winnersOfOne.size} different processes; ${seedLine("CLAIMS_SEED", seed)}`,
+    );
   }, 90_000);
 
   it("never claims a blocked, owned or finished task, nor one a live claimer is claiming", () => {

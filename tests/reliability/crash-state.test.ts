@@ -17,7 +17,13 @@ import type { TeamMessage } from "../../chapters/s13-agent-teams/agent.ts";
 import * as s15 from "../../chapters/s15-team-protocols/agent.ts";
 import { PendingRequests } from "../../chapters/s15-team-protocols/agent.ts";
 import { mulberry32, scriptedEnv, seedFrom, seedLine, tempDir } from "../helpers.ts";
-import { blobState, laneList, requestContent, taskDescription, taskVersion } from "./workers/states.ts";
+import {
+  blobState,
+  laneList,
+  requestContent,
+  taskDescription,
+  taskVersion,
+} from "./workers/states.ts";
 import { startWorker } from "./workers.ts";
 
 /** Writers killed one after another in each of this many folders, side by side. */
@@ -26,11 +32,18 @@ const KILLS_PER_LANE = 15;
 /** The kill moments are drawn from this seed (CRASH_SEED=<n> replays a run's choices). */
 const SEED = seedFrom("CRASH_SEED");
 
-const stub = (from: string, to: string, content: string, type: string): TeamMessage =>
-  ({ id: "msg_stub", type, from, to, content, ts: "" });
+const stub = (from: string, to: string, content: string, type: string): TeamMessage => ({
+  id: "msg_stub",
+  type,
+  from,
+  to,
+  content,
+  ts: "",
+});
 
 /** Files left behind by writes that were cut off. */
-const tempFiles = (dir: string) => (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith(".tmp"));
+const tempFiles = (dir: string) =>
+  (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith(".tmp"));
 
 /** The version of each kind of state on disk, read with the chapters' own readers — and each checked
  *  to be exactly the state the writer wrote for that version, not a mixture or a fragment. */
@@ -47,17 +60,29 @@ function versionsOnDisk(dir: string): Record<string, number> {
 
   // The request table as written (loading it would expire a leftover pending request, as a restart does).
   const requestFile = path.join(dir, ".team", "requests.json");
-  const rows = Object.entries(existsSync(requestFile) ? readJson<Record<string, { status: string }>>(requestFile) : {});
+  const rows = Object.entries(
+    existsSync(requestFile) ? readJson<Record<string, { status: string }>>(requestFile) : {},
+  );
   rows.forEach(([id, row], i) => {
     expect(id).toBe(`req_${i + 1}`);
-    expect(row).toMatchObject({ type: "shutdown", sender: "lead", to: "bob", content: requestContent(i + 1) });
+    expect(row).toMatchObject({
+      type: "shutdown",
+      sender: "lead",
+      to: "bob",
+      content: requestContent(i + 1),
+    });
     // Only the newest may be pending; one a killed writer left pending was expired by the next start.
-    expect(i < rows.length - 1 ? ["approved", "expired"] : ["pending", "approved", "expired"]).toContain(row.status);
+    expect(
+      i < rows.length - 1 ? ["approved", "expired"] : ["pending", "approved", "expired"],
+    ).toContain(row.status);
   });
   const req = rows.length * 2 - (rows.at(-1)?.[1].status === "pending" ? 1 : 0);
-  if (existsSync(requestFile)) { // and a reader still reads it: a copy, so that the check changes nothing
+  if (existsSync(requestFile)) {
+    // and a reader still reads it: a copy, so that the check changes nothing
     copyFileSync(requestFile, `${requestFile}.check`);
-    expect(Object.keys(new PendingRequests(`${requestFile}.check`, stub).all())).toHaveLength(rows.length);
+    expect(Object.keys(new PendingRequests(`${requestFile}.check`, stub).all())).toHaveLength(
+      rows.length,
+    );
     rmSync(`${requestFile}.check`);
   }
 
@@ -72,11 +97,16 @@ function versionsOnDisk(dir: string): Record<string, number> {
 /** The last version the writer reported as completely written, per kind. */
 function reported(stdout: string, start: Record<string, number>): Record<string, number> {
   const last = { ...start };
-  for (const [, kind, n] of stdout.matchAll(/^(blob|task|req|index) (\d+)$/gm)) last[kind] = Number(n);
+  for (const [, kind, n] of stdout.matchAll(/^(blob|task|req|index) (\d+)$/gm))
+    last[kind] = Number(n);
   return last;
 }
 
-async function crashLane(dir: string, kills: number, rand: () => number): Promise<{ midWrite: number; final: Record<string, number> }> {
+async function crashLane(
+  dir: string,
+  kills: number,
+  rand: () => number,
+): Promise<{ midWrite: number; final: Record<string, number> }> {
   let midWrite = 0;
   let seen: Record<string, number> = {}; // the versions on disk after the previous crash
   for (let crash = 0; crash < kills; crash++) {
@@ -84,12 +114,19 @@ async function crashLane(dir: string, kills: number, rand: () => number): Promis
     const writer = startWorker("state-writer", [dir, withRequests ? "yes" : "no"]);
     await writer.waitFor(/^ready .*$/m);
     const ready: Record<string, number> = Object.fromEntries(
-      /^ready (.*)$/m.exec(writer.stdout())![1].split(" ").map((kv) => kv.split("=")).map(([k, v]) => [k, Number(v)]));
+      /^ready (.*)$/m
+        .exec(writer.stdout())![1]
+        .split(" ")
+        .map((kv) => kv.split("="))
+        .map(([k, v]) => [k, Number(v)]),
+    );
     // The restarted writer starts from exactly what the last check read on disk (loading the request
     // table expires a request a killed writer left pending: one step on).
     if (crash > 0) {
-      for (const kind of ["blob", "task", "index"]) expect(ready[kind], `${kind} read on restart ${crash + 1}`).toBe(seen[kind]);
-      if (withRequests) expect(ready.req, `req read on restart ${crash + 1}`).toBe(seen.req + seen.reqPending);
+      for (const kind of ["blob", "task", "index"])
+        expect(ready[kind], `${kind} read on restart ${crash + 1}`).toBe(seen[kind]);
+      if (withRequests)
+        expect(ready.req, `req read on restart ${crash + 1}`).toBe(seen.req + seen.reqPending);
     }
     const started = { ...seen, ...ready };
     await sleep(rand() * 60); // a random moment
@@ -102,7 +139,10 @@ async function crashLane(dir: string, kills: number, rand: () => number): Promis
     const onDisk = versionsOnDisk(dir);
     for (const kind of ["blob", "task", "index", "req"]) {
       const writing = kind !== "req" || withRequests;
-      expect(writing ? [last[kind], last[kind] + 1] : [last[kind]], `${kind} after crash ${crash + 1}`).toContain(onDisk[kind]);
+      expect(
+        writing ? [last[kind], last[kind] + 1] : [last[kind]],
+        `${kind} after crash ${crash + 1}`,
+      ).toContain(onDisk[kind]);
       if (onDisk[kind] !== last[kind]) midWrite++;
     }
     seen = onDisk;
@@ -115,16 +155,21 @@ describe("crash-safe state", () => {
     console.info(`crash-safe state: ${seedLine("CRASH_SEED", SEED)}`);
     const dirs = Array.from({ length: LANES }, () => tempDir("lah-crash-"));
     // One generator per lane: the lanes interleave differently each run, their kill moments do not.
-    const results = await Promise.all(dirs.map((dir, lane) => crashLane(dir, KILLS_PER_LANE, mulberry32(SEED + lane))));
+    const results = await Promise.all(
+      dirs.map((dir, lane) => crashLane(dir, KILLS_PER_LANE, mulberry32(SEED + lane))),
+    );
     const leftovers = dirs.flatMap(tempFiles);
     const written = results.map((r) => r.final.blob);
-    console.info(`crash-safe state: ${LANES * KILLS_PER_LANE} crash points tried (SIGKILL at random moments), ` +
-      `every state file whole; ${results.reduce((n, r) => n + r.midWrite, 0)} kills landed after a rename but before ` +
-      `its report, ${leftovers.length} temp files left by cut-off writes; ${written.join(" and ")} versions written per lane; ` +
-      seedLine("CRASH_SEED", SEED));
+    console.info(
+      `crash-safe state: ${LANES * KILLS_PER_LANE} crash points tried (SIGKILL at random moments), ` +
+        `every state file whole; ${results.reduce((n, r) => n + r.midWrite, 0)} kills landed after a rename but before ` +
+        `its report, ${leftovers.length} temp files left by cut-off writes; ${written.join(" and ")} versions written per lane; ` +
+        seedLine("CRASH_SEED", SEED),
+    );
     // The kills hit writers that were writing, and each restart went on from the version on disk:
     // every lane got past its first version (a writer killed before it wrote anything proves nothing).
-    for (const [lane, n] of written.entries()) expect(n, `lane ${lane + 1}: versions written`).toBeGreaterThan(1);
+    for (const [lane, n] of written.entries())
+      expect(n, `lane ${lane + 1}: versions written`).toBeGreaterThan(1);
   }, 120_000);
 
   it("leftover temp files of every kind do not confuse a reader", () => {
@@ -152,14 +197,24 @@ describe("a broken state file found on start", () => {
     writeFileSync(path.join(tasks, "task_1.json"), TRUNCATED);
     const board = new TaskBoard(tasks);
     expect(() => board.list()).toThrow(BrokenStateError);
-    expect(() => board.get(1)).toThrow(/state file .*task_1\.json is not valid JSON .*fix or delete it/);
+    expect(() => board.get(1)).toThrow(
+      /state file .*task_1\.json is not valid JSON .*fix or delete it/,
+    );
 
-    const env = scriptedEnv([{ calls: [{ name: "task_list", input: {} }] }, { text: "The board is broken; please fix it." }], { workspace: ws });
+    const env = scriptedEnv(
+      [
+        { calls: [{ name: "task_list", input: {} }] },
+        { text: "The board is broken; please fix it." },
+      ],
+      { workspace: ws },
+    );
     const agent = s10.createAgent(env);
     await agent.send("what is on the board?");
     const result = env.io.trace.find((e) => e.kind === "tool_result");
     expect(result).toMatchObject({ name: "task_list", is_error: true });
-    expect((result as { output: string }).output).toMatch(/task_1\.json is not valid JSON.*fix or delete it/);
+    expect((result as { output: string }).output).toMatch(
+      /task_1\.json is not valid JSON.*fix or delete it/,
+    );
     expect(agent.messages.at(-1)).toMatchObject({ role: "assistant" }); // the loop went on to the model's answer
   });
 
@@ -167,36 +222,53 @@ describe("a broken state file found on start", () => {
     const ws = tempDir("lah-broken-");
     mkdirSync(path.join(stateDirFor(ws), "tasks"), { recursive: true }); // the team's board is harness state
     writeFileSync(path.join(stateDirFor(ws), "tasks", "task_1.json"), TRUNCATED);
-    const env = scriptedEnv({
-      lead: [
-        { calls: [{ name: "task_list", input: {} }] },
-        { calls: [{ name: "spawn", input: { name: "alice", role: "tester", prompt: "say hi" } }] },
-        { calls: [{ name: "inbox", input: { wait: true } }] },
-        { text: "done" },
-      ],
-      alice: [{ text: "hi" }],
-    }, { workspace: ws });
+    const env = scriptedEnv(
+      {
+        lead: [
+          { calls: [{ name: "task_list", input: {} }] },
+          {
+            calls: [{ name: "spawn", input: { name: "alice", role: "tester", prompt: "say hi" } }],
+          },
+          { calls: [{ name: "inbox", input: { wait: true } }] },
+          { text: "done" },
+        ],
+        alice: [{ text: "hi" }],
+      },
+      { workspace: ws },
+    );
     const agent = s13.createAgent(env, { pollMs: 5, idleWaitMs: 10, settleTimeoutMs: 5_000 });
     await agent.send("go");
     await agent.close!();
     const taskList = env.io.trace.find((e) => e.kind === "tool_result" && e.name === "task_list");
     expect(taskList).toMatchObject({ is_error: true });
-    const notes = env.io.trace.filter((e) => e.kind === "note" && e.agent === "alice").map((e) => (e as { text: string }).text);
-    expect(notes.join("\n")).toMatch(/cannot read the task board: state file .*task_1\.json is not valid JSON/);
+    const notes = env.io.trace
+      .filter((e) => e.kind === "note" && e.agent === "alice")
+      .map((e) => (e as { text: string }).text);
+    expect(notes.join("\n")).toMatch(
+      /cannot read the task board: state file .*task_1\.json is not valid JSON/,
+    );
     expect(notes.join("\n")).not.toMatch(/crashed/);
   });
 
   it("worktree index: BrokenStateError, and worktree_list answers with an error result", async () => {
     const ws = tempDir("lah-broken-");
     mkdirSync(path.join(stateDirFor(ws), "lanes"), { recursive: true });
-    writeFileSync(path.join(stateDirFor(ws), "lanes", "index.json"), '{ "lanes": [ { "name": "api", "pa');
+    writeFileSync(
+      path.join(stateDirFor(ws), "lanes", "index.json"),
+      '{ "lanes": [ { "name": "api", "pa',
+    );
     expect(() => new WorktreeManager(ws).list()).toThrow(BrokenStateError);
 
-    const env = scriptedEnv([{ calls: [{ name: "worktree_list", input: {} }] }, { text: "The lane index is broken." }], { workspace: ws });
+    const env = scriptedEnv(
+      [{ calls: [{ name: "worktree_list", input: {} }] }, { text: "The lane index is broken." }],
+      { workspace: ws },
+    );
     await s12.createAgent(env).send("which lanes are there?");
     const result = env.io.trace.find((e) => e.kind === "tool_result");
     expect(result).toMatchObject({ name: "worktree_list", is_error: true });
-    expect((result as { output: string }).output).toMatch(/index\.json is not valid JSON.*fix or delete it/);
+    expect((result as { output: string }).output).toMatch(
+      /index\.json is not valid JSON.*fix or delete it/,
+    );
   });
 
   it("valid JSON of the wrong shape: a BrokenStateError naming the file and what is wrong, never a TypeError", () => {
@@ -223,9 +295,18 @@ describe("a broken state file found on start", () => {
     for (const [text, problem] of [
       ["[]", /task_1\.json is not a task \(expected a JSON object\); fix or delete it/],
       ["null", /task_1\.json is not a task \(expected a JSON object\)/],
-      ['{"subject": "no id", "status": "pending", "blockedBy": [], "blocks": []}', /task_1\.json is not a task \("id" must be a whole number\)/],
-      ['{"id": 1, "subject": "no status", "blockedBy": [], "blocks": []}', /task_1\.json is not a task \("status" must be one of pending, in_progress, completed\)/],
-      ['{"id": 1, "subject": "x", "status": "pending", "blockedBy": 3, "blocks": []}', /"blockedBy" and "blocks" must be lists/],
+      [
+        '{"subject": "no id", "status": "pending", "blockedBy": [], "blocks": []}',
+        /task_1\.json is not a task \("id" must be a whole number\)/,
+      ],
+      [
+        '{"id": 1, "subject": "no status", "blockedBy": [], "blocks": []}',
+        /task_1\.json is not a task \("status" must be one of pending, in_progress, completed\)/,
+      ],
+      [
+        '{"id": 1, "subject": "x", "status": "pending", "blockedBy": 3, "blocks": []}',
+        /"blockedBy" and "blocks" must be lists/,
+      ],
     ] as const) {
       write(".tasks/task_1.json", text);
       refuses(() => board.list(), problem);
@@ -234,16 +315,28 @@ describe("a broken state file found on start", () => {
 
     // The lane index (s12): {} and a lane without a branch.
     write(laneIndex, "{}");
-    refuses(() => new WorktreeManager(ws).list(), /index\.json is not a lane index \(expected \{"lanes": \[\.\.\.\]\}\); fix or delete it/);
+    refuses(
+      () => new WorktreeManager(ws).list(),
+      /index\.json is not a lane index \(expected \{"lanes": \[\.\.\.\]\}\); fix or delete it/,
+    );
     refuses(() => new WorktreeManager(ws).get("api"), /index\.json is not a lane index/);
     write(laneIndex, '{"lanes": [{"name": "api", "path": ".worktrees/api", "taskId": null}]}');
-    refuses(() => new WorktreeManager(ws).list(), /index\.json is not a lane index \(lane 1 needs a name, path, branch and a taskId/);
+    refuses(
+      () => new WorktreeManager(ws).list(),
+      /index\.json is not a lane index \(lane 1 needs a name, path, branch and a taskId/,
+    );
 
     // The request table (s15): null, a list, a row without a status.
     for (const [text, problem] of [
-      ["null", /requests\.json is not a request table \(expected a JSON object: request_id → request\); fix or delete it/],
+      [
+        "null",
+        /requests\.json is not a request table \(expected a JSON object: request_id → request\); fix or delete it/,
+      ],
       ["[1, 2]", /requests\.json is not a request table \(expected a JSON object/],
-      ['{"req_1": {"type": "shutdown", "sender": "lead", "to": "bob", "content": "stop"}}', /requests\.json is not a request table \(req_1 needs a type, sender, to, content and a status \(pending, approved, rejected, expired\)\)/],
+      [
+        '{"req_1": {"type": "shutdown", "sender": "lead", "to": "bob", "content": "stop"}}',
+        /requests\.json is not a request table \(req_1 needs a type, sender, to, content and a status \(pending, approved, rejected, expired\)\)/,
+      ],
     ] as const) {
       write(".team/requests.json", text);
       refuses(() => new PendingRequests(path.join(ws, ".team", "requests.json"), stub), problem);
@@ -254,16 +347,23 @@ describe("a broken state file found on start", () => {
     const ws = tempDir("lah-broken-");
     mkdirSync(path.join(stateDirFor(ws), "lanes"), { recursive: true });
     writeFileSync(path.join(stateDirFor(ws), "lanes", "index.json"), "{}");
-    const env = scriptedEnv([
-      { calls: [{ name: "worktree_list", input: {} }] },
-      { calls: [{ name: "worktree_create", input: { name: "api" } }] },
-      { text: "The lane index is broken." },
-    ], { workspace: ws });
+    const env = scriptedEnv(
+      [
+        { calls: [{ name: "worktree_list", input: {} }] },
+        { calls: [{ name: "worktree_create", input: { name: "api" } }] },
+        { text: "The lane index is broken." },
+      ],
+      { workspace: ws },
+    );
     const agent = s12.createAgent(env);
     await agent.send("which lanes are there?");
     const outputs = env.io.trace.flatMap((e) => (e.kind === "tool_result" ? [e] : []));
-    expect(outputs.map((r) => [r.name, r.is_error])).toEqual([["worktree_list", true], ["worktree_create", true]]);
-    for (const r of outputs) expect(r.output).toMatch(/index\.json is not a lane index.*fix or delete it/);
+    expect(outputs.map((r) => [r.name, r.is_error])).toEqual([
+      ["worktree_list", true],
+      ["worktree_create", true],
+    ]);
+    for (const r of outputs)
+      expect(r.output).toMatch(/index\.json is not a lane index.*fix or delete it/);
     expect(existsSync(path.join(ws, ".worktrees", "api"))).toBe(false); // nothing was created on a broken index
     expect(agent.messages.at(-1)).toMatchObject({ role: "assistant" });
   });
@@ -271,15 +371,36 @@ describe("a broken state file found on start", () => {
   it("protocol requests (s15): createAgent refuses with a BrokenStateError; the CLI prints one line, no stack", async () => {
     const ws = tempDir("lah-broken-");
     mkdirSync(path.join(stateDirFor(ws), "team"), { recursive: true }); // the request table is harness state
-    writeFileSync(path.join(stateDirFor(ws), "team", "requests.json"), '{ "req_1": { "type": "shutdown", "sta');
+    writeFileSync(
+      path.join(stateDirFor(ws), "team", "requests.json"),
+      '{ "req_1": { "type": "shutdown", "sta',
+    );
     const env = scriptedEnv([{ text: "never reached" }], { workspace: ws });
     expect(() => s15.createAgent(env)).toThrow(BrokenStateError);
-    expect(() => s15.createAgent(env)).toThrow(/requests\.json is not valid JSON.*fix or delete it/);
+    expect(() => s15.createAgent(env)).toThrow(
+      /requests\.json is not valid JSON.*fix or delete it/,
+    );
 
-    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "chapters/_runner/cli.ts"), "s15", "--workspace", ws], {
-        cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1" },
-      });
+    const { code, stdout, stderr } = await new Promise<{
+      code: number | null;
+      stdout: string;
+      stderr: string;
+    }>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          path.join(REPO_ROOT, "chapters/_runner/cli.ts"),
+          "s15",
+          "--workspace",
+          ws,
+        ],
+        {
+          cwd: REPO_ROOT,
+          env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1" },
+        },
+      );
       let out = "";
       let err = "";
       child.stdout.on("data", (d) => (out += d));

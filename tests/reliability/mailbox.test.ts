@@ -15,7 +15,11 @@ const PER_WRITER = 200;
 const SENDERS = 3;
 const KILLS_PER_PROCESS = 8; // the reader and each sender: 32 kills in all
 
-const lines = (w: Worker, pattern: RegExp) => w.stdout().split("\n").filter((l) => pattern.test(l)).length;
+const lines = (w: Worker, pattern: RegExp) =>
+  w
+    .stdout()
+    .split("\n")
+    .filter((l) => pattern.test(l)).length;
 
 describe("mailboxes", () => {
   it(`lose nothing: ${WRITERS} writer processes × ${PER_WRITER} messages, drained concurrently by two readers`, async () => {
@@ -26,14 +30,19 @@ describe("mailboxes", () => {
     const drainerOut = path.join(base, "drainer.json");
     const bus = new MessageBus(dir);
 
-    const writers = Array.from({ length: WRITERS }, (_, i) => startWorker("mail-writer", [dir, `w${i}`, String(PER_WRITER), go]));
+    const writers = Array.from({ length: WRITERS }, (_, i) =>
+      startWorker("mail-writer", [dir, `w${i}`, String(PER_WRITER), go]),
+    );
     const drainer = startWorker("mail-drainer", [dir, stop, drainerOut]);
     await Promise.all([...writers, drainer].map((w) => w.waitFor(/^ready$/m)));
 
     // Go: the writers append while this process and the drainer process both drain the lead's mailbox.
     writeFileSync(go, "");
     let writing = true;
-    const allWritten = Promise.all(writers.map((w) => w.exited)).then((codes) => { writing = false; return codes; });
+    const allWritten = Promise.all(writers.map((w) => w.exited)).then((codes) => {
+      writing = false;
+      return codes;
+    });
     const here: TeamMessage[] = [];
     let drainsHere = 0;
     while (writing) {
@@ -47,19 +56,27 @@ describe("mailboxes", () => {
     }
     writeFileSync(stop, "");
     expect((await drainer.exited).code, drainer.stderr()).toBe(0);
-    const there = JSON.parse(readFileSync(drainerOut, "utf8")) as { drains: number; messages: TeamMessage[] };
+    const there = JSON.parse(readFileSync(drainerOut, "utf8")) as {
+      drains: number;
+      messages: TeamMessage[];
+    };
     here.push(...bus.drain("lead")); // the final drain
 
     const received = [...here, ...there.messages];
     const ids = new Set(received.map((m) => m.id));
     const sent = WRITERS * PER_WRITER;
-    console.info(`mailbox: ${sent} messages sent by ${WRITERS} processes, ${received.length} received ` +
-      `(${here.length} by this process in ${drainsHere + 1} drains, ${there.messages.length} by a second process in ${there.drains} drains)`);
+    console.info(
+      `mailbox: ${sent} messages sent by ${WRITERS} processes, ${received.length} received ` +
+        `(${here.length} by this process in ${drainsHere + 1} drains, ${there.messages.length} by a second process in ${there.drains} drains)`,
+    );
 
     expect(ids.size).toBe(received.length); // none twice
     expect(received.length).toBe(sent); // none lost
     for (let i = 0; i < WRITERS; i++) {
-      const seqs = received.filter((m) => m.from === `w${i}`).map((m) => Number(m.content.split("#")[1])).sort((a, b) => a - b);
+      const seqs = received
+        .filter((m) => m.from === `w${i}`)
+        .map((m) => Number(m.content.split("#")[1]))
+        .sort((a, b) => a - b);
       expect(seqs).toEqual(Array.from({ length: PER_WRITER }, (_, s) => s));
     }
     // Every line was a whole message (no interleaving), and nothing is left behind.
@@ -78,9 +95,10 @@ describe("mailboxes", () => {
     const stop = path.join(base, "stop");
     new MessageBus(dir);
 
-    const start = (slot: number) => slot === 0
-      ? startWorker("mail-reader", [dir, "loop", stop, String(Math.floor(rands[0]() * 2 ** 31))])
-      : startWorker("mail-sender", [dir, `s${slot}`]);
+    const start = (slot: number) =>
+      slot === 0
+        ? startWorker("mail-reader", [dir, "loop", stop, String(Math.floor(rands[0]() * 2 ** 31))])
+        : startWorker("mail-sender", [dir, `s${slot}`]);
     const finished: Worker[][] = Array.from({ length: SENDERS + 1 }, () => []);
     const current = Array.from({ length: SENDERS + 1 }, (_, slot) => start(slot));
     let kills = 0;
@@ -88,38 +106,45 @@ describe("mailboxes", () => {
     // Each process is killed, restarted and killed again, all four side by side. The moment is random
     // and aimed at the windows that matter: 0–20 ms after the reader took mail (its turn takes 0–15 ms
     // before it acknowledges), 0–3 ms after a sender's last send (the next one may be 100 KB long).
-    await Promise.all(current.map(async (_, slot) => {
-      const progress = slot === 0 ? /^got / : /^sent /;
-      for (let k = 0; k < KILLS_PER_PROCESS; k++) {
-        const worker = current[slot];
-        await worker.waitFor(/^ready$/m);
-        const target = lines(worker, progress) + 1 + Math.floor(rands[slot]() * 3);
-        const deadline = Date.now() + 2000; // a reader with no mail to read is killed all the same
-        while (lines(worker, progress) < target && Date.now() < deadline) await sleep(1);
-        await sleep(rands[slot]() * (slot === 0 ? 20 : 3));
-        worker.child.kill("SIGKILL");
-        const { signal } = await worker.exited;
-        expect(signal, worker.stderr()).toBe("SIGKILL");
-        kills++;
-        finished[slot].push(worker);
-        current[slot] = start(slot);
-      }
-    }));
+    await Promise.all(
+      current.map(async (_, slot) => {
+        const progress = slot === 0 ? /^got / : /^sent /;
+        for (let k = 0; k < KILLS_PER_PROCESS; k++) {
+          const worker = current[slot];
+          await worker.waitFor(/^ready$/m);
+          const target = lines(worker, progress) + 1 + Math.floor(rands[slot]() * 3);
+          const deadline = Date.now() + 2000; // a reader with no mail to read is killed all the same
+          while (lines(worker, progress) < target && Date.now() < deadline) await sleep(1);
+          await sleep(rands[slot]() * (slot === 0 ? 20 : 3));
+          worker.child.kill("SIGKILL");
+          const { signal } = await worker.exited;
+          expect(signal, worker.stderr()).toBe("SIGKILL");
+          kills++;
+          finished[slot].push(worker);
+          current[slot] = start(slot);
+        }
+      }),
+    );
 
     // Stop the senders, then one last reader takes what is left (the dead readers' pending mail too).
-    await Promise.all(current.map(async (worker, slot) => {
-      await worker.waitFor(/^ready$/m);
-      worker.child.kill("SIGKILL");
-      await worker.exited;
-      finished[slot].push(worker);
-    }));
+    await Promise.all(
+      current.map(async (worker, slot) => {
+        await worker.waitFor(/^ready$/m);
+        worker.child.kill("SIGKILL");
+        await worker.exited;
+        finished[slot].push(worker);
+      }),
+    );
     writeFileSync(stop, "");
     const last = startWorker("mail-reader", [dir, "loop", stop, "0"]);
     expect((await last.exited).code, last.stderr()).toBe(0);
     finished[0].push(last);
 
     // What was surely sent, and every delivery: acknowledged (`got` then `acked`) or cut off.
-    const sent = finished.slice(1).flat().flatMap((w) => [...w.stdout().matchAll(/^sent (\S+)$/gm)].map((m) => m[1]));
+    const sent = finished
+      .slice(1)
+      .flat()
+      .flatMap((w) => [...w.stdout().matchAll(/^sent (\S+)$/gm)].map((m) => m[1]));
     const acked = new Map<string, number>();
     const delivered = new Set<string>();
     let redelivered = 0;
@@ -141,17 +166,22 @@ describe("mailboxes", () => {
     const lost = sent.filter((id) => !delivered.has(id));
     const deadFile = path.join(dir, "lead.dead.jsonl");
     const dead = existsSync(deadFile) ? readFileSync(deadFile, "utf8").trim().split("\n") : [];
-    console.info(`mailbox kill test: ${kills} kills (${KILLS_PER_PROCESS} per process, reader and ${SENDERS} senders), ` +
-      `${sent.length} messages surely sent, ${delivered.size} delivered, ${lost.length} lost, ${repeatedAfterAck} repeated ` +
-      `after an acknowledgement; ${redelivered} handed out again because their reader died before acknowledging; ` +
-      `${dead.length} torn lines dead-lettered; ${seedLine("MAILBOX_SEED", seed)}`);
+    console.info(
+      `mailbox kill test: ${kills} kills (${KILLS_PER_PROCESS} per process, reader and ${SENDERS} senders), ` +
+        `${sent.length} messages surely sent, ${delivered.size} delivered, ${lost.length} lost, ${repeatedAfterAck} repeated ` +
+        `after an acknowledgement; ${redelivered} handed out again because their reader died before acknowledging; ` +
+        `${dead.length} torn lines dead-lettered; ${seedLine("MAILBOX_SEED", seed)}`,
+    );
 
     expect(lost).toEqual([]);
     expect(repeatedAfterAck).toBe(0);
     expect(dead.length).toBeLessThanOrEqual(finished.slice(1).flat().length); // at most one torn line per killed sender
-    for (const entry of dead) expect(() => JSON.parse((JSON.parse(entry) as { line: string }).line)).toThrow();
+    for (const entry of dead)
+      expect(() => JSON.parse((JSON.parse(entry) as { line: string }).line)).toThrow();
     // Left behind at most: the dead letters, a lock folder, and a kill's half-made lock or temp file.
-    const leftovers = readdirSync(dir).filter((f) => f !== "lead.dead.jsonl" && !f.startsWith("lead.jsonl.lock") && !f.endsWith(".tmp"));
+    const leftovers = readdirSync(dir).filter(
+      (f) => f !== "lead.dead.jsonl" && !f.startsWith("lead.jsonl.lock") && !f.endsWith(".tmp"),
+    );
     expect(leftovers).toEqual([]);
   }, 120_000);
 
@@ -179,7 +209,10 @@ describe("mailboxes", () => {
     appendFileSync(bus.file("lead"), torn); // no newline: the writer died here
     bus.send("carol", "lead", "after");
     expect(bus.drain("lead").map((m) => m.content)).toEqual(["before", "after"]);
-    const dead = readFileSync(path.join(dir, "lead.dead.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { line: string });
+    const dead = readFileSync(path.join(dir, "lead.dead.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { line: string });
     expect(dead.map((d) => d.line)).toEqual([torn]);
   });
 
@@ -207,11 +240,18 @@ describe("mailboxes", () => {
     bus.putBack("lead");
     expect(bus.receive("lead").map((m) => m.content)).toEqual(["first", "second"]);
     bus.acknowledge("lead");
-    const dead = readFileSync(path.join(dir, "lead.dead.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { line: string });
+    const dead = readFileSync(path.join(dir, "lead.dead.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { line: string });
     expect(dead.map((d) => d.line)).toEqual(garbage);
-    const notes = io.trace.filter((e) => e.kind === "note").map((e) => (e as { text: string }).text);
+    const notes = io.trace
+      .filter((e) => e.kind === "note")
+      .map((e) => (e as { text: string }).text);
     expect(notes).toHaveLength(garbage.length);
-    expect(notes[0]).toBe("skipped a malformed line in lead's mailbox (kept in mailboxes/lead.dead.jsonl)");
+    expect(notes[0]).toBe(
+      "skipped a malformed line in lead's mailbox (kept in mailboxes/lead.dead.jsonl)",
+    );
 
     // The mailbox works on as before.
     expect(bus.drain("lead")).toEqual([]);

@@ -11,9 +11,22 @@ import { createIO } from "../../chapters/_runner/io.ts";
 import { describeModelError, realClient } from "../../chapters/_runner/model.ts";
 import { LineReader, runRepl } from "../../chapters/_runner/repl.ts";
 import { createEnv } from "../../chapters/_runner/runtime.ts";
-import type { Agent, AgentEnv, CreateParams, Message, ModelClient } from "../../chapters/_shared/types.ts";
+import type {
+  Agent,
+  AgentEnv,
+  CreateParams,
+  Message,
+  ModelClient,
+} from "../../chapters/_shared/types.ts";
 import {
-  droppedMidBody, emptyObject, endTurn, htmlPage, nullContent, startFakeApi, type FakeApi, type FakeReply,
+  droppedMidBody,
+  emptyObject,
+  endTurn,
+  htmlPage,
+  nullContent,
+  startFakeApi,
+  type FakeApi,
+  type FakeReply,
 } from "../fake-api.ts";
 import { tempDir } from "../helpers.ts";
 
@@ -24,37 +37,50 @@ const apiError = (status: number, type: string, message: string) =>
 
 const FAILURES: { name: string; error: () => Error; sentence: RegExp; transient: boolean }[] = [
   {
-    name: "401 authentication error", transient: false,
+    name: "401 authentication error",
+    transient: false,
     error: () => apiError(401, "authentication_error", "invalid x-api-key"),
-    sentence: /^The API key was rejected \(401\)\. Check ANTHROPIC_API_KEY, or run with --offline\.$/,
+    sentence:
+      /^The API key was rejected \(401\)\. Check ANTHROPIC_API_KEY, or run with --offline\.$/,
   },
   {
-    name: "404 not found", transient: false,
+    name: "404 not found",
+    transient: false,
     error: () => apiError(404, "not_found_error", `model: ${MODEL}`),
     sentence: /^The model "test-model" was not found \(404\)\. Set MODEL_ID/,
   },
   {
-    name: "429 rate limit", transient: true,
-    error: () => apiError(429, "rate_limit_error", "Number of request tokens has exceeded your rate limit"),
+    name: "429 rate limit",
+    transient: true,
+    error: () =>
+      apiError(429, "rate_limit_error", "Number of request tokens has exceeded your rate limit"),
     sentence: /^Rate limited \(429\)/,
   },
   {
-    name: "529 overloaded", transient: true,
+    name: "529 overloaded",
+    transient: true,
     error: () => apiError(529, "overloaded_error", "Overloaded"),
     sentence: /^The API is overloaded \(529\)/,
   },
   {
-    name: "connection error", transient: true,
+    name: "connection error",
+    transient: true,
     error: () => new APIConnectionError({ message: "Connection error." }),
     sentence: /^Could not reach the model API \(network failure\)/,
   },
 ];
 
-const answer = (text: string): Message => ({
-  id: "msg_ok", type: "message", role: "assistant", model: MODEL, stop_reason: "end_turn", stop_sequence: null,
-  content: [{ type: "text", text, citations: null }],
-  usage: { input_tokens: 1, output_tokens: 1 },
-} as unknown as Message);
+const answer = (text: string): Message =>
+  ({
+    id: "msg_ok",
+    type: "message",
+    role: "assistant",
+    model: MODEL,
+    stop_reason: "end_turn",
+    stop_sequence: null,
+    content: [{ type: "text", text, citations: null }],
+    usage: { input_tokens: 1, output_tokens: 1 },
+  }) as unknown as Message;
 
 /** A client whose first call fails with `error`; every later call answers normally. */
 function failingOnce(error: Error): ModelClient & { bodies: CreateParams[] } {
@@ -72,14 +98,32 @@ function failingOnce(error: Error): ModelClient & { bodies: CreateParams[] } {
 }
 
 /** Runs the real REPL over two piped prompts; returns what it printed and its exit code. */
-async function repl(agent: Agent, tools: { name: string }[]): Promise<{ code: number; printed: string }> {
+async function repl(
+  agent: Agent,
+  tools: { name: string }[],
+): Promise<{ code: number; printed: string }> {
   let printed = "";
-  const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => { printed += String(chunk); return true; });
+  const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+    printed += String(chunk);
+    return true;
+  });
   try {
-    const lines = new LineReader(Readable.from(["first prompt\nsecond prompt\n"]), new PassThrough(), false);
+    const lines = new LineReader(
+      Readable.from(["first prompt\nsecond prompt\n"]),
+      new PassThrough(),
+      false,
+    );
     const code = await runRepl({
-      agent, tools: tools as never, scenario: { summary: "", prompts: [], script: {} }, offline: false, modelId: MODEL,
-      interactive: false, debug: false, color: false, lines, demo: false,
+      agent,
+      tools: tools as never,
+      scenario: { summary: "", prompts: [], script: {} },
+      offline: false,
+      modelId: MODEL,
+      interactive: false,
+      debug: false,
+      color: false,
+      lines,
+      demo: false,
     });
     return { code, printed };
   } finally {
@@ -93,80 +137,140 @@ const chapters = listChapters();
 
 describe("model errors in every chapter", () => {
   it("covers all fifteen chapters", () => {
-    expect(chapters.map((c) => c.id)).toEqual(Array.from({ length: 15 }, (_, i) => `s${String(i + 1).padStart(2, "0")}`));
+    expect(chapters.map((c) => c.id)).toEqual(
+      Array.from({ length: 15 }, (_, i) => `s${String(i + 1).padStart(2, "0")}`),
+    );
   });
 
   for (const info of chapters) {
-    it.each(FAILURES)(`${info.id}: $name on the first call`, async ({ error: makeError, sentence, transient }) => {
-      const { module } = await loadChapter(info);
-      const error = makeError();
-      const client = failingOnce(error);
-      const env = createEnv({ workspace: tempDir("lah-err-"), client, modelId: MODEL, io: createIO() });
-      // s14 retries overloads, rate limits and dropped connections; its waits are skipped here.
-      const create = module.createAgent as (env: AgentEnv, options?: object) => Agent;
-      const agent = create(env, info.id === "s14" ? { sleep: async () => {} } : undefined);
-      const closed = vi.fn(agent.close?.bind(agent));
-      if (agent.close) agent.close = closed;
+    it.each(FAILURES)(
+      `${info.id}: $name on the first call`,
+      async ({ error: makeError, sentence, transient }) => {
+        const { module } = await loadChapter(info);
+        const error = makeError();
+        const client = failingOnce(error);
+        const env = createEnv({
+          workspace: tempDir("lah-err-"),
+          client,
+          modelId: MODEL,
+          io: createIO(),
+        });
+        // s14 retries overloads, rate limits and dropped connections; its waits are skipped here.
+        const create = module.createAgent as (env: AgentEnv, options?: object) => Agent;
+        const agent = create(env, info.id === "s14" ? { sleep: async () => {} } : undefined);
+        const closed = vi.fn(agent.close?.bind(agent));
+        if (agent.close) agent.close = closed;
 
-      const { code, printed } = await repl(agent, module.TOOLS);
-      const recovered = info.id === "s14" && transient;
-      const failures = printed.split("\n").filter((line) => line.startsWith("✗ "));
-      if (recovered) {
-        // No error reaches the user: a note says what happened, and the retry answered the first prompt.
-        expect(failures).toEqual([]);
-        expect(code).toBe(0);
-        const notes = env.io.trace.filter((e) => e.kind === "note").map((e) => (e as { text: string }).text);
-        expect(notes.join("\n")).toMatch(/try 1\/3 failed, waiting \d+ ms/);
-        expect(client.bodies).toHaveLength(3);
-      } else {
-        // One sentence, the one describeModelError gives for this error — no stack, no generic fallback.
-        const expected = describeModelError(error, MODEL);
-        expect(expected).toMatch(sentence);
-        expect(failures).toEqual([`✗ ${expected}`]);
-        expect(printed).not.toMatch(/\n\s+at /);
-        expect(code).toBe(1); // piped input with a failure exits non-zero
-        expect(client.bodies).toHaveLength(2);
-        // The failed turn was forgotten: the second request carries only the second prompt.
-        const sent = JSON.stringify(client.bodies[1].messages);
-        expect(sent).toContain("second prompt");
-        expect(sent).not.toContain("first prompt");
-      }
-      // The REPL stayed usable: the second prompt got its answer, and the history ends with it.
-      const texts = env.io.trace.filter((e) => e.kind === "response").map((e) => (e as { text: string }).text);
-      expect(texts.at(-1)).toBe(`answer ${client.bodies.length}`);
-      expect(agent.messages.at(-1)).toMatchObject({ role: "assistant" });
-      expect(agent.messages.filter((m) => m.role === "user" && JSON.stringify(m.content).includes("first prompt"))).toHaveLength(recovered ? 1 : 0);
-      // Chapters with background work (s11) and teams (s13–s15) were closed, and close() returned.
-      if (agent.close) expect(closed).toHaveBeenCalledOnce();
-    });
+        const { code, printed } = await repl(agent, module.TOOLS);
+        const recovered = info.id === "s14" && transient;
+        const failures = printed.split("\n").filter((line) => line.startsWith("✗ "));
+        if (recovered) {
+          // No error reaches the user: a note says what happened, and the retry answered the first prompt.
+          expect(failures).toEqual([]);
+          expect(code).toBe(0);
+          const notes = env.io.trace
+            .filter((e) => e.kind === "note")
+            .map((e) => (e as { text: string }).text);
+          expect(notes.join("\n")).toMatch(/try 1\/3 failed, waiting \d+ ms/);
+          expect(client.bodies).toHaveLength(3);
+        } else {
+          // One sentence, the one describeModelError gives for this error — no stack, no generic fallback.
+          const expected = describeModelError(error, MODEL);
+          expect(expected).toMatch(sentence);
+          expect(failures).toEqual([`✗ ${expected}`]);
+          expect(printed).not.toMatch(/\n\s+at /);
+          expect(code).toBe(1); // piped input with a failure exits non-zero
+          expect(client.bodies).toHaveLength(2);
+          // The failed turn was forgotten: the second request carries only the second prompt.
+          const sent = JSON.stringify(client.bodies[1].messages);
+          expect(sent).toContain("second prompt");
+          expect(sent).not.toContain("first prompt");
+        }
+        // The REPL stayed usable: the second prompt got its answer, and the history ends with it.
+        const texts = env.io.trace
+          .filter((e) => e.kind === "response")
+          .map((e) => (e as { text: string }).text);
+        expect(texts.at(-1)).toBe(`answer ${client.bodies.length}`);
+        expect(agent.messages.at(-1)).toMatchObject({ role: "assistant" });
+        expect(
+          agent.messages.filter(
+            (m) => m.role === "user" && JSON.stringify(m.content).includes("first prompt"),
+          ),
+        ).toHaveLength(recovered ? 1 : 0);
+        // Chapters with background work (s11) and teams (s13–s15) were closed, and close() returned.
+        if (agent.close) expect(closed).toHaveBeenCalledOnce();
+      },
+    );
   }
 });
 
-const NOT_A_MESSAGE = /^The API answered with something that is not a message \(.+\); check that ANTHROPIC_BASE_URL points at the Messages API\.$/;
-const BAD_ANSWERS: { name: string; reply: () => FakeReply; sentence: RegExp; transient: boolean }[] = [
+const NOT_A_MESSAGE =
+  /^The API answered with something that is not a message \(.+\); check that ANTHROPIC_BASE_URL points at the Messages API\.$/;
+const BAD_ANSWERS: {
+  name: string;
+  reply: () => FakeReply;
+  sentence: RegExp;
+  transient: boolean;
+}[] = [
   { name: "an HTML page", reply: htmlPage, sentence: NOT_A_MESSAGE, transient: false },
-  { name: "an HTML page labelled JSON", reply: () => ({ ...htmlPage(), contentType: "application/json" }),
-    sentence: NOT_A_MESSAGE, transient: false },
+  {
+    name: "an HTML page labelled JSON",
+    reply: () => ({ ...htmlPage(), contentType: "application/json" }),
+    sentence: NOT_A_MESSAGE,
+    transient: false,
+  },
   { name: "{}", reply: emptyObject, sentence: NOT_A_MESSAGE, transient: false },
   { name: "content: null", reply: nullContent, sentence: NOT_A_MESSAGE, transient: false },
-  { name: "a tool_use block without input", transient: false, sentence: NOT_A_MESSAGE, reply: () => {
-    const body = endTurn("x").body as Record<string, unknown>;
-    return { body: { ...body, stop_reason: "tool_use", content: [{ type: "tool_use", id: "t1", name: "bash" }] } };
-  } },
-  { name: "a connection dropped mid-body", reply: droppedMidBody, transient: true,
-    sentence: /^The connection to the model API broke off in the middle of an answer \(network failure\)\. Check your connection and try again\.$/ },
+  {
+    name: "a tool_use block without input",
+    transient: false,
+    sentence: NOT_A_MESSAGE,
+    reply: () => {
+      const body = endTurn("x").body as Record<string, unknown>;
+      return {
+        body: {
+          ...body,
+          stop_reason: "tool_use",
+          content: [{ type: "tool_use", id: "t1", name: "bash" }],
+        },
+      };
+    },
+  },
+  {
+    name: "a connection dropped mid-body",
+    reply: droppedMidBody,
+    transient: true,
+    sentence:
+      /^The connection to the model API broke off in the middle of an answer \(network failure\)\. Check your connection and try again\.$/,
+  },
 ];
 
 describe("answers that are not messages, from the real client against the fake API", () => {
   let api: FakeApi | undefined;
-  afterEach(async () => { await api?.close(); api = undefined; });
+  afterEach(async () => {
+    await api?.close();
+    api = undefined;
+  });
 
   for (const info of chapters) {
     it.each(BAD_ANSWERS)(`${info.id}: $name`, async ({ reply, sentence, transient }) => {
-      api = await startFakeApi([reply(), endTurn("answer A"), endTurn("answer B"), endTurn("answer C")]);
+      api = await startFakeApi([
+        reply(),
+        endTurn("answer A"),
+        endTurn("answer B"),
+        endTurn("answer C"),
+      ]);
       const { module } = await loadChapter(info);
-      const client = await realClient({ ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url });
-      const env = createEnv({ workspace: tempDir("lah-bad-"), client, modelId: MODEL, io: createIO() });
+      const client = await realClient({
+        ANTHROPIC_API_KEY: "sk-test",
+        ANTHROPIC_BASE_URL: api.url,
+      });
+      const env = createEnv({
+        workspace: tempDir("lah-bad-"),
+        client,
+        modelId: MODEL,
+        io: createIO(),
+      });
       const create = module.createAgent as (env: AgentEnv, options?: object) => Agent;
       const agent = create(env, info.id === "s14" ? { sleep: async () => {} } : undefined);
 
@@ -178,11 +282,15 @@ describe("answers that are not messages, from the real client against the fake A
       } else {
         expect(failures).toHaveLength(1);
         expect(failures[0].slice(2)).toMatch(sentence);
-        expect(printed).not.toMatch(/flatMap|terminated|Cannot read properties|is not valid JSON|\n\s+at /);
+        expect(printed).not.toMatch(
+          /flatMap|terminated|Cannot read properties|is not valid JSON|\n\s+at /,
+        );
         expect(code).toBe(1);
       }
       // The REPL stayed usable: the second prompt got an answer from the API.
-      const texts = env.io.trace.filter((e) => e.kind === "response").map((e) => (e as { text: string }).text);
+      const texts = env.io.trace
+        .filter((e) => e.kind === "response")
+        .map((e) => (e as { text: string }).text);
       expect(texts.at(-1)).toMatch(/^answer [A-C]$/);
       expect(agent.messages.at(-1)).toMatchObject({ role: "assistant" });
     });

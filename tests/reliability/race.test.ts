@@ -1,7 +1,15 @@
 // The file tools attacked with what a check alone cannot stop: a folder swapped for a symlink
 // while the tool runs, hard links, FIFOs, escaped and symlinked glob patterns, huge listings.
 import { spawn } from "node:child_process";
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BASE_HANDLERS, runTool } from "../../chapters/s02-tool-use/agent.ts";
@@ -10,7 +18,8 @@ import { tempDir, waitFor } from "../helpers.ts";
 
 const call = (name: string, input: Record<string, unknown>): ToolUseBlock =>
   ({ type: "tool_use", id: `toolu_${name}`, name, input }) as ToolUseBlock;
-const tool = (ws: string, name: string, input: Record<string, unknown>) => runTool(BASE_HANDLERS, call(name, input), { root: ws });
+const tool = (ws: string, name: string, input: Record<string, unknown>) =>
+  runTool(BASE_HANDLERS, call(name, input), { root: ws });
 
 function arena() {
   const base = tempDir("lah-race-");
@@ -29,7 +38,11 @@ describe("file tools against a swap race", () => {
     mkdirSync(path.join(ws, "d"));
     writeFileSync(path.join(ws, "d", "f.txt"), "inside original");
     // The attacker: another process flips ws/d between the real folder and a link to outside.
-    const swapper = spawn(process.execPath, ["-e", `
+    const swapper = spawn(
+      process.execPath,
+      [
+        "-e",
+        `
       const fs = require("fs"); const [d, real, out] = process.argv.slice(1);
       let flips = 0;
       for (;;) {
@@ -40,7 +53,13 @@ describe("file tools against a swap race", () => {
         try { fs.unlinkSync(d); } catch {}
         try { if (!fs.existsSync(d)) fs.renameSync(real, d); } catch {}
         if (flips % 100 === 1) { try { fs.writeFileSync(real + ".flips", String(flips)); } catch {} }
-      }`, path.join(ws, "d"), path.join(ws, "d-real"), outside], { stdio: "ignore" });
+      }`,
+        path.join(ws, "d"),
+        path.join(ws, "d-real"),
+        outside,
+      ],
+      { stdio: "ignore" },
+    );
     try {
       await waitFor(() => existsSync(path.join(ws, "d-real.flips")), "the swapper to start");
       let attempts = 0;
@@ -61,7 +80,9 @@ describe("file tools against a swap race", () => {
         await new Promise((r) => setImmediate(r));
       }
       const flips = Number(readFileSync(path.join(ws, "d-real.flips"), "utf8"));
-      console.log(`swap race: ${attempts} tool calls against ${flips}+ swaps to a symlink in 10 s, ${leaks} reads leaked`);
+      console.log(
+        `swap race: ${attempts} tool calls against ${flips}+ swaps to a symlink in 10 s, ${leaks} reads leaked`,
+      );
       expect(attempts).toBeGreaterThan(100);
       expect(leaks).toBe(0);
       expect(readdirSync(outside).sort()).toEqual(["f.txt", "passwd"]);
@@ -94,7 +115,9 @@ describe("file tools against odd files", () => {
     const made = spawn("mkfifo", [path.join(ws, "pipe")]);
     await new Promise((r) => made.on("exit", r));
     for (const [name, input] of [
-      ["read", { path: "pipe" }], ["write", { path: "pipe", content: "x" }], ["edit", { path: "pipe", old_text: "a", new_text: "b" }],
+      ["read", { path: "pipe" }],
+      ["write", { path: "pipe", content: "x" }],
+      ["edit", { path: "pipe", old_text: "a", new_text: "b" }],
     ] as const) {
       const result = await tool(ws, name, input);
       expect(result.isError, name).toBe(true);
@@ -121,8 +144,21 @@ describe("glob", () => {
     symlinkSync("/", path.join(ws, "root"));
     symlinkSync("..", path.join(ws, "up"));
     const patterns = [
-      "\\.\\./\\.\\./\\.\\./etc/pass*", ".\\./.\\./.\\./etc/pass*", "\\../\\../\\../etc/*", "root/etc/*", "root/*", "up/*",
-      "up/**/passwd", "**/passwd", "root/**", "{..,x}/*", "[.][.]/*", "*/../../*", "/etc/*", "~/*", "../outside/*",
+      "\\.\\./\\.\\./\\.\\./etc/pass*",
+      ".\\./.\\./.\\./etc/pass*",
+      "\\../\\../\\../etc/*",
+      "root/etc/*",
+      "root/*",
+      "up/*",
+      "up/**/passwd",
+      "**/passwd",
+      "root/**",
+      "{..,x}/*",
+      "[.][.]/*",
+      "*/../../*",
+      "/etc/*",
+      "~/*",
+      "../outside/*",
     ];
     for (const pattern of patterns) {
       const { output } = await tool(ws, "glob", { pattern });
@@ -134,7 +170,11 @@ describe("glob", () => {
   it("caps what it returns", async () => {
     const { ws } = arena();
     mkdirSync(path.join(ws, "many"));
-    for (let i = 0; i < 3000; i++) writeFileSync(path.join(ws, "many", `file-${String(i).padStart(4, "0")}-${"x".repeat(100)}.txt`), "");
+    for (let i = 0; i < 3000; i++)
+      writeFileSync(
+        path.join(ws, "many", `file-${String(i).padStart(4, "0")}-${"x".repeat(100)}.txt`),
+        "",
+      );
     const { output } = await tool(ws, "glob", { pattern: "**/*.txt" });
     const lines = output.split("\n");
     expect(lines.length).toBe(1001);

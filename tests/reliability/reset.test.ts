@@ -33,7 +33,9 @@ describe("--reset", () => {
 
   it("refuses an ordinary folder with files in it, and leaves every file", () => {
     const dir = precious();
-    expect(() => prepareWorkspace(dir, { reset: true })).toThrow(/refusing to reset .*did not create it/);
+    expect(() => prepareWorkspace(dir, { reset: true })).toThrow(
+      /refusing to reset .*did not create it/,
+    );
     expect(readdirSync(dir).sort()).toEqual([".ssh", "notes.txt"]);
   });
 
@@ -55,13 +57,21 @@ describe("--reset", () => {
   it("refuses a harness mark forged for another folder", () => {
     const dir = precious();
     mkdirSync(stateDirFor(dir), { recursive: true });
-    writeFileSync(path.join(stateDirFor(dir), "workspace.json"), JSON.stringify({ workspace: "/elsewhere", made: true }));
+    writeFileSync(
+      path.join(stateDirFor(dir), "workspace.json"),
+      JSON.stringify({ workspace: "/elsewhere", made: true }),
+    );
     expect(() => prepareWorkspace(dir, { reset: true })).toThrow(WorkspaceError);
     expect(readdirSync(dir).sort()).toEqual([".ssh", "notes.txt"]);
   });
 
   it("refuses the home folder, its parents, the repository and the root, with or without --reset", () => {
-    for (const dir of [process.env.HOME ?? "/root", path.dirname(process.env.HOME ?? "/root"), REPO_ROOT, "/"]) {
+    for (const dir of [
+      process.env.HOME ?? "/root",
+      path.dirname(process.env.HOME ?? "/root"),
+      REPO_ROOT,
+      "/",
+    ]) {
       expect(() => prepareWorkspace(dir, { reset: true }), dir).toThrow(/refusing to use/);
       expect(() => prepareWorkspace(dir), dir).toThrow(/refusing to use/);
     }

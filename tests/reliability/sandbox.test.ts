@@ -24,7 +24,8 @@ describe("sandbox availability", () => {
 });
 
 describe.runIf(sandboxed)("sandbox: a command the model runs", () => {
-  const run = async (command: string, cwd = tempDir()) => (await runCommand(command, { cwd, timeoutMs: 10_000 })).output;
+  const run = async (command: string, cwd = tempDir()) =>
+    (await runCommand(command, { cwd, timeoutMs: 10_000 })).output;
   const homeSecret = path.join(homedir(), `.lah-test-secret-${process.pid}`);
   afterAll(() => rmSync(homeSecret, { force: true }));
 
@@ -38,8 +39,15 @@ describe.runIf(sandboxed)("sandbox: a command the model runs", () => {
     const parent = tempDir();
     const ws = path.join(parent, "ws");
     mkdirSync(ws);
-    const targets = [path.join(parent, "beside.txt"), path.join(REPO_ROOT, `lah-escape-${process.pid}.txt`), `/etc/lah-escape-${process.pid}`];
-    const out = await run(targets.map((t) => `echo x > ${t}; touch ${t}`).join("; ") + "; echo done", ws);
+    const targets = [
+      path.join(parent, "beside.txt"),
+      path.join(REPO_ROOT, `lah-escape-${process.pid}.txt`),
+      `/etc/lah-escape-${process.pid}`,
+    ];
+    const out = await run(
+      targets.map((t) => `echo x > ${t}; touch ${t}`).join("; ") + "; echo done",
+      ws,
+    );
     expect(out).toContain("done");
     for (const t of targets) expect(existsSync(t), t).toBe(false);
   });
@@ -48,7 +56,9 @@ describe.runIf(sandboxed)("sandbox: a command the model runs", () => {
     const secret = `sk-ant-proc-${process.pid}`;
     process.env.LAH_TEST_PROC_SECRET = secret;
     try {
-      const out = await run("cat /proc/$PPID/environ; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'; ls /proc | grep -c '^[0-9]'");
+      const out = await run(
+        "cat /proc/$PPID/environ; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'; ls /proc | grep -c '^[0-9]'",
+      );
       expect(out).not.toContain(secret);
       // Only the sandbox's own few processes exist in its pid namespace.
       expect(Number(out.trim().split("\n").at(-1))).toBeLessThan(10);
@@ -61,7 +71,10 @@ describe.runIf(sandboxed)("sandbox: a command the model runs", () => {
     const ws = path.join(REPO_ROOT, ".workspace", `lah-test-${process.pid}`);
     mkdirSync(ws, { recursive: true });
     try {
-      const out = await run("cat ../../package.json ../../.env 2>&1; echo ---; ls -A ../..; ls -A ..", ws);
+      const out = await run(
+        "cat ../../package.json ../../.env 2>&1; echo ---; ls -A ../..; ls -A ..",
+        ws,
+      );
       expect(out).not.toContain("learn-agent-harness");
       // The repository is empty but for the path down to this workspace (and node_modules/.bin,
       // read-only, when npm put it on PATH).
@@ -88,7 +101,9 @@ describe.runIf(sandboxed)("sandbox: a command the model runs", () => {
     mkdirSync(path.join(tools, "bin"), { recursive: true });
     mkdirSync(path.join(tools, "lib"), { recursive: true });
     writeFileSync(path.join(tools, "lib", "impl.sh"), "echo tool-works");
-    writeFileSync(path.join(tools, "bin", "lah-tool"), `#!/bin/sh\n. ${tools}/lib/impl.sh\n`, { mode: 0o755 });
+    writeFileSync(path.join(tools, "bin", "lah-tool"), `#!/bin/sh\n. ${tools}/lib/impl.sh\n`, {
+      mode: 0o755,
+    });
     writeFileSync(homeSecret, "home-secret-value");
     const saved = process.env.PATH;
     process.env.PATH = `${path.join(tools, "bin")}:${saved}`;

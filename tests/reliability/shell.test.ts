@@ -16,14 +16,19 @@ describe("shell", () => {
 
   it("a timeout kills the whole process group: no sleeping child is left behind", async () => {
     const name = marker("orphan");
-    const result = await runCommand(`(exec -a ${name} sleep 30) & wait`, { cwd: tempDir(), timeoutMs: 500 });
+    const result = await runCommand(`(exec -a ${name} sleep 30) & wait`, {
+      cwd: tempDir(),
+      timeoutMs: 500,
+    });
     expect(result.timedOut).toBe(true);
     await waitFor(() => processesNamed(name) === 0, `${name} to end`);
   });
 
   it("a command that exits leaves no background child running either", async () => {
     const name = marker("bg");
-    const result = await runCommand(`(exec -a ${name} sleep 30) & echo started`, { cwd: tempDir() });
+    const result = await runCommand(`(exec -a ${name} sleep 30) & echo started`, {
+      cwd: tempDir(),
+    });
     expect(result.output.trim()).toBe("started");
     await waitFor(() => processesNamed(name) === 0, `${name} to end`);
   });
@@ -31,7 +36,10 @@ describe("shell", () => {
   it("a grandchild that leaves the process group (setsid) neither hangs the command nor outlives it", async () => {
     const name = marker("setsid");
     const start = Date.now();
-    const result = await runCommand(`setsid bash -c 'exec -a ${name} sleep 20' & echo started`, { cwd: tempDir(), timeoutMs: 10_000 });
+    const result = await runCommand(`setsid bash -c 'exec -a ${name} sleep 20' & echo started`, {
+      cwd: tempDir(),
+      timeoutMs: 10_000,
+    });
     expect(result.output.trim()).toBe("started");
     expect(result.timedOut).toBe(false);
     expect(Date.now() - start).toBeLessThan(9_000);
@@ -42,7 +50,9 @@ describe("shell", () => {
 
   it("kill() ends a running command and everything it started", async () => {
     const name = marker("kill");
-    const run = startCommand(`(exec -a ${name} sleep 30) & (exec -a ${name} sleep 30) & wait`, { cwd: tempDir() });
+    const run = startCommand(`(exec -a ${name} sleep 30) & (exec -a ${name} sleep 30) & wait`, {
+      cwd: tempDir(),
+    });
     await waitFor(() => processesNamed(name) === 2, `${name} to start`);
     run.kill();
     await run.done;
@@ -56,13 +66,20 @@ describe("shell", () => {
   });
 
   it("keeps a multi-byte character whole when it is split across two chunks", async () => {
-    const result = await runCommand(`printf '\\xe3\\x81'; sleep 0.2; printf '\\x82 \\xf0\\x9f'; sleep 0.2; printf '\\x98\\x80'`, { cwd: tempDir() });
+    const result = await runCommand(
+      `printf '\\xe3\\x81'; sleep 0.2; printf '\\x82 \\xf0\\x9f'; sleep 0.2; printf '\\x98\\x80'`,
+      { cwd: tempDir() },
+    );
     expect(result.output).toBe("あ 😀");
     expect(result.output).not.toContain("\uFFFD");
   });
 
   it("passes stdin and keeps stdout and stderr apart", async () => {
-    const result = await runCommand("cat; echo oops >&2", { cwd: tempDir(), stdin: "hello", shell: "sh" });
+    const result = await runCommand("cat; echo oops >&2", {
+      cwd: tempDir(),
+      stdin: "hello",
+      shell: "sh",
+    });
     expect(result.stdout).toBe("hello");
     expect(result.stderr).toBe("oops\n");
   });
@@ -70,9 +87,17 @@ describe("shell", () => {
 
 describe("shell: the environment names no secrets", () => {
   const secrets = {
-    ANTHROPIC_API_KEY: "sk-ant-secret", ANTHROPIC_AUTH_TOKEN: "tok", GITHUB_TOKEN: "gh1", MY_PASSWORD: "pw1",
-    DATABASE_URL: "postgres://u:pw2@db/x", MYSQL_PWD: "pw3", SENTRY_DSN: "https://k@sentry/1", GH_PAT: "ghp_x",
-    DOCKER_PASS: "pw4", AWS_SECRET_ACCESS_KEY: "aws1", NPM_CONFIG__AUTH: "npm1",
+    ANTHROPIC_API_KEY: "sk-ant-secret",
+    ANTHROPIC_AUTH_TOKEN: "tok",
+    GITHUB_TOKEN: "gh1",
+    MY_PASSWORD: "pw1",
+    DATABASE_URL: "postgres://u:pw2@db/x",
+    MYSQL_PWD: "pw3",
+    SENTRY_DSN: "https://k@sentry/1",
+    GH_PAT: "ghp_x",
+    DOCKER_PASS: "pw4",
+    AWS_SECRET_ACCESS_KEY: "aws1",
+    NPM_CONFIG__AUTH: "npm1",
   };
 
   it("passes only an allow-list of names: unknown names never reach a command", async () => {

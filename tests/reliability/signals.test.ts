@@ -17,16 +17,33 @@ afterEach(async () => {
 
 /** The harness against the fake API, stdin kept open so the test can type. */
 function harness(chapter: string, apiUrl: string) {
-  const child = spawn(process.execPath, ["--import", "tsx", CLI, chapter, "--workspace", tempDir()], {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1", ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: apiUrl },
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", CLI, chapter, "--workspace", tempDir()],
+    {
+      cwd: REPO_ROOT,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "/tmp",
+        NO_COLOR: "1",
+        ANTHROPIC_API_KEY: "test",
+        ANTHROPIC_BASE_URL: apiUrl,
+      },
+    },
+  );
   started.push(child);
   let stdout = "";
   child.stdout.on("data", (d) => (stdout += d));
   child.stderr.on("data", (d) => (stdout += d));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code, signal) => resolve(code ?? (signal ? -1 : null))));
-  return { child, out: () => stdout, type: (line: string) => child.stdin.write(`${line}\n`), exited };
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("exit", (code, signal) => resolve(code ?? (signal ? -1 : null))),
+  );
+  return {
+    child,
+    out: () => stdout,
+    type: (line: string) => child.stdin.write(`${line}\n`),
+    exited,
+  };
 }
 
 const mark = (what: string) => `lah-sig-${what}-${process.pid}-${Date.now()}`;
@@ -34,7 +51,12 @@ const mark = (what: string) => `lah-sig-${what}-${process.pid}-${Date.now()}`;
 describe("signals", () => {
   it("Ctrl-C during a command ends the command (and its children) and gives the prompt back", async () => {
     const name = mark("int-cmd");
-    api = await startFakeApi([toolUse("bash", { command: `(exec -a ${name} sleep 30) & (exec -a ${name} sleep 30); echo $((6*7))` }), endTurn("back at your service")]);
+    api = await startFakeApi([
+      toolUse("bash", {
+        command: `(exec -a ${name} sleep 30) & (exec -a ${name} sleep 30); echo $((6*7))`,
+      }),
+      endTurn("back at your service"),
+    ]);
     const h = harness("s01", api.url);
     h.type("run the slow thing");
     await waitFor(() => processesNamed(name) === 2, "the command to start", 20_000);
@@ -69,7 +91,10 @@ describe("signals", () => {
     expect(await h.exited).toBe(130);
   }, 40_000);
 
-  for (const [signal, code] of [["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+  for (const [signal, code] of [
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ] as const) {
     it(`${signal} ends the harness and every command and background job it started`, async () => {
       const fg = mark(`${signal}-fg`);
       const bg = mark(`${signal}-bg`);
@@ -79,7 +104,11 @@ describe("signals", () => {
       ]);
       const h = harness("s11", api.url);
       h.type("start both");
-      await waitFor(() => processesNamed(fg) === 1 && processesNamed(bg) === 1, "both commands to start", 20_000);
+      await waitFor(
+        () => processesNamed(fg) === 1 && processesNamed(bg) === 1,
+        "both commands to start",
+        20_000,
+      );
       h.child.kill(signal);
       expect(await h.exited).toBe(code);
       await waitFor(() => processesNamed(fg) + processesNamed(bg) === 0, "every command to end");

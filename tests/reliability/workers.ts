@@ -26,9 +26,13 @@ afterEach(() => {
 });
 
 export function startWorker(name: string, args: string[]): Worker {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(WORKERS, `${name}.ts`), ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", path.join(WORKERS, `${name}.ts`), ...args],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   running.add(child);
   let out = "";
   let err = "";
@@ -45,7 +49,8 @@ export function startWorker(name: string, args: string[]): Worker {
     child.on("close", (code, signal) => {
       running.delete(child);
       resolve({ code, signal });
-    }));
+    }),
+  );
   return {
     child,
     stdout: () => out,
@@ -55,8 +60,15 @@ export function startWorker(name: string, args: string[]): Worker {
       if (pattern.test(out)) return Promise.resolve();
       return new Promise((resolve, reject) => {
         watchers.push({ pattern, resolve });
-        void exited.then(({ code, signal }) => reject(new Error(
-          `worker ${name} exited (code ${code}, signal ${signal}) before printing ${pattern}\n${out}\n${err}`))).catch(() => {});
+        void exited
+          .then(({ code, signal }) =>
+            reject(
+              new Error(
+                `worker ${name} exited (code ${code}, signal ${signal}) before printing ${pattern}\n${out}\n${err}`,
+              ),
+            ),
+          )
+          .catch(() => {});
       });
     },
   };

@@ -23,10 +23,12 @@ const attempt = (work: () => number) => {
   }
 };
 if (mode === "create") {
-  for (let i = 0; i < Number(rest[0]); i++) attempt(() => board.create({ subject: `${name} #${i}` }).id);
+  for (let i = 0; i < Number(rest[0]); i++)
+    attempt(() => board.create({ subject: `${name} #${i}` }).id);
 } else if (mode === "block") {
   const hub = Number(rest[0]);
-  for (const id of rest[1].split(",").map(Number)) attempt(() => (board.update(hub, { addBlockedBy: [id] }), id));
+  for (const id of rest[1].split(",").map(Number))
+    attempt(() => (board.update(hub, { addBlockedBy: [id] }), id));
 } else {
   throw new Error(`unknown mode ${mode}`);
 }

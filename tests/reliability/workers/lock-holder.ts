@@ -8,4 +8,8 @@ const locks = paths.map((file) => tryLock(file));
 if (locks.some((lock) => !lock)) throw new Error("could not take a lock");
 process.stdout.write("holding\n");
 if (hold === "forever") setInterval(() => {}, 60_000);
-else setTimeout(() => { for (const lock of locks) lock!.release(); process.stdout.write(`released ${Date.now()}\n`); }, Number(hold));
+else
+  setTimeout(() => {
+    for (const lock of locks) lock!.release();
+    process.stdout.write(`released ${Date.now()}\n`);
+  }, Number(hold));

@@ -27,24 +27,37 @@ let blob = (() => {
 
 // 2. The task board (s10): task #1's description grows a version each time.
 const board = new TaskBoard(path.join(dir, ".tasks"));
-if (board.list().length === 0) board.create({ subject: "crash me", description: taskDescription(0) });
+if (board.list().length === 0)
+  board.create({ subject: "crash me", description: taskDescription(0) });
 let task = taskVersion(board.get(1).description);
 
 // 3. The protocol table (s15): open a request, resolve it, open the next, ...
-const deliver = (from: string, to: string, content: string, type: string, extra: Record<string, unknown>): TeamMessage =>
-  ({ id: "msg_stub", type, from, to, content, ts: "", ...extra });
-const requests = withRequests === "yes"
-  ? new (await import("../../../chapters/s15-team-protocols/agent.ts")).PendingRequests(path.join(dir, ".team", "requests.json"), deliver)
-  : undefined;
+const deliver = (
+  from: string,
+  to: string,
+  content: string,
+  type: string,
+  extra: Record<string, unknown>,
+): TeamMessage => ({ id: "msg_stub", type, from, to, content, ts: "", ...extra });
+const requests =
+  withRequests === "yes"
+    ? new (await import("../../../chapters/s15-team-protocols/agent.ts")).PendingRequests(
+        path.join(dir, ".team", "requests.json"),
+        deliver,
+      )
+    : undefined;
 const rows = () => Object.entries(requests?.all() ?? {});
 const step = () => rows().length * 2 - (rows().at(-1)?.[1].status === "pending" ? 1 : 0);
 
 // 4. The worktree index (s12), through the manager's own writer and reader.
 const lanes = new WorktreeManager(dir);
-const saveIndex = (list: Lane[]) => (lanes as unknown as { saveIndex(l: Lane[]): void }).saveIndex(list);
+const saveIndex = (list: Lane[]) =>
+  (lanes as unknown as { saveIndex(l: Lane[]): void }).saveIndex(list);
 let index = lanes.list()[0]?.taskId ?? 0;
 
-process.stdout.write(`ready blob=${blob} task=${task} index=${index}${requests ? ` req=${step()}` : ""}\n`);
+process.stdout.write(
+  `ready blob=${blob} task=${task} index=${index}${requests ? ` req=${step()}` : ""}\n`,
+);
 for (;;) {
   writeJsonAtomic(blobFile, blobState(++blob));
   done("blob", blob);

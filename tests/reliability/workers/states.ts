@@ -6,7 +6,12 @@ import type { Lane } from "../../../chapters/s12-worktree-isolation/agent.ts";
 export function blobState(version: number) {
   return {
     version,
-    rows: Array.from({ length: 2500 }, (_, i) => ({ id: i, name: `row ${i} of version ${version}`, tags: ["a", "b", String(version % 7)], value: i * version })),
+    rows: Array.from({ length: 2500 }, (_, i) => ({
+      id: i,
+      name: `row ${i} of version ${version}`,
+      tags: ["a", "b", String(version % 7)],
+      value: i * version,
+    })),
   };
 }
 
@@ -14,7 +19,8 @@ export function blobState(version: number) {
 export function taskDescription(version: number): string {
   return `version ${version}\n${`line of version ${version} `.repeat(2500)}`;
 }
-export const taskVersion = (description: string) => Number(/^version (\d+)\n/.exec(description)?.[1] ?? 0);
+export const taskVersion = (description: string) =>
+  Number(/^version (\d+)\n/.exec(description)?.[1] ?? 0);
 
 /** The content of the k-th protocol request (1-based). */
 export function requestContent(k: number): string {
@@ -24,7 +30,10 @@ export function requestContent(k: number): string {
 /** The worktree index at a version: 300 lanes, each carrying the version as its task id. */
 export function laneList(version: number): Lane[] {
   return Array.from({ length: 300 }, (_, i) => ({
-    name: `lane-${i}`, path: `.worktrees/lane-${i}`, branch: `wt/lane-${i}`, taskId: version,
+    name: `lane-${i}`,
+    path: `.worktrees/lane-${i}`,
+    branch: `wt/lane-${i}`,
+    taskId: version,
     createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
   }));
 }
