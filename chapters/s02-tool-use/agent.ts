@@ -171,6 +171,27 @@ export function openInside(
   }
 }
 
+/** The whole text of a file inside the workspace, opened race-free. */
+export function readInside(root: string, requested: unknown): string {
+  const fd = openInside(root, requested, "read");
+  try {
+    return readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Creates or replaces a file inside the workspace, opened race-free (parents are created). */
+export function writeInside(root: string, requested: unknown, text: string): void {
+  const fd = openInside(root, requested, "write");
+  try {
+    ftruncateSync(fd); // only now: a file we refused is never truncated
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Every file and link under the workspace, listed through open folders only, never following
  *  a link: a glob can only ever name what is inside. Stops after `limit` entries. */
 export function listInside(root: string, limit = 100_000): { files: string[]; complete: boolean } {
@@ -284,25 +305,13 @@ export const BASE_HANDLERS: Record<string, ToolHandler> = {
     return output;
   },
   read({ path: p, limit }, { root }) {
-    const fd = openInside(root, p, "read");
-    let text: string;
-    try {
-      text = readFileSync(fd, "utf8");
-    } finally {
-      closeSync(fd);
-    }
+    let text = readInside(root, p);
     if (typeof limit === "number" && limit > 0) text = text.split("\n").slice(0, limit).join("\n");
     return text.length > MAX_READ ? `${text.slice(0, MAX_READ)}\n… (truncated)` : text;
   },
   write({ path: p, content }, { root }) {
     const text = String(content ?? "");
-    const fd = openInside(root, p, "write");
-    try {
-      ftruncateSync(fd); // only now: a file we refused is never truncated
-      writeSync(fd, text);
-    } finally {
-      closeSync(fd);
-    }
+    writeInside(root, p, text);
     return `Wrote ${Buffer.byteLength(text)} bytes to ${p}`;
   },
   edit({ path: p, old_text, new_text }, { root }) {

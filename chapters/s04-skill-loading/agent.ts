@@ -8,15 +8,15 @@
  * when the task needs it. A skill is a plain file, `skills/<name>/SKILL.md`, that anyone can edit.
  * Tools: the five base tools of s02 plus `load_skill`.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import {
   BASE_HANDLERS,
   BASE_TOOLS,
   normalizeMessages,
+  readInside,
   runTool,
-  safePath,
   type ToolHandler,
 } from "../s02-tool-use/agent.ts";
 import type {
@@ -84,9 +84,10 @@ export function scanSkills(root: string): SkillIndex {
   for (const folder of folders) {
     const file = `${SKILLS_DIR}/${folder}/SKILL.md`;
     try {
-      const full = safePath(root, file); // a skill folder that links outside the workspace is refused
-      if (!existsSync(full)) throw new Error("the folder has no SKILL.md");
-      const { name, description } = parseSkill(readFileSync(full, "utf8"), folder);
+      // Read race-free through the jail: a skill folder that is (or links to) anything outside
+      // the workspace is refused.
+      if (!existsSync(path.join(root, file))) throw new Error("the folder has no SKILL.md");
+      const { name, description } = parseSkill(readInside(root, file), folder);
       index.skills.push({ name, description, file });
     } catch (err) {
       index.problems.push({ folder, reason: (err as Error).message });
@@ -122,7 +123,7 @@ export function loadSkill(root: string, index: SkillIndex, name: unknown): strin
     const available = index.skills.map((s) => s.name).join(", ") || "(none installed)";
     throw new Error(`unknown skill "${String(name)}". Available skills: ${available}`);
   }
-  const { body } = parseSkill(readFileSync(safePath(root, skill.file), "utf8"), skill.name);
+  const { body } = parseSkill(readInside(root, skill.file), skill.name);
   return `<skill name="${skill.name}">\n${body}\n</skill>`;
 }
 // #endregion load

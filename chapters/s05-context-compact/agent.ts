@@ -10,14 +10,14 @@
  *   3. the `compact` tool: the model asks for layer 2 itself, and the turn ends there.
  * Tools: the five base tools of s02 plus `compact`.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import {
   BASE_HANDLERS,
   BASE_TOOLS,
   normalizeMessages,
+  writeInside,
   runTool,
-  safePath,
   type ToolHandler,
 } from "../s02-tool-use/agent.ts";
 import type {
@@ -107,9 +107,8 @@ function saveTranscript(root: string, messages: MessageParam[]): string {
   let stamp = Date.now();
   while (existsSync(path.join(root, TRANSCRIPTS_DIR, `transcript_${stamp}.jsonl`))) stamp++;
   const relative = `${TRANSCRIPTS_DIR}/transcript_${stamp}.jsonl`;
-  const file = safePath(root, relative);
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, messages.map((m) => JSON.stringify(m)).join("\n") + "\n");
+  // Through the jail's race-free open, like the model's write: the workspace is the model's too.
+  writeInside(root, relative, messages.map((m) => JSON.stringify(m)).join("\n") + "\n");
   return relative;
 }
 
