@@ -1,9 +1,9 @@
 // Translations: every page exists in every locale, the status logic (missing / stale / fresh)
 // is right, the UI strings and the glossary are complete. No build, no git, no network.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../chapters/_runner/chapters.ts";
+import { frontmatterTitle, REPO_ROOT } from "../chapters/_runner/chapters.ts";
 import { frontmatter } from "../chapters/_runner/frontmatter.ts";
 import { isStale, sourceHash, summarize, translationStatus } from "../site/lib/translation.ts";
 import { tempDir } from "./helpers.ts";
@@ -152,5 +152,31 @@ describe("translation status logic", () => {
     const { root, chapterHash } = fixture();
     expect(isStale("chapters/s01-x/en.mdx", undefined, root)).toBe(false);
     expect(isStale("site/docs/guide.mdx", chapterHash, root)).toBe(false);
+  });
+});
+
+describe("page titles for the CLI", () => {
+  it("frontmatterTitle (no YAML parser, for a fast start) reads every chapter page's title as YAML does", () => {
+    const pages = readdirSync(path.join(REPO_ROOT, "chapters"), { recursive: true })
+      .map(String)
+      .filter((f) => /\.mdx$/.test(f))
+      .map((f) => path.join(REPO_ROOT, "chapters", f));
+    expect(pages.length).toBeGreaterThan(60);
+    for (const page of pages) expect(frontmatterTitle(page), page).toBe(frontmatter(page).title);
+  });
+
+  it("gives up (undefined) on a title it cannot read exactly, instead of guessing", () => {
+    const dir = tempDir();
+    const cases = [
+      "title: 'single quoted'",
+      "title: >\n  folded",
+      'title: "unterminated',
+      "title: &anchor x",
+    ];
+    for (const head of cases) {
+      const file = path.join(dir, "p.mdx");
+      writeFileSync(file, `---\n${head}\n---\n`);
+      expect(frontmatterTitle(file), head).toBeUndefined();
+    }
   });
 });

@@ -1,7 +1,6 @@
 // Finding chapters on disk: chapters/sNN-slug/ with agent.ts, scenario.ts and <locale>.mdx.
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { frontmatter } from "./frontmatter.ts";
 import type { Recorder } from "./io.ts";
 import { playScenario } from "./runtime.ts";
 import type { ChapterModule, Scenario } from "../_shared/types.ts";
@@ -34,7 +33,7 @@ export function listChapters(): ChapterInfo[] {
       const en = path.join(dir, "en.mdx");
       // Page titles read "s03 · Planning with todo"; the CLI shows the id itself.
       const title = existsSync(en)
-        ? String(frontmatter(en).title ?? slug).replace(/^s\d\d\s*·\s*/, "")
+        ? String(frontmatterTitle(en) ?? slug).replace(/^s\d\d\s*·\s*/, "")
         : slug;
       return { id: `s${num}`, number: Number(num), slug, name: d.name, dir, title };
     })
@@ -64,4 +63,18 @@ export async function playChapter(info: ChapterInfo, workspace: string, io?: Rec
   const { module, scenario } = await loadChapter(info);
   prepareWorkspace(workspace, { template: path.join(info.dir, "workspace") });
   return playScenario(module, scenario, workspace, io);
+}
+
+/** The page's `title`, without loading the YAML parser (≈ 0.1 s of a 0.5 s start): our titles are one line, plain or
+ *  double-quoted (a JSON-compatible string). Anything else: undefined. */
+export function frontmatterTitle(file: string): string | undefined {
+  const head = /^---\r?\n([\s\S]*?)\r?\n---/.exec(readFileSync(file, "utf8"))?.[1] ?? "";
+  const line = /^title:[ \t]*(.*)$/m.exec(head)?.[1]?.trim();
+  if (!line) return undefined;
+  if (!line.startsWith('"')) return /^[^'{[&*!|>%@`#]/.test(line) ? line : undefined;
+  try {
+    return JSON.parse(line) as string;
+  } catch {
+    return undefined;
+  }
 }

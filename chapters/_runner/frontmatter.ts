@@ -1,4 +1,5 @@
-// Reading the YAML frontmatter of an MDX page (used by the CLI, the site and the i18n check).
+// Reading the YAML frontmatter of an MDX page (used by the site and the i18n check). The CLI
+// reads only titles, with frontmatterTitle in chapters.ts, so it need not load the parser.
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 
