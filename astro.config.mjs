@@ -3,6 +3,18 @@ import { existsSync, readdirSync } from "node:fs";
 import starlight from "@astrojs/starlight";
 import { defineConfig } from "astro/config";
 import { LOCALE_INFO } from "./i18n/locales.ts";
+import { normalizeBase, rehypeBasePath } from "./site/lib/base-path.ts";
+
+// Where the site is published, from the environment, so one build config serves any host:
+// SITE is the origin (canonical URLs, sitemap), BASE_PATH the folder under it ("/" or
+// "/learn-agent-harness/" on GitHub Pages). REPO_URL is the repository the "Edit page" links
+// open (a fork sets its own); REPO_BRANCH the branch they edit. See README, "Publishing the site".
+const site = process.env.SITE || "https://learn-agent-harness.example";
+const base = normalizeBase(process.env.BASE_PATH);
+const repoUrl = (process.env.REPO_URL || "https://github.com/your-account/learn-agent-harness")
+  .trim()
+  .replace(/\/+$/, "");
+const repoBranch = process.env.REPO_BRANCH || "main";
 
 // The sidebar lists the chapters in order, straight from the folders that hold them.
 // (A chapter folder without an English page yet is left out; the tests require every page.)
@@ -12,17 +24,20 @@ const chapters = readdirSync("./chapters")
   .sort();
 const hasCaseStudy = hasPage("case-study-hierarchy");
 // Pages for learners and teachers, generated from the chapters (site/docs/<name>.mdx).
-const toolPages = ["timeline", "compare", "workshop", "translation-status"].filter((name) =>
-  existsSync(`./site/docs/${name}.mdx`),
+const toolPages = ["timeline", "compare", "workshop", "translation-status", "translators"].filter(
+  (name) => existsSync(`./site/docs/${name}.mdx`),
 );
 
 export default defineConfig({
   srcDir: "./site",
   publicDir: "./site/public",
   outDir: "./dist",
-  site: "https://learn-agent-harness.example",
+  site,
+  base,
   // Diagrams stay separate, cacheable files instead of data: URLs inlined into every page.
   vite: { build: { assetsInlineLimit: 0 } },
+  // Links written in the pages ("[s02](/s02-tool-use/)", <LinkCard href="/...">) go under the base.
+  markdown: { rehypePlugins: [rehypeBasePath({ base })] },
   integrations: [
     starlight({
       title: "Learn Agent Harness",
@@ -66,9 +81,14 @@ export default defineConfig({
             ]
           : []),
       ],
+      // Every page links to its source file: Starlight appends the entry's filePath, which the
+      // glob loader (site/content.config.ts) keeps relative to the repository root, e.g.
+      // chapters/s01-agent-loop/ja.mdx or site/docs/de/compare.mdx.
+      editLink: { baseUrl: `${repoUrl}/edit/${repoBranch}/` },
       components: {
         Banner: "./site/components/overrides/Banner.astro",
       },
+      routeMiddleware: "./site/lib/route-middleware.ts",
       customCss: ["./site/styles/custom.css"],
       lastUpdated: false,
       pagination: true,

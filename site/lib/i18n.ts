@@ -31,5 +31,10 @@ export function useTranslations(locale: Locale) {
     );
 }
 
-/** Link prefix of a locale: "" for English (the root), "/ja" ... */
-export const localePrefix = (locale: Locale) => (locale === "en" ? "" : `/${locale}`);
+/** The site's base path without its trailing slash: "" at the root of a host, "/sub" under one. */
+const BASE = (import.meta.env?.BASE_URL ?? "/").replace(/\/+$/, "");
+
+/** Link prefix of a locale, base path included: "" for English at the root of a host, "/ja" ...;
+ *  "/sub" and "/sub/ja" when the site is built with BASE_PATH=/sub/. Links are
+ *  `${localePrefix(locale)}/page/`. */
+export const localePrefix = (locale: Locale) => (locale === "en" ? BASE : `${BASE}/${locale}`);

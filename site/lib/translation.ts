@@ -77,9 +77,10 @@ export function isStale(
   root = process.cwd(),
 ): boolean {
   if (!filePath) return false;
+  const locales = TRANSLATED_LOCALES.join("|");
   const english = filePath
-    .replace(/\/(ja|zh|de)\.mdx$/, "/en.mdx")
-    .replace(/^site\/docs\/(ja|zh|de)\//, "site/docs/");
+    .replace(new RegExp(`/(${locales})\\.mdx$`), "/en.mdx")
+    .replace(new RegExp(`^site/docs/(${locales})/`), "site/docs/");
   if (english === filePath || !existsSync(path.join(root, english))) return false;
   return recordedHash !== sourceHash(path.join(root, english));
 }

@@ -1,4 +1,6 @@
 // A tiny static file server for dist/ on localhost (what `astro preview` does, without Vite).
+// With `base` ("/learn-agent-harness/") it serves the folder under that path only, as GitHub Pages
+// serves a project site: anything outside the base is a 404, so a link that forgot the base fails.
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -18,18 +20,35 @@ const TYPES: Record<string, string> = {
   ".pf_meta": "application/octet-stream",
 };
 
-export async function serve(root: string): Promise<{ url: string; close(): Promise<void> }> {
+/** Serves `root`; `url` is where the site starts, without a trailing slash
+ *  ("http://127.0.0.1:port" or "http://127.0.0.1:port/learn-agent-harness"), `origin` the host. */
+export async function serve(
+  root: string,
+  { base = "/" }: { base?: string } = {},
+): Promise<{ url: string; origin: string; close(): Promise<void> }> {
+  const prefix = `/${base.replace(/^\/+|\/+$/g, "")}`.replace(/^\/$/, "");
   const server = createServer((req, res) => {
-    const url = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
-    let file = path.join(root, url);
+    const notFound = () => {
+      res.writeHead(404, { "content-type": TYPES[".html"] });
+      createReadStream(path.join(root, "404.html")).pipe(res);
+    };
+    const pathname = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+    if (prefix && pathname === prefix) {
+      res.writeHead(301, { location: `${prefix}/` }).end();
+      return;
+    }
+    if (prefix && !pathname.startsWith(`${prefix}/`)) {
+      notFound();
+      return;
+    }
+    let file = path.join(root, pathname.slice(prefix.length));
     if (!file.startsWith(root)) {
       res.writeHead(403).end();
       return;
     }
     if (existsSync(file) && statSync(file).isDirectory()) file = path.join(file, "index.html");
     if (!existsSync(file)) {
-      res.writeHead(404, { "content-type": TYPES[".html"] });
-      createReadStream(path.join(root, "404.html")).pipe(res);
+      notFound();
       return;
     }
     res.writeHead(200, { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream" });
@@ -37,8 +56,10 @@ export async function serve(root: string): Promise<{ url: string; close(): Promi
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: origin + prefix,
+    origin,
     close: () => new Promise((r) => server.close(() => r())),
   };
 }
