@@ -5,7 +5,13 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { frontmatterTitle, REPO_ROOT } from "../chapters/_runner/chapters.ts";
 import { frontmatter } from "../chapters/_runner/frontmatter.ts";
-import { isStale, sourceHash, summarize, translationStatus } from "../site/lib/translation.ts";
+import {
+  isStale,
+  repoProblems,
+  sourceHash,
+  summarize,
+  translationStatus,
+} from "../site/lib/translation.ts";
 import { tempDir } from "./helpers.ts";
 
 const json = (file: string) =>
@@ -14,12 +20,9 @@ const json = (file: string) =>
 describe("translations in the repository", () => {
   const rows = translationStatus(REPO_ROOT);
 
-  it("has every page in every locale", () => {
-    const missing = rows.filter((r) => r.status === "missing").map((r) => r.translation);
-    expect(
-      missing,
-      `missing translations (npm run i18n:status lists them): ${missing.join(", ")}`,
-    ).toEqual([]);
+  it("has every page in every locale (the only translation problem that fails CI)", () => {
+    const problems = repoProblems(REPO_ROOT);
+    expect(problems, `npm run i18n:status lists them: ${problems.join(", ")}`).toEqual([]);
   });
 
   it("records sourceHash as a quoted string of 12 hex digits in every translation", () => {

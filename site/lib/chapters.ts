@@ -55,13 +55,4 @@ export function previous(id: string): ChapterData | undefined {
   return index > 0 ? chapters[index - 1] : undefined;
 }
 
-/** The lines between `// #region name` and `// #endregion name`, de-indented. */
-export function region(source: string, name: string): string {
-  const lines = source.split("\n");
-  const start = lines.findIndex((l) => l.trim() === `// #region ${name}`);
-  const end = lines.findIndex((l, i) => i > start && l.trim() === `// #endregion ${name}`);
-  if (start < 0 || end < 0) throw new Error(`region "${name}" not found`);
-  const body = lines.slice(start + 1, end).filter((l) => !/^\s*\/\/ #(end)?region /.test(l));
-  const indent = Math.min(...body.filter((l) => l.trim()).map((l) => /^\s*/.exec(l)![0].length));
-  return body.map((l) => l.slice(indent)).join("\n");
-}
+export { region } from "./regions.ts";

@@ -1,11 +1,31 @@
-// Which translations are missing, stale or fresh. A translation records the hash of the English
-// page it was made from (`sourceHash` in its frontmatter); no git history or network is needed.
+// Which translations are missing, stale or fresh, and which pages explain code that has changed
+// since they were written. No git history or network is needed: pages record hashes.
+//
+// - `sourceHash` (in a translation): the page hash of the English page it was made from. The page
+//   hash is taken over normalised text (see normalizeText), so reflowing a paragraph or adding a
+//   trailing newline does not turn translations stale; the `sourceHash`/`codeHash` lines of the
+//   frontmatter are left out of it, so stamping them never does either.
+// - `codeHash` (in every page, English included): the code hash of the code the page embeds when it
+//   was written or last reviewed. The code hash covers, sorted and without duplicates, every
+//   `<Excerpt chapter=".." region=".." />` (the region, cut out as <Excerpt> does) and every
+//   `<Source chapter=".." />` (the chapter's whole agent.ts), each as normalised text. Other
+//   components (<Changes>, <Player>, …) are not counted: a chapter page shows its <Source>, which
+//   covers them. A page that embeds no code has the code hash "" and needs no `codeHash` field.
+//   Embeds inside code fences or `inline code` are examples, not embeds, and are not counted.
+// Staleness and changed code are reported (npm run i18n:status, the translation status page) and
+// never fail a check; only a missing translation does (repoProblems).
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { frontmatter } from "../../chapters/_runner/frontmatter.ts";
+import { frontmatter, parseFrontmatter } from "../../chapters/_runner/frontmatter.ts";
 
-import { TRANSLATED_LOCALES, type TranslatedLocale } from "../../i18n/locales.ts";
+import {
+  LOCALES,
+  TRANSLATED_LOCALES,
+  type Locale,
+  type TranslatedLocale,
+} from "../../i18n/locales.ts";
+import { region } from "./regions.ts";
 
 export { TRANSLATED_LOCALES, type TranslatedLocale };
 export type Status = "missing" | "stale" | "fresh";
@@ -22,9 +42,189 @@ export interface PageStatus {
   recordedHash?: string;
 }
 
-/** First 12 hex digits of the SHA-256 of a file's bytes. */
+const hash12 = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 12);
+
+/** Text with whitespace differences taken out: line endings unified, every run of whitespace
+ *  inside a paragraph collapsed to one space (so lines are trimmed and reflowing does not count),
+ *  paragraphs (split at blank lines) joined by one blank line, leading and trailing ones dropped. */
+export function normalizeText(text: string): string {
+  return text
+    .replace(/\r\n?/g, "\n")
+    .split(/\n[ \t]*\n/)
+    .map((p) => p.replace(/\s+/g, " ").trim())
+    .filter(Boolean)
+    .join("\n\n");
+}
+
+const STAMP_LINE = /^(sourceHash|codeHash)[ \t]*:/;
+
+/** A page's text without the `sourceHash` and `codeHash` lines of its frontmatter. */
+function withoutStamps(text: string): string {
+  const match = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text);
+  if (!match) return text;
+  const head = match[1].split(/\r?\n/).filter((line) => !STAMP_LINE.test(line));
+  return `---\n${head.join("\n")}\n---${text.slice(match[0].length)}`;
+}
+
+/** The page hash: first 12 hex digits of the SHA-256 of the page's normalised text, its stamps
+ *  (`sourceHash`, `codeHash`) left out. What a translation records as `sourceHash`. */
+export function pageHash(text: string): string {
+  return hash12(normalizeText(withoutStamps(text)));
+}
+
+/** The page hash of a file (see pageHash). */
 export function sourceHash(file: string): string {
-  return createHash("sha256").update(readFileSync(file)).digest("hex").slice(0, 12);
+  return pageHash(readFileSync(file, "utf8"));
+}
+
+/** One piece of code a page embeds: a region of a chapter's agent.ts, or (no region) all of it. */
+export interface CodeRef {
+  chapter: string;
+  region?: string;
+}
+
+const refKey = (r: CodeRef) => (r.region === undefined ? r.chapter : `${r.chapter}#${r.region}`);
+
+/** The code a page embeds: its `<Excerpt chapter region />` and `<Source chapter />`, outside
+ *  code fences and inline code, sorted and without duplicates. */
+export function codeRefs(text: string): CodeRef[] {
+  const body = text
+    .replace(/^---\r?\n[\s\S]*?\r?\n---/, "")
+    .replace(/^[ \t]*(`{3,}|~{3,})[^\n]*\n[\s\S]*?^[ \t]*\1[ \t]*$/gm, "")
+    .replace(/`[^`\n]*`/g, "");
+  const refs = new Map<string, CodeRef>();
+  for (const [, tag, attrs] of body.matchAll(/<(Excerpt|Source)\b([^>]*)>/g)) {
+    const attr = Object.fromEntries(
+      [...attrs.matchAll(/(\w+)=["']([^"']*)["']/g)].map((m) => [m[1], m[2]]),
+    );
+    if (!attr.chapter) continue;
+    const ref: CodeRef =
+      tag === "Excerpt"
+        ? { chapter: attr.chapter, region: attr.region ?? "" }
+        : { chapter: attr.chapter };
+    refs.set(refKey(ref), ref);
+  }
+  return [...refs.values()].sort((a, b) => refKey(a).localeCompare(refKey(b), "en"));
+}
+
+/** Reads a chapter's agent.ts by chapter id ("s03" or "s03-todo-write"); undefined if none. */
+export type CodeReader = (chapter: string) => string | undefined;
+
+/** Reads agent.ts from root/chapters/<name>/, as the site's chapters.ts does at build time. */
+export function fileCodeReader(root = process.cwd()): CodeReader {
+  const dir = path.join(root, "chapters");
+  const names = existsSync(dir) ? readdirSync(dir) : [];
+  return (chapter) => {
+    const name = names.find((n) => n === chapter || n.startsWith(`${chapter}-`));
+    const file = name && path.join(dir, name, "agent.ts");
+    return file && existsSync(file) ? readFileSync(file, "utf8") : undefined;
+  };
+}
+
+/** The code hash of a page's text: "" when it embeds no code. A chapter or region that cannot be
+ *  found counts as text of its own, so the page reads as changed rather than the check failing. */
+export function codeHash(text: string, read: CodeReader): string {
+  const refs = codeRefs(text);
+  if (refs.length === 0) return "";
+  const parts = refs.map((ref) => {
+    const source = read(ref.chapter);
+    let code: string;
+    if (source === undefined) code = "(no such chapter)";
+    else if (ref.region === undefined) code = source;
+    else {
+      try {
+        code = region(source, ref.region);
+      } catch {
+        code = "(no such region)";
+      }
+    }
+    return `${refKey(ref)}\n${normalizeText(code)}`;
+  });
+  return hash12(parts.join("\n\n"));
+}
+
+/** Whether the code a page (in any locale) embeds changed since its `codeHash` was stamped. */
+export interface CodeStatus {
+  page: string;
+  locale: Locale;
+  file: string;
+  changed: boolean;
+  /** The code hash to stamp as `codeHash` once the page has been reviewed against the code. */
+  currentCodeHash: string;
+  recordedCodeHash?: string;
+}
+
+function recordedCodeHash(text: string): string | undefined {
+  const value = parseFrontmatter(text).codeHash;
+  return value === undefined || value === null ? undefined : String(value);
+}
+
+/** The code status of one page file (repo-relative), or undefined if it does not exist. */
+export function fileCodeStatus(
+  file: string,
+  root = process.cwd(),
+  read: CodeReader = fileCodeReader(root),
+): Omit<CodeStatus, "page" | "locale"> | undefined {
+  const full = path.join(root, file);
+  if (!existsSync(full)) return undefined;
+  const text = readFileSync(full, "utf8");
+  const currentCodeHash = codeHash(text, read);
+  const recorded = recordedCodeHash(text);
+  return {
+    file,
+    changed: (recorded ?? "") !== currentCodeHash,
+    currentCodeHash,
+    recordedCodeHash: recorded,
+  };
+}
+
+/** For every page in every locale that exists (English first), whether its code changed. */
+export function codeStatus(
+  root = process.cwd(),
+  read: CodeReader = fileCodeReader(root),
+): CodeStatus[] {
+  return englishPages(root).flatMap(({ page, english, translation }) =>
+    LOCALES.flatMap((locale) => {
+      const file = locale === "en" ? english : translation(locale as TranslatedLocale);
+      const status = fileCodeStatus(file, root, read);
+      return status ? [{ page, locale, ...status }] : [];
+    }),
+  );
+}
+
+/** Whether the page file (repo-relative, as Starlight's filePath) explains code that changed. */
+export function isCodeChanged(filePath: string | undefined, root = process.cwd()): boolean {
+  return filePath ? (fileCodeStatus(filePath, root)?.changed ?? false) : false;
+}
+
+/** A page's text with one frontmatter field set to a quoted string (added at the frontmatter's
+ *  end if it is not there yet); nothing else in the page changes. */
+export function setFrontmatterField(text: string, key: string, value: string): string {
+  const match = /^---(\r?\n)([\s\S]*?)\r?\n---/.exec(text);
+  if (!match) throw new Error("the page has no frontmatter");
+  const [whole, eol, head] = match;
+  const lines = head.split(/\r?\n/);
+  const line = `${key}: ${JSON.stringify(value)}`;
+  const at = lines.findIndex((l) => new RegExp(`^${key}[ \\t]*:`).test(l));
+  if (at >= 0) lines[at] = line;
+  else lines.push(line);
+  return `---${eol}${lines.join(eol)}${eol}---${text.slice(whole.length)}`;
+}
+
+/** Stamps a page file's `codeHash` with its current code hash (after reviewing it against the
+ *  code); returns the hash. A page that embeds no code gets no field (an existing one is set). */
+export function stampCodeHash(
+  file: string,
+  root = process.cwd(),
+  read = fileCodeReader(root),
+): string {
+  const full = path.join(root, file);
+  const text = readFileSync(full, "utf8");
+  const hash = codeHash(text, read);
+  if (hash === "" && recordedCodeHash(text) === undefined) return hash;
+  const next = setFrontmatterField(text, "codeHash", hash);
+  if (next !== text) writeFileSync(full, next);
+  return hash;
 }
 
 /** Every English page with the paths where its translations live (paths relative to root). */
@@ -83,6 +283,14 @@ export function isStale(
     .replace(new RegExp(`^site/docs/(${locales})/`), "site/docs/");
   if (english === filePath || !existsSync(path.join(root, english))) return false;
   return recordedHash !== sourceHash(path.join(root, english));
+}
+
+/** What fails the repository check: only missing translations. Stale translations and changed
+ *  code are reported, never failures. */
+export function repoProblems(root = process.cwd()): string[] {
+  return translationStatus(root)
+    .filter((r) => r.status === "missing")
+    .map((r) => `missing translation ${r.translation} (of ${r.english})`);
 }
 
 /** How many pages are fresh, stale and missing, per locale. */
