@@ -1,11 +1,14 @@
 // The docs collection: chapter pages live beside their code (chapters/<name>/<locale>.mdx),
 // the site's own pages in site/docs/. Ids follow Starlight's layout: English at the root.
 // The i18n collection: the Starlight UI strings the site translates itself (search).
+// The workshops collection: each chapter's workshop kit (chapters/<name>/workshop.yaml), id
+// the chapter folder, checked by the schema in site/lib/workshop.ts (the tests use it too).
 import { readFileSync } from "node:fs";
 import { docsSchema, i18nSchema } from "@astrojs/starlight/schema";
 import { glob } from "astro/loaders";
 import { defineCollection, z } from "astro:content";
 import { LOCALE_INFO, LOCALES } from "../i18n/locales.ts";
+import { workshopSchema } from "./lib/workshop.ts";
 
 const LOCALE_GLOB = `{${LOCALES.join(",")}}`;
 
@@ -68,5 +71,13 @@ export const collections = {
         sourceHash: z.string().optional(),
       }),
     }),
+  }),
+  workshops: defineCollection({
+    loader: glob({
+      base: ".",
+      pattern: "chapters/*/workshop.yaml",
+      generateId: ({ entry }) => entry.split("/")[1],
+    }),
+    schema: workshopSchema,
   }),
 };

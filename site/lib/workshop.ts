@@ -1,77 +1,109 @@
 // Workshop kits: chapters/sNN-slug/workshop.yaml holds, per locale, the learning goals, a
 // five-minute demo for the teacher, and exercises with hints; `minutes` (the time the chapter
 // takes in a workshop) is shared by all locales. The workshop page prints them as a handout.
-import { parse } from "yaml";
+//
+// This is the kit's one schema. site/content.config.ts reads the files as the `workshops`
+// collection with it (Astro parses the YAML and reports a broken kit at build time), and
+// tests/workshop.test.ts checks every file against it outside Astro. That is why it imports
+// zod from `astro/zod` (the very zod behind `astro:content`'s `z`), not from `astro:content`.
+import { z } from "astro/zod";
 
 import { LOCALES, type Locale } from "../../i18n/locales.ts";
 
 export const WORKSHOP_LOCALES = LOCALES;
 export type WorkshopLocale = Locale;
 
-export interface DemoStep {
-  /** A command to type (optional: some steps only point at the screen). */
-  run?: string;
-  /** What to point at and say while it runs. */
-  point: string;
-}
+/** A string with something in it; `what` names it in the error message. */
+const text = (what: string) =>
+  z
+    .string({ required_error: `${what} is missing`, invalid_type_error: `${what} must be text` })
+    .refine((s) => s.trim() !== "", `${what} must not be empty`);
 
-export interface Exercise {
-  task: string;
-  hints: string[];
-}
+/** A non-empty list; `what` names it in the error message. */
+const list = <T extends z.ZodTypeAny>(item: T, what: string) =>
+  z
+    .array(item, {
+      required_error: `${what} is missing`,
+      invalid_type_error: `${what} must be a list`,
+    })
+    .min(1, `${what} must not be empty`);
 
-export interface WorkshopText {
-  goals: string[];
-  demo: DemoStep[];
-  exercises: Exercise[];
-}
+/** `schema`, with `message` when the key is absent. (A `required_error` would do in zod alone,
+ *  but Astro's error map replaces those with a bare "Required"; a refinement's message stays.) */
+const present = <T extends z.ZodTypeAny>(schema: T, message: string) =>
+  z
+    .unknown()
+    .refine((value) => value !== undefined, message)
+    .pipe(schema);
 
-export interface WorkshopKit {
-  minutes: number;
-  text: Record<WorkshopLocale, WorkshopText>;
-}
+const demoStep = z
+  .object(
+    {
+      /** A command to type (optional: some steps only point at the screen). */
+      run: text('a demo step\'s "run"').optional(),
+      /** What to point at and say while it runs. */
+      point: text('a demo step\'s "point"'),
+    },
+    { invalid_type_error: 'a demo step must be a mapping with "point" (and optionally "run")' },
+  )
+  .strict();
 
-export class WorkshopError extends Error {
-  name = "WorkshopError";
-}
+const exercise = z
+  .object(
+    { task: text('an exercise\'s "task"'), hints: list(text("a hint"), "an exercise's hints") },
+    { invalid_type_error: 'an exercise must be a mapping with "task" and "hints"' },
+  )
+  .strict();
 
-const strings = (value: unknown, where: string): string[] => {
-  if (!Array.isArray(value) || value.some((v) => typeof v !== "string" || !v.trim())) {
-    throw new WorkshopError(`${where} must be a list of non-empty strings`);
-  }
-  return value as string[];
-};
+/** One locale's part of a kit. */
+const workshopText = (locale: Locale) =>
+  z
+    .object(
+      {
+        goals: list(text("a goal"), "goals"),
+        demo: list(demoStep, "demo"),
+        exercises: z
+          .array(exercise, {
+            required_error: "exercises is missing",
+            invalid_type_error: "exercises must be a list",
+          })
+          .min(2, "a chapter needs 2 or 3 exercises, not fewer")
+          .max(3, "a chapter needs 2 or 3 exercises, not more"),
+      },
+      {
+        invalid_type_error: `the ${locale} kit must be a mapping of goals, demo and exercises`,
+      },
+    )
+    .strict();
 
-/** Parses and checks one workshop.yaml; `file` names it in error messages. */
-export function parseWorkshop(yamlText: string, file: string): WorkshopKit {
-  const doc = parse(yamlText) as Record<string, unknown> | null;
-  if (!doc || typeof doc !== "object") throw new WorkshopError(`${file}: empty or not a mapping`);
-  const minutes = doc.minutes;
-  if (typeof minutes !== "number" || minutes <= 0)
-    throw new WorkshopError(`${file}: minutes must be a positive number`);
-  const text = {} as Record<WorkshopLocale, WorkshopText>;
-  for (const locale of WORKSHOP_LOCALES) {
-    const where = `${file} (${locale})`;
-    const part = doc[locale] as Record<string, unknown> | undefined;
-    if (!part || typeof part !== "object") throw new WorkshopError(`${where}: missing`);
-    const goals = strings(part.goals, `${where}: goals`);
-    if (!Array.isArray(part.demo) || part.demo.length === 0)
-      throw new WorkshopError(`${where}: demo must be a list of steps`);
-    const demo = part.demo.map((step: Record<string, unknown>, i: number): DemoStep => {
-      if (typeof step?.point !== "string" || !step.point.trim())
-        throw new WorkshopError(`${where}: demo step ${i + 1} needs "point"`);
-      if (step.run !== undefined && typeof step.run !== "string")
-        throw new WorkshopError(`${where}: demo step ${i + 1}: "run" must be a string`);
-      return step.run ? { run: step.run, point: step.point } : { point: step.point };
-    });
-    if (!Array.isArray(part.exercises))
-      throw new WorkshopError(`${where}: exercises must be a list`);
-    const exercises = part.exercises.map((ex: Record<string, unknown>, i: number): Exercise => {
-      if (typeof ex?.task !== "string" || !ex.task.trim())
-        throw new WorkshopError(`${where}: exercise ${i + 1} needs "task"`);
-      return { task: ex.task, hints: strings(ex.hints, `${where}: exercise ${i + 1} hints`) };
-    });
-    text[locale] = { goals, demo, exercises };
-  }
-  return { minutes, text };
-}
+const perLocale = Object.fromEntries(
+  LOCALES.map((locale) => [
+    locale,
+    present(
+      workshopText(locale),
+      `the ${locale} kit is missing (every locale in i18n/locales.ts needs goals, demo and exercises)`,
+    ),
+  ]),
+) as { [L in Locale]: z.ZodPipeline<z.ZodEffects<z.ZodUnknown>, ReturnType<typeof workshopText>> };
+
+/** One chapter's workshop.yaml. */
+export const workshopSchema = z
+  .object(
+    {
+      minutes: present(
+        z
+          .number({ invalid_type_error: "minutes must be a number" })
+          .int("minutes must be a whole number")
+          .positive("minutes must be positive"),
+        "minutes is missing",
+      ),
+      ...perLocale,
+    },
+    { invalid_type_error: "a workshop kit must be a mapping of minutes and the locales" },
+  )
+  .strict();
+
+export type WorkshopKit = z.infer<typeof workshopSchema>;
+export type WorkshopText = WorkshopKit[WorkshopLocale];
+export type DemoStep = WorkshopText["demo"][number];
+export type Exercise = WorkshopText["exercises"][number];
