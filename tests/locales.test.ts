@@ -11,6 +11,7 @@ import { REPO_ROOT } from "../chapters/_runner/chapters.ts";
 import { parseFrontmatter } from "../chapters/_runner/frontmatter.ts";
 import { LOCALE_INFO, LOCALES, TRANSLATED_LOCALES, type Locale } from "../i18n/locales.ts";
 import { ensureSiteBuilt } from "./site-build.ts";
+import { decodeHtml, visibleText } from "./html.ts";
 
 interface SourcePage {
   file: string;
@@ -48,26 +49,6 @@ function sourcePages(): SourcePage[] {
   return pages;
 }
 
-const ENTITIES: Record<string, string> = {
-  amp: "&",
-  lt: "<",
-  gt: ">",
-  quot: '"',
-  apos: "'",
-  nbsp: "\u00a0",
-};
-const decode = (html: string) =>
-  html.replace(/&(#\d+|#x[0-9a-f]+|\w+);/gi, (whole, e: string) =>
-    e[0] !== "#"
-      ? (ENTITIES[e.toLowerCase()] ?? whole)
-      : String.fromCodePoint(/^#x/i.test(e) ? parseInt(e.slice(2), 16) : Number(e.slice(1))),
-  );
-/** Visible text: no tags, entities decoded, whitespace collapsed. */
-const text = (html: string) =>
-  decode(html.replace(/<[^>]*>/g, ""))
-    .replace(/\s+/g, " ")
-    .trim();
-
 /** The first `## heading` of a page's source, as plain text (outside code fences). */
 function firstHeading(source: string): string | undefined {
   let fenced = false;
@@ -88,14 +69,16 @@ function firstHeading(source: string): string | undefined {
 
 /** The built page's title, description, language and the h2 headings of its content. */
 function served(html: string) {
-  const title = text(/<title>([\s\S]*?)<\/title>/.exec(html)?.[1] ?? "").replace(
+  const title = visibleText(/<title>([\s\S]*?)<\/title>/.exec(html)?.[1] ?? "").replace(
     / \| Learn Agent Harness$/,
     "",
   );
-  const description = decode(/<meta name="description" content="([^"]*)"/.exec(html)?.[1] ?? "");
+  const description = decodeHtml(
+    /<meta name="description" content="([^"]*)"/.exec(html)?.[1] ?? "",
+  );
   const lang = /<html[^>]*\blang="([^"]*)"/.exec(html)?.[1];
   const main = html.slice(html.indexOf("<main"), html.lastIndexOf("</main>"));
-  const headings = [...main.matchAll(/<h2\b[^>]*>([\s\S]*?)<\/h2>/g)].map((m) => text(m[1]));
+  const headings = [...main.matchAll(/<h2\b[^>]*>([\s\S]*?)<\/h2>/g)].map((m) => visibleText(m[1]));
   return { title, description, lang, headings };
 }
 

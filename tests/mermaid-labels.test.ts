@@ -15,6 +15,7 @@ import { mermaidText } from "../site/lib/mermaid.ts";
 import { sequenceFromTrace, type TraceFile } from "../site/lib/traces.ts";
 import { hasChromium, launch } from "./browser/chromium.ts";
 import { ensureSiteBuilt } from "./site-build.ts";
+import { decodeHtml } from "./html.ts";
 
 interface Diagram {
   where: string;
@@ -312,17 +313,6 @@ describe("mermaid labels: the built site", () => {
     dist = await ensureSiteBuilt();
   }, 660_000);
 
-  const unescapeHtml = (s: string) =>
-    s.replace(/&(#\d+|#x[0-9a-f]+|lt|gt|amp|quot|apos);/gi, (_, e: string) =>
-      e[0] === "#"
-        ? String.fromCodePoint(
-            e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : Number(e.slice(1)),
-          )
-        : ({ lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" } as Record<string, string>)[
-            e.toLowerCase()
-          ],
-    );
-
   it("hands the browser diagrams whose every label survives, the generated ones as sequenceFromTrace made them", () => {
     const pages = (readdirSync(dist, { recursive: true }) as string[]).filter((f) =>
       f.endsWith("index.html"),
@@ -331,7 +321,7 @@ describe("mermaid labels: the built site", () => {
     for (const file of pages) {
       const html = readFileSync(path.join(dist, file), "utf8");
       for (const m of html.matchAll(/<pre class="mermaid-source"[^>]*?data-source="([^"]*)"/g))
-        shipped.push({ where: `dist/${file}`, code: unescapeHtml(m[1]) });
+        shipped.push({ where: `dist/${file}`, code: decodeHtml(m[1]) });
     }
     expect(shipped.length).toBeGreaterThanOrEqual(written.length);
     expect(problemsOf(shipped)).toEqual([]);

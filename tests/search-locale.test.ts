@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../chapters/_runner/chapters.ts";
 import { LOCALE_INFO, LOCALES, type Locale } from "../i18n/locales.ts";
 import { ensureSiteBuilt } from "./site-build.ts";
+import { decodeHtml } from "./html.ts";
 
 /** The strings Pagefind UI's default interface shows (placeholder comes from Starlight's search.label). */
 const SHOWN = [
@@ -26,13 +27,6 @@ const ui = (locale: Locale) =>
     string,
     string
   >;
-
-const decode = (s: string) =>
-  s.replace(/&(#\d+|quot|amp|lt|gt|apos);/g, (_, e: string) =>
-    e[0] === "#"
-      ? String.fromCodePoint(Number(e.slice(1)))
-      : ({ quot: '"', amp: "&", lt: "<", gt: ">", apos: "'" } as Record<string, string>)[e],
-  );
 
 describe("search speaks the page's language", () => {
   let dist: string;
@@ -79,7 +73,7 @@ describe("search speaks the page's language", () => {
           failures.push(`${where}: no <site-search data-translations>`);
           continue;
         }
-        const given = JSON.parse(decode(attr)) as Record<string, string>;
+        const given = JSON.parse(decodeHtml(attr)) as Record<string, string>;
         for (const key of SHOWN) {
           // Nothing given means English, whatever the page's language.
           if (!given[key])
@@ -99,7 +93,7 @@ describe("search speaks the page's language", () => {
   it("the Japanese chapter page's result header would read 「メールボックスの6件の検索結果」", () => {
     const html = readFileSync(path.join(dist, "ja/s13-agent-teams/index.html"), "utf8");
     const given = JSON.parse(
-      decode(/<site-search\b[^>]*\bdata-translations="([^"]*)"/.exec(html)?.[1] ?? "{}"),
+      decodeHtml(/<site-search\b[^>]*\bdata-translations="([^"]*)"/.exec(html)?.[1] ?? "{}"),
     ) as Record<string, string>;
     expect(
       (given.many_results ?? "").replace("[COUNT]", "6").replace("[SEARCH_TERM]", "メールボックス"),
