@@ -39,12 +39,11 @@ import {
   readSync,
   renameSync,
   rmSync,
-  writeFileSync,
   writeSync,
 } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { writeJsonAtomic } from "../_shared/fsutil.ts";
+import { writeFileAtomic, writeJsonAtomic } from "../_shared/fsutil.ts";
 import { running, tryLock, withLock } from "../_shared/lock.ts";
 import {
   BASE_HANDLERS,
@@ -260,8 +259,7 @@ export class MessageBus {
       const where = `${path.basename(this.dir)}/${name}.dead.jsonl`;
       this.io?.note(`skipped a malformed line in ${name}'s mailbox (kept in ${where})`);
     }
-    writeFileSync(`${file}.tmp`, messages.map((m) => `${JSON.stringify(m)}\n`).join(""));
-    renameSync(`${file}.tmp`, file);
+    writeFileAtomic(file, messages.map((m) => `${JSON.stringify(m)}\n`).join(""));
     return messages;
   }
 
