@@ -1,9 +1,18 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+import SiteLastSequencer from "./tests/sequencer.ts";
+
+// One id per `vitest run`, so the sequencer and every worker agree on one site build.
+process.env.LAH_TEST_RUN ??= `${process.pid}-${Date.now()}`;
 
 export default defineConfig({
   test: {
     include: ["tests/**/*.test.ts"],
     globalSetup: ["tests/global-setup.ts"],
+    // vitest's default is one worker per core but one; most of our tests wait on child processes,
+    // files and a browser rather than compute, so two workers keep a 2-core machine busy.
+    maxWorkers: Math.max(2, availableParallelism()),
+    sequence: { sequencer: SiteLastSequencer },
     testTimeout: 30_000,
     hookTimeout: 660_000,
   },

@@ -1,10 +1,16 @@
-// One id per `vitest run`, so test files share one site build (see site-build.ts).
+// After the run: stop a site build still going (an interrupted run), remove its markers and the
+// compiled reliability workers (tests/reliability/workers.ts).
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { REPO_ROOT } from "../chapters/_runner/chapters.ts";
+import { finishSiteBuild } from "./site-build.ts";
 
 export default function setup() {
-  process.env.LAH_TEST_RUN = `${process.pid}-${Date.now()}`;
-  return () =>
-    rmSync(path.join(REPO_ROOT, ".astro", "test-build"), { recursive: true, force: true });
+  return () => {
+    finishSiteBuild();
+    rmSync(path.join(REPO_ROOT, "node_modules", ".cache", "lah-workers"), {
+      recursive: true,
+      force: true,
+    });
+  };
 }

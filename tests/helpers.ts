@@ -47,19 +47,8 @@ export type { Env };
 // Seeded randomness (mulberry32) lives in random.ts, which worker processes import without vitest.
 export { mulberry32, seedFrom, seedLine, shuffled } from "./random.ts";
 
-/** Polls until `condition` holds; fails with `what` after `timeoutMs`. Tests wait on
- *  conditions, never on fixed sleeps, so a busy machine only makes them slower. */
-export async function waitFor(
-  condition: () => boolean,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+// waitFor lives in wait.ts, which code outside the test workers (the sequencer) imports too.
+export { waitFor } from "./wait.ts";
 
 /** Host processes named `marker` (started with `exec -a <marker>`; markers are unique per run). */
 export function processesNamed(marker: string): number {

@@ -146,7 +146,8 @@ describe("s11 background tasks", () => {
     );
     const sending = agent.send("go"); // the model has no more turns but the command keeps the loop waiting
     expect(await waitForFile(path.join(ws, "child.pid"))).toBe("started");
-    expect(processesNamed(name)).toBe(1);
+    // the subshell may not have exec'd `sleep` yet when the file appears
+    await waitFor(() => processesNamed(name) === 1, `${name} to start`);
     await agent.close!();
     await sending;
     await waitFor(() => processesNamed(name) === 0, `${name} to end`);

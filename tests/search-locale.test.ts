@@ -60,7 +60,8 @@ describe("search speaks the page's language", () => {
     for (const locale of LOCALES) {
       const root = locale === "en" ? dist : path.join(dist, locale);
       const files = (readdirSync(root, { recursive: true }) as string[]).filter(
-        (f) => f.endsWith("index.html") && (locale !== "en" || !/^(ja|zh|de)[/\\]/.test(f)),
+        // the /code/ pages hold source code, not a page of the site (site/pages/code/)
+        (f) => f.endsWith("index.html") && (locale !== "en" || !/^(ja|zh|de|code)[/\\]/.test(f)),
       );
       const strings = ui(locale);
       for (const file of files) {

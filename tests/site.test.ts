@@ -1,11 +1,12 @@
 // The site builds, and every chapter page exists in all four locales with its diagram,
 // its tool table (from the chapter code) and its source.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { listChapters, REPO_ROOT } from "../chapters/_runner/chapters.ts";
 import { translationStatus } from "../site/lib/translation.ts";
-import { ensureSiteBuilt } from "./site-build.ts";
+import { BASE, ensureSiteBuilt } from "./site-build.ts";
+import { decodeHtml } from "./html.ts";
 
 const dist = path.join(REPO_ROOT, "dist");
 const chapters = listChapters();
@@ -33,11 +34,68 @@ describe("documentation site", () => {
         expect(html).toMatch(/class="lah-diagram"[\s\S]*?<img src="[^"]+\.svg"/);
         expect(html).toContain('class="lah-tools"');
         for (const tool of TOOLS) expect(html).toContain(`<code>${tool.name}</code>`);
-        expect(html).toContain('class="lah-source"');
+        expect(html).toMatch(
+          new RegExp(
+            `class="lah-on-demand lah-source" data-src="${BASE}code/${chapter.name}/#source"`,
+          ),
+        );
         expect(html).toContain("mermaid-source");
       }
     });
   }
+
+  it("every page of every locale: links and assets stay under the base and exist, images have alt text, one h1", () => {
+    const pages = (readdirSync(dist, { recursive: true }) as string[])
+      .map((f) => f.split(path.sep).join("/"))
+      .filter((f) => f.endsWith(".html"));
+    const exists = (urlPath: string) => {
+      const file = path.join(dist, decodeURIComponent(urlPath.slice(BASE.length)));
+      return (
+        existsSync(file) && (!statSync(file).isDirectory() || existsSync(`${file}/index.html`))
+      );
+    };
+    const problems: string[] = [];
+    let checked = 0;
+    for (const file of pages) {
+      const html = readFileSync(path.join(dist, file), "utf8");
+      const pageUrl = new URL(BASE + file.replace(/(^|\/)index\.html$/, "$1"), "http://site");
+      for (const [, attr, raw] of html.matchAll(/\s(href|src)="([^"]*)"/g)) {
+        const value = decodeHtml(raw);
+        if (value === "" || /^([a-z][a-z+.-]*:|\/\/|#)/i.test(value)) continue; // other hosts, anchors
+        const url = new URL(value, pageUrl);
+        checked++;
+        if (!url.pathname.startsWith(BASE))
+          problems.push(`${file}: ${attr} outside the base: ${value}`);
+        else if (!exists(url.pathname)) problems.push(`${file}: ${attr} not found: ${value}`);
+      }
+      for (const [img] of html.matchAll(/<img\b(?:[^>"]|"[^"]*")*>/g))
+        if (!/\salt="[^"]+"/.test(img) && !/aria-hidden="true"|role="presentation"/.test(img))
+          problems.push(`${file}: image without alt text: ${img.slice(0, 120)}`);
+      const h1 = html.match(/<h1\b/g)?.length ?? 0;
+      if (file !== "404.html" && h1 !== 1) problems.push(`${file}: ${h1} h1 headings`);
+    }
+    expect(pages.length).toBeGreaterThan(80);
+    expect(checked).toBeGreaterThan(pages.length * 20);
+    expect(problems).toEqual([]);
+  });
+
+  it("builds each chapter's full source and diff once, on its /code/ page, out of the search index", () => {
+    for (const [i, chapter] of chapters.entries()) {
+      const html = page("code", chapter.name);
+      const source = readFileSync(path.join(chapter.dir, "agent.ts"), "utf8");
+      const titleLine = source.split("\n")[1].trim(); // " * s01 · The agent loop"
+      expect(decodeHtml(html.replace(/<[^>]+>/g, "")), chapter.id).toContain(titleLine);
+      expect(html).toContain('<section id="source">');
+      expect(html.includes('<section id="changes">'), chapter.id).toBe(i > 0);
+      expect(html).not.toContain("data-pagefind-body");
+    }
+    // The index holds the 22 pages of each locale, none of the /code/ pages (they are English).
+    const entry = JSON.parse(
+      readFileSync(path.join(dist, "pagefind", "pagefind-entry.json"), "utf8"),
+    );
+    const counts = Object.values(entry.languages as Record<string, { page_count: number }>);
+    expect(counts.map((l) => l.page_count)).toEqual(counts.map(() => counts[0].page_count));
+  });
 
   it("is a production build with search in every locale", () => {
     for (const prefix of Object.values(prefixes))

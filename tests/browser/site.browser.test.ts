@@ -1,90 +1,28 @@
-// The built site in a real browser: every page loads cleanly, fits a phone, and the interactive
-// parts (language picker, search, mermaid, dark mode) work. Screenshots go to artifacts/.
-import { mkdirSync, readdirSync } from "node:fs";
+// The interactive parts of the built site in chromium, served under the sub-path it is built for
+// (site-build.ts): language picker, search, mermaid, dark mode, the player. Pages at phone width
+// are pages.browser.test.ts. Screenshots go to artifacts/.
+import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listChapters, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
-import { ensureSiteBuilt } from "../site-build.ts";
-import { hasChromium, launch } from "./chromium.ts";
-import { serve } from "./serve.ts";
+import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
+import { underBase } from "../site-build.ts";
+import { hasChromium } from "./chromium.ts";
+import type { serve } from "./serve.ts";
+import { chapter, LOCALES, openSite, scriptsReady } from "./site.ts";
 
 const SHOTS = path.join(REPO_ROOT, "artifacts/screenshots");
-const LOCALES = { en: "", ja: "/ja", zh: "/zh", de: "/de" } as const;
-const chapter = listChapters()[0].name;
-
-let browser: Browser;
-let server: Awaited<ReturnType<typeof serve>>;
-let dist: string;
-
-function htmlPages(root: string): string[] {
-  return (readdirSync(root, { recursive: true }) as string[])
-    .filter((f) => f.endsWith("index.html"))
-    .map((f) => `/${path.dirname(f)}/`.replace(/^\/\.\/$/, "/").replace(/\/\.?\/$/, "/"));
-}
-
-/** Opens a page and collects console errors and failed requests while it loads (and, on a page
- *  with mermaid diagrams, until they have rendered). */
-async function visit(page: Page, url: string) {
-  const problems: string[] = [];
-  page.on("console", (m) => {
-    if (m.type() === "error") problems.push(`console: ${m.text()}`);
-  });
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  page.on("requestfailed", (r) => problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`));
-  page.on("response", (r) => {
-    if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
-  });
-  await page.goto(url, { waitUntil: "load" });
-  const diagrams = page.locator("pre.mermaid-source:not([data-rendered])");
-  if (await diagrams.count()) {
-    await page
-      .waitForFunction(
-        () => !document.querySelector("pre.mermaid-source:not([data-rendered])"),
-        null,
-        { timeout: 30_000 },
-      )
-      .catch(() => problems.push("mermaid did not render"));
-  }
-  return problems;
-}
 
 describe.skipIf(!hasChromium)("the site in chromium", () => {
+  let site: Awaited<ReturnType<typeof openSite>>;
+  let browser: Browser;
+  let server: Awaited<ReturnType<typeof serve>>;
   beforeAll(async () => {
-    dist = await ensureSiteBuilt();
-    server = await serve(dist);
-    browser = await launch();
+    site = await openSite();
+    ({ browser, server } = site);
     mkdirSync(SHOTS, { recursive: true });
   }, 660_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
-  it("every page of every locale loads without errors and fits a 390 px screen", async () => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-    const failures: string[] = [];
-    const pages = htmlPages(dist);
-    expect(pages.length).toBeGreaterThan(8);
-    const queue = [...pages];
-    // Three tabs at a time: a 2-core machine renders while another tab waits on the network.
-    await Promise.all(
-      [1, 2, 3].map(async () => {
-        for (let url = queue.shift(); url !== undefined; url = queue.shift()) {
-          const page = await context.newPage();
-          const problems = await visit(page, server.url + url);
-          const overflow = await page.evaluate(
-            () => document.documentElement.scrollWidth - window.innerWidth,
-          );
-          if (overflow > 0) problems.push(`overflows by ${overflow}px at 390px`);
-          failures.push(...problems.map((p) => `${url}: ${p}`));
-          await page.close();
-        }
-      }),
-    );
-    await context.close();
-    expect(failures).toEqual([]);
-  }, 600_000);
+  afterAll(() => site?.close());
 
   it("the language picker switches between en, ja, zh and de on the same chapter", async () => {
     const page = await browser.newPage();
@@ -95,10 +33,11 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
       ["de", "/de"],
       ["en", ""],
     ] as const) {
+      await scriptsReady(page);
       await page
         .locator("starlight-lang-select select")
         .first()
-        .selectOption({ value: `${prefix}/${chapter}/` });
+        .selectOption({ value: underBase(`${prefix}/${chapter}/`) });
       await page.waitForURL(`${server.url}${prefix}/${chapter}/`);
       expect(await page.getAttribute("html", "lang"), locale).toBe(
         locale === "zh" ? "zh-CN" : locale,
@@ -112,15 +51,17 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
     for (const [locale, word] of Object.entries(words)) {
       const page = await browser.newPage();
       const prefix = LOCALES[locale as keyof typeof LOCALES];
-      await page.goto(`${server.url}${prefix}/${chapter}/`);
+      await page.goto(`${server.url}${prefix}/`); // the home page: search is on every page
+      await scriptsReady(page);
       await page.locator("button[data-open-modal]").first().click();
       await page.locator("dialog[open] #starlight__search input").waitFor({ timeout: 60_000 }); // Pagefind UI loads on first open
       await page.locator("#starlight__search input").fill(word);
       const link = page.locator(".pagefind-ui__result-link").first();
       await link.waitFor({ timeout: 15_000 });
       const href = (await link.getAttribute("href")) ?? "";
-      expect(href.startsWith(`${prefix}/`), `${locale}: ${href}`).toBe(true);
-      if (locale === "en") expect(href).not.toMatch(/^\/(ja|zh|de)\//);
+      expect(href.startsWith(underBase(`${prefix}/`)), `${locale}: ${href}`).toBe(true);
+      if (locale === "en") expect(href).not.toMatch(/^\/[^/]+\/(ja|zh|de)\//);
+      expect((await fetch(new URL(href, server.origin))).status, href).toBe(200);
       if (locale === "ja")
         await expect
           .poll(() => page.locator(".pagefind-ui__message").textContent(), { timeout: 5_000 })
@@ -145,6 +86,7 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
   it("dark mode persists across pages", async () => {
     const page = await browser.newPage();
     await page.goto(`${server.url}/`);
+    await scriptsReady(page);
     await page.locator("starlight-theme-select select").first().selectOption("dark");
     expect(await page.getAttribute("html", "data-theme")).toBe("dark");
     await page.goto(`${server.url}/ja/${chapter}/`);
@@ -172,6 +114,24 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
     expect(await current()).toBe("2");
     await player.locator("button[data-action=last]").click();
     expect(Number(await current())).toBe((await player.locator(".lah-step").count()) - 1);
+    await page.close();
+  }, 60_000);
+
+  it("fetches the full source and the diff when the reader opens them, in any locale", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/de/s13-agent-teams/`);
+    for (const selector of ["details.lah-source", ".lah-changes details"]) {
+      const details = page.locator(selector);
+      expect(await details.locator(".expressive-code").count(), selector).toBe(0);
+      await details.locator("summary").click();
+      await expect
+        .poll(() => details.locator(".expressive-code").count(), { message: selector })
+        .toBe(1);
+      expect(await details.locator(".lah-on-demand-link").count(), selector).toBe(0);
+    }
+    expect(await page.locator("details.lah-source .expressive-code").innerText()).toContain(
+      "s13 · Agent teams",
+    );
     await page.close();
   }, 60_000);
 

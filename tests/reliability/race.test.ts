@@ -32,17 +32,22 @@ function arena() {
   return { base, ws, outside };
 }
 
+// How long the swap race runs: 4 s in the suite (thousands of swaps); RACE_SECONDS=60 for a soak.
+const RACE_SECONDS = Number(process.env.RACE_SECONDS ?? 4);
+
 describe("file tools against a swap race", () => {
-  it("a folder swapped for a symlink to outside, 10 s long: nothing outside is read, written or changed", async () => {
-    const { ws, outside } = arena();
-    mkdirSync(path.join(ws, "d"));
-    writeFileSync(path.join(ws, "d", "f.txt"), "inside original");
-    // The attacker: another process flips ws/d between the real folder and a link to outside.
-    const swapper = spawn(
-      process.execPath,
-      [
-        "-e",
-        `
+  it(
+    `a folder swapped for a symlink to outside, ${RACE_SECONDS} s long: nothing outside is read, written or changed`,
+    async () => {
+      const { ws, outside } = arena();
+      mkdirSync(path.join(ws, "d"));
+      writeFileSync(path.join(ws, "d", "f.txt"), "inside original");
+      // The attacker: another process flips ws/d between the real folder and a link to outside.
+      const swapper = spawn(
+        process.execPath,
+        [
+          "-e",
+          `
       const fs = require("fs"); const [d, real, out] = process.argv.slice(1);
       let flips = 0;
       for (;;) {
@@ -54,43 +59,45 @@ describe("file tools against a swap race", () => {
         try { if (!fs.existsSync(d)) fs.renameSync(real, d); } catch {}
         if (flips % 100 === 1) { try { fs.writeFileSync(real + ".flips", String(flips)); } catch {} }
       }`,
-        path.join(ws, "d"),
-        path.join(ws, "d-real"),
-        outside,
-      ],
-      { stdio: "ignore" },
-    );
-    try {
-      await waitFor(() => existsSync(path.join(ws, "d-real.flips")), "the swapper to start");
-      let attempts = 0;
-      let leaks = 0;
-      const end = Date.now() + 10_000;
-      while (Date.now() < end) {
-        for (const [name, input] of [
-          ["write", { path: "d/f.txt", content: "written by the tool" }],
-          ["write", { path: "d/new.txt", content: "new file" }],
-          ["edit", { path: "d/f.txt", old_text: "original", new_text: "edited" }],
-          ["read", { path: "d/f.txt" }],
-          ["read", { path: "d/passwd" }],
-        ] as const) {
-          attempts++;
-          const { output } = await tool(ws, name, input);
-          if (output.includes("OUTSIDE") || output.includes("root:x")) leaks++;
-        }
-        await new Promise((r) => setImmediate(r));
-      }
-      const flips = Number(readFileSync(path.join(ws, "d-real.flips"), "utf8"));
-      console.log(
-        `swap race: ${attempts} tool calls against ${flips}+ swaps to a symlink in 10 s, ${leaks} reads leaked`,
+          path.join(ws, "d"),
+          path.join(ws, "d-real"),
+          outside,
+        ],
+        { stdio: "ignore" },
       );
-      expect(attempts).toBeGreaterThan(100);
-      expect(leaks).toBe(0);
-      expect(readdirSync(outside).sort()).toEqual(["f.txt", "passwd"]);
-      expect(readFileSync(path.join(outside, "f.txt"), "utf8")).toBe("OUTSIDE original");
-    } finally {
-      swapper.kill("SIGKILL");
-    }
-  }, 30_000);
+      try {
+        await waitFor(() => existsSync(path.join(ws, "d-real.flips")), "the swapper to start");
+        let attempts = 0;
+        let leaks = 0;
+        const end = Date.now() + RACE_SECONDS * 1000;
+        while (Date.now() < end) {
+          for (const [name, input] of [
+            ["write", { path: "d/f.txt", content: "written by the tool" }],
+            ["write", { path: "d/new.txt", content: "new file" }],
+            ["edit", { path: "d/f.txt", old_text: "original", new_text: "edited" }],
+            ["read", { path: "d/f.txt" }],
+            ["read", { path: "d/passwd" }],
+          ] as const) {
+            attempts++;
+            const { output } = await tool(ws, name, input);
+            if (output.includes("OUTSIDE") || output.includes("root:x")) leaks++;
+          }
+          await new Promise((r) => setImmediate(r));
+        }
+        const flips = Number(readFileSync(path.join(ws, "d-real.flips"), "utf8"));
+        console.log(
+          `swap race: ${attempts} tool calls against ${flips}+ swaps to a symlink in ${RACE_SECONDS} s, ${leaks} reads leaked`,
+        );
+        expect(attempts).toBeGreaterThan(100);
+        expect(leaks).toBe(0);
+        expect(readdirSync(outside).sort()).toEqual(["f.txt", "passwd"]);
+        expect(readFileSync(path.join(outside, "f.txt"), "utf8")).toBe("OUTSIDE original");
+      } finally {
+        swapper.kill("SIGKILL");
+      }
+    },
+    RACE_SECONDS * 1000 + 30_000,
+  );
 });
 
 describe("file tools against odd files", () => {

@@ -1,0 +1,59 @@
+// A page of every kind in every locale, in chromium at phone width: it loads without console
+// errors or failed requests, its diagrams render, and nothing overflows 390 px. (Every link and
+// image of every page is checked without a browser by tests/site.test.ts.)
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hasChromium } from "./chromium.ts";
+import { chapter, chapters, LOCALES, openSite, visit } from "./site.ts";
+
+/** English: a page of every kind (home, the first, largest and last chapter, the case study, the
+ *  site pages with tables, the translators' guide); the other locales: the home page, the largest
+ *  chapter and the pages whose tables are widest. */
+const SAMPLE = {
+  en: [
+    "",
+    `${chapter}/`,
+    "s13-agent-teams/",
+    `${chapters.at(-1)}/`,
+    "case-study-hierarchy/",
+    "compare/",
+    "timeline/",
+    "workshop/",
+    "translation-status/",
+    "translators/",
+  ],
+  other: ["", "s13-agent-teams/", "compare/", "timeline/", "translation-status/"],
+};
+
+describe.skipIf(!hasChromium)("pages in chromium at 390 px", () => {
+  let site: Awaited<ReturnType<typeof openSite>>;
+  beforeAll(async () => {
+    site = await openSite();
+  }, 660_000);
+  afterAll(() => site?.close());
+
+  it("a page of every kind, in every locale, loads without errors and fits a 390 px screen", async () => {
+    const { browser, server } = site;
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const failures: string[] = [];
+    const queue = Object.entries(LOCALES).flatMap(([locale, prefix]) =>
+      (locale === "en" ? SAMPLE.en : SAMPLE.other).map((p) => `${prefix}/${p}`),
+    );
+    // Three tabs at a time: a 2-core machine renders while another tab waits on the network.
+    await Promise.all(
+      [1, 2, 3].map(async () => {
+        for (let url = queue.shift(); url !== undefined; url = queue.shift()) {
+          const page = await context.newPage();
+          const problems = await visit(page, server.url + url);
+          const overflow = await page.evaluate(
+            () => document.documentElement.scrollWidth - window.innerWidth,
+          );
+          if (overflow > 0) problems.push(`overflows by ${overflow}px at 390px`);
+          failures.push(...problems.map((p) => `${url}: ${p}`));
+          await page.close();
+        }
+      }),
+    );
+    await context.close();
+    expect(failures).toEqual([]);
+  }, 600_000);
+});

@@ -1,0 +1,66 @@
+// What the browser tests share: the built site served under its base, one chromium, and a visit
+// that collects every console error and failed request of a page.
+import type { Browser, Page } from "playwright-core";
+import { listChapters } from "../../chapters/_runner/chapters.ts";
+import { BASE, ensureSiteBuilt } from "../site-build.ts";
+import { launch } from "./chromium.ts";
+import { serve } from "./serve.ts";
+
+export const LOCALES = { en: "", ja: "/ja", zh: "/zh", de: "/de" } as const;
+export const chapters = listChapters().map((c) => c.name);
+export const chapter = chapters[0];
+
+/** The site built for the suite, served under its base, and a browser: close both when done. */
+export async function openSite(): Promise<{
+  browser: Browser;
+  server: Awaited<ReturnType<typeof serve>>;
+  close(): Promise<void>;
+}> {
+  const server = await serve(await ensureSiteBuilt(), { base: BASE });
+  const browser = await launch();
+  return {
+    browser,
+    server,
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
+}
+
+/** Opens a page and collects console errors and failed requests while it loads (and, on a page
+ *  with mermaid diagrams, until they have rendered). */
+export async function visit(page: Page, url: string) {
+  const problems: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") problems.push(`console: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("requestfailed", (r) => problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on("response", (r) => {
+    if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
+  });
+  await page.goto(url, { waitUntil: "load" });
+  await scriptsReady(page);
+  const diagrams = page.locator("pre.mermaid-source:not([data-rendered])");
+  if (await diagrams.count()) {
+    await page
+      .waitForFunction(
+        () => !document.querySelector("pre.mermaid-source:not([data-rendered])"),
+        null,
+        { timeout: 30_000 },
+      )
+      .catch(() => problems.push("mermaid did not render"));
+  }
+  return problems;
+}
+
+/** Waits until the page's custom elements (search, language and theme pickers) are defined, so a
+ *  click reaches a handler: on a busy machine the button can be painted well before its script. */
+export async function scriptsReady(page: Page) {
+  await page.waitForFunction(() =>
+    ["site-search", "starlight-lang-select", "starlight-theme-select"].every(
+      (name) => !document.querySelector(name) || customElements.get(name),
+    ),
+  );
+}

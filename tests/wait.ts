@@ -1,0 +1,14 @@
+// Waiting on a condition, never on a fixed sleep (shared by the tests and the sequencer).
+/** Polls until `condition` holds; fails with `what` after `timeoutMs`. Tests wait on
+ *  conditions, never on fixed sleeps, so a busy machine only makes them slower. */
+export async function waitFor(
+  condition: () => boolean,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
