@@ -292,7 +292,7 @@ export async function callTool(
           ? `stopped during ${tool} (${conn.stopped ?? "connection closed"}); its tools are gone for this session`
           : err instanceof McpError
             ? `refused ${tool}: ${err.message.replace(/^MCP error -?\d+: /, "")}`
-            : (err as Error).name === "ZodError"
+            : Array.isArray((err as { issues?: unknown }).issues) // the SDK's schema check
               ? `sent a malformed result for ${tool} (not an MCP tool result); it was ignored`
               : `failed on ${tool}: ${(err as Error).message}`;
     throw new Error(`MCP server "${conn.name}" ${why}`);
