@@ -11,7 +11,7 @@ import { playScenario } from "../chapters/_runner/runtime.ts";
 import { prepareWorkspace } from "../chapters/_runner/workspace.ts";
 import { say, use, useAll } from "../chapters/_shared/scripted.ts";
 import { sandboxStatus } from "../chapters/_shared/shell.ts";
-import type { ScriptedTurn } from "../chapters/_shared/types.ts";
+import type { Agent, ScriptedTurn } from "../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, toolNames, waitFor } from "./helpers.ts";
 
 type TestEnv = ReturnType<typeof scriptedEnv>;
@@ -87,8 +87,9 @@ const results = (env: TestEnv) =>
     e.kind === "tool_result" ? [{ name: e.name, output: e.output, isError: e.is_error }] : [],
   );
 const notes = (env: TestEnv) => env.io.trace.flatMap((e) => (e.kind === "note" ? [e.text] : []));
-const serverPids = (env: TestEnv) =>
-  env.io.trace.flatMap((e) => (e.kind === "event" && e.type === "mcp_server" ? [e.data.pid] : []));
+/** The pids /mcp reports (the trace has none: a recorded run reads the same every time). */
+const serverPids = async (agent: Agent) =>
+  [...(await agent.commands!["/mcp"].run("")).matchAll(/\(pid (\d+)\)/g)].map((m) => Number(m[1]));
 
 /** A process and everything under it, by pid (Linux: /proc/<pid>/task/<tid>/children). */
 function processTree(pid: number): number[] {
@@ -369,7 +370,7 @@ describe("a1 MCP servers", () => {
     const env = scriptedEnv([say("ok")], { workspace: notesWorkspace() });
     const agent = createAgent(env, { trusted: true });
     await agent.send("go");
-    const [pid] = serverPids(env) as number[];
+    const [pid] = await serverPids(agent);
     const tree = processTree(pid);
     expect(tree.length).toBeGreaterThanOrEqual(sandboxed ? 3 : 1); // setsid'd bwrap, its init, node
     expect(await agent.commands!["/mcp"].run("")).toMatch(`notes (pid ${pid}): running`);
@@ -379,7 +380,7 @@ describe("a1 MCP servers", () => {
 
   it("plays its scenario offline: real calls, a result, and a denied delete", async () => {
     const ws = prepareWorkspace(tempDir(), { template: path.join(CHAPTER, "workspace") });
-    const { env } = await playScenario(a1, scenario, ws);
+    const { env, agent } = await playScenario(a1, scenario, ws);
     expect(env.scripted!.finished).toBe(true);
     const all = results(env as TestEnv);
     expect(all.map((r) => [r.name, r.isError])).toEqual([
@@ -390,7 +391,8 @@ describe("a1 MCP servers", () => {
     ]);
     expect(all[2].output).toMatch(/denied by the rule "mcp__notes__delete_note"/);
     expect(JSON.parse(all[3].output)).toHaveProperty("tests", "Run the tests with: node --test");
-    const pids = serverPids(env as TestEnv) as number[];
+    const pids = await serverPids(agent); // after close(): the pids it had
+    expect(pids).toHaveLength(1);
     await waitFor(() => !pids.some(alive), "the server to end with the scenario");
   });
 });
@@ -436,7 +438,7 @@ describe.concurrent("npm run chapter mcp", () => {
     const h = harness(["mcp", "--demo", "--workspace", workspace()]);
     expect(await h.exited, h.out()).toBe(0);
     expect(h.out()).toMatch(/learn-agent-harness · a1 · MCP tool servers/);
-    expect(h.out()).toMatch(/MCP server "notes" is running \(pid \d+\)/);
+    expect(h.out()).toMatch(/MCP server "notes" is running: save_note, list_notes, delete_note/);
     expect(h.out()).toMatch(/saved "tests"/);
     expect(h.out()).toMatch(/denied by the rule "mcp__notes__delete_note"/);
     const list = harness(["--list"]);
@@ -455,7 +457,9 @@ describe.concurrent("npm run chapter mcp", () => {
       const h = harness(["a1", "--workspace", workspace()]);
       h.child.stdin.write("\n"); // the scenario's prompt
       await waitFor(() => /assistant › The notes server now holds/.test(h.out()), "the scenario");
-      const pid = Number(/MCP server "notes" is running \(pid (\d+)\)/.exec(h.out())![1]);
+      h.child.stdin.write("/mcp\n");
+      await waitFor(() => /notes \(pid \d+\): running/.test(h.out()), "/mcp to answer");
+      const pid = Number(/notes \(pid (\d+)\): running/.exec(h.out())![1]);
       const tree = processTree(pid);
       expect(tree.every(alive)).toBe(true);
       if (how === "q") h.child.stdin.write("q\n");

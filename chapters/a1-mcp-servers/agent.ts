@@ -20,22 +20,8 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ErrorCode, McpError, type Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
-import {
-  BASE_HANDLERS,
-  BASE_TOOLS,
-  normalizeMessages,
-  readInside,
-  runTool,
-  type ToolHandler,
-} from "../s02-tool-use/agent.ts";
-import {
-  checkPermission,
-  loadPermissions,
-  rulesFile,
-  type Mode,
-  type Permissions,
-  type Rule,
-} from "../s07-permission-system/agent.ts";
+import * as s02 from "../s02-tool-use/agent.ts";
+import * as s07 from "../s07-permission-system/agent.ts";
 import { readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import { REPO_ROOT } from "../_shared/paths.ts";
 import { bwrapArgs, commandEnv, sandboxStatus } from "../_shared/shell.ts";
@@ -52,16 +38,12 @@ tools, tools named mcp__<server>__<tool> are served by MCP servers the user conf
 permission gate checks every tool call; a refused or failed call comes back as an error that says
 why. Do not retry it unchanged: adapt, or explain what you need. When the task is done, say so.`;
 
-/** The tools every session starts with; its servers' tools are added when it starts. */
-export const TOOLS: Tool[] = BASE_TOOLS;
+/** The tools every session starts with; its servers' tools join them when it starts. */
+export const TOOLS: Tool[] = s02.BASE_TOOLS;
 
 // #region config
 export const CONFIG_FILE = ".mcp.json";
-export interface ServerConfig {
-  command: string;
-  args: string[];
-  env: Record<string, string>;
-}
+export type ServerConfig = { command: string; args: string[]; env: Record<string, string> };
 
 /** A server's name becomes part of tool names: letters, digits, `-` and single `_` inside, so
  *  the `__` on each side of it always marks where it starts and ends. */
@@ -127,27 +109,27 @@ async function trusted(env: AgentEnv, text: string, servers: Record<string, Serv
 export interface Connection {
   name: string;
   client: Client;
-  pid: number | undefined;
+  pid?: number;
   tools: McpTool[];
   stopped?: string;
-  /** What the server last printed on stderr that looks like a reason. */
+  /** The line of its stderr that most looks like a reason (for the sentences below). */
   lastWords(): string;
   stop(): Promise<void>;
 }
 
-const NODE_MODULES = path.join(REPO_ROOT, "node_modules");
-
 /** The server runs where the bash tool's commands run: in bubblewrap, writing only in the
- *  workspace, with the allow-listed environment (the config's `env` added) — no secrets. */
+ *  workspace, with the allow-listed environment (plus the config's `env`), so no secrets. */
 function commandLine(config: ServerConfig, workspace: string) {
   const run = [config.command, ...config.args];
   if (sandboxStatus().kind === "bubblewrap") {
     // The sandbox hides this repository, and with it the SDK a server imports. Node looks for
     // packages beside the server first, so the SDK's folder is shown there, read-only.
     const own = path.join(workspace, "node_modules");
-    const modules =
-      existsSync(own) && readdirSync(own).length ? [] : ["--ro-bind", NODE_MODULES, own];
-    run.unshift("bwrap", ...bwrapArgs(workspace, []), ...modules);
+    const mods =
+      existsSync(own) && readdirSync(own).length
+        ? []
+        : ["--ro-bind", path.join(REPO_ROOT, "node_modules"), own];
+    run.unshift("bwrap", ...bwrapArgs(workspace, []), ...mods);
   }
   // Its own process group: a Ctrl-C meant for the turn does not reach it, one kill ends all of it.
   if (process.platform === "linux") run.unshift("setsid");
@@ -155,26 +137,12 @@ function commandLine(config: ServerConfig, workspace: string) {
   return { command, args };
 }
 
-/** Ends the server and everything it started: its process group, or (no setsid) the process. */
-function killGroup(pid: number | undefined) {
-  if (!pid) return;
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-}
-
 export async function connect(
   env: AgentEnv,
   name: string,
   config: ServerConfig,
   timeoutMs: number,
-): Promise<Connection> {
+) {
   const transport = new StdioClientTransport({
     ...commandLine(config, env.workspace),
     env: { ...commandEnv(), ...config.env } as Record<string, string>,
@@ -187,7 +155,6 @@ export async function connect(
   const conn: Connection = {
     name,
     client,
-    pid: undefined,
     tools: [],
     lastWords() {
       const lines = stderr.split("\n").map((l) => l.trim());
@@ -196,36 +163,31 @@ export async function connect(
     },
     async stop() {
       conn.stopped ??= "stopped by the harness";
-      // The spec's way: close its stdin, then SIGTERM, then SIGKILL. A harness that is shutting
-      // down gives it a second, then ends its whole process group.
+      // The spec's way is: close its stdin, then SIGTERM, then SIGKILL. A harness that is
+      // shutting down gives it a second, then ends its process group.
       const closing = client.close().catch(() => {});
       await Promise.race([closing, new Promise((r) => setTimeout(r, 1_000).unref())]);
-      killGroup(conn.pid);
+      try {
+        if (conn.pid) process.kill(-conn.pid, "SIGKILL");
+      } catch {
+        // gone already (or, without setsid, no group of its own: client.close() ends it)
+      }
       await closing;
     },
   };
   client.onclose = () => {
-    const words = conn.lastWords();
-    conn.stopped ??= `it exited${words ? `: ${words}` : ""}`;
+    conn.stopped ??= `it exited${conn.lastWords() ? `: ${conn.lastWords()}` : ""}`;
   };
   try {
-    await client.connect(transport, { timeout: timeoutMs });
+    await client.connect(transport, { timeout: timeoutMs }); // spawn, then initialize
     conn.pid = transport.pid ?? undefined;
-    // A long list comes in pages.
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs });
-      conn.tools.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor && conn.tools.length < 1_000);
+    conn.tools = (await client.listTools({}, { timeout: timeoutMs })).tools; // the first page
   } catch (err) {
     conn.pid ??= transport.pid ?? undefined;
-    await conn.stop();
-    const why =
-      err instanceof McpError && err.code === ErrorCode.RequestTimeout
-        ? `it did not answer within ${timeoutMs / 1000} s`
-        : conn.lastWords() || (err as Error).message;
-    throw new Error(`MCP server "${name}" failed to start: ${why}`);
+    await conn.stop(); // it may be running, just not answering
+    const timedOut = err instanceof McpError && err.code === ErrorCode.RequestTimeout;
+    const why = timedOut ? `it did not answer within ${timeoutMs / 1000} s` : conn.lastWords();
+    throw new Error(`MCP server "${name}" failed to start: ${why || (err as Error).message}`);
   }
   return conn;
 }
@@ -240,25 +202,21 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  *  refuse, or one already taken, is left out with a sentence: the model never sees a tool it
  *  cannot call. */
 export function namespace(servers: Connection[], note: (text: string) => void, timeoutMs: number) {
-  const tools: Tool[] = [...BASE_TOOLS];
-  const handlers: Record<string, ToolHandler> = { ...BASE_HANDLERS };
+  const tools: Tool[] = [...s02.BASE_TOOLS];
+  const handlers: Record<string, s02.ToolHandler> = { ...s02.BASE_HANDLERS };
   for (const conn of servers) {
     for (const tool of conn.tools) {
       const name = `mcp__${conn.name}__${tool.name}`;
       const why = handlers[name]
         ? `the name ${name} is taken already`
-        : !TOOL_NAME.test(name)
-          ? `"${name}" is not a valid tool name (1–64 letters, digits, _ or -)`
-          : undefined;
+        : !TOOL_NAME.test(name) &&
+          `"${name}" is not a valid tool name (1–64 letters, digits, _ or -)`;
       if (why) {
         note(`MCP tool "${tool.name}" of server "${conn.name}" is left out: ${why}`);
         continue;
       }
-      tools.push({
-        name,
-        description: `(MCP server "${conn.name}") ${tool.description ?? ""}`.trim(),
-        input_schema: tool.inputSchema as Tool["input_schema"],
-      });
+      const description = `(MCP server "${conn.name}") ${tool.description ?? ""}`.trim();
+      tools.push({ name, description, input_schema: tool.inputSchema as Tool["input_schema"] });
       handlers[name] = (input) => callTool(conn, tool.name, input, timeoutMs);
     }
   }
@@ -267,8 +225,6 @@ export function namespace(servers: Connection[], note: (text: string) => void, t
 // #endregion namespace
 
 // #region dispatch
-const MAX_OUTPUT = 50_000;
-
 /** Sends one call to its server. Whatever goes wrong is thrown as one sentence, which the loop's
  *  runTool turns into an error result: the model reads it, and the turn goes on. */
 export async function callTool(
@@ -303,7 +259,7 @@ export async function callTool(
   if (!parts.length && result.structuredContent)
     parts.push(JSON.stringify(result.structuredContent));
   let text = parts.join("\n") || "(no output)";
-  if (text.length > MAX_OUTPUT) text = `${text.slice(0, MAX_OUTPUT)}\n… (truncated)`;
+  if (text.length > 50_000) text = `${text.slice(0, 50_000)}\n… (truncated)`;
   if (result.isError) throw new Error(text);
   return text;
 }
@@ -313,14 +269,14 @@ export async function callTool(
 export async function agentLoop(
   env: AgentEnv,
   messages: MessageParam[],
-  perms: Permissions,
-  session: { tools: Tool[]; handlers: Record<string, ToolHandler> },
+  perms: s07.Permissions,
+  session: { tools: Tool[]; handlers: Record<string, s02.ToolHandler> },
 ): Promise<void> {
   for (;;) {
     const response = await env.model.messages.create({
       model: env.modelId,
       system: `${SYSTEM}\n\nPermission mode: ${perms.mode}.`,
-      messages: normalizeMessages(messages),
+      messages: s02.normalizeMessages(messages),
       tools: session.tools,
       max_tokens: 8000,
     });
@@ -333,11 +289,11 @@ export async function agentLoop(
       if (block.type !== "tool_use") continue;
       await env.io.toolCall(block);
       // An MCP tool passes the same gate as a base tool: its server is not asked what is allowed.
-      const refusal = await checkPermission(env, perms, block);
+      const refusal = await s07.checkPermission(env, perms, block);
       env.io.event("permission", { tool: block.name, allowed: refusal === null, reason: refusal });
       const { output, isError } =
         refusal === null
-          ? await runTool(session.handlers, block, { root: env.workspace })
+          ? await s02.runTool(session.handlers, block, { root: env.workspace })
           : { output: `Permission denied: ${refusal}. The tool did not run.`, isError: true };
       env.io.toolResult(block, output, isError);
       results.push({
@@ -353,10 +309,7 @@ export async function agentLoop(
 // #endregion loop
 
 // #region session
-export interface McpOptions {
-  mode?: Mode;
-  allow?: Rule[];
-  deny?: Rule[];
+export interface McpOptions extends s07.PermissionOptions {
   /** Start the config's servers without asking (tests, or a harness that asked already). */
   trusted?: boolean;
   /** How long one tool call may take (default 30 s), and a server's start (default 10 s). */
@@ -364,12 +317,12 @@ export interface McpOptions {
   startTimeoutMs?: number;
 }
 
-/** The policy a new workspace starts with: notes tools allowed, deleting a note denied. */
+/** The policy a new workspace starts with: the notes tools allowed, deleting a note denied. */
 export const STARTING_RULES = path.join(import.meta.dirname, "permissions.json");
 
 /** s07's rules name one tool, and a server brings many: here a rule's tool may end in `*`.
  *  Once the tools are known, such a rule becomes one rule per tool it names. */
-const expand = (rules: Rule[], tools: Tool[]) =>
+const expand = (rules: s07.Rule[], tools: Tool[]) =>
   rules.flatMap((rule) =>
     rule.tool !== "*" && rule.tool.endsWith("*")
       ? tools
@@ -380,93 +333,92 @@ const expand = (rules: Rule[], tools: Tool[]) =>
 
 async function startServers(env: AgentEnv, options: McpOptions): Promise<Connection[]> {
   if (!existsSync(path.join(env.workspace, CONFIG_FILE))) return [];
-  let config;
-  let text = "";
+  let text, config;
   try {
-    text = readInside(env.workspace, CONFIG_FILE);
+    text = s02.readInside(env.workspace, CONFIG_FILE);
     config = parseConfig(text);
   } catch (err) {
     env.io.note(`${CONFIG_FILE} is not usable: ${(err as Error).message}; no MCP servers`);
     return [];
   }
-  config.problems.forEach((p) => env.io.note(p));
-  const names = Object.keys(config.servers);
-  if (!names.length) return [];
-  if (!options.trusted && !(await trusted(env, text, config.servers))) {
+  config.problems.forEach((problem) => env.io.note(problem));
+  const { servers } = config;
+  if (!Object.keys(servers).length) return [];
+  if (!options.trusted && !(await trusted(env, text, servers))) {
     env.io.note(`MCP servers not started: you did not trust this ${CONFIG_FILE}`);
     return [];
   }
   const timeout = options.startTimeoutMs ?? 10_000;
   const started = await Promise.allSettled(
-    names.map((name) => connect(env, name, config.servers[name], timeout)),
+    Object.entries(servers).map(([name, server]) => connect(env, name, server, timeout)),
   );
-  const servers: Connection[] = [];
   for (const outcome of started) {
-    if (outcome.status === "rejected") {
-      env.io.note((outcome.reason as Error).message);
-      continue;
+    if (outcome.status === "rejected") env.io.note((outcome.reason as Error).message);
+    else {
+      // (Its pid is for /mcp, not the trace: a recorded run must read the same every time.)
+      const { name, tools } = outcome.value;
+      const names = tools.map((t) => t.name);
+      env.io.note(`MCP server "${name}" is running: ${names.join(", ") || "no tools"}`);
+      env.io.event("mcp_server", { server: name, tools: names });
     }
-    const { name, pid, tools } = outcome.value;
-    env.io.note(
-      `MCP server "${name}" is running (pid ${pid}): ${tools.map((t) => t.name).join(", ") || "no tools"}`,
-    );
-    env.io.event("mcp_server", { server: name, pid, tools: tools.map((t) => t.name) });
-    servers.push(outcome.value);
   }
-  return servers;
+  return started.flatMap((outcome) => (outcome.status === "fulfilled" ? [outcome.value] : []));
 }
 
 export function createAgent(env: AgentEnv, options: McpOptions = {}): Agent {
   // This appendix's starting policy, unless the workspace has a rules file already.
-  if (!existsSync(rulesFile(env))) {
+  if (!existsSync(s07.rulesFile(env))) {
     mkdirSync(env.stateDir, { recursive: true });
-    copyFileSync(STARTING_RULES, rulesFile(env));
+    copyFileSync(STARTING_RULES, s07.rulesFile(env));
   }
-  const fromFile = loadPermissions(rulesFile(env), (text) => env.io.note(text));
-  const perms: Permissions = {
+  const fromFile = s07.loadPermissions(s07.rulesFile(env), (text) => env.io.note(text));
+  const perms: s07.Permissions = {
     mode: options.mode ?? fromFile.mode ?? "default",
     allow: [...(fromFile.allow ?? []), ...(options.allow ?? [])],
     deny: [...(fromFile.deny ?? []), ...(options.deny ?? [])],
   };
   const messages: MessageParam[] = [];
   let servers: Connection[] = [];
-  // If the harness exits without close(), its servers go too (bubblewrap's --die-with-parent
-  // covers a sandboxed one; this covers the rest).
-  const killAll = () => servers.forEach((s) => killGroup(s.pid));
 
-  // The servers start with the first prompt (or /mcp), once per session.
+  // The servers start with the first prompt (or /mcp), once per session. A start that threw
+  // (a broken state file, say) is tried again next time.
   let session: ReturnType<typeof start> | undefined;
   async function start() {
     servers = await startServers(env, options);
-    if (servers.length) process.once("exit", killAll);
     const tools = namespace(servers, (t) => env.io.note(t), options.callTimeoutMs ?? 30_000);
     perms.allow = expand(perms.allow, tools.tools);
     perms.deny = expand(perms.deny, tools.tools);
     return tools;
   }
+  const ready = () =>
+    (session ??= start().catch((err) => {
+      session = undefined;
+      throw err;
+    }));
 
   return {
     messages,
     async send(prompt) {
-      const tools = await (session ??= start());
+      const tools = await ready();
       messages.push({ role: "user", content: prompt });
       await agentLoop(env, messages, perms, tools);
     },
     commands: {
       "/mcp": {
-        help: `list the MCP servers of ${CONFIG_FILE}, whether they run, and their tools`,
+        help: `list the MCP servers of ${CONFIG_FILE}: pid, state and tools`,
         run: async () => {
-          const { tools } = await (session ??= start());
-          const lines = servers.map((s) => `${s.name} (pid ${s.pid}): ${s.stopped ?? "running"}`);
+          const { tools } = await ready();
           const mcp = tools.filter((t) => t.name.startsWith("mcp__")).map((t) => t.name);
+          const lines = servers.map((s) => `${s.name} (pid ${s.pid}): ${s.stopped ?? "running"}`);
           return [...lines, `tools: ${mcp.join(", ") || "(none)"}`].join("\n");
         },
       },
     },
+    // The REPL calls this on q, Ctrl-D, Ctrl-C and SIGTERM/SIGHUP. If the harness dies without
+    // it, bubblewrap's --die-with-parent takes a sandboxed server down with it.
     async close() {
-      if (session) await session.catch(() => {});
-      await Promise.all(servers.map((s) => s.stop()));
-      process.removeListener("exit", killAll);
+      await session?.catch(() => {});
+      await Promise.all(servers.map((server) => server.stop()));
     },
   };
 }
