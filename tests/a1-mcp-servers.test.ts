@@ -444,7 +444,7 @@ describe.concurrent("npm run chapter mcp", () => {
     const list = harness(["--list"]);
     expect(await list.exited).toBe(0);
     expect(list.out()).toMatch(/Appendices:\n\s+a1\s+mcp-servers\s+MCP tool servers/);
-  });
+  }, 60_000);
 
   for (const [how, code] of [
     ["q", 0],
@@ -456,7 +456,11 @@ describe.concurrent("npm run chapter mcp", () => {
     it(`${how === "q" ? "quitting" : how} leaves no server process behind`, async () => {
       const h = harness(["a1", "--workspace", workspace()]);
       h.child.stdin.write("\n"); // the scenario's prompt
-      await waitFor(() => /assistant › The notes server now holds/.test(h.out()), "the scenario");
+      await waitFor(
+        () => /assistant › The notes server now holds/.test(h.out()),
+        "the scenario",
+        30_000,
+      );
       h.child.stdin.write("/mcp\n");
       await waitFor(() => /notes \(pid \d+\): running/.test(h.out()), "/mcp to answer");
       const pid = Number(/notes \(pid (\d+)\): running/.exec(h.out())![1]);
@@ -466,6 +470,6 @@ describe.concurrent("npm run chapter mcp", () => {
       else h.child.kill(how);
       expect(await h.exited).toBe(code);
       await waitFor(() => !tree.some(alive), "every server process to end", 5_000);
-    });
+    }, 60_000);
   }
 });

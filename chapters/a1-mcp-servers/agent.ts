@@ -165,18 +165,22 @@ export async function connect(
       conn.stopped ??= "stopped by the harness";
       // The spec's way is: close its stdin, then SIGTERM, then SIGKILL. A harness that is
       // shutting down gives it a second, then ends its process group.
-      const closing = client.close().catch(() => {});
-      await Promise.race([closing, new Promise((r) => setTimeout(r, 1_000).unref())]);
-      try {
-        if (conn.pid) process.kill(-conn.pid, "SIGKILL");
-      } catch {
-        // gone already (or, without setsid, no group of its own: client.close() ends it)
-      }
-      await closing;
+      const timer = setTimeout(killGroup, 1_000);
+      await client.close().catch(() => {});
+      clearTimeout(timer);
     },
+  };
+  // Whatever it left running goes with it: its process group ends when it does.
+  const killGroup = () => {
+    try {
+      if (conn.pid) process.kill(-conn.pid, "SIGKILL");
+    } catch {
+      // gone already (or, without setsid, no group of its own: client.close() ends it)
+    }
   };
   client.onclose = () => {
     conn.stopped ??= `it exited${conn.lastWords() ? `: ${conn.lastWords()}` : ""}`;
+    killGroup();
   };
   try {
     await client.connect(transport, { timeout: timeoutMs }); // spawn, then initialize
