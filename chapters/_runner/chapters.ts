@@ -1,4 +1,5 @@
-// Finding chapters on disk: chapters/sNN-slug/ with agent.ts, scenario.ts and <locale>.mdx.
+// Finding chapters on disk: chapters/sNN-slug/ with agent.ts, scenario.ts and <locale>.mdx, and
+// appendices, chapters/aN-slug/, which run the same way but are not (yet) pages of the site.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Recorder } from "./io.ts";
@@ -18,6 +19,8 @@ export interface ChapterInfo {
   number: number;
   /** "agent-loop" */
   slug: string;
+  /** Other names it answers to: an appendix's first slug word ("mcp" for a1-mcp-servers). */
+  aliases?: string[];
   /** "s01-agent-loop", also the folder name */
   name: string;
   dir: string;
@@ -40,12 +43,40 @@ export function listChapters(): ChapterInfo[] {
     .sort((a, b) => a.number - b.number);
 }
 
-/** Accepts "s01", "s1", "01", "1", "agent-loop" or "s01-agent-loop". */
-export function findChapter(query: string, chapters = listChapters()): ChapterInfo | undefined {
+/** The appendices (chapters/aN-slug/): runnable like a chapter, but kept out of listChapters(),
+ *  which the site and its tests read, until the site has pages for them. Their title is the
+ *  first line of agent.ts's header ("Appendix A · MCP tool servers" → "MCP tool servers"). */
+export function listAppendices(): ChapterInfo[] {
+  return readdirSync(CHAPTERS_DIR, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && /^a\d+-/.test(d.name))
+    .map((d) => {
+      const [, num, slug] = /^a(\d+)-(.+)$/.exec(d.name)!;
+      const dir = path.join(CHAPTERS_DIR, d.name);
+      const agent = path.join(dir, "agent.ts");
+      const headline = existsSync(agent)
+        ? /^\s*\*\s*(\S.*)$/m.exec(readFileSync(agent, "utf8"))?.[1]
+        : undefined;
+      const title = headline?.replace(/^Appendix \w+\s*·\s*/, "") ?? slug;
+      const aliases = [slug.split("-")[0]];
+      return { id: `a${num}`, number: Number(num), slug, aliases, name: d.name, dir, title };
+    })
+    .sort((a, b) => a.number - b.number);
+}
+
+/** Everything `npm run chapter` can run: the chapters, then the appendices. */
+export function allRunnable(): ChapterInfo[] {
+  return [...listChapters(), ...listAppendices()];
+}
+
+/** Accepts "s01", "s1", "01", "1", "agent-loop" or "s01-agent-loop"; for an appendix "a1",
+ *  "mcp-servers", "a1-mcp-servers" or its alias "mcp". A bare number is always a chapter. */
+export function findChapter(query: string, chapters = allRunnable()): ChapterInfo | undefined {
   const q = query.trim().toLowerCase();
   const n = /^s?(\d{1,2})$/.exec(q);
-  if (n) return chapters.find((c) => c.number === Number(n[1]));
-  return chapters.find((c) => c.name === q || c.slug === q);
+  if (n) return chapters.find((c) => c.id.startsWith("s") && c.number === Number(n[1]));
+  return chapters.find(
+    (c) => c.id === q || c.name === q || c.slug === q || (c.aliases ?? []).includes(q),
+  );
 }
 
 export async function loadChapter(

@@ -3,7 +3,14 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pc from "picocolors";
-import { findChapter, listChapters, loadChapter, REPO_ROOT, type ChapterInfo } from "./chapters.ts";
+import {
+  findChapter,
+  listAppendices,
+  listChapters,
+  loadChapter,
+  REPO_ROOT,
+  type ChapterInfo,
+} from "./chapters.ts";
 import { createIO } from "./io.ts";
 import { chooseModel, realClient } from "./model.ts";
 import { LineReader, runRepl } from "./repl.ts";
@@ -13,10 +20,11 @@ import { prepareWorkspace, WorkspaceError } from "./workspace.ts";
 
 const HELP = `Usage: npm run chapter <chapter> [-- options]
 
-  <chapter>          s01, s1, 01, agent-loop or s01-agent-loop
+  <chapter>          s01, s1, 01, agent-loop or s01-agent-loop;
+                     an appendix: a1, mcp or a1-mcp-servers
 
 Options (after "--" when run through npm):
-  --list             list the chapters and exit
+  --list             list the chapters and appendices, and exit
   --offline          use the scripted model even if ANTHROPIC_API_KEY is set
   --demo             send the scenario's prompts one after another, then exit
   --step             pause before every model call and tool run (press Enter to go on)
@@ -35,7 +43,12 @@ Environment:
 A .env file in the repository root is read if present (see .env.example).`;
 
 function chapterList(chapters: ChapterInfo[]): string {
-  return chapters.map((c) => `  ${c.id}  ${c.slug.padEnd(20)} ${c.title}`).join("\n");
+  const line = (c: ChapterInfo) => `  ${c.id.padEnd(3)}  ${c.slug.padEnd(20)} ${c.title}`;
+  const appendices = listAppendices();
+  return [
+    ...chapters.map(line),
+    ...(appendices.length ? ["Appendices:", ...appendices.map(line)] : []),
+  ].join("\n");
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -75,7 +88,7 @@ async function main(argv: string[]): Promise<number> {
     console.error(`Name one chapter.\n\n${HELP}\n\nChapters:\n${chapterList(chapters)}`);
     return 2;
   }
-  const info = findChapter(positionals[0], chapters);
+  const info = findChapter(positionals[0]);
   if (!info) {
     console.error(
       `Unknown chapter "${positionals[0]}". The chapters are:\n${chapterList(chapters)}`,
