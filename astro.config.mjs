@@ -4,6 +4,7 @@ import starlight from "@astrojs/starlight";
 import { defineConfig } from "astro/config";
 import { LOCALE_INFO } from "./i18n/locales.ts";
 import { normalizeBase, rehypeBasePath } from "./site/lib/base-path.ts";
+import { closeMermaidRenderer } from "./site/lib/mermaid-render.ts";
 
 // Where the site is published, from the environment, so one build config serves any host:
 // SITE is the origin (canonical URLs, sitemap), BASE_PATH the folder under it ("/" or
@@ -93,5 +94,13 @@ export default defineConfig({
       lastUpdated: false,
       pagination: true,
     }),
+    // Mermaid diagrams are drawn at build time in a headless Chromium: close it when done.
+    {
+      name: "lah-mermaid",
+      hooks: {
+        "astro:build:done": () => closeMermaidRenderer(),
+        "astro:server:done": () => closeMermaidRenderer(),
+      },
+    },
   ],
 });

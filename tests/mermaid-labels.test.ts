@@ -6,14 +6,18 @@
 // `#59;` for ';', `#lt;` for '<'), which mermaid draws as the character. This file checks the
 // diagrams written in the pages (chapters/*/<locale>.mdx, site/docs/**) and the ones generated from
 // recorded runs (site/traces/*.json), three ways: a model of mermaid's sequence lexer, mermaid
-// itself in chromium, and the diagrams as the built site hands them to the browser.
+// itself (the build's renderer, site/lib/mermaid-render.ts), and the drawings in the built pages.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../chapters/_runner/chapters.ts";
 import { mermaidText } from "../site/lib/mermaid.ts";
 import { sequenceFromTrace, type TraceFile } from "../site/lib/traces.ts";
-import { hasChromium, launch } from "./browser/chromium.ts";
+import {
+  buildTimeRendering,
+  closeMermaidRenderer,
+  renderMermaid,
+} from "../site/lib/mermaid-render.ts";
 import { ensureSiteBuilt } from "./site-build.ts";
 import { decodeHtml } from "./html.ts";
 
@@ -232,111 +236,108 @@ describe("mermaid labels: every diagram of the site", () => {
   });
 });
 
-describe.skipIf(!hasChromium)("mermaid labels: mermaid itself, in chromium", () => {
-  let browser: Awaited<ReturnType<typeof launch>>;
-  beforeAll(async () => {
-    browser = await launch();
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
+/** The text of every `<text class="{kind}">` of a drawn SVG, one entry per element. */
+function drawnTexts(svg: string, kind: "messageText" | "noteText"): string[] {
+  return [
+    ...svg.matchAll(new RegExp(`<text\\b[^>]*class="${kind}"[^>]*>([\\s\\S]*?)</text>`, "g")),
+  ].map((m) =>
+    decodeHtml(m[1].replace(/<[^>]+>/g, ""))
+      .replace(/\s+/g, " ")
+      .trim(),
+  );
+}
+
+// The site's diagrams are drawn once, at build time, by site/lib/mermaid-render.ts (mermaid in
+// chromium). These checks read those drawings: after the build they come from its cache.
+beforeAll(() => ensureSiteBuilt(), 660_000);
+afterAll(() => closeMermaidRenderer());
+
+describe.skipIf(!buildTimeRendering())(
+  "mermaid labels: mermaid itself, as the build draws them",
+  () => {
+    it("draws every message and note label exactly as the model says it should", async () => {
+      const awkward: Diagram = {
+        where: "mermaidText(awkward strings)",
+        code: [
+          "sequenceDiagram",
+          "  participant A",
+          "  participant B",
+          ...AWKWARD.map((t) => `  A->>B: ${mermaidText(t)}`),
+        ].join("\n"),
+      };
+      const failures: string[] = [];
+      for (const diagram of [...written, ...made, awkward]) {
+        const drawing = await renderMermaid(diagram.code.trim());
+        if (!drawing || "error" in drawing) {
+          failures.push(`${diagram.where}: mermaid failed: ${drawing?.error.split("\n")[0]}`);
+          continue;
+        }
+        const labels = labelsOf(diagram.code);
+        // What the page means to show: a line per <br>.
+        const expected = (kind: Label["kind"]) =>
+          labels.filter((l) => l.kind === kind).flatMap((l) => l.written.split("\n"));
+        for (const [kind, cls] of [
+          ["message", "messageText"],
+          ["note", "noteText"],
+        ] as const) {
+          const drawn = drawnTexts(drawing.svg, cls);
+          if (JSON.stringify(drawn) !== JSON.stringify(expected(kind)))
+            failures.push(
+              `${diagram.where}: ${kind}s drawn ${JSON.stringify(drawn)}\n    written ${JSON.stringify(expected(kind))}`,
+            );
+        }
+      }
+      expect(failures).toEqual([]);
+    }, 240_000);
+
+    it("a diagram mermaid cannot parse is an error of its own, not an exception", async () => {
+      const drawing = await renderMermaid("sequenceDiagram\n  A->>: no target");
+      expect(drawing).toMatchObject({ error: expect.stringMatching(/parse|error/i) });
+      const next = await renderMermaid("sequenceDiagram\n  A->>B: still drawn");
+      expect(next && !("error" in next) && drawnTexts(next.svg, "messageText")).toEqual([
+        "still drawn",
+      ]);
+    }, 60_000);
+  },
+);
+
+describe.skipIf(!buildTimeRendering())("mermaid labels: the built site", () => {
+  const dist = path.join(REPO_ROOT, "dist");
+  const pages = () =>
+    (readdirSync(dist, { recursive: true }) as string[]).filter((f) => f.endsWith("index.html"));
+  const figures = (html: string) =>
+    [...html.matchAll(/<figure class="lah-mermaid[\s\S]*?<\/figure>/g)].map((m) => m[0]);
+
+  it("ships every diagram drawn: an SVG that follows the theme, no mermaid left to run", () => {
+    let drawn = 0;
+    const problems: string[] = [];
+    for (const file of pages()) {
+      for (const figure of figures(readFileSync(path.join(dist, file), "utf8"))) {
+        if (!/<svg\b/.test(figure)) problems.push(`${file}: a diagram without its drawing`);
+        else if (!figure.includes(':root[data-theme="dark"] #m'))
+          problems.push(`${file}: a drawing without its dark theme`);
+        else drawn++;
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(drawn).toBeGreaterThanOrEqual(written.length);
   });
 
-  it("draws every message and note label exactly as the model says it should", async () => {
-    const page = await browser.newPage();
-    await page.setContent("<!doctype html><html><body></body></html>");
-    await page.addScriptTag({
-      path: path.join(REPO_ROOT, "node_modules/mermaid/dist/mermaid.min.js"),
-    });
-    const awkward: Diagram = {
-      where: "mermaidText(awkward strings)",
-      code: [
-        "sequenceDiagram",
-        "  participant A",
-        "  participant B",
-        ...AWKWARD.map((t) => `  A->>B: ${mermaidText(t)}`),
-      ].join("\n"),
-    };
-    const failures: string[] = [];
-    let n = 0;
-    for (const diagram of [...written, ...made, awkward]) {
-      const rendered = await page
-        .evaluate(
-          async ({ code, n }) => {
-            const m = (
-              window as unknown as {
-                mermaid: {
-                  initialize(o: object): void;
-                  render(id: string, code: string): Promise<{ svg: string }>;
-                };
-              }
-            ).mermaid;
-            m.initialize({ startOnLoad: false, securityLevel: "strict" });
-            const { svg } = await m.render(`d${n}`, code);
-            const box = document.createElement("div");
-            box.innerHTML = svg;
-            const texts = (selector: string) =>
-              [...box.querySelectorAll(selector)].map((t) =>
-                (t.textContent ?? "").replace(/\s+/g, " ").trim(),
-              );
-            return { messages: texts("text.messageText"), notes: texts("text.noteText") };
-          },
-          { code: diagram.code, n: n++ },
-        )
-        .catch((e: Error) => ({ error: e.message }));
-      if ("error" in rendered) {
-        failures.push(`${diagram.where}: mermaid failed: ${rendered.error.split("\n")[0]}`);
-        continue;
-      }
-      const labels = labelsOf(diagram.code);
-      // What the page means to show: a line per <br>.
-      const expected = (kind: Label["kind"]) =>
-        labels.filter((l) => l.kind === kind).flatMap((l) => l.written.split("\n"));
-      if (JSON.stringify(rendered.messages) !== JSON.stringify(expected("message"))) {
-        failures.push(
-          `${diagram.where}: messages drawn ${JSON.stringify(rendered.messages)}\n    written ${JSON.stringify(expected("message"))}`,
-        );
-      }
-      if (JSON.stringify(rendered.notes) !== JSON.stringify(expected("note"))) {
-        failures.push(
-          `${diagram.where}: notes drawn ${JSON.stringify(rendered.notes)}\n    written ${JSON.stringify(expected("note"))}`,
-        );
-      }
-    }
-    await page.close();
-    expect(failures).toEqual([]);
-  }, 240_000);
-});
-
-describe("mermaid labels: the built site", () => {
-  let dist: string;
-  beforeAll(async () => {
-    dist = await ensureSiteBuilt();
-  }, 660_000);
-
-  it("hands the browser diagrams whose every label survives, the generated ones as sequenceFromTrace made them", () => {
-    const pages = (readdirSync(dist, { recursive: true }) as string[]).filter((f) =>
-      f.endsWith("index.html"),
-    );
-    const shipped: Diagram[] = [];
-    for (const file of pages) {
-      const html = readFileSync(path.join(dist, file), "utf8");
-      for (const m of html.matchAll(/<pre class="mermaid-source"[^>]*?data-source="([^"]*)"/g))
-        shipped.push({ where: `dist/${file}`, code: decodeHtml(m[1]) });
-    }
-    expect(shipped.length).toBeGreaterThanOrEqual(written.length);
-    expect(problemsOf(shipped)).toEqual([]);
-    // s10's page shows its task numbers; a team chapter's page shows the diagram of its trace.
-    const s10 = shipped
-      .filter((d) => d.where === "dist/s10-task-system/index.html")
-      .map((d) => d.code)
-      .join("\n");
-    expect(s10).toContain("task_update #35;2 in_progress");
+  it("s10 shows its task numbers; a team chapter shows the diagram of its recorded run", () => {
+    const messagesOn = (page: string) =>
+      figures(readFileSync(path.join(dist, page, "index.html"), "utf8")).flatMap((f) =>
+        drawnTexts(f, "messageText"),
+      );
+    expect(messagesOn("s10-task-system")).toContain("task_update #2 in_progress");
     for (const { id, trace } of traces().filter(({ id }) => ["s13", "s14", "s15"].includes(id))) {
-      const page = `dist/${trace.name}/index.html`;
+      const expected = labelsOf(sequenceFromTrace(trace))
+        .filter((l) => l.kind === "message")
+        .flatMap((l) => l.written.split("\n"));
+      const shown = messagesOn(trace.name);
       expect(
-        shipped.filter((d) => d.where === page).map((d) => d.code),
-        `${page} shows sequenceFromTrace(${id})`,
-      ).toContain(sequenceFromTrace(trace));
+        expected.filter((label) => !shown.includes(label)),
+        `${trace.name} shows sequenceFromTrace(${id})`,
+      ).toEqual([]);
     }
   });
 });

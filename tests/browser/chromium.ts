@@ -1,22 +1,13 @@
-// Debian's chromium driven by playwright-core (never a downloaded browser).
+// Debian's chromium driven by playwright-core (never a downloaded browser); found the same way
+// the site build finds it for mermaid diagrams (site/lib/chromium.ts).
 import { existsSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
+import { CHROMIUM, CHROMIUM_ARGS } from "../../site/lib/chromium.ts";
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-export const hasChromium = existsSync(CHROMIUM);
+export { CHROMIUM };
+export const hasChromium = CHROMIUM !== undefined && existsSync(CHROMIUM);
 
 export function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true, // playwright gives each launch a fresh, empty profile
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  // playwright gives each launch a fresh, empty profile
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 }

@@ -70,16 +70,31 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
     }
   }, 120_000);
 
-  it("mermaid diagrams render to SVG in light and dark themes", async () => {
+  it("diagrams come drawn: no mermaid downloaded, colours follow the theme, full size on demand", async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
+    const scripts: string[] = [];
+    page.on("request", (r) => r.resourceType() === "script" && scripts.push(r.url()));
+    const actorFill: Record<string, string> = {};
     for (const theme of ["light", "dark"] as const) {
       await page.addInitScript((t) => localStorage.setItem("starlight-theme", t), theme);
-      await page.goto(`${server.url}/${chapter}/`);
-      const block = page.locator("pre.mermaid-source").first();
-      await expect.poll(() => block.getAttribute("data-rendered"), { timeout: 20_000 }).toBe(theme);
-      expect(await block.locator("svg").count()).toBe(1);
+      await page.goto(`${server.url}/${chapter}/`, { waitUntil: "load" });
+      const figure = page.locator("figure.lah-mermaid").first();
+      actorFill[theme] = await figure
+        .locator("rect.actor")
+        .first()
+        .evaluate((el) => getComputedStyle(el).fill);
     }
+    expect(actorFill.light).not.toBe(actorFill.dark);
+    expect(scripts.filter((url) => /mermaid/i.test(url) && !/Mermaid\.astro/.test(url))).toEqual(
+      [],
+    );
+    const figure = page.locator("figure.lah-mermaid").first();
+    await scriptsReady(page);
+    await figure.locator(".lah-mermaid-zoom").click();
+    expect(await figure.evaluate((f) => getComputedStyle(f).position)).toBe("fixed");
+    await page.keyboard.press("Escape");
+    expect(await figure.evaluate((f) => getComputedStyle(f).position)).not.toBe("fixed");
     await context.close();
   }, 120_000);
 
