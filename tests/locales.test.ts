@@ -135,3 +135,25 @@ describe("every page of every locale is served in its language", () => {
     expect(failures).toEqual([]);
   });
 });
+
+describe("the learning path on every home page", () => {
+  it("names the five layers from site/lib/timeline.ts and lists exactly each layer's chapters", async () => {
+    const { LAYERS } = await import("../site/lib/timeline.ts");
+    for (const locale of LOCALES) {
+      const file = `site/docs/${locale === "en" ? "" : `${locale}/`}index.mdx`;
+      const text = readFileSync(path.join(REPO_ROOT, file), "utf8");
+      const cards = [...text.matchAll(/<LayerCard layer="(\w+)">([\s\S]*?)<\/LayerCard>/g)];
+      expect(
+        cards.map((c) => c[1]),
+        file,
+      ).toEqual(LAYERS.map((l) => l.id));
+      for (const [, layer, body] of cards) {
+        const linked = [...body.matchAll(/\]\((?:\/\w\w)?\/(s\d\d)-/g)].map((m) => m[1]);
+        expect(linked, `${file}: layer ${layer}`).toEqual([
+          ...LAYERS.find((l) => l.id === layer)!.chapters,
+        ]);
+      }
+      expect(text, file).not.toMatch(/<Card title="\d ·/); // no layer titled by hand
+    }
+  });
+});

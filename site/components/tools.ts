@@ -3,3 +3,4 @@ export { default as Compare } from "./Compare.astro";
 export { default as Timeline } from "./Timeline.astro";
 export { default as TranslationStatus } from "./TranslationStatus.astro";
 export { default as Workshop } from "./Workshop.astro";
+export { default as LayerCard } from "./LayerCard.astro";

@@ -2,12 +2,13 @@
 // chapters its code imports, and a static SVG chart of how agent.ts and the tool list grow.
 // Pure functions: the timeline page renders them at build time (no chart library, no JS).
 
-/** The five layers of the harness, in the order the chapters build them. */
+/** The five layers of the harness, in the order the chapters build them: the home page's learning
+ *  path (LayerCard) and the timeline both name them from here (UI strings `layer.<id>`). */
 export const LAYERS = [
   { id: "loop", chapters: ["s01", "s02"] },
   { id: "context", chapters: ["s03", "s04", "s05", "s06"] },
-  { id: "control", chapters: ["s07", "s08", "s09"] },
-  { id: "work", chapters: ["s10", "s11", "s12"] },
+  { id: "safety", chapters: ["s07", "s08"] },
+  { id: "persistence", chapters: ["s09", "s10", "s11", "s12"] },
   { id: "team", chapters: ["s13", "s14", "s15"] },
 ] as const;
 export type LayerId = (typeof LAYERS)[number]["id"];
