@@ -34,6 +34,11 @@ describe("documentation site", () => {
         expect(html).toMatch(/class="lah-diagram"[\s\S]*?<img src="[^"]+\.svg"/);
         expect(html).toContain('class="lah-tools"');
         for (const tool of TOOLS) expect(html).toContain(`<code>${tool.name}</code>`);
+        const table = /<table class="lah-tools[\s\S]*?<\/table>/.exec(html)?.[0] ?? "";
+        expect(
+          table,
+          `${locale}/${chapter.name}: a description's \`code\` shown raw`,
+        ).not.toContain("`");
         expect(html).toMatch(
           new RegExp(
             `class="lah-on-demand lah-source" data-src="${BASE}code/${chapter.name}/#source"`,
