@@ -1,9 +1,9 @@
-// The recorded runs the site's player and generated sequence diagrams show (site/traces/sNN.json)
-// must still be what the chapter does today: each chapter's scenario is played again in a temp
+// The recorded runs the site's player and generated sequence diagrams show (site/traces/<id>.json)
+// must still be what the chapter does today: each chapter's and appendix's scenario is played again in a temp
 // workspace and compared with the committed trace (see canonicalTrace for what is compared).
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { listChapters } from "../chapters/_runner/chapters.ts";
+import { allRunnable } from "../chapters/_runner/chapters.ts";
 import type { TraceEvent } from "../chapters/_runner/io.ts";
 import { readTrace, recordTrace, TRACES_DIR } from "../site/lib/record-trace.ts";
 import {
@@ -16,7 +16,7 @@ import {
 } from "../site/lib/traces.ts";
 import { teamDifference } from "./trace-counts.ts";
 
-const chapters = listChapters();
+const chapters = allRunnable();
 const ADVICE =
   "Run `npm run traces` to record it again, look at the diff of site/traces/, and commit it.";
 
