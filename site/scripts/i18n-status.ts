@@ -1,6 +1,7 @@
 // `npm run i18n:status`: which translations (chapter, case study, appendix and site pages) are
-// missing, stale (made from an older English page) or fresh, per locale; and, per page and locale (English included), whether the code the page
-// embeds changed since the page was written ("code changed"). For a stale translation it prints
+// missing, stale (made from an older English page) or fresh, per locale; and, per page and locale
+// (English included), whether the code the page embeds changed since the page was written
+// ("code changed"). For a stale translation it prints
 // the English page's current hash to paste into the translation's `sourceHash` once the
 // translation is brought up to date. Works in a shallow clone: it compares hashes, not git
 // history. Exits 0 whatever it finds (CI fails only on a missing translation, in tests/i18n.test.ts).
