@@ -331,12 +331,9 @@ export function sequenceFromTrace(trace: TraceFile): string {
     participant(a) === a ? `  participant ${a}` : `  participant ${participant(a)} as ${label(a)}`;
   const declareServer = (server: string) =>
     `  participant ${serverId(server)} as ${label(`MCP server ${server}`)}`;
-  return [
-    "sequenceDiagram",
-    ...order.map(declare),
-    ...servers.map(declareServer),
-    ...lines,
-  ].join("\n");
+  return ["sequenceDiagram", ...order.map(declare), ...servers.map(declareServer), ...lines].join(
+    "\n",
+  );
 }
 // #endregion sequence
 
