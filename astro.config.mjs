@@ -17,13 +17,18 @@ const repoUrl = (process.env.REPO_URL || "https://github.com/your-account/learn-
   .replace(/\/+$/, "");
 const repoBranch = process.env.REPO_BRANCH || "main";
 
-// The sidebar lists the chapters in order, straight from the folders that hold them.
+// The sidebar lists the chapters in order, straight from the folders that hold them, then the
+// case study and the appendices.
 // (A chapter folder without an English page yet is left out; the tests require every page.)
 const hasPage = (/** @type {string} */ name) => existsSync(`./chapters/${name}/en.mdx`);
 const chapters = readdirSync("./chapters")
   .filter((name) => /^s\d\d-/.test(name) && hasPage(name))
   .sort();
 const hasCaseStudy = hasPage("case-study-hierarchy");
+// Appendices (chapters/aN-slug/) run like chapters and follow the case study.
+const appendices = readdirSync("./chapters")
+  .filter((name) => /^a\d+-/.test(name) && hasPage(name))
+  .sort((a, b) => parseInt(a.slice(1)) - parseInt(b.slice(1)));
 // Pages for learners and teachers, generated from the chapters (site/docs/<name>.mdx).
 const toolPages = ["timeline", "compare", "workshop", "translation-status", "translators"].filter(
   (name) => existsSync(`./site/docs/${name}.mdx`),
@@ -65,6 +70,15 @@ export default defineConfig({
                 label: "Case study",
                 translations: { ja: "ケーススタディ", "zh-CN": "案例研究", de: "Fallstudie" },
                 items: [{ slug: "case-study-hierarchy" }],
+              },
+            ]
+          : []),
+        ...(appendices.length
+          ? [
+              {
+                label: "Appendices",
+                translations: { ja: "付録", "zh-CN": "附录", de: "Anhang" },
+                items: appendices.map((slug) => ({ slug })),
               },
             ]
           : []),

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { listChapters } from "../chapters/_runner/chapters.ts";
+import { allRunnable, listChapters } from "../chapters/_runner/chapters.ts";
 import type { Tool } from "../chapters/_shared/types.ts";
 import { diffHtml, diffRows, lineChanges, markedDiff, toolChanges } from "../site/lib/changes.ts";
 import {
@@ -160,5 +160,47 @@ describe("the timeline", () => {
     expect(svg).not.toMatch(/NaN|undefined/);
     expect(niceCeiling(749)).toBe(1000);
     expect(niceCeiling(233)).toBe(250);
+  });
+});
+
+describe("appendices on the site (site/lib/chapters.ts, as the build reads it)", async () => {
+  // The build's own module: import.meta.glob works the same under vitest (both are Vite).
+  const site = await import("../site/lib/chapters.ts");
+
+  it("keeps the fifteen chapters as they are, and the appendices apart", () => {
+    expect(site.chapters.map((c) => c.id)).toEqual(listChapters().map((c) => c.id));
+    expect(site.chapters.every((c) => c.kind === "chapter" && !c.appendix)).toBe(true);
+    expect(site.appendices.map((c) => c.id)).toEqual(
+      allRunnable()
+        .filter((c) => c.id.startsWith("a"))
+        .map((c) => c.id),
+    );
+    expect(site.allChapters.map((c) => c.id)).toEqual(allRunnable().map((c) => c.id));
+  });
+
+  it("compares a1 with the chapter it builds on (s07), read from its imports, and each chapter with the one before", () => {
+    const a1 = site.chapter("a1");
+    expect(a1).toMatchObject({ kind: "appendix", appendix: true, buildsOn: "s07" });
+    expect(site.previous("a1")?.id).toBe("s07");
+    expect(site.previous("s08")?.id).toBe("s07");
+    expect(site.previous("s01")).toBeUndefined();
+    expect(site.previous("s15")?.id).toBe("s14");
+    expect(headlineOf(a1.source)).toBe("MCP tool servers");
+  });
+
+  it("knows a1's server tools from its recorded run, and what changed since s07 counts them", () => {
+    const a1 = site.chapter("a1");
+    expect(a1.serverTools.map((t) => [t.name, t.server])).toEqual([
+      ["mcp__notes__save_note", "notes"],
+      ["mcp__notes__list_notes", "notes"],
+      ["mcp__notes__delete_note", "notes"],
+    ]);
+    expect(a1.offered).toEqual([...names(a1.tools), ...a1.serverTools.map((t) => t.name)]);
+    expect(toolChanges(site.allTools(site.chapter("s07")), site.allTools(a1))).toEqual({
+      added: a1.serverTools.map((t) => t.name),
+      removed: [],
+      kept: names(a1.tools),
+    });
+    for (const c of site.chapters) expect(c.serverTools, c.id).toEqual([]);
   });
 });

@@ -1,9 +1,10 @@
-// Diagrams: every one a page uses exists in all four locales, and a diagram that lists a
-// chapter's tools (data-tools on its <svg>) lists exactly the tools in the chapter's code.
+// Diagrams: every chapter and appendix page shows one, every one a page uses exists in all four
+// locales, and a diagram that lists a chapter's tools (data-tools on its <svg>) lists exactly the
+// tools in the chapter's code.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { CHAPTERS_DIR, listChapters, LOCALES, REPO_ROOT } from "../chapters/_runner/chapters.ts";
+import { allRunnable, CHAPTERS_DIR, LOCALES, REPO_ROOT } from "../chapters/_runner/chapters.ts";
 
 const SVG_DIR = path.join(REPO_ROOT, "assets/svg");
 const svgs = existsSync(SVG_DIR) ? readdirSync(SVG_DIR).filter((f) => f.endsWith(".svg")) : [];
@@ -25,6 +26,21 @@ describe("diagrams", () => {
     expect(missing).toEqual([]);
   });
 
+  it("every chapter and appendix page, in every locale, shows a diagram drawn for that locale", () => {
+    const missing: string[] = [];
+    for (const info of allRunnable()) {
+      for (const locale of LOCALES) {
+        const file = path.join(info.dir, `${locale}.mdx`);
+        const names = existsSync(file)
+          ? [...readFileSync(file, "utf8").matchAll(/<Diagram\s+name="([^"]+)"/g)].map((m) => m[1])
+          : [];
+        if (!names.some((name) => svgs.includes(`${name}.${locale}.svg`)))
+          missing.push(`${info.name}/${locale}.mdx`);
+      }
+    }
+    expect(missing, "pages without a <Diagram> of their own locale").toEqual([]);
+  });
+
   it("each SVG is a self-contained drawing (viewBox, no scripts, no external references)", () => {
     for (const file of svgs) {
       const text = readFileSync(path.join(SVG_DIR, file), "utf8");
@@ -34,7 +50,7 @@ describe("diagrams", () => {
   });
 
   it("tool lists in diagrams match the chapter code", async () => {
-    const chapters = listChapters();
+    const chapters = allRunnable();
     for (const file of svgs) {
       const listed = /<svg[^>]*\sdata-tools="([^"]*)"/.exec(
         readFileSync(path.join(SVG_DIR, file), "utf8"),

@@ -1,15 +1,18 @@
-// The site builds, and every chapter page exists in all four locales with its diagram,
-// its tool table (from the chapter code) and its source.
+// The site builds, and every chapter and appendix page exists in all four locales with its
+// diagram, its tool table (from the chapter code; an appendix's MCP server tools from its recorded
+// run) and its source.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { listChapters, REPO_ROOT } from "../chapters/_runner/chapters.ts";
+import { allRunnable, listChapters, REPO_ROOT } from "../chapters/_runner/chapters.ts";
+import { readTrace } from "../site/lib/record-trace.ts";
 import { translationStatus } from "../site/lib/translation.ts";
 import { BASE, ensureSiteBuilt } from "./site-build.ts";
 import { decodeHtml } from "./html.ts";
 
 const dist = path.join(REPO_ROOT, "dist");
-const chapters = listChapters();
+const chapters = allRunnable();
+const appendices = chapters.filter((c) => c.id.startsWith("a"));
 const prefixes = { en: "", ja: "ja/", zh: "zh/", de: "de/" } as const;
 const page = (prefix: string, name: string) =>
   readFileSync(path.join(dist, prefix, name, "index.html"), "utf8");
@@ -39,6 +42,10 @@ describe("documentation site", () => {
           table,
           `${locale}/${chapter.name}: a description's \`code\` shown raw`,
         ).not.toContain("`");
+        // Every tool of the recorded run's first request is in the table: a server's too.
+        const first = readTrace(chapter.id)?.steps.find((s) => s.kind === "request");
+        for (const name of first?.kind === "request" ? first.tools : [])
+          expect(html, `${locale}: ${name}`).toContain(`<code>${name}</code>`);
         expect(html).toMatch(
           new RegExp(
             `class="lah-on-demand lah-source" data-src="${BASE}code/${chapter.name}/#source"`,
@@ -48,6 +55,71 @@ describe("documentation site", () => {
       }
     });
   }
+
+  for (const appendix of appendices) {
+    it(`${appendix.id}: sidebar, tool table, "What changed" and its recorded run, as an appendix`, () => {
+      const trace = readTrace(appendix.id);
+      expect(trace, `site/traces/${appendix.id}.json`).toBeDefined();
+      const served = (trace?.offered ?? []).map((t) => t.name);
+      expect(served.length, "the tools its servers offered").toBeGreaterThan(0);
+      const base = readFileSync(path.join(appendix.dir, "agent.ts"), "utf8");
+      const builtOn = [...base.matchAll(/from "\.\.\/(s\d\d)-[\w-]+\/agent\.ts"/g)]
+        .map((m) => m[1])
+        .sort()
+        .at(-1);
+      const group = { en: "Appendices", ja: "付録", zh: "附录", de: "Anhang" } as const;
+      for (const [locale, prefix] of Object.entries(prefixes)) {
+        const html = page(prefix, appendix.name);
+        // The sidebar has a group of its own for the appendices, after the case study's, and the
+        // page is in it.
+        const groups = [...html.matchAll(/<span class="large[^"]*">([^<]+)<\/span>/g)].map(
+          (m) => m[1],
+        );
+        const label = group[locale as keyof typeof group];
+        expect(groups.indexOf(label), `${locale}: sidebar groups ${groups.join(", ")}`).toBe(
+          groups.length - 2, // then "Tools for learners & teachers"
+        );
+        const inGroup = html.slice(html.search(new RegExp(`<span class="large[^"]*">${label}<`)));
+        expect(inGroup.slice(0, inGroup.indexOf("</details>"))).toContain(
+          `href="${BASE}${prefix}${appendix.name}/"`,
+        );
+        // A server's tools are marked as the server's, one row each.
+        for (const name of served)
+          expect(html, `${locale}: ${name}`).toMatch(
+            new RegExp(`<tr data-server="[^"]+"[^>]*>\\s*<td><code>${name}</code>`),
+          );
+        // "What changed" compares it with the chapter it builds on, not with the last chapter.
+        expect(decodeHtml(html), `${locale}: compare link`).toContain(
+          `compare/?from=${builtOn}&to=${appendix.id}"`,
+        );
+        expect(html).toContain(`data-src="${BASE}code/${appendix.name}/#changes"`);
+        expect(html).toContain(`id="lah-player-${appendix.id}"`);
+      }
+    });
+  }
+
+  it("lists the appendices after the chapters on the home page, the timeline, the compare page and the workshop page", () => {
+    for (const prefix of Object.values(prefixes)) {
+      const home = page(prefix, "");
+      for (const appendix of appendices)
+        expect(home, `${prefix}: home`).toContain(`href="${BASE}${prefix}${appendix.name}/"`);
+      const timeline = page(prefix, "timeline");
+      const compare = page(prefix, "compare");
+      const workshop = page(prefix, "workshop");
+      for (const appendix of appendices) {
+        expect(timeline).toMatch(new RegExp(`${appendix.name}/"[^>]*>${appendix.id}</a>`));
+        expect(compare).toContain(`<option value="${appendix.id}"`);
+        expect(workshop).toContain(`id="workshop-${appendix.id}"`);
+        expect(workshop.indexOf(`id="workshop-${appendix.id}"`)).toBeGreaterThan(
+          workshop.indexOf('id="workshop-s15"'),
+        );
+      }
+    }
+    // The chart is the fifteen chapters' growth: one bar each.
+    expect(page("", "timeline").match(/class="lah-chart-bar"/g)).toHaveLength(
+      listChapters().length + 1, // + the legend's
+    );
+  });
 
   it("every page of every locale: links and assets stay under the base and exist, images have alt text, one h1", () => {
     const pages = (readdirSync(dist, { recursive: true }) as string[])
@@ -92,6 +164,8 @@ describe("documentation site", () => {
       expect(decodeHtml(html.replace(/<[^>]+>/g, "")), chapter.id).toContain(titleLine);
       expect(html).toContain('<section id="source">');
       expect(html.includes('<section id="changes">'), chapter.id).toBe(i > 0);
+      // An appendix's diff is against the chapter it builds on (a1 against s07).
+      if (chapter.id === "a1") expect(html).toContain("s07-permission-system/agent.ts →");
       expect(html).not.toContain("data-pagefind-body");
     }
     // The index holds the 22 pages of each locale, none of the /code/ pages (they are English).

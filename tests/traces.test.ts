@@ -1,9 +1,9 @@
-// The recorded runs the site's player and generated sequence diagrams show (site/traces/sNN.json)
-// must still be what the chapter does today: each chapter's scenario is played again in a temp
+// The recorded runs the site's player and generated sequence diagrams show (site/traces/<id>.json)
+// must still be what the chapter does today: each chapter's and appendix's scenario is played again in a temp
 // workspace and compared with the committed trace (see canonicalTrace for what is compared).
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { listChapters } from "../chapters/_runner/chapters.ts";
+import { allRunnable } from "../chapters/_runner/chapters.ts";
 import type { TraceEvent } from "../chapters/_runner/io.ts";
 import { readTrace, recordTrace, TRACES_DIR } from "../site/lib/record-trace.ts";
 import {
@@ -16,7 +16,7 @@ import {
 } from "../site/lib/traces.ts";
 import { teamDifference } from "./trace-counts.ts";
 
-const chapters = listChapters();
+const chapters = allRunnable();
 const ADVICE =
   "Run `npm run traces` to record it again, look at the diff of site/traces/, and commit it.";
 
@@ -287,6 +287,29 @@ describe("what the site makes of a trace", () => {
     expect(diagram).toMatch(/lead->>\w+: shutdown_request req_\d+/);
     expect(diagram).toMatch(/-->>lead: shutdown_response req_\d+/);
     expect(diagram).toMatch(/Note over \w+: req_\d+ (approved|rejected)/);
+  });
+
+  it("draws a1's MCP server as a participant: its start and every call the gate let through as arrows, a refused call as a note", () => {
+    const a1 = readTrace("a1");
+    if (!a1) return expect.fail("site/traces/a1.json is missing");
+    const diagram = sequenceFromTrace(a1);
+    expect(diagram).toContain("participant mcp_notes as MCP server notes");
+    expect(diagram).toContain("lead->>mcp_notes: start, initialize, tools/list");
+    const allowed = a1.steps.filter(
+      (s) => s.kind === "event" && s.type === "permission" && s.data.allowed === true,
+    );
+    const mcpAllowed = allowed.filter(
+      (s) => s.kind === "event" && String(s.data.tool).startsWith("mcp__"),
+    );
+    expect(diagram.match(/lead->>mcp_notes: tools\/call /g)).toHaveLength(mcpAllowed.length);
+    expect(diagram).toContain("Note over lead: mcp__notes__delete_note: refused by the gate");
+    expect(diagram).not.toMatch(/[;#]/);
+    // The tools its first request offered beyond TOOLS are kept with their definitions.
+    expect(a1.offered?.map((t) => t.name)).toEqual([
+      "mcp__notes__save_note",
+      "mcp__notes__list_notes",
+      "mcp__notes__delete_note",
+    ]);
   });
 
   it("shows every step of a recorded run in the player, tool results marked as errors when they failed", () => {

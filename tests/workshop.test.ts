@@ -1,11 +1,11 @@
-// Workshop kits (chapters/sNN-slug/workshop.yaml): one per chapter, complete in all four
+// Workshop kits (chapters/<name>/workshop.yaml): one per chapter and appendix, complete in all four
 // languages, the same shape in each, and demo commands that the CLI accepts. Each file is checked
 // against the same zod schema the site's `workshops` collection uses (site/lib/workshop.ts).
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { listChapters } from "../chapters/_runner/chapters.ts";
+import { allRunnable } from "../chapters/_runner/chapters.ts";
 import { LOCALES, type Locale } from "../i18n/locales.ts";
 import { WORKSHOP_LOCALES, workshopSchema, type WorkshopKit } from "../site/lib/workshop.ts";
 
@@ -43,11 +43,11 @@ function goodKit(): LooseKit {
   };
 }
 
-const chapters = listChapters();
+const chapters = allRunnable();
 const CLI_FLAGS = new Set(["--demo", "--step", "--reset", "--offline", "--debug"]);
 
 describe("workshop kits", () => {
-  it("exist for every chapter", () => {
+  it("exist for every chapter and appendix", () => {
     const missing = chapters
       .filter((c) => !existsSync(path.join(c.dir, "workshop.yaml")))
       .map((c) => c.name);
@@ -85,7 +85,7 @@ describe("workshop kits", () => {
           for (const flag of rest.filter((a) => a.startsWith("--") && a !== "--"))
             expect(CLI_FLAGS.has(flag), `${command}: ${flag}`).toBe(true);
         }
-        for (const ref of commands.join(" ").match(/\.workspace\/s\d\d/g) ?? [])
+        for (const ref of commands.join(" ").match(/\.workspace\/[sa]\d+/g) ?? [])
           expect(ref, "a path into another chapter's workspace").toBe(`.workspace/${info.id}`);
 
         // Translations have the same shape and run the same commands.

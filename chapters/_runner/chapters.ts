@@ -1,5 +1,5 @@
 // Finding chapters on disk: chapters/sNN-slug/ with agent.ts, scenario.ts and <locale>.mdx, and
-// appendices, chapters/aN-slug/, which run the same way but are not (yet) pages of the site.
+// appendices, chapters/aN-slug/, which run the same way and have pages of their own on the site.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Recorder } from "./io.ts";
@@ -43,9 +43,10 @@ export function listChapters(): ChapterInfo[] {
     .sort((a, b) => a.number - b.number);
 }
 
-/** The appendices (chapters/aN-slug/): runnable like a chapter, but kept out of listChapters(),
- *  which the site and its tests read, until the site has pages for them. Their title is the
- *  first line of agent.ts's header ("Appendix A · MCP tool servers" → "MCP tool servers"). */
+/** The appendices (chapters/aN-slug/): runnable like a chapter and with pages like a chapter's,
+ *  but kept out of listChapters(), which means the fifteen (the CLI's list, the curriculum's
+ *  tests); tests about pages iterate allRunnable(). Their title is the first line of agent.ts's
+ *  header ("Appendix A · MCP tool servers" → "MCP tool servers"). */
 export function listAppendices(): ChapterInfo[] {
   return readdirSync(CHAPTERS_DIR, { withFileTypes: true })
     .filter((d) => d.isDirectory() && /^a\d+-/.test(d.name))

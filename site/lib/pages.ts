@@ -6,7 +6,7 @@ import { localePrefix, type Locale } from "./i18n";
 import { headlineOf } from "./timeline";
 
 export interface ChapterTitle {
-  /** "s03 · Planning with todo_write" */
+  /** "s03 · Planning with todo_write", "Appendix A · MCP tool servers" */
   title: string;
   /** "Planning with todo_write" */
   mechanism: string;
@@ -19,8 +19,10 @@ export interface ChapterTitle {
 export async function chapterTitle(data: ChapterData, locale: Locale): Promise<ChapterTitle> {
   const translated = locale === "en" ? undefined : await getEntry("docs", `${locale}/${data.name}`);
   const entry = translated ?? (await getEntry("docs", data.name));
-  const mechanism =
-    entry?.data.title.replace(/^s\d\d\s*·\s*/, "") ?? headlineOf(data.source) ?? data.slug;
+  // "s03 · Planning with todo_write" → "Planning with todo_write"; an appendix's title starts with
+  // the word for appendix in its language ("Appendix A · ", "付録 A · ", "Anhang A · ").
+  const number = data.appendix ? /^[^·]+·\s*/ : /^s\d\d\s*·\s*/;
+  const mechanism = entry?.data.title.replace(number, "") ?? headlineOf(data.source) ?? data.slug;
   return {
     title: entry?.data.title ?? `${data.id} · ${mechanism}`,
     mechanism,

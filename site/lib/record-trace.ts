@@ -12,6 +12,7 @@ import {
   REPO_ROOT,
 } from "../../chapters/_runner/chapters.ts";
 import { createIO } from "../../chapters/_runner/io.ts";
+import type { Tool } from "../../chapters/_shared/types.ts";
 import { agentsOf, normalizeTrace, type TraceFile } from "./traces.ts";
 
 export const TRACES_DIR = path.join(REPO_ROOT, "site", "traces");
@@ -20,18 +21,27 @@ export const traceFile = (chapterId: string, dir = TRACES_DIR) =>
   path.join(dir, `${chapterId}.json`);
 
 export async function recordTrace(info: ChapterInfo): Promise<TraceFile> {
-  const { scenario } = await loadChapter(info);
+  const { module, scenario } = await loadChapter(info);
   const workspace = mkdtempSync(path.join(tmpdir(), `lah-trace-${info.id}-`));
   try {
     const io = createIO();
-    await playChapter(info, workspace, io);
+    const { env } = await playChapter(info, workspace, io);
     const steps = normalizeTrace(io.trace, [workspace, realpathSync(workspace)]);
+    // The trace's steps name the tools of each request. A tool the chapter's TOOLS does not list
+    // exists only at run time (an MCP server's, in appendix A): keep its definition as the lead's
+    // first request sent it, so the site can show it as the model saw it.
+    const first = env.scripted?.requests.find((r) => r.agent === "lead");
+    const known = new Set(module.TOOLS.map((t) => t.name));
+    const offered = (first?.body.tools ?? [])
+      .filter((t): t is Tool => "input_schema" in t && !known.has(t.name))
+      .map(({ name, description, input_schema }) => ({ name, description, input_schema }));
     return {
       chapter: info.id,
       name: info.name,
       summary: scenario.summary,
       prompts: scenario.prompts,
       agents: agentsOf(steps),
+      ...(offered.length ? { offered } : {}),
       steps,
     };
   } finally {

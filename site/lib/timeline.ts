@@ -1,4 +1,4 @@
-// The harness over fifteen chapters: which layer each mechanism belongs to, which earlier
+// The harness over fifteen chapters (and the appendices beside them): which layer each mechanism belongs to, which earlier
 // chapters its code imports, and a static SVG chart of how agent.ts and the tool list grow.
 // Pure functions: the timeline page renders them at build time (no chart library, no JS).
 
@@ -25,9 +25,10 @@ export function importsOf(source: string): string[] {
   return [...new Set(found)].sort();
 }
 
-/** The title line of agent.ts's header comment: " * s13 · Agent teams" → "Agent teams". */
+/** The title line of agent.ts's header comment: " * s13 · Agent teams" → "Agent teams",
+ *  " * Appendix A · MCP tool servers" → "MCP tool servers". */
 export function headlineOf(source: string): string | undefined {
-  return /^\s*\*\s*s\d\d\s*·\s*(.+?)\s*$/m.exec(source)?.[1];
+  return /^\s*\*\s*(?:s\d\d|Appendix [A-Z])\s*·\s*(.+?)\s*$/m.exec(source)?.[1];
 }
 
 export interface ChartPoint {

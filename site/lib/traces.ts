@@ -18,6 +18,9 @@ export interface TraceFile {
   prompts: string[];
   /** Who acted, in order of first appearance ("lead" first). */
   agents: string[];
+  /** Tools the lead's first request offered that the chapter's TOOLS does not list, as sent:
+   *  tools that exist only at run time (appendix A's MCP server tools). Absent when there are none. */
+  offered?: { name: string; description?: string; input_schema: unknown }[];
   /** The trace, normalised: see normalizeTrace. A request carries `system` only when that
    *  agent's system prompt changed since its previous request. */
   steps: TraceEvent[];
@@ -180,6 +183,7 @@ export function canonicalTrace(trace: TraceFile): Record<string, string[]> {
         summary: trace.summary,
         prompts: trace.prompts,
         agents: trace.agents.length,
+        offered: trace.offered,
       }),
     ],
   };
@@ -228,13 +232,23 @@ const participant = mermaidId;
 /** Text mermaid draws character for character: '#', ';', '<' ... become entity codes (#35; ...). */
 const label = mermaidText;
 
+/** An MCP server tool's name, `mcp__<server>__<tool>` (appendix A), split; undefined otherwise. */
+export function mcpToolName(name: string): { server: string; tool: string } | undefined {
+  const m = /^mcp__(.+?)__(.+)$/.exec(name);
+  return m ? { server: m[1], tool: m[2] } : undefined;
+}
+
 /** A mermaid sequence diagram of who told whom what: one participant per agent, one arrow per
  *  mailbox message (its type, and its request_id when a protocol sent it) and per spawn; task
- *  claims, protocol state changes, shutdowns and recoveries (s14) as notes. */
+ *  claims, protocol state changes, shutdowns and recoveries (s14) as notes. An MCP server
+ *  (appendix A) is a participant too: its start, each call the gate let through and its answer
+ *  are arrows, a call the gate refused is a note. */
 export function sequenceFromTrace(trace: TraceFile): string {
   const lines: string[] = [];
   const seen = new Set<string>();
+  const servers: string[] = [];
   const steps = trace.steps;
+  const serverId = (server: string) => participant(`mcp_${server}`);
   for (let i = 0; i < steps.length; i++) {
     const step = steps[i];
     if (step.kind === "tool_call" && step.name === "spawn") {
@@ -242,7 +256,36 @@ export function sequenceFromTrace(trace: TraceFile): string {
       if (name) lines.push(`  ${participant(step.agent)}-)${participant(name)}: spawn`);
       continue;
     }
+    const mcp = step.kind === "tool_call" ? mcpToolName(step.name) : undefined;
+    if (step.kind === "tool_call" && mcp && servers.includes(mcp.server)) {
+      const rest = steps.slice(i + 1);
+      const gate = rest.find(
+        (s) => s.kind === "event" && s.type === "permission" && s.data.tool === step.name,
+      );
+      const result = rest.find((s) => s.kind === "tool_result" && s.id === step.id);
+      const who = participant(step.agent);
+      if (gate?.kind === "event" && gate.data.allowed === false) {
+        lines.push(`  Note over ${who}: ${label(`${step.name}: refused by the gate`)}`);
+        continue;
+      }
+      lines.push(`  ${who}->>${serverId(mcp.server)}: ${label(`tools/call ${mcp.tool}`)}`);
+      if (result?.kind === "tool_result")
+        lines.push(
+          `  ${serverId(mcp.server)}-->>${who}: ${label(result.is_error ? "error" : "result")}`,
+        );
+      continue;
+    }
     if (step.kind !== "event") continue;
+    if (step.type === "mcp_server" && typeof step.data.server === "string") {
+      const server = step.data.server;
+      servers.push(server);
+      const tools = Array.isArray(step.data.tools) ? step.data.tools.join(", ") : "";
+      const who = participant(step.agent);
+      lines.push(`  ${who}->>${serverId(server)}: ${label("start, initialize, tools/list")}`);
+      lines.push(`  ${serverId(server)}-->>${who}: ${label(tools || "no tools")}`);
+      seen.add(step.agent);
+      continue;
+    }
     const data = step.data as Record<string, unknown>;
     if (step.type === "mailbox_send") {
       const from = String(data.from);
@@ -286,7 +329,11 @@ export function sequenceFromTrace(trace: TraceFile): string {
   const order = agentsOf(trace.steps).filter((a) => seen.has(a) || a === "lead");
   const declare = (a: string) =>
     participant(a) === a ? `  participant ${a}` : `  participant ${participant(a)} as ${label(a)}`;
-  return ["sequenceDiagram", ...order.map(declare), ...lines].join("\n");
+  const declareServer = (server: string) =>
+    `  participant ${serverId(server)} as ${label(`MCP server ${server}`)}`;
+  return ["sequenceDiagram", ...order.map(declare), ...servers.map(declareServer), ...lines].join(
+    "\n",
+  );
 }
 // #endregion sequence
 

@@ -233,7 +233,10 @@ export function englishPages(
 ): { page: string; english: string; translation(l: TranslatedLocale): string }[] {
   const pages = [];
   const chaptersDir = path.join(root, "chapters");
-  for (const dir of existsSync(chaptersDir) ? readdirSync(chaptersDir).sort() : []) {
+  // Chapters and the case study first, then the appendices (chapters/aN-slug/), as the sidebar has them.
+  const appendix = (dir: string) => (/^a\d+-/.test(dir) ? 1 : 0);
+  const dirs = existsSync(chaptersDir) ? readdirSync(chaptersDir).sort() : [];
+  for (const dir of dirs.sort((a, b) => appendix(a) - appendix(b))) {
     if (!existsSync(path.join(chaptersDir, dir, "en.mdx"))) continue;
     pages.push({
       page: dir,

@@ -1,6 +1,7 @@
-// `npm run i18n:status`: which translations are missing, stale (made from an older English page)
-// or fresh, per locale; and, per page and locale (English included), whether the code the page
-// embeds changed since the page was written ("code changed"). For a stale translation it prints
+// `npm run i18n:status`: which translations (chapter, case study, appendix and site pages) are
+// missing, stale (made from an older English page) or fresh, per locale; and, per page and locale
+// (English included), whether the code the page embeds changed since the page was written
+// ("code changed"). For a stale translation it prints
 // the English page's current hash to paste into the translation's `sourceHash` once the
 // translation is brought up to date. Works in a shallow clone: it compares hashes, not git
 // history. Exits 0 whatever it finds (CI fails only on a missing translation, in tests/i18n.test.ts).
@@ -16,7 +17,7 @@
 //   --all                       list the fresh pages too
 //   --stamp <page> [--locale L] after reviewing a page against its code, record its current code
 //                               hash as `codeHash`. <page> is a page id (s10-task-system,
-//                               translators) or a file (chapters/s10-task-system/ja.mdx);
+//                               a1-mcp-servers, translators) or a file (chapters/s10-task-system/ja.mdx);
 //                               L is en (default), ja, zh, de or all.
 //   Example: npm run i18n:status -- --stamp s10-task-system --locale ja
 import path from "node:path";

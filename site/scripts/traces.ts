@@ -1,10 +1,10 @@
-// `npm run traces [-- s03 s13 ...]`: plays every chapter's scripted scenario offline and writes
-// what happened to site/traces/sNN.json — the recorded runs the site's step-through player and
+// `npm run traces [-- s03 s13 a1 ...]`: plays every chapter's and appendix's scripted scenario
+// offline and writes what happened to site/traces/<id>.json (sNN.json, aN.json) — the recorded runs the site's step-through player and
 // generated sequence diagrams show. tests/traces.test.ts fails when a committed trace no longer
 // matches what the chapter does; then run this again and commit the result.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { findChapter, listChapters, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
+import { allRunnable, findChapter, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import {
   readTrace,
   recordTrace,
@@ -15,7 +15,7 @@ import {
 import { traceDifference } from "../lib/traces.ts";
 import { teamDifference } from "../../tests/trace-counts.ts";
 
-const all = listChapters();
+const all = allRunnable();
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith("-"));
 const chapters = wanted.length
   ? wanted.map((q) => findChapter(q, all) ?? fail(`unknown chapter "${q}"`))

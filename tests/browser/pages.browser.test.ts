@@ -3,11 +3,11 @@
 // image of every page is checked without a browser by tests/site.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasChromium } from "./chromium.ts";
-import { chapter, chapters, LOCALES, openSite, visit } from "./site.ts";
+import { appendices, chapter, chapters, LOCALES, openSite, visit } from "./site.ts";
 
 /** English: a page of every kind (home, the first, largest and last chapter, the case study, the
- *  site pages with tables, the translators' guide); the other locales: the home page, the largest
- *  chapter and the pages whose tables are widest. */
+ *  appendices, the site pages with tables, the translators' guide); the other locales: the home
+ *  page, the largest chapter, the appendices and the pages whose tables are widest. */
 const SAMPLE = {
   en: [
     "",
@@ -15,13 +15,21 @@ const SAMPLE = {
     "s13-agent-teams/",
     `${chapters.at(-1)}/`,
     "case-study-hierarchy/",
+    ...appendices.map((name) => `${name}/`),
     "compare/",
     "timeline/",
     "workshop/",
     "translation-status/",
     "translators/",
   ],
-  other: ["", "s13-agent-teams/", "compare/", "timeline/", "translation-status/"],
+  other: [
+    "",
+    "s13-agent-teams/",
+    ...appendices.map((name) => `${name}/`),
+    "compare/",
+    "timeline/",
+    "translation-status/",
+  ],
 };
 
 describe.skipIf(!hasChromium)("pages in chromium at 390 px", () => {

@@ -1,7 +1,7 @@
 // What the browser tests share: the built site served under its base, one chromium, and a visit
 // that collects every console error and failed request of a page.
 import type { Browser, Page } from "playwright-core";
-import { listChapters } from "../../chapters/_runner/chapters.ts";
+import { allRunnable, listChapters } from "../../chapters/_runner/chapters.ts";
 import { BASE, ensureSiteBuilt } from "../site-build.ts";
 import { launch } from "./chromium.ts";
 import { serve } from "./serve.ts";
@@ -9,6 +9,10 @@ import { serve } from "./serve.ts";
 export const LOCALES = { en: "", ja: "/ja", zh: "/zh", de: "/de" } as const;
 export const chapters = listChapters().map((c) => c.name);
 export const chapter = chapters[0];
+/** The appendices' pages (a1-mcp-servers …). */
+export const appendices = allRunnable()
+  .filter((c) => c.id.startsWith("a"))
+  .map((c) => c.name);
 
 /** The site built for the suite, served under its base, and a browser: close both when done. */
 export async function openSite(): Promise<{
