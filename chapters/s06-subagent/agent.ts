@@ -118,7 +118,7 @@ export async function runSubagent(env: AgentEnv, prompt: string, root: string): 
 
 // #region dispatch
 /** The lead's dispatch map: the base handlers plus `task`, which needs the env to start a child. */
-function leadHandlers(env: AgentEnv): Record<string, ToolHandler> {
+export function leadHandlers(env: AgentEnv): Record<string, ToolHandler> {
   return {
     ...BASE_HANDLERS,
     task({ prompt, description }, { root }) {
