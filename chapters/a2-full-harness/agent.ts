@@ -5,20 +5,28 @@
  * them all on at once, and writes none of them again: every part is imported from the chapter that
  * taught it. What is left to write is the order in which a request meets them:
  *
- *   at the start of a turn   s04 skills are scanned · s08 hooks are loaded (and trusted) · s09 memory
+ *   at the start of a turn   s04 skills are scanned · s08 hooks are loaded (once trusted), and
+ *                            the first turn runs the SessionStart hooks
  *   before each model call   s11 finished background jobs are injected · s05 old results cleared,
- *                            the history compacted when too long · s09 the system prompt rebuilt
+ *                            the history compacted when too long · s09 the system prompt rebuilt,
+ *                            memory included
  *   the model call           s14 retried on overload, compacted when too long, continued at max_tokens
- *   each tool call           s07 the permission gate · s08 PreToolUse · the tool (s02 jail,
- *                            shell.ts sandbox) · s08 PostToolUse
- *   after the tool calls     s03 the todo reminder · s05 a manual compaction ends the turn
- *   at the end of a turn     s11 the turn waits for running jobs; the lead's mail is acknowledged
+ *   each tool call           s07 the permission gate · s08 PreToolUse · the tool (s02's jail, the
+ *                            command sandbox of shell.ts) · s08 PostToolUse
+ *   after the tool calls     s03 the todo reminder · s05 a compaction the model asked for ends the turn
+ *   at the end of a turn     s11 the turn waits for running jobs · s13 the mail it read is acknowledged
  *
  * The tools hand work to the other parts: s03 todo, s06 a subagent, s10 the task board, s12 lanes
  * (git worktrees), s13 teammates that claim tasks from the board, s15 protocols (shutdown, plan
- * approval). It works on a repository of your own (`--workspace ~/code/my-app`): everything the
- * harness itself keeps — board, lanes' index, mailboxes, memory, transcripts, permissions, trust —
- * lives in the state folder beside it (`~/code/my-app.harness/`), never in the repository.
+ * approval). The gate and the hooks stand in the lead's loop: a subagent and the teammates run
+ * their chapters' own loops, jailed and sandboxed but not gated, so starting one (task, spawn) is a
+ * call the gate asks you about.
+ *
+ * It works on a repository of your own (`--workspace ~/code/my-app`). What the harness keeps —
+ * board, lane index, mailboxes, memory, transcripts, permissions, trust — lives in the state folder
+ * beside it (`~/code/my-app.harness/`). In the repository there is only what the model writes and,
+ * while a lane is open, its checkout in `.worktrees/` (which git is told to ignore); its commits go
+ * to the lane's branch `wt/<name>`, never to yours.
  */
 import { copyFileSync, existsSync, mkdirSync, rmdirSync } from "node:fs";
 import path from "node:path";
