@@ -25,6 +25,7 @@ import { say } from "../chapters/_shared/scripted.ts";
 import { liveCommandCount } from "../chapters/_shared/shell.ts";
 import type { MessageParam } from "../chapters/_shared/types.ts";
 import { REMINDER } from "../chapters/s03-todo-write/agent.ts";
+import { HARNESS_STATE } from "../chapters/s12-worktree-isolation/agent.ts";
 import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";
 
 const git = (cwd: string, ...args: string[]) =>
@@ -80,6 +81,7 @@ describe("a2 the whole harness, on a git repository of your own", () => {
   let repo: string;
   let state: string;
   let head: string;
+  let config: string;
   let env: Env;
   let agent: a2.FullAgent;
   let playMs: number;
@@ -89,6 +91,7 @@ describe("a2 the whole harness, on a git repository of your own", () => {
     repo = fixtureRepo(parent);
     state = stateDirFor(repo);
     head = git(repo, "rev-parse", "HEAD");
+    config = git(repo, "config", "--local", "--list");
     const started = Date.now();
     const run = await playScenario(a2, scenario, repo);
     playMs = Date.now() - started;
@@ -324,6 +327,11 @@ describe("a2 the whole harness, on a git repository of your own", () => {
       "main",
       "wt/slugify",
     ]);
+    // Inside .git: s12's lines in info/exclude (so an open lane's .worktrees/ is ignored), the
+    // lane's branch, and nothing in the repository's config.
+    const exclude = readFileSync(path.join(repo, ".git", "info", "exclude"), "utf8");
+    expect(lines(exclude).filter((l) => !l.startsWith("#"))).toEqual(HARNESS_STATE);
+    expect(git(repo, "config", "--local", "--list")).toBe(config);
     // Nothing written beside it but its state folder.
     expect(readdirSync(parent).sort()).toEqual(["my-app", "my-app.harness"]);
   });

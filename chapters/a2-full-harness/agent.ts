@@ -344,6 +344,10 @@ export function createAgent(env: AgentEnv, options: FullOptions = {}): FullAgent
     commands: {
       ...crew.commands, // /team /inbox /requests
       "/todos": { help: "the model's plan (s03)", run: () => planning.todos.render() },
+      "/tokens": {
+        help: "the history's estimated size (s05)",
+        run: () => `~${s05.estimateTokens(messages)} tokens in ${messages.length} messages`,
+      },
       "/tasks": { help: "the task board (s10)", run: () => s10.renderBoard(team.board.list()) },
       "/jobs": { help: "background commands (s11)", run: () => s11.listJobs(jobs) },
       "/memory": {
