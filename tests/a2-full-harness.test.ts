@@ -21,12 +21,13 @@ import { findChapter, listChapters } from "../chapters/_runner/chapters.ts";
 import { playScenario, type Env } from "../chapters/_runner/runtime.ts";
 import { SCRIPT_OVER } from "../chapters/_runner/scripted-model.ts";
 import { stateDirFor } from "../chapters/_shared/paths.ts";
-import { say } from "../chapters/_shared/scripted.ts";
+import { say, use } from "../chapters/_shared/scripted.ts";
 import { liveCommandCount } from "../chapters/_shared/shell.ts";
 import type { MessageParam } from "../chapters/_shared/types.ts";
 import { REMINDER } from "../chapters/s03-todo-write/agent.ts";
 import { HARNESS_STATE } from "../chapters/s12-worktree-isolation/agent.ts";
 import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";
+import { FAST } from "./team-helpers.ts";
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
@@ -47,6 +48,7 @@ function fixtureRepo(parent: string): string {
   return repo;
 }
 
+const BASE = ["bash", "read", "write", "edit", "glob"];
 const LEAD_TOOLS = [
   "bash",
   "read",
@@ -209,10 +211,16 @@ describe("a2 the whole harness, on a git repository of your own", () => {
       "worktree_remove",
       "spawn",
     ]);
-    // One decision per lead tool call, and the policy lives in the state folder.
-    expect(decisions).toHaveLength(
-      trace().filter((e) => e.kind === "tool_call" && e.agent === "lead").length,
+    // One decision per tool call of every agent (the subagent's and alice's base tools included),
+    // and the policy lives in the state folder.
+    const gated = trace().flatMap((e) =>
+      e.kind === "event" && e.type === "permission" ? [e.agent] : [],
     );
+    const baseOrLead = trace().flatMap((e) =>
+      e.kind === "tool_call" && (e.agent === "lead" || BASE.includes(e.name)) ? [e.agent] : [],
+    );
+    expect([...gated].sort()).toEqual(baseOrLead.sort());
+    expect(new Set(gated)).toEqual(new Set(["lead", "subagent", "alice"]));
     expect(agent.perms.mode).toBe("default");
     expect(existsSync(path.join(state, "permissions.json"))).toBe(true);
   });
@@ -338,6 +346,37 @@ describe("a2 the whole harness, on a git repository of your own", () => {
 });
 
 describe("a2 the whole harness, elsewhere", () => {
+  it("puts a subagent's and a teammate's calls behind the same gate: a deny rule holds, a question names who asks", async () => {
+    const env = scriptedEnv(
+      {
+        lead: [
+          use("task", { prompt: "read .env" }),
+          use("spawn", { name: "bob", role: "helper", prompt: "list the files" }),
+          use("inbox", { wait: true }),
+          say("done"),
+        ],
+        subagent: [use("read", { path: ".env" }), say("I may not read it.")],
+        bob: [use("bash", { command: "ls" }), say("I was not allowed to.")],
+      },
+      { answers: ["yes", "yes", "no"] }, // task, spawn, then bob's bash
+    );
+    writeFileSync(path.join(env.workspace, ".env"), "SECRET=1\n");
+    const agent = a2.createAgent(env, FAST);
+    await agent.send("go");
+    await agent.close!();
+    const result = (who: string) =>
+      env.io.trace.flatMap((e) => (e.kind === "tool_result" && e.agent === who ? [e] : []))[0];
+    expect(result("subagent")).toMatchObject({ is_error: true });
+    expect(result("subagent").output).toMatch(
+      /Permission denied: denied by the rule "read \.env\*"/,
+    );
+    expect(result("bob").output).toBe(
+      "Error: Permission denied: the user said no. The tool did not run.",
+    );
+    const asked = env.io.trace.flatMap((e) => (e.kind === "note" ? [e.text] : []));
+    expect(asked).toContain('bob: Allow bash "ls"? → scripted answer: no');
+  });
+
   it("plays its scenario in an empty folder too (the CLI's default workspace): a repository is made for the lane", async () => {
     const ws = tempDir("lah-a2-empty-");
     const { env } = await playScenario(a2, scenario, ws);

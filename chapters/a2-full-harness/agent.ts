@@ -18,9 +18,8 @@
  *
  * The tools hand work to the other parts: s03 todo, s06 a subagent, s10 the task board, s12 lanes
  * (git worktrees), s13 teammates that claim tasks from the board, s15 protocols (shutdown, plan
- * approval). The gate and the hooks stand in the lead's loop: a subagent and the teammates run
- * their chapters' own loops, jailed and sandboxed but not gated, so starting one (task, spawn) is a
- * call the gate asks you about.
+ * approval). A subagent and the teammates run their chapters' own loops, jailed and sandboxed, and
+ * their base tools pass the same gate and rules as the lead's; the hooks are the lead's alone.
  *
  * It works on a repository of your own (`--workspace ~/code/my-app`). What the harness keeps —
  * board, lane index, mailboxes, memory, transcripts, permissions, trust — lives in the state folder
@@ -151,6 +150,37 @@ async function runCall(
     return { output: `Permission denied: ${refusal}. The tool did not run.`, isError: true };
   return s08.runToolWithHooks(env, session.hooks, call, handlers, { root: env.workspace });
 }
+
+/** A subagent's and a teammate's base tools, behind the same gate and rules: a deny rule cannot
+ *  be dodged by delegating. Their questions say who is asking. (Hooks stay the lead's.) */
+function guarded(
+  env: AgentEnv,
+  perms: s07.Permissions,
+  who: string,
+): Record<string, s02.ToolHandler> {
+  const asker = { ...env, ask: (q: string, choices: string[]) => env.ask(`${who}: ${q}`, choices) };
+  const guard =
+    (name: string, handler: s02.ToolHandler): s02.ToolHandler =>
+    async (input, ctx) => {
+      const call = { type: "tool_use", id: `${who}_${name}`, name, input } as ToolUseBlock;
+      const refusal = await s07.checkPermission(asker, perms, call);
+      env.io.event("permission", { tool: name, allowed: refusal === null, reason: refusal }, who);
+      if (refusal !== null) throw new Error(`Permission denied: ${refusal}. The tool did not run.`);
+      return handler(input, ctx);
+    };
+  return Object.fromEntries(Object.entries(s02.BASE_HANDLERS).map(([n, h]) => [n, guard(n, h)]));
+}
+
+/** The lead, a subagent and teammates may all want an answer at once: one question at a time. */
+function oneQuestionAtATime(env: AgentEnv): AgentEnv {
+  let last: Promise<unknown> = Promise.resolve();
+  const ask = (question: string, choices: string[]) => {
+    const answer = last.then(() => env.ask(question, choices));
+    last = answer.catch(() => undefined);
+    return answer;
+  };
+  return { ...env, ask };
+}
 // #endregion call
 
 // #region loop
@@ -254,7 +284,8 @@ export interface FullAgent extends Agent {
   perms: s07.Permissions;
 }
 
-export function createAgent(env: AgentEnv, options: FullOptions = {}): FullAgent {
+export function createAgent(outside: AgentEnv, options: FullOptions = {}): FullAgent {
+  const env = oneQuestionAtATime(outside);
   // s07: the policy lives in the state folder, out of the model's reach (this appendix's rules
   // the first time).
   mkdirSync(env.stateDir, { recursive: true });
@@ -266,10 +297,15 @@ export function createAgent(env: AgentEnv, options: FullOptions = {}): FullAgent
     deny: fromFile.deny ?? [],
   };
 
-  // s14 for every model call, the lead's and each teammate's; s13's team with s15's protocols.
+  // s14 for every model call, the lead's and each teammate's; s13's team with s15's protocols,
+  // its teammates' base tools behind the gate.
   const recover = s14.resilientCall(options);
   const callModel: CallModel = (e, call) => recover(stateEnv(e), call);
-  const crew = s15.createAgent(env, { ...options, callModel });
+  const crew = s15.createAgent(env, {
+    ...options,
+    callModel,
+    teammateHandlers: (_team, member) => guarded(env, perms, member.name),
+  });
   const { team, requests } = crew;
 
   const planning: s03.Planning = { todos: new s03.TodoList(), roundsWithoutTodo: 0 }; // s03
@@ -286,7 +322,7 @@ export function createAgent(env: AgentEnv, options: FullOptions = {}): FullAgent
     todo: (input) => planning.todos.update(input),
     load_skill: ({ name }, { root }) => s04.loadSkill(root, session!.skills, name),
     compact: () => "Compacting the conversation.",
-    task: s06.leadHandlers(env).task,
+    task: s06.leadHandlers(env, guarded(env, perms, "subagent")).task,
     ...s09.memoryHandlers(memoryDir),
     ...s11.backgroundHandlers(jobs),
     ...lanes,
