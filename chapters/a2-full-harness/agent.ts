@@ -27,7 +27,7 @@
  * while a lane is open, its checkout in `.worktrees/` (which git is told to ignore); its commits go
  * to the lane's branch `wt/<name>`, never to yours.
  */
-import { copyFileSync, existsSync, mkdirSync, rmdirSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmdirSync } from "node:fs";
 import path from "node:path";
 import * as s02 from "../s02-tool-use/agent.ts";
 import * as s03 from "../s03-todo-write/agent.ts";
@@ -55,11 +55,7 @@ import type {
 // #region tools
 /** The chapters' own tool definitions, picked by name: nothing is described twice. */
 const pick = (tools: Tool[], ...names: string[]): Tool[] =>
-  names.map((name) => {
-    const tool = tools.find((t) => t.name === name);
-    if (!tool) throw new Error(`no tool named ${name}`);
-    return tool;
-  });
+  names.map((name) => tools.find((t) => t.name === name)!);
 
 /** The lead's 26 tools, in the order of the chapters that introduced them. */
 export const TOOLS: Tool[] = [
@@ -135,7 +131,14 @@ const stateEnv = (env: AgentEnv): AgentEnv => ({ ...env, workspace: env.stateDir
 // #endregion state
 
 // #region call
-/** One tool call, in the order every call takes: the gate (s07) decides, then the hooks (s08)
+/** s07's gate, for any agent: why the call is refused, or null. */
+async function gate(env: AgentEnv, perms: s07.Permissions, call: ToolUseBlock, who = LEAD) {
+  const refusal = await s07.checkPermission(env, perms, call);
+  env.io.event("permission", { tool: call.name, allowed: refusal === null, reason: refusal }, who);
+  return refusal === null ? null : `Permission denied: ${refusal}. The tool did not run.`;
+}
+
+/** One lead tool call, in the order every call takes: the gate (s07) decides, then the hooks (s08)
  *  wrap the tool itself, which runs jailed (s02) and, for commands, sandboxed (shell.ts). */
 async function runCall(
   env: AgentEnv,
@@ -144,10 +147,8 @@ async function runCall(
   handlers: Record<string, s02.ToolHandler>,
   call: ToolUseBlock,
 ): Promise<{ output: string; isError: boolean }> {
-  const refusal = await s07.checkPermission(env, perms, call);
-  env.io.event("permission", { tool: call.name, allowed: refusal === null, reason: refusal });
-  if (refusal !== null)
-    return { output: `Permission denied: ${refusal}. The tool did not run.`, isError: true };
+  const refused = await gate(env, perms, call);
+  if (refused) return { output: refused, isError: true };
   return s08.runToolWithHooks(env, session.hooks, call, handlers, { root: env.workspace });
 }
 
@@ -163,9 +164,8 @@ function guarded(
     (name: string, handler: s02.ToolHandler): s02.ToolHandler =>
     async (input, ctx) => {
       const call = { type: "tool_use", id: `${who}_${name}`, name, input } as ToolUseBlock;
-      const refusal = await s07.checkPermission(asker, perms, call);
-      env.io.event("permission", { tool: name, allowed: refusal === null, reason: refusal }, who);
-      if (refusal !== null) throw new Error(`Permission denied: ${refusal}. The tool did not run.`);
+      const refused = await gate(asker, perms, call, who);
+      if (refused) throw new Error(refused);
       return handler(input, ctx);
     };
   return Object.fromEntries(Object.entries(s02.BASE_HANDLERS).map(([n, h]) => [n, guard(n, h)]));
@@ -329,11 +329,8 @@ export function createAgent(outside: AgentEnv, options: FullOptions = {}): FullA
     // The lanes' folder goes with the last lane: a repository without lanes has no .worktrees/.
     async worktree_remove(input, ctx) {
       const removed = await lanes.worktree_remove(input, ctx);
-      try {
-        rmdirSync(team.lanes.dir); // only if empty: nothing in it is ever deleted here
-      } catch {
-        // other lanes (or anything else) still in it
-      }
+      const dir = team.lanes.dir; // removed only when empty: nothing in it is ever deleted here
+      if (existsSync(dir) && readdirSync(dir).length === 0) rmdirSync(dir);
       return removed;
     },
   };
