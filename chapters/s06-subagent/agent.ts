@@ -70,7 +70,12 @@ const textOf = (content: ContentBlock[]): string =>
 
 /** Runs one child agent to completion and returns its final text — nothing else of its work.
  *  Its messages, tool calls and results live in this function and are dropped when it returns. */
-export async function runSubagent(env: AgentEnv, prompt: string, root: string): Promise<string> {
+export async function runSubagent(
+  env: AgentEnv,
+  prompt: string,
+  root: string,
+  handlers: Record<string, ToolHandler> = BASE_HANDLERS, // the child's tools (a harness may guard them)
+): Promise<string> {
   const model = env.modelFor(CHILD);
   const messages: MessageParam[] = [{ role: "user", content: prompt }]; // fresh: none of the lead's history
   let lastText = "";
@@ -97,7 +102,7 @@ export async function runSubagent(env: AgentEnv, prompt: string, root: string): 
     for (const block of response.content) {
       if (block.type !== "tool_use") continue;
       await env.io.toolCall(block, CHILD);
-      const { output, isError } = await runTool(BASE_HANDLERS, block, { root });
+      const { output, isError } = await runTool(handlers, block, { root });
       env.io.toolResult(block, output, isError, CHILD);
       results.push({
         type: "tool_result",
@@ -118,7 +123,10 @@ export async function runSubagent(env: AgentEnv, prompt: string, root: string): 
 
 // #region dispatch
 /** The lead's dispatch map: the base handlers plus `task`, which needs the env to start a child. */
-function leadHandlers(env: AgentEnv): Record<string, ToolHandler> {
+export function leadHandlers(
+  env: AgentEnv,
+  childHandlers: Record<string, ToolHandler> = BASE_HANDLERS,
+): Record<string, ToolHandler> {
   return {
     ...BASE_HANDLERS,
     task({ prompt, description }, { root }) {
@@ -127,7 +135,7 @@ function leadHandlers(env: AgentEnv): Record<string, ToolHandler> {
       env.io.note(
         `delegating: ${typeof description === "string" && description ? description : prompt.slice(0, 60)}`,
       );
-      return runSubagent(env, prompt, root);
+      return runSubagent(env, prompt, root, childHandlers);
     },
   };
 }

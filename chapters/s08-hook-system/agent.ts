@@ -17,7 +17,14 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool } from "../s02-tool-use/agent.ts";
+import {
+  BASE_HANDLERS,
+  BASE_TOOLS,
+  normalizeMessages,
+  runTool,
+  type ToolContext,
+  type ToolHandler,
+} from "../s02-tool-use/agent.ts";
 import { readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import { runCommand } from "../_shared/shell.ts";
 import type {
@@ -243,18 +250,21 @@ function parseReply(
 // #endregion fire
 
 // #region tool-with-hooks
-/** One tool call wrapped in its hooks. Whatever happens, it yields exactly one result. */
+/** One tool call wrapped in its hooks. Whatever happens, it yields exactly one result.
+ *  (A harness with more tools passes its own handlers and where they act.) */
 export async function runToolWithHooks(
   env: AgentEnv,
   hooks: HookRunner,
   call: ToolUseBlock,
+  handlers: Record<string, ToolHandler> = BASE_HANDLERS,
+  ctx: ToolContext = { root: env.workspace },
 ): Promise<{ output: string; isError: boolean }> {
   const pre = await hooks.fire("PreToolUse", { tool: call });
   if (pre.blocked !== undefined)
     return { output: `Blocked by a PreToolUse hook: ${pre.blocked}`, isError: true };
 
   const input = pre.input ?? (call.input as Record<string, unknown>);
-  const result = await runTool(BASE_HANDLERS, { ...call, input }, { root: env.workspace });
+  const result = await runTool(handlers, { ...call, input }, ctx);
 
   const post = await hooks.fire("PostToolUse", { tool: { ...call, input }, result });
   const notes = [...pre.context, ...post.context];
@@ -323,7 +333,7 @@ function trustedHashes(env: AgentEnv): string[] {
 /** Hooks are shell commands that came with the folder. Opening a folder must not run its code,
  *  so they run only after a person said yes to this exact .hooks.json. The answer is kept for
  *  its hash: change one character of the file and the question comes back. */
-async function trustedHooks(env: AgentEnv, options: HookOptions): Promise<HookConfig> {
+export async function trustedHooks(env: AgentEnv, options: HookOptions): Promise<HookConfig> {
   const { hooks, hash } = loadHooks(env.workspace, (text) => env.io.note(text));
   const commands = [
     ...new Set(

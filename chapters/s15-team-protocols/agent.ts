@@ -510,7 +510,10 @@ export function createAgent(env: AgentEnv, options: TeamOptions = {}): ProtocolA
     leadTools: LEAD_PROTOCOL_TOOLS,
     leadHandlers: (team) => leadProtocolHandlers(team, requests),
     teammateTools: TEAMMATE_PROTOCOL_TOOLS,
-    teammateHandlers: (team, member) => teammateProtocolHandlers(team, requests, member),
+    teammateHandlers: (team, member) => ({
+      ...options.teammateHandlers?.(team, member), // a harness's own (the capstone guards the base tools)
+      ...teammateProtocolHandlers(team, requests, member),
+    }),
     leadInstructions: LEAD_PROTOCOLS,
     teammateInstructions: TEAMMATE_PROTOCOLS,
   });
