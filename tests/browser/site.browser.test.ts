@@ -98,6 +98,32 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
     await context.close();
   }, 120_000);
 
+  it("no diagram text is drawn below 11 px at 1280 px wide (the widest diagrams scroll instead)", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const smallest: Record<string, number> = {};
+    for (const url of [
+      "/case-study-hierarchy/",
+      "/s06-subagent/",
+      "/s13-agent-teams/",
+      "/s15-team-protocols/",
+    ]) {
+      await page.goto(`${server.url}${url}`, { waitUntil: "load" });
+      smallest[url] = await page.evaluate(() => {
+        let min = Infinity;
+        for (const svg of document.querySelectorAll<SVGSVGElement>(".lah-mermaid-svg svg")) {
+          const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+          for (const text of svg.querySelectorAll("text"))
+            if (text.textContent?.trim())
+              min = Math.min(min, parseFloat(getComputedStyle(text).fontSize) * scale);
+        }
+        return Math.round(min * 10) / 10;
+      });
+    }
+    console.log(`smallest diagram text at 1280 px: ${JSON.stringify(smallest)}`);
+    for (const [url, px] of Object.entries(smallest)) expect(px, url).toBeGreaterThanOrEqual(11);
+    await page.close();
+  }, 60_000);
+
   it("dark mode persists across pages", async () => {
     const page = await browser.newPage();
     await page.goto(`${server.url}/`);
