@@ -203,4 +203,18 @@ describe("appendices on the site (site/lib/chapters.ts, as the build reads it)",
     });
     for (const c of site.chapters) expect(c.serverTools, c.id).toEqual([]);
   });
+
+  it("compares a2 with s15, the last chapter it imports: its 26 tools are s15's 13 and 13 more, none of a server's", () => {
+    const a2 = site.chapter("a2");
+    expect(a2).toMatchObject({ kind: "appendix", appendix: true, buildsOn: "s15" });
+    expect(site.previous("a2")?.id).toBe("s15");
+    expect(headlineOf(a2.source)).toBe("The whole harness");
+    expect(a2.serverTools).toEqual([]);
+    expect(a2.tools).toHaveLength(26);
+    expect(a2.offered).toEqual(names(a2.tools));
+    const changes = toolChanges(site.allTools(site.chapter("s15")), site.allTools(a2));
+    expect(changes.removed).toEqual([]);
+    expect(changes.kept).toHaveLength(13);
+    expect(changes.added).toHaveLength(13);
+  });
 });
