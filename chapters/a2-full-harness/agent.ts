@@ -224,12 +224,7 @@ export async function agentLoop(
     env.io.assistant(response);
     if (response.stop_reason !== "tool_use") {
       // s11: the turn does not end while a background job's result is still to come.
-      if (jobs.pending === 0 && jobs.running === 0) return;
-      if (jobs.pending === 0) {
-        env.io.note(`waiting for ${jobs.running} background command(s) to finish…`);
-        await jobs.nextResult();
-        if (jobs.pending === 0) return;
-      }
+      if (await s11.turnCanEnd(env, jobs)) return;
       continue;
     }
 

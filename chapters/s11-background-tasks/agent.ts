@@ -235,6 +235,18 @@ export function backgroundHandlers(jobs: BackgroundJobs): Record<string, ToolHan
 // #endregion handlers
 
 // #region inject
+/** The model answered without asking for a tool: may the turn end? Not while a command's result
+ *  is still to come — a result the model never sees would be lost — so wait for the next one. */
+export async function turnCanEnd(env: AgentEnv, jobs: BackgroundJobs): Promise<boolean> {
+  if (jobs.pending === 0 && jobs.running === 0) return true;
+  if (jobs.pending === 0) {
+    env.io.note(`waiting for ${jobs.running} background command(s) to finish…`);
+    await jobs.nextResult();
+    if (jobs.pending === 0) return true; // the session closed while we waited
+  }
+  return false;
+}
+
 /** Before each model call: every result that finished since the last call, once, as user text. */
 export function injectBackgroundResults(
   env: AgentEnv,
@@ -276,14 +288,8 @@ export async function agentLoop(
     messages.push({ role: "assistant", content: response.content });
     env.io.assistant(response);
     if (response.stop_reason !== "tool_use") {
-      // The model is done for now, but a result it has not seen yet would be lost: wait for it.
-      if (jobs.pending === 0 && jobs.running === 0) return;
-      if (jobs.pending === 0) {
-        env.io.note(`waiting for ${jobs.running} background command(s) to finish…`);
-        await jobs.nextResult();
-        if (jobs.pending === 0) return; // the session closed while we waited
-      }
-      continue;
+      if (await turnCanEnd(env, jobs)) return;
+      continue; // a result came in: the model reads it next
     }
 
     const results: ToolResultBlockParam[] = [];
