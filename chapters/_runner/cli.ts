@@ -12,6 +12,7 @@ import {
   type ChapterInfo,
 } from "./chapters.ts";
 import { createIO } from "./io.ts";
+import { notesFor, terminalLocale } from "./notes.ts";
 import { chooseModel, realClient } from "./model.ts";
 import { LineReader, runRepl } from "./repl.ts";
 import { createEnv } from "./runtime.ts";
@@ -28,6 +29,8 @@ Options (after "--" when run through npm):
   --offline          use the scripted model even if ANTHROPIC_API_KEY is set
   --demo             send the scenario's prompts one after another, then exit
   --step             pause before every model call and tool run (press Enter to go on)
+                     offline, --step and --demo print the scenario's step notes
+  --lang LANG        the notes' language: en, ja, zh or de (default: from LANG, else en)
   --workspace DIR    work in DIR instead of .workspace/<chapter>/
   --reset            empty the workspace first (only one the harness created)
   --allow-network    let the model's commands reach the network (the sandbox blocks it)
@@ -62,6 +65,7 @@ async function main(argv: string[]): Promise<number> {
         offline: { type: "boolean" },
         demo: { type: "boolean" },
         step: { type: "boolean" },
+        lang: { type: "string" },
         workspace: { type: "string" },
         reset: { type: "boolean" },
         "allow-network": { type: "boolean" },
@@ -93,6 +97,14 @@ async function main(argv: string[]): Promise<number> {
     console.error(
       `Unknown chapter "${positionals[0]}". The chapters are:\n${chapterList(chapters)}`,
     );
+    return 2;
+  }
+
+  let locale;
+  try {
+    locale = terminalLocale(flags.lang, process.env);
+  } catch (err) {
+    console.error((err as Error).message);
     return 2;
   }
 
@@ -133,7 +145,10 @@ async function main(argv: string[]): Promise<number> {
 
   const { module, scenario } = await loadChapter(info);
   const choice = chooseModel(process.env, Boolean(flags.offline));
-  const io = createIO({ stream: process.stdout, color, pause });
+  // The notes explain the scripted run; a real model's run is its own, so they stay quiet there.
+  const teaching = choice.offline && (flags.step || flags.demo);
+  const notes = teaching ? notesFor(info.dir, locale) : undefined;
+  const io = createIO({ stream: process.stdout, color, pause, notes });
   const env = createEnv({
     workspace,
     io,
@@ -184,6 +199,7 @@ async function main(argv: string[]): Promise<number> {
     color,
     lines,
     demo: Boolean(flags.demo),
+    io,
   });
 }
 

@@ -2,6 +2,7 @@
 import pc from "picocolors";
 import { InterruptedError, turnSignal, unlessInterrupted } from "./interrupt.ts";
 import type { CreateParams, IO, Message, ModelClient, ToolUseBlock } from "../_shared/types.ts";
+import { StepKeys, type StepNotes } from "./notes.ts";
 
 export type TraceEvent =
   | { kind: "user"; agent: string; text: string }
@@ -29,6 +30,8 @@ export interface IOOptions {
   color?: boolean;
   /** Called before each tool runs; resolves when the run may go on (--step). */
   pause?: (what: string) => Promise<void>;
+  /** The scenario's step notes (offline, with --step or --demo): each is printed after its step. */
+  notes?: StepNotes;
 }
 
 const clip = (text: string, lines = 12, chars = 800): string => {
@@ -44,16 +47,30 @@ const indent = (text: string, pad: string) =>
     .map((l) => pad + l)
     .join("\n");
 
-export function createIO({ stream, color = false, pause }: IOOptions = {}): Recorder {
+export function createIO({ stream, color = false, pause, notes }: IOOptions = {}): Recorder {
   const c = pc.createColors(color);
   const trace: TraceEvent[] = [];
   const who = (agent: string) => (agent === "lead" ? "" : c.magenta(`[${agent}] `));
   const print = (text: string) => stream?.write(`${text}\n`);
+  // The same keys the site's player uses, counted as the run happens.
+  const keys = new StepKeys();
+  const teach = (step: TraceEvent) => {
+    if (!notes) return;
+    const names = keys.keysOf(step);
+    const phase = names.map((k) => notes.phases[k]).find(Boolean);
+    const note = names.map((k) => notes.notes[k]).find(Boolean);
+    if (phase) print(c.bold(`\n── ${phase} ──`));
+    if (note) print(c.italic(c.dim(indent(note.trim(), "  │ "))));
+  };
+  const record = (step: TraceEvent) => {
+    trace.push(step);
+    teach(step);
+  };
 
   return {
     trace,
     user(text, agent = "lead") {
-      trace.push({ kind: "user", agent, text });
+      record({ kind: "user", agent, text });
     },
     assistant(message: Message, agent = "lead") {
       const text = message.content
@@ -63,6 +80,7 @@ export function createIO({ stream, color = false, pause }: IOOptions = {}): Reco
       const calls = message.content.flatMap((b) => (b.type === "tool_use" ? [b.name] : []));
       trace.push({ kind: "response", agent, stop_reason: message.stop_reason, text, calls });
       if (text) print(`${who(agent)}${c.cyan("assistant ›")} ${text}`);
+      teach(trace.at(-1)!);
     },
     async toolCall(call: ToolUseBlock, agent = "lead") {
       trace.push({ kind: "tool_call", agent, id: call.id, name: call.name, input: call.input });
@@ -88,9 +106,10 @@ export function createIO({ stream, color = false, pause }: IOOptions = {}): Reco
     note(text: string, agent = "lead") {
       trace.push({ kind: "note", agent, text });
       print(`${who(agent)}${c.blue(`  ◆ ${text}`)}`);
+      teach(trace.at(-1)!);
     },
     event(type: string, data: Record<string, unknown>, agent = "lead") {
-      trace.push({ kind: "event", agent, type, data });
+      record({ kind: "event", agent, type, data });
     },
   };
 }

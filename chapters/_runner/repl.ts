@@ -5,7 +5,7 @@ import { beginTurn, interruptTurn, InterruptedError } from "./interrupt.ts";
 import { describeModelError } from "./model.ts";
 import { ScenarioError } from "./scripted-model.ts";
 import { killAllCommands } from "../_shared/shell.ts";
-import type { Agent, AgentCommand, Scenario, Tool } from "../_shared/types.ts";
+import type { Agent, AgentCommand, IO, Scenario, Tool } from "../_shared/types.ts";
 
 export interface ReplOptions {
   agent: Agent;
@@ -20,6 +20,8 @@ export interface ReplOptions {
   lines: LineReader;
   /** Send the scenario's prompts one after another, then stop (--demo). */
   demo: boolean;
+  /** Where each prompt is recorded (and its step note printed), as playScenario does. */
+  io?: IO;
 }
 
 /** Reads stdin one line at a time; `next()` resolves null at end of input. */
@@ -117,6 +119,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
     beginTurn();
     turnRunning = true;
     interrupted = false;
+    o.io?.user(prompt);
     try {
       await o.agent.send(prompt);
     } catch (err) {
