@@ -1,5 +1,4 @@
 // The runner as a learner uses it: `npm run chapter ...` (here: node --import tsx cli.ts).
-import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -7,30 +6,9 @@ import { REPO_ROOT } from "../chapters/_runner/chapters.ts";
 import { stateDirFor } from "../chapters/_shared/paths.ts";
 import { apiError, endTurn, startFakeApi, type FakeApi } from "./fake-api.ts";
 import { tempDir } from "./helpers.ts";
+import { runCli } from "./run-cli.ts";
 
-const CLI = path.join(REPO_ROOT, "chapters/_runner/cli.ts");
-
-function run(args: string[], opts: { input?: string; env?: Record<string, string> } = {}) {
-  // A clean environment: no real key leaks into the tests.
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "",
-    HOME: process.env.HOME ?? "/tmp",
-    NO_COLOR: "1",
-    ...opts.env,
-  };
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CLI, ...args], {
-      cwd: REPO_ROOT,
-      env,
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.stdin.end(opts.input ?? "");
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = runCli;
 
 let api: FakeApi | undefined;
 afterEach(async () => {

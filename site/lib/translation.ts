@@ -306,3 +306,29 @@ export function summarize(
   for (const row of rows) totals[row.locale][row.status]++;
   return totals;
 }
+
+/** Step notes (chapters/<chapter>/notes/<locale>.yaml, see chapters/_runner/notes.ts): the same
+ *  three states as pages. A translation records the hash of the English file it was made from in
+ *  its `sourceHash` field (the hash skips that line, as a page's skips its stamps). A missing
+ *  translation is reported, not a failure: the player shows the English note with a notice. */
+export function notesStatus(root = process.cwd()): PageStatus[] {
+  const chaptersDir = path.join(root, "chapters");
+  const dirs = existsSync(chaptersDir) ? readdirSync(chaptersDir).sort() : [];
+  return dirs.flatMap((dir) => {
+    const english = `chapters/${dir}/notes/en.yaml`;
+    if (!existsSync(path.join(root, english))) return [];
+    const currentHash = notesHash(readFileSync(path.join(root, english), "utf8"));
+    return TRANSLATED_LOCALES.map((locale): PageStatus => {
+      const translation = `chapters/${dir}/notes/${locale}.yaml`;
+      const base = { page: `${dir}/notes`, locale, english, translation, currentHash };
+      const full = path.join(root, translation);
+      if (!existsSync(full)) return { ...base, status: "missing" };
+      const recordedHash = /^sourceHash:\s*["']?([0-9a-f]+)/m.exec(readFileSync(full, "utf8"))?.[1];
+      return { ...base, status: recordedHash === currentHash ? "fresh" : "stale", recordedHash };
+    });
+  });
+}
+
+/** The hash a translation of a notes file records: its normalised text without a sourceHash line. */
+export const notesHash = (text: string) =>
+  hash12(normalizeText(text.replace(/^sourceHash:.*$/m, "")));

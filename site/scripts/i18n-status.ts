@@ -26,6 +26,7 @@ import { LOCALES, type Locale } from "../../i18n/locales.ts";
 import {
   codeStatus,
   englishPages,
+  notesStatus,
   stampCodeHash,
   summarize,
   translationStatus,
@@ -94,6 +95,25 @@ for (const locale of LOCALES) {
     );
   }
 }
+// Step notes: the same states, reported per chapter; a missing translation shows English notes.
+const notes = notesStatus(REPO_ROOT);
+const notesTotals = summarize(notes);
+console.log(
+  `\nstep notes: ${notes.length / 3} chapters; ` +
+    Object.entries(notesTotals)
+      .map(([l, t]) => `${l} ${t.fresh} fresh, ${t.stale} stale, ${t.missing} missing`)
+      .join("; "),
+);
+for (const row of notes) {
+  if (row.status === "fresh" && !verbose) continue;
+  const mark = { fresh: "  ok     ", stale: "  STALE  ", missing: "  MISSING" }[row.status];
+  const detail =
+    row.status === "fresh"
+      ? ""
+      : `translate ${row.english}${row.status === "stale" ? " (changes since)" : ""}, then set sourceHash: "${row.currentHash}"`;
+  console.log(`${mark} ${row.translation.padEnd(42)} ${detail}`);
+}
+
 const all = Object.values(totals).reduce((sum, t) => sum + t.fresh + t.stale + t.missing, 0);
 const fresh = Object.values(totals).reduce((sum, t) => sum + t.fresh, 0);
 const changedPages = code.filter((c) => c.changed).length;
