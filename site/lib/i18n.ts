@@ -23,12 +23,26 @@ export function pageLocale(astro: { locals: unknown }): Locale {
   return localeFromLang(route?.lang);
 }
 
-/** A translator for one locale; `{name}` placeholders are filled from `vars`. */
+/** A key with plural forms (`player.messages_one`, `player.messages_other`), used without the
+ *  suffix and a `count`: the same convention as i18next, which Starlight's own strings use. */
+type PluralKey = UIKey extends infer K ? (K extends `${infer B}_other` ? B : never) : never;
+
+/** A translator for one locale; `{name}` placeholders are filled from `vars`. A plural key picks
+ *  its form by `vars.count` with the locale's plural rules ("1 message", "2 messages"). */
 export function useTranslations(locale: Locale) {
-  return (key: UIKey, vars: Record<string, string | number> = {}) =>
-    (dictionaries[locale][key] ?? en[key]).replace(/\{(\w+)\}/g, (_, k) =>
-      String(vars[k] ?? `{${k}}`),
-    );
+  const plural = new Intl.PluralRules(locale);
+  const lookup = (key: string) =>
+    (dictionaries[locale] as Record<string, string | undefined>)[key] ??
+    (en as Record<string, string | undefined>)[key];
+  return (key: UIKey | PluralKey, vars: Record<string, string | number> = {}) => {
+    const count = vars.count;
+    const text =
+      (typeof count === "number" &&
+        (lookup(`${key}_${plural.select(count)}`) ?? lookup(`${key}_other`))) ||
+      lookup(key) ||
+      key;
+    return text.replace(/\{(\w+)\}/g, (_, k) => String(vars[k] ?? `{${k}}`));
+  };
 }
 
 /** The site's base path without its trailing slash: "" at the root of a host, "/sub" under one. */

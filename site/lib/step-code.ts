@@ -1,0 +1,151 @@
+// Which code handled a step of a recorded run: the `// #region` of the chapter's agent.ts (or of
+// a chapter it imports) and the line in it. Derived from the source text, never written by hand:
+//   a tool call or result   → the line that defines the tool's handler (`bash: (input) =>`),
+//                             else the tool's definition (`name: "bash"`)
+//   a model request/response → the line that calls the model (`messages.create(`)
+//   an event of type T       → the line that records it (`event("T"`)
+//   a harness line (◆)       → the `note(` whose fixed text the line starts with
+// The chapter's own code is searched first, then the chapters it imports, newest first, so a
+// step handled by imported code (s02's bash in s13) points at s02, named as such.
+import type { TraceEvent } from "../../chapters/_runner/io.ts";
+import { importsOf } from "./timeline.ts";
+
+export interface CodeSource {
+  id: string;
+  source: string;
+}
+
+/** A place in the code: a region of one chapter's agent.ts and the line (1-based, in the file). */
+export interface CodeSpot {
+  chapter: string;
+  region: string;
+  line: number;
+}
+
+interface Region {
+  name: string;
+  start: number;
+  end: number;
+}
+
+/** The marked regions of a source, with their first and last line (1-based, markers included). */
+export function regionsOf(source: string): Region[] {
+  const lines = source.split("\n");
+  const open = new Map<string, number>();
+  const found: Region[] = [];
+  lines.forEach((line, i) => {
+    const m = /^\s*\/\/ #(end)?region (\S+)\s*$/.exec(line);
+    if (!m) return;
+    if (!m[1]) open.set(m[2], i + 1);
+    else if (open.has(m[2])) {
+      found.push({ name: m[2], start: open.get(m[2])!, end: i + 1 });
+      open.delete(m[2]);
+    }
+  });
+  return found;
+}
+
+/** The innermost region around a line, if any. */
+function regionAt(regions: Region[], line: number): Region | undefined {
+  return regions
+    .filter((r) => r.start < line && line < r.end)
+    .sort((a, b) => a.end - a.start - (b.end - b.start))[0];
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** Finds where steps are handled, for one chapter and the chapters it imports. */
+export function codeFinder(chapter: CodeSource, sourceOf: (id: string) => string | undefined) {
+  // The chapter first, then what it imports (newest first), then what those import.
+  const order: CodeSource[] = [];
+  const visit = (src: CodeSource) => {
+    if (order.some((o) => o.id === src.id)) return;
+    order.push(src);
+    for (const id of importsOf(src.source).reverse()) {
+      const source = sourceOf(id);
+      if (source !== undefined) visit({ id, source });
+    }
+  };
+  visit(chapter);
+  const indexed = order.map((o) => ({
+    ...o,
+    lines: o.source.split("\n"),
+    regions: regionsOf(o.source),
+  }));
+
+  /** The first line that matches and lies in a region, searching in chapter order; `prefer`
+   *  picks among several such lines (the lead's model call in the region named "loop"). */
+  const find = (
+    matches: (lines: string[], i: number) => boolean,
+    prefer: (spot: CodeSpot) => boolean = () => true,
+  ): CodeSpot | undefined => {
+    for (const src of indexed) {
+      const spots: CodeSpot[] = [];
+      for (let i = 0; i < src.lines.length; i++) {
+        if (!matches(src.lines, i)) continue;
+        const region = regionAt(src.regions, i + 1);
+        if (region) spots.push({ chapter: src.id, region: region.name, line: i + 1 });
+      }
+      if (spots.length) return spots.find(prefer) ?? spots[0];
+    }
+    return undefined;
+  };
+  const line = (pattern: RegExp) => (lines: string[], i: number) => pattern.test(lines[i]);
+
+  const noteSpots = (text: string): CodeSpot | undefined => {
+    // Every note( call whose opening text is fixed: keep the longest one the line starts with.
+    let best: (CodeSpot & { length: number }) | undefined;
+    for (const src of indexed) {
+      const calls = src.source.matchAll(/\bnote\(\s*[`"']([^`"'$]{4,})/g);
+      for (const m of calls) {
+        const fixed = m[1];
+        if (!text.startsWith(fixed) || (best && best.length >= fixed.length)) continue;
+        const line = src.source.slice(0, m.index).split("\n").length;
+        const region = regionAt(src.regions, line);
+        if (region) best = { chapter: src.id, region: region.name, line, length: fixed.length };
+      }
+      if (best) break;
+    }
+    return best && { chapter: best.chapter, region: best.region, line: best.line };
+  };
+
+  return (step: TraceEvent): CodeSpot | undefined => {
+    switch (step.kind) {
+      case "request":
+      case "response":
+        // The lead's calls are made by the loop; a child's or a teammate's by their own loop.
+        return find(line(/\bmessages\.create\(/), (spot) =>
+          step.agent === "lead" ? spot.region === "loop" : spot.region !== "loop",
+        );
+      case "tool_call":
+      case "tool_result": {
+        const name = escape(step.name);
+        return (
+          find(
+            line(
+              new RegExp(
+                `^\\s*(?:async\\s+)?["']?${name}["']?\\s*(?::\\s*(?:async\\s*)?\\(|:\\s*async\\b|\\()`,
+              ),
+            ),
+          ) ??
+          find(line(new RegExp(`\\bname:\\s*["'\`]${name}["'\`]`))) ??
+          // Handlers made at run time (an MCP server's tools): where they are put in the table.
+          find(line(/\bhandlers\[\w+\]\s*=/))
+        );
+      }
+      case "event": {
+        // event("T", …), or the type on the next lines of a multi-line call (log("T", …) in s12).
+        const quoted = new RegExp(`["'\`]${escape(step.type)}["'\`]`);
+        return find(
+          (lines, i) =>
+            quoted.test(lines[i]) &&
+            lines.slice(Math.max(0, i - 2), i + 1).some((l) => /\b(?:event|log)\(/.test(l)),
+        );
+      }
+      case "note":
+        return noteSpots(step.text);
+      default:
+        return undefined;
+    }
+  };
+}
