@@ -6,7 +6,15 @@ import { StepKeys, type StepNotes } from "./notes.ts";
 
 export type TraceEvent =
   | { kind: "user"; agent: string; text: string }
-  | { kind: "request"; agent: string; messages: number; tools: string[]; system?: string }
+  | {
+      kind: "request";
+      agent: string;
+      messages: number;
+      /** The messages' estimated size: s05's rough rule, four characters a token. */
+      tokens?: number;
+      tools: string[];
+      system?: string;
+    }
   | { kind: "response"; agent: string; stop_reason: string | null; text: string; calls: string[] }
   | { kind: "tool_call"; agent: string; id: string; name: string; input: unknown }
   | {
@@ -126,7 +134,15 @@ export function recordModel(
       async create(body: CreateParams) {
         const tools = (body.tools ?? []).map((t) => ("name" in t ? t.name : "?"));
         const system = typeof body.system === "string" ? body.system : undefined;
-        io.trace.push({ kind: "request", agent, messages: body.messages.length, tools, system });
+        const tokens = Math.ceil(JSON.stringify(body.messages).length / 4);
+        io.trace.push({
+          kind: "request",
+          agent,
+          messages: body.messages.length,
+          tokens,
+          tools,
+          system,
+        });
         const n = body.messages.length;
         await pause?.(`call the model for ${agent} (${n} message${n === 1 ? "" : "s"})`);
         // Ctrl-C aborts the call in flight (and any later call of the same turn) at once.

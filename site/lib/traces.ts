@@ -54,8 +54,9 @@ const NOISE: [RegExp, string][] = [
     "$1 <ls> $2",
   ],
 ];
-/** Numeric fields that carry the same kind of noise (s14's backoff delays). */
-const NOISY_FIELD = /delay|wait|elapsed|duration|_ms$|^ms$/i;
+/** Numeric fields that carry the same kind of noise (s14's backoff delays; a request's estimated
+ *  tokens, which count made-up ids whose length varies). */
+const NOISY_FIELD = /delay|wait|elapsed|duration|_ms$|^ms$|^tokens$/i;
 
 /** Ids a run makes up: `toolu_<agent>_<n>` from the scripted model (one counter shared by all
  *  agents) and `<prefix>_<base36 time>_<pid>_<n>` from mailboxes. Both are renumbered in order

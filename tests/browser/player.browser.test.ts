@@ -1,0 +1,131 @@
+// The player as a beginner uses it (site/components/Player.astro): the notes beside the steps,
+// the code that handled the current step, "story only", the parts of the run, one agent's steps,
+// a notice when a locale's notes are missing or older than the English ones, and the same run
+// readable without JavaScript.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { allRunnable } from "../../chapters/_runner/chapters.ts";
+import { readNotes } from "../../chapters/_runner/notes.ts";
+import { notesStatus } from "../../site/lib/translation.ts";
+import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
+import { openSite, scriptsReady, visit } from "./site.ts";
+
+let site: Awaited<ReturnType<typeof openSite>>;
+let browser: Browser;
+beforeAll(async () => {
+  site = await openSite();
+  browser = site.browser;
+}, 600_000);
+afterAll(() => site?.close());
+
+const dirOf = (id: string) => allRunnable().find((c) => c.id === id)!.dir;
+const flat = (text: string | null | undefined) => (text ?? "").replace(/\s+/g, " ").trim();
+
+async function openPlayer(page: Page, path: string) {
+  expect(await visit(page, `${site.server.url}${path}`)).toEqual([]);
+  const player = page.locator(".lah-player").first();
+  await player.scrollIntoViewIfNeeded();
+  await scriptsReady(page);
+  return player;
+}
+const currentIndex = (player: ReturnType<Page["locator"]>) =>
+  player.locator('.lah-step[aria-current="step"]').getAttribute("data-index").then(Number);
+
+describe("the player", () => {
+  it("s05: each step's note is beside it, and the code that handled it is shown and marked", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const player = await openPlayer(page, "/s05-context-compact/");
+    const notes = readNotes(dirOf("s05"), "en");
+    // The compact call (lead#7): its note, and the part of the run it starts.
+    const compact = player.locator(".lah-step", { hasText: "Compacting to free the context" });
+    expect(flat(await compact.locator(".lah-step-note").textContent())).toBe(
+      flat(notes.notes["lead#7"]),
+    );
+    expect(flat(await player.locator(".lah-phase").nth(1).textContent())).toBe(
+      notes.phases["lead#7"],
+    );
+    // Step to the first model reply: the code panel shows the loop's model call, marked.
+    await player.locator("button[data-action=next]").click();
+    await player.locator("button[data-action=next]").click();
+    const code = player.locator(".lah-code");
+    await expect.poll(() => code.locator(".ln[data-here]").count(), { timeout: 15_000 }).toBe(1);
+    expect(await code.locator(".ln[data-here]").textContent()).toMatch(/messages\.create\(/);
+    expect(await code.locator(".lah-code-where").textContent()).toContain(
+      "s05-context-compact/agent.ts",
+    );
+    // A tool handled by imported code is named as imported (s05's write is s02's).
+    await player.locator("button[data-action=next]").click();
+    expect(await player.locator('.lah-step[aria-current="step"]').getAttribute("data-kind")).toBe(
+      "tool_call",
+    );
+    expect(await code.locator(".lah-code-where").textContent()).toMatch(
+      /s02-tool-use\/agent\.ts.*s02/,
+    );
+    expect(await code.locator(".ln[data-here]").textContent()).toMatch(/write/);
+    await page.close();
+  }, 120_000);
+
+  it("s10: story only skips the harness's bookkeeping; jumping goes to a part of the run", async () => {
+    const page = await browser.newPage();
+    const player = await openPlayer(page, "/s10-task-system/");
+    await player.locator("[data-action=story]").check();
+    const kinds: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      await player.locator("button[data-action=next]").click();
+      kinds.push(
+        (await player.locator('.lah-step[aria-current="step"]').getAttribute("data-kind"))!,
+      );
+    }
+    expect(kinds).not.toContain("request");
+    expect(await player.locator('.lah-step[data-kind="request"]:visible').count()).toBe(0);
+    const jump = player.locator("select[data-action=jump]");
+    const options = await jump
+      .locator("option")
+      .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    expect(options.length).toBeGreaterThanOrEqual(2);
+    await jump.selectOption(options.at(-1)!);
+    expect(await currentIndex(player)).toBeGreaterThanOrEqual(Number(options.at(-1)));
+    expect(await player.locator(".lah-phase:visible").count()).toBe(options.length);
+    await page.close();
+  }, 120_000);
+
+  it("s13: one agent's steps only, and the phases of a team's run", async () => {
+    const page = await browser.newPage();
+    const player = await openPlayer(page, "/s13-agent-teams/");
+    await player.locator("select[data-action=agent]").selectOption("alice");
+    await player.locator("button[data-action=last]").click();
+    const shown = await player
+      .locator(".lah-step:visible .lah-agent")
+      .evaluateAll((els) => [...new Set(els.map((e) => e.textContent))]);
+    expect(shown).toEqual(["alice"]);
+    await page.close();
+  }, 120_000);
+
+  it("s15 in each locale: the notes' status is said, never silent", async () => {
+    const rows = notesStatus(REPO_ROOT).filter((r) => r.page.startsWith("s15-"));
+    for (const row of rows) {
+      const page = await browser.newPage();
+      const player = await openPlayer(page, `/${row.locale}/s15-team-protocols/`);
+      const notice = player.locator(".lah-player-notice");
+      if (row.status === "fresh") expect(await notice.count()).toBe(0);
+      else expect(await notice.count(), `${row.locale}: ${row.status}`).toBe(1);
+      await page.close();
+    }
+  }, 180_000);
+
+  it("without JavaScript the run reads as a list of steps with their notes", async () => {
+    const context = await browser.newContext({
+      javaScriptEnabled: false,
+      viewport: { width: 390, height: 800 },
+    });
+    const page = await context.newPage();
+    await page.goto(`${site.server.url}/s05-context-compact/`);
+    const player = page.locator(".lah-player").first();
+    expect(await player.locator(".lah-step-note:visible").count()).toBeGreaterThanOrEqual(10);
+    expect(await player.locator(".lah-player-controls").isHidden()).toBe(true);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      390,
+    );
+    await context.close();
+  }, 60_000);
+});
