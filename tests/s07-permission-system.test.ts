@@ -108,6 +108,15 @@ describe("s07 permission system", () => {
     expect(existsSync(path.join(env.workspace, ".env"))).toBe(false);
   });
 
+  it("a call that names no path or command is asked about with its input, not an empty subject", async () => {
+    const env = scriptedEnv([say("ok")], { answers: ["no"] });
+    const asked = recordAsks(env);
+    const perms = { mode: "default" as const, allow: [], deny: [] };
+    const call = { type: "tool_use" as const, id: "t1", name: "spawn", input: { name: "alice" } };
+    expect(await s07.checkPermission(env, perms, call)).toBe("the user said no");
+    expect(asked).toEqual(['Allow spawn {"name":"alice"}?']);
+  });
+
   it('"always" adds an allow rule: the same command runs again without asking', async () => {
     const env = scriptedEnv(
       [

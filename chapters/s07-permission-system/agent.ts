@@ -209,10 +209,10 @@ export async function checkPermission(
     return `plan mode: ${call.name} would change things, so it does not run until the plan is approved`;
   // 4. Allow rules.
   if (perms.allow.some((rule) => matches(rule, call, env.workspace, "allow"))) return null;
-  // 5. Ask the person at the keyboard.
-  const answer = (
-    await env.ask(`Allow ${call.name} ${JSON.stringify(subject)}?`, ["yes", "no", "always"])
-  )
+  // 5. Ask the person at the keyboard, showing what the call acts on (its input, when it names
+  //    no path or command: a person cannot decide on `spawn ""`).
+  const shown = subject ? JSON.stringify(subject) : JSON.stringify(call.input).slice(0, 120);
+  const answer = (await env.ask(`Allow ${call.name} ${shown}?`, ["yes", "no", "always"]))
     .trim()
     .toLowerCase();
   if (answer === "always" || answer === "a") {

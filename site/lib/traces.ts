@@ -32,6 +32,8 @@ export interface TraceFile {
 const VOLATILE: [RegExp, string][] = [
   [/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?/g, "<time>"],
   [/\b\d{4}-\d\d-\d\d\b/g, "<date>"],
+  // the machine's Node version (s08's SessionStart hook prints `node -v`)
+  [/\bNode v\d+\.\d+\.\d+\b/g, "Node <version>"],
   [/(?<!\d)1\d{12}(?!\d)/g, "<epoch>"],
   // test runners' timings: "(2.04ms)", "duration_ms: 6.09", "# duration_ms 327.8"
   [/\bduration_ms:? [\d.]+/g, "duration_ms <n>"],
