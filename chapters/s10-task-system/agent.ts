@@ -49,6 +49,13 @@ conversation, so look at it (task_list) before you plan. When the work is done, 
 // #region task
 export type TaskStatus = "pending" | "in_progress" | "completed";
 export const STATUSES: readonly TaskStatus[] = ["pending", "in_progress", "completed"];
+/** Where a task may go from each status (staying put is always allowed): work starts, or is
+ *  handed back; completed is final. The site draws the chapter's state diagram from this table. */
+export const STATUS_FLOW: Record<TaskStatus, readonly TaskStatus[]> = {
+  pending: ["in_progress", "completed"],
+  in_progress: ["pending", "completed"],
+  completed: [],
+};
 
 /** One node of the graph. `blockedBy` and `blocks` are two views of the same open edges:
  *  `b` is in `a.blocks` exactly when `a` is in `b.blockedBy`. */
@@ -204,13 +211,12 @@ export class TaskBoard {
   // #endregion board
 
   // #region status
-  /** pending → in_progress → completed. A task may go back from in_progress to pending (handed
-   *  back), but completed is final. */
+  /** A status change must be one STATUS_FLOW allows. */
   private checkStatus(task: Task, status: TaskStatus): void {
     if (!STATUSES.includes(status))
       throw new Error(`invalid status "${status}": use ${STATUSES.join(", ")}`);
-    if (task.status === "completed" && status !== "completed")
-      throw new Error(`task ${task.id} is already completed`);
+    if (status !== task.status && !STATUS_FLOW[task.status].includes(status))
+      throw new Error(`task ${task.id} is already ${task.status}; it cannot become ${status}`);
   }
 
   /** Completing a task closes its edges: it leaves every dependant's blockedBy, and a dependant

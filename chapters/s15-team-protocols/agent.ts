@@ -64,8 +64,9 @@ export const PROTOCOLS: Readonly<Record<string, Protocol>> = Object.freeze({
 export type RequestStatus = "pending" | "approved" | "rejected" | "expired";
 
 /** The whole state machine. A request starts pending; an answer approves or rejects it; a restart
- *  expires it; a final state has no way out. Every protocol uses this table and no other. */
-const TRANSITIONS: Record<RequestStatus, readonly RequestStatus[]> = {
+ *  expires it; a final state has no way out. Every protocol uses this table and no other (and
+ *  the site draws the chapter's state diagram from it). */
+export const TRANSITIONS: Record<RequestStatus, readonly RequestStatus[]> = {
   pending: ["approved", "rejected", "expired"],
   approved: [],
   rejected: [],
