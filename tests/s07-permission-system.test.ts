@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import type { ToolUseBlock } from "../chapters/_shared/types.ts";
 import * as s07 from "../chapters/s07-permission-system/agent.ts";
 import {
   createAgent,
@@ -112,7 +113,12 @@ describe("s07 permission system", () => {
     const env = scriptedEnv([say("ok")], { answers: ["no"] });
     const asked = recordAsks(env);
     const perms = { mode: "default" as const, allow: [], deny: [] };
-    const call = { type: "tool_use" as const, id: "t1", name: "spawn", input: { name: "alice" } };
+    const call = {
+      type: "tool_use",
+      id: "t1",
+      name: "spawn",
+      input: { name: "alice" },
+    } as ToolUseBlock;
     expect(await s07.checkPermission(env, perms, call)).toBe("the user said no");
     expect(asked).toEqual(['Allow spawn {"name":"alice"}?']);
   });

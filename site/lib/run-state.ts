@@ -36,7 +36,9 @@ const MARK: Record<string, string> = { pending: "[ ]", in_progress: "[>]", compl
 const BOARD_LINE = /^(?:Unblocked: )?(\[[ >x]\]) #(\d+) (.+?)(?: {2}\((.+)\))?$/;
 const LAST = 8;
 const short = (text: unknown, max = 48) => {
-  const s = String(text ?? "").replace(/\s+/g, " ").trim();
+  const s = String(text ?? "")
+    .replace(/\s+/g, " ")
+    .trim();
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 };
 
@@ -66,7 +68,10 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
     if (!m) roster.set(name, (m = { state: "", task: "", unread: 0 }));
     return m;
   };
-  const setTask = (id: unknown, change: (t: { mark: string; subject: string; notes: string }) => void) => {
+  const setTask = (
+    id: unknown,
+    change: (t: { mark: string; subject: string; notes: string }) => void,
+  ) => {
     const task = tasks.get(String(id));
     if (task) change(task);
   };
@@ -97,10 +102,18 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
       const d = step.data;
       switch (step.type) {
         case "permission":
-          permissions.push([String(d.tool), d.allowed ? "allowed" : "refused", short(d.reason, 60)]);
+          permissions.push([
+            String(d.tool),
+            d.allowed ? "allowed" : "refused",
+            short(d.reason, 60),
+          ]);
           break;
         case "hook":
-          hooks.push([String(d.event), short(d.command, 40), d.timedOut ? "timeout" : String(d.exitCode)]);
+          hooks.push([
+            String(d.event),
+            short(d.command, 40),
+            d.timedOut ? "timeout" : String(d.exitCode),
+          ]);
           break;
         case "background_result": {
           const job = jobs.get(String(d.id));
@@ -109,7 +122,11 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
           break;
         }
         case "worktree.create":
-          lanes.set(String(d.worktree), { branch: String(d.branch), task: d.taskId ? `#${d.taskId}` : "", status: "open" });
+          lanes.set(String(d.worktree), {
+            branch: String(d.branch),
+            task: d.taskId ? `#${d.taskId}` : "",
+            status: "open",
+          });
           break;
         case "task.bound": {
           const lane = lanes.get(String(d.worktree));
@@ -141,7 +158,9 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
         case "task_claimed":
           setTask(d.task, (t) => {
             t.mark = MARK.in_progress;
-            t.notes = [`owner: ${d.owner}`, d.lane ? `lane: ${d.lane}` : ""].filter(Boolean).join("; ");
+            t.notes = [`owner: ${d.owner}`, d.lane ? `lane: ${d.lane}` : ""]
+              .filter(Boolean)
+              .join("; ");
           });
           break;
         case "task_completed":
@@ -153,7 +172,11 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
         case "recovery":
           recovery.push([
             String(d.kind),
-            [d.status ? `HTTP ${d.status}` : "", d.attempt ? `try ${d.attempt}` : "", d.action ?? ""]
+            [
+              d.status ? `HTTP ${d.status}` : "",
+              d.attempt ? `try ${d.attempt}` : "",
+              d.action ?? "",
+            ]
               .filter(Boolean)
               .join(", "),
           ]);
@@ -183,7 +206,8 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
       recovery: recovery.slice(-LAST),
       requests: [...requests].map(([id, r]) => [id, r.kind, r.route, r.status]),
     };
-    for (const key of Object.keys(panels) as PanelId[]) if (!panels[key]!.length) delete panels[key];
+    for (const key of Object.keys(panels) as PanelId[])
+      if (!panels[key]!.length) delete panels[key];
     return panels;
   };
 

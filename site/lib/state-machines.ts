@@ -12,21 +12,30 @@ export interface Machine {
   /** state → the states it may go to, as the chapter's code has it. */
   table: Readonly<Record<string, readonly string[]>>;
   initial: string;
+  /** The table's name in the chapter's agent.ts. */
+  tableName: string;
 }
 
 export const MACHINES: Record<string, Machine> = {
-  s10: { subject: "task", table: STATUS_FLOW, initial: "pending" },
-  s15: { subject: "request", table: TRANSITIONS, initial: "pending" },
+  s10: { subject: "task", table: STATUS_FLOW, initial: "pending", tableName: "STATUS_FLOW" },
+  s15: { subject: "request", table: TRANSITIONS, initial: "pending", tableName: "TRANSITIONS" },
 };
+
+/** The diagram's arrows in the order it draws them ("[*]>pending", "pending>approved", …):
+ *  mermaid numbers its edges in this order, which is how the player finds one to light up. */
+export function machineEdges(machine: Machine): string[] {
+  const edges = [`[*]>${machine.initial}`];
+  for (const [from, targets] of Object.entries(machine.table)) {
+    for (const to of targets) edges.push(`${from}>${to}`);
+    if (targets.length === 0) edges.push(`${from}>[*]`);
+  }
+  return edges;
+}
 
 /** A mermaid state diagram of the table: the initial state, every allowed move, final states. */
 export function machineDiagram(machine: Machine): string {
-  const lines = ["stateDiagram-v2", `  [*] --> ${machine.initial}`];
-  for (const [from, targets] of Object.entries(machine.table)) {
-    for (const to of targets) lines.push(`  ${from} --> ${to}`);
-    if (targets.length === 0) lines.push(`  ${from} --> [*]`);
-  }
-  return lines.join("\n");
+  const arrows = machineEdges(machine).map((edge) => `  ${edge.replace(">", " --> ")}`);
+  return ["stateDiagram-v2", ...arrows].join("\n");
 }
 
 /** Where a step leaves one subject (task #2, alice, req_1): its state, and the move it just made. */
@@ -55,7 +64,12 @@ export function machineFocus(chapterId: string, trace: TraceFile): (MachineFocus
   };
   return trace.steps.map((step) => {
     let moved: MachineFocus | undefined;
-    if (machine.subject === "task" && step.kind === "tool_result" && step.name.startsWith("task_") && !step.is_error) {
+    if (
+      machine.subject === "task" &&
+      step.kind === "tool_result" &&
+      step.name.startsWith("task_") &&
+      !step.is_error
+    ) {
       for (const line of step.output.split("\n")) {
         const m = BOARD_LINE.exec(line.trim());
         if (m) moved = move(`#${m[2]}`, STATUS_OF[m[1]]) ?? moved;
