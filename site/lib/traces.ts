@@ -246,17 +246,25 @@ export function mcpToolName(name: string): { server: string; tool: string } | un
  *  claims, protocol state changes, shutdowns and recoveries (s14) as notes. An MCP server
  *  (appendix A) is a participant too: its start, each call the gate let through and its answer
  *  are arrows, a call the gate refused is a note. */
-export function sequenceFromTrace(trace: TraceFile): string {
+function buildSequence(trace: TraceFile): { code: string; stepOf: number[] } {
   const lines: string[] = [];
+  // For each line after the participants, the step it came from (the player links the two).
+  const stepOf: number[] = [];
+  let at = 0;
+  const add = (line: string) => {
+    lines.push(line);
+    stepOf.push(at);
+  };
   const seen = new Set<string>();
   const servers: string[] = [];
   const steps = trace.steps;
   const serverId = (server: string) => participant(`mcp_${server}`);
   for (let i = 0; i < steps.length; i++) {
+    at = i;
     const step = steps[i];
     if (step.kind === "tool_call" && step.name === "spawn") {
       const name = String((step.input as { name?: unknown })?.name ?? "");
-      if (name) lines.push(`  ${participant(step.agent)}-)${participant(name)}: spawn`);
+      if (name) add(`  ${participant(step.agent)}-)${participant(name)}: spawn`);
       continue;
     }
     const mcp = step.kind === "tool_call" ? mcpToolName(step.name) : undefined;
@@ -268,14 +276,12 @@ export function sequenceFromTrace(trace: TraceFile): string {
       const result = rest.find((s) => s.kind === "tool_result" && s.id === step.id);
       const who = participant(step.agent);
       if (gate?.kind === "event" && gate.data.allowed === false) {
-        lines.push(`  Note over ${who}: ${label(`${step.name}: refused by the gate`)}`);
+        add(`  Note over ${who}: ${label(`${step.name}: refused by the gate`)}`);
         continue;
       }
-      lines.push(`  ${who}->>${serverId(mcp.server)}: ${label(`tools/call ${mcp.tool}`)}`);
+      add(`  ${who}->>${serverId(mcp.server)}: ${label(`tools/call ${mcp.tool}`)}`);
       if (result?.kind === "tool_result")
-        lines.push(
-          `  ${serverId(mcp.server)}-->>${who}: ${label(result.is_error ? "error" : "result")}`,
-        );
+        add(`  ${serverId(mcp.server)}-->>${who}: ${label(result.is_error ? "error" : "result")}`);
       continue;
     }
     if (step.kind !== "event") continue;
@@ -284,8 +290,8 @@ export function sequenceFromTrace(trace: TraceFile): string {
       servers.push(server);
       const tools = Array.isArray(step.data.tools) ? step.data.tools.join(", ") : "";
       const who = participant(step.agent);
-      lines.push(`  ${who}->>${serverId(server)}: ${label("start, initialize, tools/list")}`);
-      lines.push(`  ${serverId(server)}-->>${who}: ${label(tools || "no tools")}`);
+      add(`  ${who}->>${serverId(server)}: ${label("start, initialize, tools/list")}`);
+      add(`  ${serverId(server)}-->>${who}: ${label(tools || "no tools")}`);
       seen.add(step.agent);
       continue;
     }
@@ -309,23 +315,23 @@ export function sequenceFromTrace(trace: TraceFile): string {
         if (next && next.kind === "event") requestId = String(next.data.request_id);
       }
       const dashed = /result|response|idle|ack/.test(type);
-      lines.push(
+      add(
         `  ${participant(from)}${dashed ? "-->>" : "->>"}${participant(to)}: ${label(type)}${requestId ? ` ${label(requestId)}` : ""}`,
       );
     } else if (step.type === "protocol" && data.request_id) {
-      lines.push(
+      add(
         `  Note over ${participant(String(data.from))}: ${label(`${data.request_id} ${data.status}`)}`,
       );
     } else if (step.type === "task_claimed") {
-      lines.push(`  Note over ${participant(step.agent)}: ${label(`claims task ${data.task}`)}`);
+      add(`  Note over ${participant(step.agent)}: ${label(`claims task ${data.task}`)}`);
     } else if (step.type === "member_state" && data.state === "shutdown") {
-      lines.push(`  Note over ${participant(step.agent)}: shutdown`);
+      add(`  Note over ${participant(step.agent)}: shutdown`);
     } else if (step.type === "recovery" || step.type === "compacted") {
       const what =
         step.type === "compacted"
           ? "compacted"
           : [data.kind, data.action ?? (data.attempt ? `try ${data.attempt}` : "")].join(" ");
-      lines.push(`  Note over ${participant(step.agent)}: ${label(what)}`);
+      add(`  Note over ${participant(step.agent)}: ${label(what)}`);
     } else continue;
     for (const who of [step.agent, data.from, data.to]) if (typeof who === "string") seen.add(who);
   }
@@ -334,9 +340,26 @@ export function sequenceFromTrace(trace: TraceFile): string {
     participant(a) === a ? `  participant ${a}` : `  participant ${participant(a)} as ${label(a)}`;
   const declareServer = (server: string) =>
     `  participant ${serverId(server)} as ${label(`MCP server ${server}`)}`;
-  return ["sequenceDiagram", ...order.map(declare), ...servers.map(declareServer), ...lines].join(
-    "\n",
-  );
+  const code = ["sequenceDiagram", ...order.map(declare), ...servers.map(declareServer), ...lines];
+  return { code: code.join("\n"), stepOf };
+}
+
+export function sequenceFromTrace(trace: TraceFile): string {
+  return buildSequence(trace).code;
+}
+
+/** For the drawn diagram: the step each arrow (in the order mermaid draws them) and each note
+ *  came from, so the player can light up the arrow of the current step, and an arrow can take
+ *  the player to its step. */
+export function sequenceLinks(trace: TraceFile): { messages: number[]; notes: number[] } {
+  const { code, stepOf } = buildSequence(trace);
+  const body = code.split("\n").slice(-stepOf.length || Infinity);
+  const links = { messages: [] as number[], notes: [] as number[] };
+  body.forEach((line, k) => {
+    if (/^\s*Note over /.test(line)) links.notes.push(stepOf[k]);
+    else if (/^\s*\S+?(?:--?>>|-\))\S/.test(line)) links.messages.push(stepOf[k]);
+  });
+  return links;
 }
 // #endregion sequence
 
