@@ -1,5 +1,14 @@
 // Crash-safe file writes: a reader sees the old file or the new one, never half of one.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 
 let counter = 0;
@@ -29,5 +38,21 @@ export function readJson<T>(file: string): T {
     throw new BrokenStateError(
       `state file ${file} is not valid JSON (${(err as Error).message}); fix or delete it`,
     );
+  }
+}
+
+/** True when a file's last line has no newline: an append that a crash cut off. An append-only log
+ *  (s12's lane events, s13's mailboxes) then starts its next line with one, so the torn line stays
+ *  alone instead of gluing onto the next entry. */
+export function endsMidLine(file: string): boolean {
+  const size = statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+  if (size === 0) return false;
+  const fd = openSync(file, "r");
+  try {
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    closeSync(fd);
   }
 }

@@ -512,11 +512,12 @@ export const TASK_TOOLS: Tool[] = [
  *  before it writes; a refusal comes back to the model as an error result. */
 export function taskHandlers(board: TaskBoard): Record<string, ToolHandler> {
   return {
-    task_create({ subject, description, blockedBy }) {
+    task_create({ subject, description, blockedBy, worktree }) {
       const task = board.create({
         subject: String(subject ?? ""),
         description: description as string | undefined,
         blockedBy: blockedBy as number[] | undefined,
+        worktree: worktree as string | null | undefined, // a lane: s13's lead may name one
       });
       return `Created task #${task.id}\n${taskLine(task)}`;
     },

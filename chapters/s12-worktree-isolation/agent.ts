@@ -18,18 +18,14 @@
 import { execFileSync } from "node:child_process";
 import {
   appendFileSync,
-  closeSync,
   existsSync,
   mkdirSync,
-  openSync,
   readFileSync,
-  readSync,
   realpathSync,
-  statSync,
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
-import { BrokenStateError, readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
+import { BrokenStateError, endsMidLine, readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import { stateDirFor } from "../_shared/paths.ts";
 import { bash } from "../s01-agent-loop/agent.ts";
 import {
@@ -390,20 +386,6 @@ export class WorktreeManager {
     this.onEvent?.(entry);
   }
   // #endregion files
-}
-
-/** True when a file's last line has no newline: a write that a crash cut off. */
-function endsMidLine(file: string): boolean {
-  const size = statSync(file, { throwIfNoEntry: false })?.size ?? 0;
-  if (size === 0) return false;
-  const fd = openSync(file, "r");
-  try {
-    const last = Buffer.alloc(1);
-    readSync(fd, last, 0, 1, size - 1);
-    return last[0] !== 0x0a;
-  } finally {
-    closeSync(fd);
-  }
 }
 
 // #region tools

@@ -16,34 +16,15 @@
  *      (s12) in `.worktrees/<name>` on branch `wt/<name>` — and the runtime completes the task
  *      and clears the assignment only after the work succeeded.
  *
- * What this module exports for the chapters built on it (s14 error recovery, s15 protocols):
- *   MessageBus, TeamMessage            the mailboxes (send / receive / acknowledge / peek, dead letters)
- *   Team, TeamOptions, Teammate        the runtime; options inject extra lead tools + handlers,
- *                                      extra teammate tools + handlers, an `onMessage` hook for
- *                                      special message types, and `callModel` (every model call)
- *   CallModel, ModelCall, plainCall    the model-call seam s14 replaces with a resilient one
- *   LEAD, LEAD_TOOLS, TEAMMATE_TOOLS   names and tools (TOOLS = LEAD_TOOLS)
- *   identityBlock, formatMessage, escapeText, claimTask, readyTasks, errorLine
- *   createAgent(env, options)          → TeamAgent (an Agent with its `team`)
+ * s14 (error recovery) and s15 (protocols) build on this runtime. What they plug in is gathered
+ * at the end of the file, in the region `extension-points`.
  */
 import { APIError } from "@anthropic-ai/sdk";
 import { randomBytes } from "node:crypto";
-import {
-  appendFileSync,
-  closeSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { writeFileAtomic, writeJsonAtomic } from "../_shared/fsutil.ts";
+import { endsMidLine, writeFileAtomic, writeJsonAtomic } from "../_shared/fsutil.ts";
 import { running, tryLock, withLock } from "../_shared/lock.ts";
 import {
   BASE_HANDLERS,
@@ -52,17 +33,10 @@ import {
   runTool,
   type ToolHandler,
 } from "../s02-tool-use/agent.ts";
-import {
-  TASK_TOOLS,
-  TaskBoard,
-  taskHandlers,
-  taskLine,
-  type Task,
-} from "../s10-task-system/agent.ts";
+import { TASK_TOOLS, TaskBoard, taskHandlers, type Task } from "../s10-task-system/agent.ts";
 import { checkLaneName, WorktreeManager } from "../s12-worktree-isolation/agent.ts";
 import type {
   Agent,
-  AgentCommand,
   AgentEnv,
   IO,
   Message,
@@ -99,13 +73,6 @@ export interface TeamMessage {
 const READER = `${process.pid}.${randomBytes(4).toString("hex")}`;
 let takes = 0;
 
-/** A pending file: `<name>.<stamp>.<reader>.pending`; stamps sort in the order mail was taken. */
-interface PendingFile {
-  path: string;
-  stamp: string;
-  reader: string;
-}
-
 /** Mailboxes on disk, in the harness's state folder (out of the model's reach):
  *    <name>.jsonl                     new mail; a send appends one JSON line
  *    <name>.<stamp>.<reader>.pending  mail a reader has taken and not yet acknowledged
@@ -113,16 +80,14 @@ interface PendingFile {
  *  Files, not memory, so any process can write to any agent, and nothing is lost if the reader is
  *  busy, killed, or its turn fails. A message leaves the disk only when its reader acknowledges it. */
 export class MessageBus {
-  readonly dir: string;
   private count = 0;
   /** Pending files this reader has handed out and not yet acknowledged, per mailbox. */
   private readonly handedOut = new Map<string, Set<string>>();
 
   constructor(
-    dir: string,
+    readonly dir: string,
     private readonly io?: Pick<IO, "note">,
   ) {
-    this.dir = dir;
     mkdirSync(dir, { recursive: true });
   }
 
@@ -130,7 +95,9 @@ export class MessageBus {
     return path.join(this.dir, `${name}.jsonl`);
   }
 
-  /** One message = one line, appended in a single write while holding the mailbox's lock. */
+  /** One message = one line, appended while holding the mailbox's lock. A sender killed mid-write
+   *  leaves a line without its newline: ours then starts on a line of its own, so only the torn
+   *  fragment becomes a dead letter, never the message after it. */
   send(
     from: string,
     to: string,
@@ -138,28 +105,13 @@ export class MessageBus {
     type = "message",
     extra: Record<string, unknown> = {},
   ): TeamMessage {
-    const message: TeamMessage = {
-      id: `msg_${Date.now().toString(36)}_${process.pid}_${++this.count}`,
-      type,
-      from,
-      to,
-      content,
-      ts: new Date().toISOString(),
-      ...extra,
-    };
-    withLock(this.lock(to), () => {
-      const fd = openSync(this.file(to), "a+");
-      try {
-        // A sender killed mid-write leaves a line without its newline. Ours then starts on a line of
-        // its own, so only the torn fragment becomes a dead letter, never the message after it.
-        const size = fstatSync(fd).size;
-        const last = Buffer.alloc(1);
-        const torn = size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a;
-        writeSync(fd, `${torn ? "\n" : ""}${JSON.stringify(message)}\n`);
-      } finally {
-        closeSync(fd);
-      }
-    });
+    const id = `msg_${Date.now().toString(36)}_${process.pid}_${++this.count}`;
+    const ts = new Date().toISOString();
+    const message: TeamMessage = { id, type, from, to, content, ts, ...extra };
+    const file = this.file(to);
+    withLock(`${file}.lock`, () =>
+      appendFileSync(file, `${endsMidLine(file) ? "\n" : ""}${JSON.stringify(message)}\n`),
+    );
     return message;
   }
 
@@ -169,22 +121,17 @@ export class MessageBus {
   receive(name: string): TeamMessage[] {
     this.adoptOrphans(name);
     const stamp = `${Date.now()}-${String(++takes).padStart(6, "0")}`;
+    const pending = this.pendingPath(name, stamp, READER);
     try {
-      withLock(this.lock(name), () =>
-        renameSync(this.file(name), this.pendingPath(name, stamp, READER)),
-      );
+      withLock(`${this.file(name)}.lock`, () => renameSync(this.file(name), pending));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err; // ENOENT: no new mail
     }
     const handed = this.handedOut.get(name) ?? new Set<string>();
     this.handedOut.set(name, handed);
-    const messages: TeamMessage[] = [];
-    for (const file of this.pendingFiles(name)) {
-      if (file.reader !== READER || handed.has(file.path)) continue;
-      handed.add(file.path);
-      messages.push(...this.readPending(name, file.path));
-    }
-    return messages;
+    const fresh = this.pendingFiles(name).filter((f) => f.reader === READER && !handed.has(f.path));
+    for (const file of fresh) handed.add(file.path);
+    return fresh.flatMap((file) => this.readPending(name, file.path));
   }
 
   /** The turn that read this mail was kept: the mail is done with, delete it. */
@@ -208,22 +155,17 @@ export class MessageBus {
   /** Mail not yet handed out, without taking it (the REPL's /inbox, the team's "anything unread?"). */
   peek(name: string): TeamMessage[] {
     const handed = this.handedOut.get(name);
-    const waiting = this.pendingFiles(name)
-      .filter((f) => !handed?.has(f.path))
-      .map((f) => f.path);
-    const files = [...waiting, this.file(name)];
+    const waiting = this.pendingFiles(name).filter((f) => !handed?.has(f.path));
+    const files = [...waiting.map((f) => f.path), this.file(name)];
     return files.flatMap((file) => this.parse(name, readIfThere(file)).messages);
-  }
-
-  private lock(name: string): string {
-    return `${this.file(name)}.lock`;
   }
 
   private pendingPath(name: string, stamp: string, reader: string): string {
     return path.join(this.dir, `${name}.${stamp}.${reader}.pending`);
   }
 
-  private pendingFiles(name: string): PendingFile[] {
+  /** `<name>.<stamp>.<reader>.pending` files; stamps sort in the order mail was taken. */
+  private pendingFiles(name: string): { path: string; stamp: string; reader: string }[] {
     const pattern = new RegExp(`^${name}\\.(\\d+-\\d+)\\.(\\d+\\.[0-9a-f]+)\\.pending$`);
     return readdirSync(this.dir)
       .sort()
@@ -243,7 +185,7 @@ export class MessageBus {
       try {
         renameSync(file.path, this.pendingPath(name, file.stamp, READER));
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+        if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err; // another reader got it
       }
     }
   }
@@ -296,7 +238,7 @@ const BASE_FIELDS = new Set(["id", "type", "from", "to", "content", "ts"]);
 
 /** `<`, `>` and `&` escaped (and `"` inside an attribute): no content can close an envelope or open
  *  one that looks as if it came from someone else. */
-export function escapeText(text: string, inAttribute = false): string {
+function escapeText(text: string, inAttribute = false): string {
   const escaped = text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
   return inAttribute ? escaped.replaceAll('"', "&quot;") : escaped;
 }
@@ -379,8 +321,8 @@ export const TEAMMATE_TOOLS: Tool[] = [...BASE_TOOLS, SEND_TOOL];
 // #region identity
 /** Who a teammate is. It opens the teammate's system prompt (and, in s14, its history after a
  *  compaction), so the model never forgets its name, its role or whom it reports to. */
-export function identityBlock(name: string, role: string, lead = LEAD): string {
-  return `<identity>\nname: ${name}\nrole: ${role}\nteam lead: ${lead}\n</identity>`;
+function identityBlock(name: string, role: string): string {
+  return `<identity>\nname: ${name}\nrole: ${role}\nteam lead: ${LEAD}\n</identity>`;
 }
 
 function teammateSystem(name: string, role: string, instructions: string): string {
@@ -414,53 +356,15 @@ export function claimTask(board: TaskBoard, id: number, owner: string): Task | n
 }
 // #endregion claim
 
-// #region model-call
-/** One model call, described so that a wrapper can retry it or rewrite the history (s14). */
-export interface ModelCall {
-  agent: string;
-  client: ModelClient;
-  system: string;
-  tools: Tool[];
-  /** The live history: a wrapper may change it in place (s14 compacts it). */
-  messages: MessageParam[];
-  /** A teammate's identity block (undefined for the lead). */
-  identity?: string;
-}
-export type CallModel = (env: AgentEnv, call: ModelCall) => Promise<Message>;
-
-/** The plain call every chapter so far made. s14 swaps in one that survives failures. */
-export const plainCall: CallModel = (env, { client, system, tools, messages }) =>
-  client.messages.create({
-    model: env.modelId,
-    system,
-    tools,
-    messages: normalizeMessages(messages),
-    max_tokens: 8000,
-  });
-// #endregion model-call
-
-/** A failed call in one line, e.g. "529 overloaded_error: Overloaded": what a teammate that gives
- *  up reports to the lead. */
-export function errorLine(err: unknown): string {
-  if (err instanceof APIError) {
-    const detail = (err.error as { error?: { type?: string; message?: string } } | undefined)
-      ?.error;
-    if (detail?.message) return `${err.status} ${detail.type ?? "error"}: ${detail.message}`;
-  }
-  return err instanceof Error ? err.message : String(err);
-}
-
-// The team itself: who is on it (Teammate), how it is tuned and extended (TeamOptions), and the
-// runtime that runs the lead and every teammate (Team).
-
-export type MemberState = "working" | "idle" | "shutdown";
+// The team itself: who is on it (Teammate) and the runtime that runs the lead and every teammate
+// (Team). How other chapters extend it (TeamOptions) is at the end of the file.
 
 /** One teammate, as the runtime keeps it in memory (`team/config.json` in the state folder is a copy
  *  for people). */
 export interface Teammate {
   name: string;
   role: string;
-  state: MemberState;
+  state: "working" | "idle" | "shutdown";
   /** The task it works on (claimed, or kept after a failure), or null. */
   task: number | null;
   /** Where its tools act: the workspace, or the lane of its task. */
@@ -474,31 +378,13 @@ export interface Teammate {
   done: Promise<void>;
 }
 
-export interface TeamOptions {
-  /** How often an idle teammate looks into its mailbox (ms). */
-  pollMs?: number;
-  /** How long an idle teammate waits for mail before it looks at the task board (ms). */
-  idleWaitMs?: number;
-  /** A teammate with nothing to do for this long shuts down (ms). */
-  idleTimeoutMs?: number;
-  /** Rounds a teammate may take for one piece of work. */
-  maxRounds?: number;
-  /** The longest inbox(wait) and close() wait for the team to settle (ms). */
-  settleTimeoutMs?: number;
-  /** Every model call goes through this (s14: retries, compaction, continuation). */
-  callModel?: CallModel;
-  /** More lead tools and their handlers (s15: protocols). */
-  leadTools?: Tool[];
-  leadHandlers?: (team: Team) => Record<string, ToolHandler>;
-  /** More teammate tools; handlers are made per teammate, so they know who is calling. */
-  teammateTools?: Tool[];
-  teammateHandlers?: (team: Team, member: Teammate) => Record<string, ToolHandler>;
-  /** Sees each message an agent takes out of its mailbox. Return the text the model should read
-   *  instead, null to consume it silently, or undefined for the default formatting. */
-  onMessage?: (team: Team, to: string, message: TeamMessage) => string | null | undefined;
-  /** Appended to the lead's and the teammates' system prompts. */
-  leadInstructions?: string;
-  teammateInstructions?: string;
+/** The team's clock and limits (tests shorten the waits). */
+interface Timings {
+  pollMs?: number; // how often an idle teammate looks into its mailbox (ms)
+  idleWaitMs?: number; // how long it waits for mail before it looks at the task board (ms)
+  idleTimeoutMs?: number; // a teammate with nothing to do for this long shuts down (ms)
+  maxRounds?: number; // rounds a teammate may take for one piece of work
+  settleTimeoutMs?: number; // the longest inbox(wait) and close() wait for the team to settle (ms)
 }
 
 /** What a loop needs to know about the agent running it. */
@@ -522,12 +408,8 @@ export class Team {
   readonly lanes: WorktreeManager;
   /** Everyone ever spawned, by name, including those that have shut down. */
   readonly members = new Map<string, Teammate>();
-  readonly leadTools: Tool[];
   readonly leadHandlers: Record<string, ToolHandler>;
-  /** The timings and limits in force (the options, with defaults filled in). */
-  readonly limits: Required<
-    Pick<TeamOptions, "pollMs" | "idleWaitMs" | "idleTimeoutMs" | "maxRounds" | "settleTimeoutMs">
-  >;
+  private readonly limits: Required<Timings>;
   private closing = false;
   /** Idle teammates that have looked at the board and found nothing to do. */
   private readonly quiet = new Set<string>();
@@ -535,8 +417,8 @@ export class Team {
   private readonly handingBack = new Set<string>();
 
   constructor(
-    readonly env: AgentEnv,
-    readonly options: TeamOptions = {},
+    private readonly env: AgentEnv,
+    private readonly options: TeamOptions = {},
   ) {
     const o = options;
     this.limits = {
@@ -551,25 +433,19 @@ export class Team {
     this.bus = new MessageBus(path.join(env.stateDir, "mailboxes"), env.io);
     this.board = new TaskBoard(path.join(env.stateDir, "tasks"));
     this.lanes = this.lanesFor(LEAD);
-    this.leadTools = [...LEAD_TOOLS, ...(o.leadTools ?? [])];
-    this.leadHandlers = {
-      ...BASE_HANDLERS,
-      ...taskHandlers(this.board),
-      ...this.leadTeamHandlers(),
-      ...o.leadHandlers?.(this),
-    };
+    this.leadHandlers = { ...BASE_HANDLERS, ...this.leadTeamHandlers(), ...o.leadHandlers?.(this) };
   }
 
   // #region lead
   /** The lead's turn: the same loop as every chapter, with the team's tools. */
   runLead(messages: MessageParam[]): Promise<Message | null> {
-    const system = `${LEAD_SYSTEM}${this.options.leadInstructions ? `\n${this.options.leadInstructions}` : ""}`;
+    const { leadTools = [], leadInstructions } = this.options;
     return this.loop(
       {
         name: LEAD,
         client: this.env.model,
-        system,
-        tools: this.leadTools,
+        system: leadInstructions ? `${LEAD_SYSTEM}\n${leadInstructions}` : LEAD_SYSTEM,
+        tools: [...LEAD_TOOLS, ...leadTools],
         handlers: this.leadHandlers,
         root: () => this.env.workspace,
         maxRounds: Infinity,
@@ -578,26 +454,17 @@ export class Team {
     );
   }
 
-  /** The lead's team tools: task_create (with a lane), spawn, send and inbox. */
+  /** The lead's team tools: s10's task tools (task_create with a lane), spawn, send and inbox. */
   private leadTeamHandlers(): Record<string, ToolHandler> {
+    const tasks = taskHandlers(this.board);
     return {
-      task_create: ({ subject, description, blockedBy, worktree }) => {
-        const lane =
-          worktree === undefined || worktree === null || worktree === ""
-            ? null
-            : checkLaneName(worktree);
-        const blockers =
-          blockedBy === undefined
-            ? undefined
-            : (Array.isArray(blockedBy) ? blockedBy : [blockedBy]).map(Number);
-        const task = this.board.create({
-          subject: String(subject ?? ""),
-          description: description as string | undefined,
-          blockedBy: blockers,
-          worktree: lane,
-        });
-        return `Created task #${task.id}\n${taskLine(task)}`;
-      },
+      ...tasks,
+      // A lane name must be safe as a folder and as a branch name (s12's check), or absent.
+      task_create: ({ worktree, ...input }, context) =>
+        tasks.task_create(
+          { ...input, worktree: worktree ? checkLaneName(worktree) : null },
+          context,
+        ),
       spawn: ({ name, role, prompt }) => {
         const member = this.spawn(String(name ?? ""), String(role ?? ""), String(prompt ?? ""));
         return (
@@ -605,14 +472,7 @@ export class Team {
           "When idle it claims ready tasks from the board by itself."
         );
       },
-      send: ({ to, content }) => {
-        const message = this.send(LEAD, String(to ?? ""), String(content ?? ""));
-        const gone =
-          this.members.get(message.to)?.state === "shutdown"
-            ? ` — ${message.to} has shut down and reads it only if spawned again`
-            : "";
-        return `Sent to ${message.to} (${message.id})${gone}`;
-      },
+      send: this.sendTool(LEAD),
       inbox: async ({ wait }) => {
         if (wait === true && !(await this.waitUntilSettled()))
           this.env.io.note("the team is still busy; reading what is there");
@@ -642,28 +502,33 @@ export class Team {
     return message;
   }
 
-  /** Takes new mail into one user turn: each message formatted (or rewritten by the `onMessage`
-   *  hook). Null when there was nothing for the model to read. The mail stays on disk until the turn
-   *  that read it is kept (bus.acknowledge): the lead's after its turn, a teammate's after its work. */
-  readMail(name: string): string | null {
-    const texts: string[] = [];
-    for (const message of this.bus.receive(name)) {
-      this.env.io.event(
-        "mailbox_read",
-        { id: message.id, type: message.type, from: message.from, to: name },
-        name,
-      );
-      const text = this.options.onMessage?.(this, name, message);
-      if (text === null) continue;
-      texts.push(text ?? formatMessage(message));
-    }
-    return texts.length ? texts.join("\n") : null;
+  /** The `send` tool, the same for the lead and every teammate. */
+  private sendTool(from: string): ToolHandler {
+    return ({ to, content }) => {
+      const message = this.send(from, String(to ?? ""), String(content ?? ""));
+      const gone =
+        this.members.get(message.to)?.state === "shutdown"
+          ? ` — ${message.to} has shut down and reads it only if spawned again`
+          : "";
+      return `Sent to ${message.to} (${message.id})${gone}`;
+    };
+  }
+
+  /** Takes new mail into one user turn, each message in its envelope; null when there is none.
+   *  The mail stays on disk until the turn that read it is kept (bus.acknowledge): the lead's
+   *  after its turn, a teammate's after its work. */
+  private readMail(name: string): string | null {
+    const messages = this.bus.receive(name);
+    for (const { id, type, from } of messages)
+      this.env.io.event("mailbox_read", { id, type, from, to: name }, name);
+    return messages.length ? messages.map(formatMessage).join("\n") : null;
   }
   // #endregion send
 
   // #region loop
   /** The agent loop of s02, shared by the lead and every teammate. It returns the final reply,
-   *  or null when the round limit (or a stop request) cut the work short. */
+   *  or null when the round limit (or a stop request) cut the work short. Every model call goes
+   *  through `callModel`: the plain call, or the one s14 passes in. */
   private async loop(who: Runner, messages: MessageParam[]): Promise<Message | null> {
     const callModel = this.options.callModel ?? plainCall;
     for (let round = 0; round < who.maxRounds; round++) {
@@ -728,11 +593,8 @@ export class Team {
     };
     this.members.set(name, member);
     this.saveRoster();
-    this.env.io.event(
-      "member_state",
-      { name, role: member.role, state: "working", task: null },
-      name,
-    );
+    const started = { name, role: member.role, state: "working", task: null };
+    this.env.io.event("member_state", started, name);
     member.done = this.live(member, prompt).catch((err: unknown) => {
       this.env.io.note(`crashed: ${err instanceof Error ? err.message : String(err)}`, name);
       this.setState(member, "shutdown");
@@ -760,19 +622,8 @@ export class Team {
   /** One piece of work. Only success completes the task (which unblocks its dependants, s10) and
    *  frees the teammate; a failure leaves owner, status and lane as they are, for a retry. */
   private async work(member: Teammate): Promise<void> {
-    const handlers = {
-      ...BASE_HANDLERS,
-      send: ({ to, content }: Record<string, unknown>) => {
-        const message = this.send(member.name, String(to ?? ""), String(content ?? ""));
-        return `Sent to ${message.to} (${message.id})`;
-      },
-      ...this.options.teammateHandlers?.(this, member),
-    };
-    const system = teammateSystem(
-      member.name,
-      member.role,
-      this.options.teammateInstructions ?? "",
-    );
+    const { teammateTools = [], teammateHandlers, teammateInstructions = "" } = this.options;
+    const maxRounds = this.limits.maxRounds;
     let ok = false;
     let summary: string;
     try {
@@ -780,11 +631,15 @@ export class Team {
         {
           name: member.name,
           client: member.client,
-          system,
-          tools: [...TEAMMATE_TOOLS, ...(this.options.teammateTools ?? [])],
-          handlers,
+          system: teammateSystem(member.name, member.role, teammateInstructions),
+          tools: [...TEAMMATE_TOOLS, ...teammateTools],
+          handlers: {
+            ...BASE_HANDLERS,
+            send: this.sendTool(member.name),
+            ...teammateHandlers?.(this, member),
+          },
           root: () => member.cwd,
-          maxRounds: this.limits.maxRounds,
+          maxRounds,
           identity: identityBlock(member.name, member.role),
           stopped: () => member.stopRequested,
         },
@@ -794,7 +649,7 @@ export class Team {
         .flatMap((b) => (b.type === "text" ? [b.text] : []))
         .join("\n")
         .trim();
-      if (!reply) summary = `gave up: hit the ${this.limits.maxRounds}-round limit`;
+      if (!reply) summary = `gave up: hit the ${maxRounds}-round limit`;
       else if (reply.stop_reason === "max_tokens")
         summary = `gave up: the answer was cut off (max_tokens)\n${text}`;
       else [ok, summary] = [true, text || "(done, no summary)"];
@@ -804,36 +659,33 @@ export class Team {
 
     const task = member.task;
     if (member.stopRequested && !ok) return; // stopped on purpose (close, or a shutdown in s15): no report
-    if (task !== null && ok) this.finishTask(member);
-    if (!ok)
-      this.env.io.note(
-        `${summary.split("\n")[0]}${task === null ? "" : ` — keeps task #${task}`}`,
-        member.name,
-      );
+    if (task !== null && ok) {
+      this.board.update(task, { status: "completed" });
+      this.env.io.event("task_completed", { task, owner: member.name }, member.name);
+      this.release(member);
+    }
+    if (!ok) {
+      const keeps = task === null ? "" : ` — keeps task #${task}`;
+      this.env.io.note(`${summary.split("\n")[0]}${keeps}`, member.name);
+    }
     this.send(member.name, LEAD, summary, "result", { ok, ...(task === null ? {} : { task }) });
-  }
-
-  private finishTask(member: Teammate): void {
-    const id = member.task!;
-    this.board.update(id, { status: "completed" });
-    this.env.io.event("task_completed", { task: id, owner: member.name }, member.name);
-    member.task = null;
-    member.cwd = this.env.workspace;
-    member.lane = null;
-    this.saveRoster();
   }
 
   /** A teammate that leaves for good gives its task back: pending, no owner, so another teammate
    *  can claim it (the task keeps its lane, and the lane keeps the work done so far). */
-  handBack(member: Teammate): void {
+  private handBack(member: Teammate): void {
     const id = member.task;
     if (id === null) return;
     const task = this.board.get(id);
-    if (task.owner === member.name && task.status === "in_progress") {
+    if (task.owner === member.name && task.status === "in_progress")
       this.board.update(id, { owner: null, status: "pending" });
-    }
     this.env.io.event("task_handed_back", { task: id, owner: member.name }, member.name);
     this.env.io.note(`gave task #${id} back to the board`, member.name);
+    this.release(member);
+  }
+
+  /** No task any more: back to the workspace root. */
+  private release(member: Teammate): void {
     member.task = null;
     member.cwd = this.env.workspace;
     member.lane = null;
@@ -846,16 +698,17 @@ export class Team {
   private async idle(member: Teammate): Promise<string | null> {
     this.setState(member, "idle");
     const since = Date.now();
+    const stopping = () => member.stopRequested || this.closing;
     let announced = false;
-    while (!member.stopRequested && !this.closing) {
+    while (!stopping()) {
       // 1. The inbox: a message from the lead or a teammate becomes the next user turn.
       const waitUntil = Date.now() + this.limits.idleWaitMs;
       do {
         const mail = this.readMail(member.name);
         if (mail) return mail;
         await sleep(this.limits.pollMs);
-      } while (Date.now() < waitUntil && !member.stopRequested && !this.closing);
-      if (member.stopRequested || this.closing) break;
+      } while (Date.now() < waitUntil && !stopping());
+      if (stopping()) break;
 
       // 2. The board: a ready task, claimed atomically (a teammate that kept a failed task waits for mail).
       if (member.task === null) {
@@ -864,20 +717,15 @@ export class Team {
       }
       if (!announced) {
         const holding = member.task === null ? "" : ` (still holding task #${member.task})`;
-        this.send(
-          member.name,
-          LEAD,
-          `${member.name} is idle${holding}: no messages, no ready tasks.`,
-          "idle",
-        );
+        const notice = `${member.name} is idle${holding}: no messages, no ready tasks.`;
+        this.send(member.name, LEAD, notice, "idle");
         this.quiet.add(member.name);
         announced = true;
       }
-      if (Date.now() - since >= this.limits.idleTimeoutMs) {
-        this.env.io.note(
-          `nothing to do for ${Math.round((Date.now() - since) / 1000)}s: shutting down`,
-          member.name,
-        );
+      const idleFor = Date.now() - since;
+      if (idleFor >= this.limits.idleTimeoutMs) {
+        const note = `nothing to do for ${Math.round(idleFor / 1000)}s: shutting down`;
+        this.env.io.note(note, member.name);
         break;
       }
     }
@@ -905,37 +753,25 @@ export class Team {
   private assign(member: Teammate, task: Task): string | null {
     member.task = task.id;
     let where = "the workspace root";
-    try {
-      if (task.worktree) {
+    if (task.worktree) {
+      try {
         member.cwd = this.openLane(member, task.worktree);
-        member.lane = task.worktree;
-        where = `the lane .worktrees/${task.worktree} (a git worktree on branch wt/${task.worktree})`;
+      } catch (err) {
+        // No lane, no work: the task stays claimed and in progress, and the lead hears why.
+        const why = (err as Error).message;
+        this.env.io.note(`could not open lane "${task.worktree}": ${why}`, member.name);
+        const report = `gave up before starting task #${task.id}: no lane (${why})`;
+        this.send(member.name, LEAD, report, "result", { ok: false, task: task.id });
+        this.saveRoster();
+        return null;
       }
-    } catch (err) {
-      // No lane, no work: the task stays claimed and in progress, and the lead hears why.
-      this.env.io.note(
-        `could not open lane "${task.worktree}": ${(err as Error).message}`,
-        member.name,
-      );
-      this.send(
-        member.name,
-        LEAD,
-        `gave up before starting task #${task.id}: no lane (${(err as Error).message})`,
-        "result",
-        { ok: false, task: task.id },
-      );
-      this.saveRoster();
-      return null;
+      member.lane = task.worktree;
+      where = `the lane .worktrees/${task.worktree} (a git worktree on branch wt/${task.worktree})`;
     }
-    this.env.io.event(
-      "task_claimed",
-      { task: task.id, owner: member.name, lane: member.lane },
-      member.name,
-    );
-    this.env.io.note(
-      `claimed task #${task.id} "${task.subject}"${member.lane ? ` in lane ${member.lane}` : ""}`,
-      member.name,
-    );
+    const claimed = { task: task.id, owner: member.name, lane: member.lane };
+    this.env.io.event("task_claimed", claimed, member.name);
+    const inLane = member.lane ? ` in lane ${member.lane}` : "";
+    this.env.io.note(`claimed task #${task.id} "${task.subject}"${inLane}`, member.name);
     this.saveRoster();
     return (
       `You claimed task #${task.id}: ${task.subject}\n${task.description}\n\n` +
@@ -953,7 +789,7 @@ export class Team {
   }
 
   /** s12's lane manager, with its events and notes recorded under the agent that caused them. */
-  lanesFor(agent: string): WorktreeManager {
+  private lanesFor(agent: string): WorktreeManager {
     return new WorktreeManager(
       this.env.workspace,
       this.board,
@@ -967,7 +803,7 @@ export class Team {
   // #region roster
   // Bookkeeping: every change of a teammate's state is saved to `team/config.json` in the state
   // folder (for /team, and for anyone looking from outside) and recorded in the trace.
-  private setState(member: Teammate, state: MemberState): void {
+  private setState(member: Teammate, state: Teammate["state"]): void {
     if (member.state === state) return;
     member.state = state;
     this.saveRoster();
@@ -975,7 +811,7 @@ export class Team {
   }
 
   /** `team/config.json` in the state folder, written atomically: who is on the team, doing what, where. */
-  saveRoster(): void {
+  private saveRoster(): void {
     writeJsonAtomic(path.join(this.env.stateDir, "team", "config.json"), {
       lead: LEAD,
       members: [...this.members.values()].map((m) => ({
@@ -992,20 +828,17 @@ export class Team {
   /** The roster as /team shows it: one line per teammate. */
   roster(): string {
     if (this.members.size === 0) return "(no teammates yet)";
-    return [...this.members.values()]
-      .map(
-        (m) =>
-          `${m.name.padEnd(10)} ${m.role.padEnd(18)} ${m.state.padEnd(8)} ` +
-          `${m.task === null ? "no task" : `task #${m.task}`}${m.lane ? ` (lane ${m.lane})` : ""}`,
-      )
-      .join("\n");
+    const line = (m: Teammate) =>
+      `${m.name.padEnd(10)} ${m.role.padEnd(18)} ${m.state.padEnd(8)} ` +
+      `${m.task === null ? "no task" : `task #${m.task}`}${m.lane ? ` (lane ${m.lane})` : ""}`;
+    return [...this.members.values()].map(line).join("\n");
   }
   // #endregion roster
 
   // #region settle
   /** Settled = every live teammate is idle and has looked at the board since its last work, no
    *  mail waits for one, and no ready task waits for a free one. inbox(wait) and close() wait for it. */
-  settled(): boolean {
+  private settled(): boolean {
     const live = [...this.members.values()].filter((m) => m.state !== "shutdown");
     if (live.some((m) => !this.quiet.has(m.name) || this.bus.peek(m.name).length > 0)) return false;
     const free = live.filter((m) => m.task === null);
@@ -1045,17 +878,6 @@ export class Team {
     await Promise.race([stopped, sleep(this.limits.settleTimeoutMs, undefined, { ref: false })]);
   }
   // #endregion settle
-
-  /** The REPL's team commands. */
-  commands(): Record<string, AgentCommand> {
-    return {
-      "/team": { help: "the roster: each teammate's state and task", run: () => this.roster() },
-      "/inbox": {
-        help: "the lead's mailbox, without emptying it",
-        run: () => this.bus.peek(LEAD).map(formatMessage).join("\n") || "(no messages)",
-      },
-    };
-  }
 }
 
 export interface TeamAgent extends Agent {
@@ -1068,7 +890,13 @@ export function createAgent(env: AgentEnv, options: TeamOptions = {}): TeamAgent
   return {
     team,
     messages,
-    commands: team.commands(),
+    commands: {
+      "/team": { help: "the roster: each teammate's state and task", run: () => team.roster() },
+      "/inbox": {
+        help: "the lead's mailbox, without emptying it",
+        run: () => team.bus.peek(LEAD).map(formatMessage).join("\n") || "(no messages)",
+      },
+    },
     async send(prompt) {
       messages.push({ role: "user", content: prompt });
       try {
@@ -1083,3 +911,58 @@ export function createAgent(env: AgentEnv, options: TeamOptions = {}): TeamAgent
     close: () => team.close(),
   };
 }
+
+// #region extension-points
+// What the chapters built on this one plug in. They also call the team's own methods: s15's
+// protocol tools use team.send, team.members and team.stop(name, { handBack: true }); the capstone
+// (a2) dispatches team.leadHandlers, opens lanes with team.lanes and acknowledges team.bus itself.
+
+export interface TeamOptions extends Timings {
+  /** s14 (and a2, through s14): every model call, the lead's and each teammate's, goes through this. */
+  callModel?: CallModel;
+  /** s15: the lead's protocol tools and their handlers. */
+  leadTools?: Tool[];
+  leadHandlers?: (team: Team) => Record<string, ToolHandler>;
+  /** s15: a teammate's protocol tools; handlers are made per teammate, so they know who is calling
+   *  (a2 also guards the base tools here). */
+  teammateTools?: Tool[];
+  teammateHandlers?: (team: Team, member: Teammate) => Record<string, ToolHandler>;
+  /** s15: the protocols' rules, appended to the lead's and the teammates' system prompts. */
+  leadInstructions?: string;
+  teammateInstructions?: string;
+}
+
+/** s14: one model call, described so that a wrapper can retry it or rewrite the history. */
+export interface ModelCall {
+  agent: string;
+  client: ModelClient;
+  system: string;
+  tools: Tool[];
+  /** The live history: a wrapper may change it in place (s14 compacts it). */
+  messages: MessageParam[];
+  /** A teammate's identity block, for s14 to put back after a compaction (undefined for the lead). */
+  identity?: string;
+}
+export type CallModel = (env: AgentEnv, call: ModelCall) => Promise<Message>;
+
+/** The plain call every chapter so far made. s14 wraps it in one that survives failures. */
+export const plainCall: CallModel = (env, { client, system, tools, messages }) =>
+  client.messages.create({
+    model: env.modelId,
+    system,
+    tools,
+    messages: normalizeMessages(messages),
+    max_tokens: 8000,
+  });
+
+/** A failed call in one line, e.g. "529 overloaded_error: Overloaded": what a teammate that gives
+ *  up reports to the lead, and (s14) what each retry notes. */
+export function errorLine(err: unknown): string {
+  if (err instanceof APIError) {
+    const detail = (err.error as { error?: { type?: string; message?: string } } | undefined)
+      ?.error;
+    if (detail?.message) return `${err.status} ${detail.type ?? "error"}: ${detail.message}`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+// #endregion extension-points
