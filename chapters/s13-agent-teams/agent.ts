@@ -364,7 +364,7 @@ export function claimTask(board: TaskBoard, id: number, owner: string): Task | n
 export interface Teammate {
   name: string;
   role: string;
-  state: "working" | "idle" | "shutdown";
+  state: TeammateState;
   /** The task it works on (claimed, or kept after a failure), or null. */
   task: number | null;
   /** Where its tools act: the workspace, or the lane of its task. */
@@ -377,6 +377,16 @@ export interface Teammate {
   /** Settles when the teammate has shut down. */
   done: Promise<void>;
 }
+
+/** A teammate's lifecycle: WORK, then IDLE waiting for mail or a ready task, then WORK again;
+ *  from either it may shut down, which is final. setState keeps to this table (and the site draws
+ *  the chapter's state diagram from it). */
+export const LIFECYCLE = {
+  working: ["idle", "shutdown"],
+  idle: ["working", "shutdown"],
+  shutdown: [],
+} as const satisfies Record<string, readonly string[]>;
+export type TeammateState = keyof typeof LIFECYCLE;
 
 /** The team's clock and limits (tests shorten the waits). */
 interface Timings {
@@ -803,8 +813,10 @@ export class Team {
   // #region roster
   // Bookkeeping: every change of a teammate's state is saved to `team/config.json` in the state
   // folder (for /team, and for anyone looking from outside) and recorded in the trace.
-  private setState(member: Teammate, state: Teammate["state"]): void {
+  private setState(member: Teammate, state: TeammateState): void {
     if (member.state === state) return;
+    if (!(LIFECYCLE[member.state] as readonly string[]).includes(state))
+      throw new Error(`${member.name} is ${member.state}; it cannot become ${state}`);
     member.state = state;
     this.saveRoster();
     this.env.io.event("member_state", { name: member.name, state, task: member.task }, member.name);

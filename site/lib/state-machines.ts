@@ -3,6 +3,7 @@
 // For a recorded run, which state each step is in and the transition it took, so the player can
 // light them up in the diagram. Pure: the Player component and the tests call it.
 import { STATUS_FLOW } from "../../chapters/s10-task-system/agent.ts";
+import { LIFECYCLE } from "../../chapters/s13-agent-teams/agent.ts";
 import { TRANSITIONS } from "../../chapters/s15-team-protocols/agent.ts";
 import type { TraceFile } from "./traces.ts";
 
@@ -18,6 +19,7 @@ export interface Machine {
 
 export const MACHINES: Record<string, Machine> = {
   s10: { subject: "task", table: STATUS_FLOW, initial: "pending", tableName: "STATUS_FLOW" },
+  s13: { subject: "teammate", table: LIFECYCLE, initial: "working", tableName: "LIFECYCLE" },
   s15: { subject: "request", table: TRANSITIONS, initial: "pending", tableName: "TRANSITIONS" },
 };
 
@@ -75,6 +77,8 @@ export function machineFocus(chapterId: string, trace: TraceFile): (MachineFocus
         if (m) moved = move(`#${m[2]}`, STATUS_OF[m[1]]) ?? moved;
       }
     }
+    if (machine.subject === "teammate" && step.kind === "event" && step.type === "member_state")
+      moved = move(String(step.data.name), String(step.data.state));
     if (machine.subject === "request" && step.kind === "event" && step.type === "protocol")
       moved = move(String(step.data.request_id), String(step.data.status));
     if (moved) last = moved;
