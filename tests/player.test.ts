@@ -8,6 +8,7 @@ import { allChapters, chapter } from "../site/lib/chapters.ts";
 import { useTranslations } from "../site/lib/i18n.ts";
 import { eventWords, playerSteps, type Translate } from "../site/lib/player.ts";
 import { codeFinder, regionsOf } from "../site/lib/step-code.ts";
+import { sequenceFromTrace, sequenceLinks } from "../site/lib/traces.ts";
 import { readTrace } from "../site/lib/record-trace.ts";
 import { allRunnable } from "../chapters/_runner/chapters.ts";
 import { importsOf } from "../site/lib/timeline.ts";
@@ -123,4 +124,28 @@ describe("the player's steps", () => {
     expect(second.note).toBe(english.notes["lead#2"].trim());
     expect(second.noteFallback).toBe(true);
   });
+});
+
+describe("the generated sequence diagram and the player", () => {
+  it.each([["s13"], ["s15"], ["a1"]])(
+    "%s: each arrow and note knows the step it came from",
+    (id) => {
+      const trace = readTrace(id)!;
+      const code = sequenceFromTrace(trace).split("\n");
+      const links = sequenceLinks(trace);
+      const arrows = code.filter((l) => /^\s*\S+?(?:--?>>|-\))\S/.test(l));
+      const notes = code.filter((l) => /^\s*Note over /.test(l));
+      expect(links.messages).toHaveLength(arrows.length);
+      expect(links.notes).toHaveLength(notes.length);
+      links.messages.forEach((stepIndex, k) => {
+        const step = trace.steps[stepIndex];
+        if (step.kind === "event" && step.type === "mailbox_send")
+          expect(arrows[k]).toContain(String(step.data.type));
+        else if (step.kind === "tool_call") expect(arrows[k]).toMatch(/spawn|tools\/call|-->>\w+: (?:result|error)$/);
+        else expect(step.kind === "event" && step.type === "mcp_server").toBe(true);
+      });
+      // In step order, as the run happened.
+      expect([...links.messages].sort((a, b) => a - b)).toEqual(links.messages);
+    },
+  );
 });

@@ -6,6 +6,8 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allRunnable } from "../../chapters/_runner/chapters.ts";
 import { readNotes } from "../../chapters/_runner/notes.ts";
+import { readTrace } from "../../site/lib/record-trace.ts";
+import { machineFocus } from "../../site/lib/state-machines.ts";
 import { notesStatus } from "../../site/lib/translation.ts";
 import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { openSite, scriptsReady, visit } from "./site.ts";
@@ -100,6 +102,42 @@ describe("the player", () => {
     expect(shown).toEqual(["alice"]);
     await page.close();
   }, 120_000);
+
+  it("s15: the state panel, the request machine and the sequence diagram follow the player", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const player = await openPlayer(page, "/s15-team-protocols/");
+    // The first approval: the step where req_1 leaves pending.
+    const focus = machineFocus("s15", readTrace("s15")!);
+    const approved = focus.findIndex((f) => f?.from === "pending" && f.state === "approved");
+    expect(approved).toBeGreaterThan(0);
+    await player.focus();
+    while ((await currentIndex(player)) < approved) await page.keyboard.press("ArrowRight");
+    const machine = player.locator(".lah-machine");
+    expect(flat(await machine.locator(".lah-machine-where").textContent())).toBe(
+      `${focus[approved]!.who}: pending → approved`,
+    );
+    expect(await machine.locator("g.node[data-current]").getAttribute("id")).toMatch(
+      /-state-approved-\d+$/,
+    );
+    expect(await machine.locator("path[data-current]").count()).toBe(1);
+    // The request table holds the approval; the row that changed is marked.
+    const requests = player.locator(".lah-state table", { hasText: "request_id" });
+    await expect
+      .poll(() => requests.locator("tr[data-changed]").textContent(), { timeout: 15_000 })
+      .toContain("approved");
+    // The sequence diagram lights the arrow of the current step, and an arrow takes the player to its step.
+    const sequence = page.locator(".lah-trace-sequence");
+    expect(await sequence.locator("text[data-current]").count()).toBe(1);
+    const first = sequence.locator("text[data-step]").first();
+    const step = Number(await first.getAttribute("data-step"));
+    await first.click();
+    expect(await currentIndex(player)).toBe(step);
+    // The context meter marks the latest request at or before the current step.
+    expect(
+      Number(await player.locator(".lah-bar[data-current]").getAttribute("data-step")),
+    ).toBeLessThanOrEqual(step);
+    await page.close();
+  }, 180_000);
 
   it("s15 in each locale: the notes' status is said, never silent", async () => {
     const rows = notesStatus(REPO_ROOT).filter((r) => r.page.startsWith("s15-"));
