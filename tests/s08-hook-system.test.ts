@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -264,5 +265,39 @@ describe("s08 hook system", () => {
     });
     expect(existsSync(path.join(ws, "scratch.txt"))).toBe(false);
     expect(readFileSync(path.join(ws, "trash/scratch.txt"), "utf8")).toContain("Scratch notes");
+  });
+});
+
+describe("the workspace's block-rm hook", () => {
+  const hook = path.join(
+    import.meta.dirname,
+    "../chapters/s08-hook-system/workspace/hooks/block-rm.sh",
+  );
+  const decide = (command: string) =>
+    spawnSync("sh", [hook], {
+      input: JSON.stringify({
+        hook_event_name: "PreToolUse",
+        tool_name: "bash",
+        tool_input: { command },
+      }),
+    }).status;
+
+  it("blocks rm however the command hides it, and lets other commands through", () => {
+    for (const command of [
+      "rm scratch.txt",
+      'echo "x"; rm scratch.txt',
+      "cd . && rm scratch.txt",
+      "/bin/rm scratch.txt",
+      "true | rm -f scratch.txt",
+      "(rm scratch.txt)",
+    ])
+      expect(decide(command), command).toBe(1);
+    for (const command of [
+      "ls",
+      "rmdir empty",
+      "mkdir -p trash && mv scratch.txt trash/",
+      "npm run format",
+    ])
+      expect(decide(command), command).toBe(0);
   });
 });
