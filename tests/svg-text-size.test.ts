@@ -1,6 +1,8 @@
 // The hand-drawn diagrams in assets/svg/ must stay readable where the site shows them: an <img>
-// as wide as Starlight's content column, 45rem = 720 px on a 1280 px screen. A font-size f in a
-// view box w units wide is drawn at f × 720 / w px; no text may come out below 11 px.
+// as wide as Starlight's content column. On a 1280 px screen that column is 650 px wide, not its
+// 45rem maximum: the sidebar and the table of contents take the rest (measured in the built site:
+// the diagram's <img> is 652 px wide with its 1 px border). A font-size f in a view box w units
+// wide is drawn at f × 650 / w px; no text may come out below 11 px.
 //
 // Read statically: every <text> and <tspan> gets the font-size it sets (attribute or inline style)
 // or inherits from the elements around it (a <g>, the <svg>), else the browser's default of 16 px.
@@ -12,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../chapters/_runner/chapters.ts";
 
 const SVG_DIR = path.join(REPO_ROOT, "assets/svg");
-const COLUMN_PX = 720;
+const COLUMN_PX = 650;
 const MIN_PX = 11;
 const DEFAULT_FONT_SIZE = 16;
 
