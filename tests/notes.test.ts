@@ -149,3 +149,14 @@ describe("the terminal", () => {
     expect(wrong.stderr).toMatch(/--lang must be one of/);
   }, 60_000);
 });
+
+describe("folded translations", () => {
+  it("a wrapped line inside Chinese or Japanese text gets no space; English keeps its spaces", () => {
+    const notes = parseNotes(
+      "notes:\n  lead#1: >-\n    模型先调用工具，\n    然后继续。\n  lead#2: >-\n    ツールを\n    呼び出します。\n  lead#3: >-\n    two\n    words\n",
+    );
+    expect(notes.notes["lead#1"]).toBe("模型先调用工具，然后继续。");
+    expect(notes.notes["lead#2"]).toBe("ツールを呼び出します。");
+    expect(notes.notes["lead#3"]).toBe("two words");
+  });
+});

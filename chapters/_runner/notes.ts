@@ -55,11 +55,13 @@ export function parseNotes(text: string, file = "notes"): StepNotes {
     if (value === undefined || value === null) return {};
     if (typeof value !== "object" || Array.isArray(value))
       throw new Error(`${file}: "${field}" must map step keys to text`);
+    const out: Record<string, string> = {};
     for (const [key, text] of Object.entries(value)) {
       if (typeof text !== "string") throw new Error(`${file}: ${field}.${key} must be text`);
       if (!KEY.test(key)) throw new Error(`${file}: "${key}" is not a step key (${KEY_HELP})`);
+      out[key] = unfoldCJK(text);
     }
-    return value as Record<string, string>;
+    return out;
   };
   const { sourceHash, phases, notes, ...rest } = data as Record<string, unknown>;
   const unknown = Object.keys(rest);
@@ -70,6 +72,12 @@ export function parseNotes(text: string, file = "notes"): StepNotes {
     notes: record(notes, "notes"),
   };
 }
+
+/** YAML's folded text (`>-`) joins wrapped lines with a space, which is wrong between Chinese or
+ *  Japanese characters: a translator may wrap lines anywhere, so such a space is taken out. */
+const CJK = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\u3000-\\u303f\\uff00-\\uffef";
+const FOLDED_CJK = new RegExp(`(?<=[${CJK}]) (?=[${CJK}])`, "gu");
+const unfoldCJK = (text: string) => text.replace(FOLDED_CJK, "");
 
 const KEY = /^(?:prompt#\d+|[\w.-]+#\d+|(?:[\w.-]+)?@[\w.-]+(?:#\d+)?)$/;
 const KEY_HELP = "prompt#N, <agent>#N, harness#N, @<event>#N or <agent>@<event>#N";
