@@ -11,6 +11,8 @@ export interface ImportedName {
   name: string;
   /** Only used as a type (`import type { ToolHandler }`, `import { type Team }`). */
   type: boolean;
+  /** The name it goes by in the importing file, where that differs (`LEAD_TOOLS as TEAM_LEAD_TOOLS`). */
+  local?: string;
 }
 
 /** "../s02-tool-use/agent.ts" → "s02"; undefined for anything that is not a chapter's agent.ts. */
@@ -44,11 +46,15 @@ export function importedNames(source: string): Map<string, ImportedName[]> {
     const bindings = clause.namedBindings;
     if (bindings && ts.isNamespaceImport(bindings)) namespaces.set(bindings.name.text, chapter);
     else if (bindings)
-      for (const element of bindings.elements)
+      for (const element of bindings.elements) {
+        const name = (element.propertyName ?? element.name).text;
+        const local = element.name.text;
         add(chapter, {
-          name: (element.propertyName ?? element.name).text,
+          name,
           type: clause.isTypeOnly || element.isTypeOnly,
+          ...(local !== name && { local }),
         });
+      }
   }
 
   if (namespaces.size) {
@@ -56,7 +62,9 @@ export function importedNames(source: string): Map<string, ImportedName[]> {
       // s07.checkPermission(…) as a value; s07.Rule, or `interface … extends s07.Options`, as a type.
       if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression)) {
         const chapter = namespaces.get(node.expression.text);
-        const heritage = ts.isExpressionWithTypeArguments(node.parent) ? node.parent.parent : undefined;
+        const heritage = ts.isExpressionWithTypeArguments(node.parent)
+          ? node.parent.parent
+          : undefined;
         const type =
           heritage !== undefined &&
           ts.isHeritageClause(heritage) &&
@@ -88,7 +96,8 @@ export function importsOf(source: string): string[] {
  *  `export const` statement, and names exported by `export { local as name }`. */
 export function exportedDeclarations(source: string): Map<string, number> {
   const file = parse(source);
-  const lineOf = (node: ts.Node) => file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1;
+  const lineOf = (node: ts.Node) =>
+    file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1;
   const exported = (node: ts.Node) =>
     ts.canHaveModifiers(node) &&
     (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
