@@ -217,7 +217,12 @@ describe("What changed on the built pages", () => {
     const rel = decodeURIComponent(urlPath.slice(BASE.length));
     return path.join(dist, rel, rel === "" || rel.endsWith("/") ? "index.html" : "");
   };
-  const read = (urlPath: string) => readFileSync(file(urlPath), "utf8");
+  const pages = new Map<string, string>();
+  const read = (urlPath: string) => {
+    const name = file(urlPath);
+    if (!pages.has(name)) pages.set(name, readFileSync(name, "utf8"));
+    return pages.get(name)!;
+  };
   /** The "What changed" block of a page: from its <div class="lah-changes"> to its compare link. */
   const block = (html: string) =>
     /<div class="lah-changes"[\s\S]*?<p class="lah-changes-more">[\s\S]*?<\/p>/.exec(html)?.[0];
@@ -303,6 +308,7 @@ describe("What changed on the built pages", () => {
     const problems: string[] = [];
     let anchors = 0;
     let names = 0;
+    const targets = new Map<string, string | undefined>();
     for (const c of chapters) {
       for (const prefix of Object.values(prefixes)) {
         const changes = block(read(`${BASE}${prefix}${c.name}/`));
@@ -320,7 +326,9 @@ describe("What changed on the built pages", () => {
           const id = url.hash.slice(1);
           if (!id) continue;
           anchors++;
-          const target = element(read(url.pathname), id);
+          const key = `${url.pathname}#${id}`;
+          if (!targets.has(key)) targets.set(key, element(read(url.pathname), id));
+          const target = targets.get(key);
           if (!target) {
             problems.push(`${where}: no #${id}`);
             continue;
