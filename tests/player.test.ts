@@ -11,7 +11,7 @@ import { codeFinder, regionsOf } from "../site/lib/step-code.ts";
 import { sequenceFromTrace, sequenceLinks } from "../site/lib/traces.ts";
 import { readTrace } from "../site/lib/record-trace.ts";
 import { allRunnable } from "../chapters/_runner/chapters.ts";
-import { importsOf } from "../site/lib/timeline.ts";
+import { importsOf } from "../site/lib/imports.ts";
 
 const sourceOf = (id: string) => allChapters.find((c) => c.id === id)?.source;
 /** A chapter and every chapter its code imports, directly or through another. */

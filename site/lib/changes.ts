@@ -69,9 +69,14 @@ export function diffRows(before: string, after: string, context = 3): DiffRow[] 
 
 /** The diff in the form Expressive Code's `diff` language marks line by line (green + / red −
  *  backgrounds, syntax highlighting from `lang="ts"`): hunk headers become comments, so the
- *  block does not look like a raw patch file (which Expressive Code would leave unmarked). */
-export function markedDiff(before: string, after: string, context = 3): string {
-  return diffRows(before, after, context)
+ *  block does not look like a raw patch file (which Expressive Code would leave unmarked).
+ *  `context: "all"` shows every unchanged line too, in one hunk without a header (a short
+ *  region, such as a chapter's loop, read whole with its changes in place). */
+export function markedDiff(before: string, after: string, context: number | "all" = 3): string {
+  const whole = context === "all";
+  const lines = Math.max(before.split("\n").length, after.split("\n").length);
+  return diffRows(before, after, whole ? lines : context)
+    .filter((row) => !(whole && row.kind === "hunk"))
     .map((row) => {
       if (row.kind === "hunk") return ` // ${row.text}`;
       return `${row.kind === "add" ? "+" : row.kind === "del" ? "-" : " "}${row.text}`;

@@ -1,6 +1,7 @@
-// Marked regions of a chapter's agent.ts (`// #region name` … `// #endregion name`). Plain code
-// with no Vite imports, so the site's <Excerpt> (through chapters.ts) and the Node-run
-// translation check (translation.ts, `npm run i18n:status`) cut a region out the same way.
+// Marked regions of a chapter's agent.ts (`// #region name` … `// #endregion name`), and which of
+// them a page embeds. Plain code with no Vite imports, so the site's <Excerpt> and "What changed"
+// (through chapters.ts) and the Node-run translation check (translation.ts, `npm run i18n:status`)
+// read regions and pages the same way.
 
 /** The lines between `// #region name` and `// #endregion name`, de-indented. */
 export function region(source: string, name: string): string {
@@ -12,3 +13,68 @@ export function region(source: string, name: string): string {
   const indent = Math.min(...body.filter((l) => l.trim()).map((l) => /^\s*/.exec(l)![0].length));
   return body.map((l) => l.slice(indent)).join("\n");
 }
+
+/** A region's place in its file: the lines (1-based) of its `#region` and `#endregion` markers. */
+export interface RegionSpan {
+  name: string;
+  start: number;
+  end: number;
+}
+
+/** The regions of a source, in the order they open. */
+export function regionsOf(source: string): RegionSpan[] {
+  const lines = source.split("\n");
+  const spans: RegionSpan[] = [];
+  lines.forEach((line, i) => {
+    const name = /^\s*\/\/ #region (\S+)\s*$/.exec(line)?.[1];
+    if (!name) return;
+    const end = lines.findIndex((l, j) => j > i && l.trim() === `// #endregion ${name}`);
+    if (end >= 0) spans.push({ name, start: i + 1, end: end + 1 });
+  });
+  return spans;
+}
+
+/** The innermost region around a line (1-based), if any. */
+export function regionAt(source: string, line: number): string | undefined {
+  return regionsOf(source)
+    .filter((r) => r.start < line && line < r.end)
+    .sort((a, b) => a.end - a.start - (b.end - b.start))[0]?.name;
+}
+
+/** One piece of code a page embeds: a region of a chapter's agent.ts, or (no region) all of it. */
+export interface CodeRef {
+  chapter: string;
+  region?: string;
+}
+
+export const codeRefKey = (r: CodeRef) =>
+  r.region === undefined ? r.chapter : `${r.chapter}#${r.region}`;
+
+/** The code a page embeds: its `<Excerpt chapter region />` and `<Source chapter />`, outside
+ *  code fences and inline code, sorted and without duplicates. */
+export function codeRefs(text: string): CodeRef[] {
+  const body = text
+    .replace(/^---\r?\n[\s\S]*?\r?\n---/, "")
+    .replace(/^[ \t]*(`{3,}|~{3,})[^\n]*\n[\s\S]*?^[ \t]*\1[ \t]*$/gm, "")
+    .replace(/`[^`\n]*`/g, "");
+  const refs = new Map<string, CodeRef>();
+  for (const [, tag, attrs] of body.matchAll(/<(Excerpt|Source)\b([^>]*)>/g)) {
+    const attr = Object.fromEntries(
+      [...attrs.matchAll(/(\w+)=["']([^"']*)["']/g)].map((m) => [m[1], m[2]]),
+    );
+    if (!attr.chapter) continue;
+    const ref: CodeRef =
+      tag === "Excerpt"
+        ? { chapter: attr.chapter, region: attr.region ?? "" }
+        : { chapter: attr.chapter };
+    refs.set(codeRefKey(ref), ref);
+  }
+  return [...refs.values()].sort((a, b) => codeRefKey(a).localeCompare(codeRefKey(b), "en"));
+}
+
+/** The id of an <Excerpt> on its page, so other pages can link to it: `code-s02-dispatch`. */
+export const excerptId = (chapter: string, name: string) => `code-${chapter}-${name}`;
+
+/** The id of a page's <Source> (its whole agent.ts, opened on demand): `code-s13`, for a name
+ *  declared outside the regions the page shows. */
+export const sourceId = (chapter: string) => `code-${chapter}`;

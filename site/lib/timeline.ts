@@ -1,5 +1,6 @@
-// The harness over fifteen chapters (and the appendices beside them): which layer each mechanism belongs to, which earlier
-// chapters its code imports, and a static SVG chart of how agent.ts and the tool list grow.
+// The harness over fifteen chapters (and the appendices beside them): which layer each mechanism
+// belongs to, and a static SVG chart of how agent.ts and the tool list grow. (Which earlier
+// chapters a chapter imports is read in imports.ts.)
 // Pure functions: the timeline page renders them at build time (no chart library, no JS).
 
 /** The five layers of the harness, in the order the chapters build them: the home page's learning
@@ -15,14 +16,6 @@ export type LayerId = (typeof LAYERS)[number]["id"];
 
 export function layerOf(chapterId: string): LayerId | undefined {
   return LAYERS.find((l) => (l.chapters as readonly string[]).includes(chapterId))?.id;
-}
-
-/** Earlier chapters whose agent.ts this source imports ("s02", "s10" ...), in order. */
-export function importsOf(source: string): string[] {
-  const found = [...source.matchAll(/from\s+["']\.\.\/(s\d\d)-[\w-]+\/agent(?:\.ts)?["']/g)].map(
-    (m) => m[1],
-  );
-  return [...new Set(found)].sort();
 }
 
 /** The title line of agent.ts's header comment: " * s13 · Agent teams" → "Agent teams",

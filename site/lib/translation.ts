@@ -25,9 +25,10 @@ import {
   type Locale,
   type TranslatedLocale,
 } from "../../i18n/locales.ts";
-import { region } from "./regions.ts";
+import { codeRefKey as refKey, codeRefs, region } from "./regions.ts";
 
 export { TRANSLATED_LOCALES, type TranslatedLocale };
+export { codeRefs, type CodeRef } from "./regions.ts";
 export type Status = "missing" | "stale" | "fresh";
 
 export interface PageStatus {
@@ -75,36 +76,6 @@ export function pageHash(text: string): string {
 /** The page hash of a file (see pageHash). */
 export function sourceHash(file: string): string {
   return pageHash(readFileSync(file, "utf8"));
-}
-
-/** One piece of code a page embeds: a region of a chapter's agent.ts, or (no region) all of it. */
-export interface CodeRef {
-  chapter: string;
-  region?: string;
-}
-
-const refKey = (r: CodeRef) => (r.region === undefined ? r.chapter : `${r.chapter}#${r.region}`);
-
-/** The code a page embeds: its `<Excerpt chapter region />` and `<Source chapter />`, outside
- *  code fences and inline code, sorted and without duplicates. */
-export function codeRefs(text: string): CodeRef[] {
-  const body = text
-    .replace(/^---\r?\n[\s\S]*?\r?\n---/, "")
-    .replace(/^[ \t]*(`{3,}|~{3,})[^\n]*\n[\s\S]*?^[ \t]*\1[ \t]*$/gm, "")
-    .replace(/`[^`\n]*`/g, "");
-  const refs = new Map<string, CodeRef>();
-  for (const [, tag, attrs] of body.matchAll(/<(Excerpt|Source)\b([^>]*)>/g)) {
-    const attr = Object.fromEntries(
-      [...attrs.matchAll(/(\w+)=["']([^"']*)["']/g)].map((m) => [m[1], m[2]]),
-    );
-    if (!attr.chapter) continue;
-    const ref: CodeRef =
-      tag === "Excerpt"
-        ? { chapter: attr.chapter, region: attr.region ?? "" }
-        : { chapter: attr.chapter };
-    refs.set(refKey(ref), ref);
-  }
-  return [...refs.values()].sort((a, b) => refKey(a).localeCompare(refKey(b), "en"));
 }
 
 /** Reads a chapter's agent.ts by chapter id ("s03" or "s03-todo-write"); undefined if none. */

@@ -1,0 +1,139 @@
+// What a chapter's agent.ts takes from earlier chapters, read with the TypeScript parser: which
+// chapters it imports, which names from each, and where the chapter that exports a name declares
+// it. Pure functions over source text (no Vite imports), so the site's "What changed" and the
+// tests read the code the same way. The rule that picks a chapter's base from these imports is
+// in chapters.ts.
+import ts from "typescript";
+
+/** A name a chapter takes from another chapter's agent.ts. */
+export interface ImportedName {
+  /** The name as the other chapter exports it (`runTool`, even if imported `as run`). */
+  name: string;
+  /** Only used as a type (`import type { ToolHandler }`, `import { type Team }`). */
+  type: boolean;
+  /** The name it goes by in the importing file, where that differs (`LEAD_TOOLS as TEAM_LEAD_TOOLS`). */
+  local?: string;
+}
+
+/** "../s02-tool-use/agent.ts" → "s02"; undefined for anything that is not a chapter's agent.ts. */
+const CHAPTER_MODULE = /^\.\.\/(s\d\d)-[\w-]+\/agent(?:\.ts)?$/;
+
+const parse = (source: string) =>
+  ts.createSourceFile("agent.ts", source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+
+/** The names taken from each chapter, by chapter id in number order, each chapter's names in the
+ *  order the import lists them. A namespace import (`import * as s07 from …`, as the appendices
+ *  write) takes the members the code uses (`s07.checkPermission`), in alphabetical order. */
+export function importedNames(source: string): Map<string, ImportedName[]> {
+  const file = parse(source);
+  const found = new Map<string, ImportedName[]>();
+  const namespaces = new Map<string, string>(); // local namespace name → chapter id
+  const add = (chapter: string, name: ImportedName) => {
+    const names = found.get(chapter) ?? [];
+    const seen = names.find((n) => n.name === name.name);
+    if (!seen) names.push(name);
+    else seen.type &&= name.type; // used as a value anywhere: a value
+    found.set(chapter, names);
+  };
+
+  for (const statement of file.statements) {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier))
+      continue;
+    const chapter = CHAPTER_MODULE.exec(statement.moduleSpecifier.text)?.[1];
+    const clause = statement.importClause;
+    if (!chapter || !clause) continue;
+    if (!found.has(chapter)) found.set(chapter, []);
+    const bindings = clause.namedBindings;
+    if (bindings && ts.isNamespaceImport(bindings)) namespaces.set(bindings.name.text, chapter);
+    else if (bindings)
+      for (const element of bindings.elements) {
+        const name = (element.propertyName ?? element.name).text;
+        const local = element.name.text;
+        add(chapter, {
+          name,
+          type: clause.isTypeOnly || element.isTypeOnly,
+          ...(local !== name && { local }),
+        });
+      }
+  }
+
+  if (namespaces.size) {
+    const visit = (node: ts.Node): void => {
+      // s07.checkPermission(…) as a value; s07.Rule, or `interface … extends s07.Options`, as a type.
+      if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression)) {
+        const chapter = namespaces.get(node.expression.text);
+        const heritage = ts.isExpressionWithTypeArguments(node.parent)
+          ? node.parent.parent
+          : undefined;
+        const type =
+          heritage !== undefined &&
+          ts.isHeritageClause(heritage) &&
+          (heritage.token === ts.SyntaxKind.ImplementsKeyword ||
+            ts.isInterfaceDeclaration(heritage.parent));
+        if (chapter) add(chapter, { name: node.name.text, type });
+      } else if (ts.isQualifiedName(node) && ts.isIdentifier(node.left)) {
+        const chapter = namespaces.get(node.left.text);
+        if (chapter) add(chapter, { name: node.right.text, type: true });
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(file);
+    // A namespace's members in alphabetical order, as a named import would list them.
+    for (const chapter of new Set(namespaces.values()))
+      found.get(chapter)?.sort((a, b) => a.name.localeCompare(b.name, "en"));
+  }
+
+  return new Map([...found].sort(([a], [b]) => a.localeCompare(b, "en")));
+}
+
+/** Earlier chapters whose agent.ts this source imports ("s02", "s10" …), in number order. */
+export function importsOf(source: string): string[] {
+  return [...importedNames(source).keys()];
+}
+
+/** The line (1-based) of each name the source exports, where its declaration starts (after its
+ *  doc comment): `export function`, `class`, `interface`, `type`, `enum`, each `const`/`let` of an
+ *  `export const` statement, and names exported by `export { local as name }`. */
+export function exportedDeclarations(source: string): Map<string, number> {
+  const file = parse(source);
+  const lineOf = (node: ts.Node) =>
+    file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1;
+  const exported = (node: ts.Node) =>
+    ts.canHaveModifiers(node) &&
+    (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+  const locals = new Map<string, number>();
+  const lines = new Map<string, number>();
+
+  for (const statement of file.statements) {
+    const names: [string, number][] = [];
+    if (ts.isVariableStatement(statement)) {
+      for (const declaration of statement.declarationList.declarations)
+        if (ts.isIdentifier(declaration.name))
+          names.push([declaration.name.text, lineOf(statement)]);
+    } else if (
+      (ts.isFunctionDeclaration(statement) ||
+        ts.isClassDeclaration(statement) ||
+        ts.isInterfaceDeclaration(statement) ||
+        ts.isTypeAliasDeclaration(statement) ||
+        ts.isEnumDeclaration(statement)) &&
+      statement.name
+    ) {
+      names.push([statement.name.text, lineOf(statement)]);
+    }
+    for (const [name, line] of names) {
+      if (!locals.has(name)) locals.set(name, line);
+      if (exported(statement) && !lines.has(name)) lines.set(name, line);
+    }
+  }
+  // `export { local as name }` (no module: a re-export from elsewhere is not declared here).
+  for (const statement of file.statements) {
+    if (!ts.isExportDeclaration(statement) || statement.moduleSpecifier) continue;
+    const clause = statement.exportClause;
+    if (!clause || !ts.isNamedExports(clause)) continue;
+    for (const element of clause.elements) {
+      const line = locals.get((element.propertyName ?? element.name).text);
+      if (line !== undefined && !lines.has(element.name.text)) lines.set(element.name.text, line);
+    }
+  }
+  return lines;
+}
