@@ -8,7 +8,7 @@
 // against something it does not share.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { diffLines } from "diff";
+import { structuredPatch } from "diff";
 import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 import { allRunnable, REPO_ROOT } from "../chapters/_runner/chapters.ts";
@@ -85,13 +85,14 @@ const hasLoop = (source: string) => /^\s*\/\/ #region loop$/m.test(source);
 
 /** Added and removed lines between two texts, counted from the `diff` library's line diff. */
 function counted(before: string, after: string) {
-  let added = 0;
-  let removed = 0;
-  for (const part of diffLines(before, after)) {
-    if (part.added) added += part.count ?? 0;
-    if (part.removed) removed += part.count ?? 0;
-  }
-  return { added, removed };
+  // Counted another way than the site does: the +/- lines of a unified patch.
+  const lines = structuredPatch("a", "b", before, after, "", "", { context: 0 }).hunks.flatMap(
+    (h) => h.lines,
+  );
+  return {
+    added: lines.filter((l) => l.startsWith("+")).length,
+    removed: lines.filter((l) => l.startsWith("-")).length,
+  };
 }
 
 /** The code an Expressive Code block shows, a line per line. */

@@ -5,18 +5,14 @@
 import type { StepNotes } from "../../chapters/_runner/notes.ts";
 import { attachNotes } from "../../chapters/_runner/notes.ts";
 import type { CodeSpot } from "./step-code.ts";
-import { stepView, type TraceEvent, type TraceFile } from "./traces.ts";
+import { stepView, type StepView, type TraceEvent, type TraceFile } from "./traces.ts";
 
 export type Translate = (key: string, vars?: Record<string, string | number>) => string;
 
-export interface PlayerStep {
-  kind: TraceEvent["kind"];
-  agent: string;
+/** A step as the player shows it: the transcript view (traces.ts) and what teaches around it. */
+export interface PlayerStep extends StepView {
   /** The headline, in plain words: "alice claims task #2", "→ model · 5 messages · 10 tools". */
   title: string;
-  body?: string;
-  code?: boolean;
-  error?: boolean;
   /** The raw event (JSON), for an event step: its plain-words title is one click away from it. */
   raw?: string;
   note?: string;
