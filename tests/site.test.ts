@@ -179,6 +179,21 @@ describe("documentation site", () => {
     expect(counts.map((l) => l.page_count)).toEqual(counts.map(() => counts[0].page_count));
   });
 
+  it("keeps every chapter page's HTML at 400 KB or less in every locale, its code highlighted in compact markup", () => {
+    const heavy: string[] = [];
+    for (const chapter of chapters)
+      for (const prefix of Object.values(prefixes)) {
+        const bytes = statSync(path.join(dist, prefix, chapter.name, "index.html")).size;
+        if (bytes > 400 * 1024)
+          heavy.push(`${prefix}${chapter.name}: ${(bytes / 1024).toFixed(0)} KB`);
+      }
+    expect(heavy).toEqual([]);
+    // Tokens carry palette classes (site/lib/ec-plugins.mjs), not Expressive Code's inline styles.
+    const html = page("", "s13-agent-teams");
+    expect(html.match(/<span class="a\d+ b\d+">/g)?.length).toBeGreaterThan(1000);
+    expect(html.match(/<span style="--0:/g)?.length ?? 0).toBe(0);
+  });
+
   it("is a production build with search in every locale", () => {
     for (const prefix of Object.values(prefixes))
       expect(page(prefix, chapters[0].name)).toContain('id="starlight__search"');

@@ -1,5 +1,5 @@
 // `npm run bench`: measures, never asserts. Prints one table of figures for the README.
-//   --skip-build   reuse dist/ instead of a clean build     --skip-tests   do not time the test suite
+//   --skip-build   reuse dist/ (built under the base path, as the tests build it) instead of a clean build     --skip-tests   do not time the test suite
 //   --test-runs=N  time the suite N times and report the median (default 3)
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -7,8 +7,10 @@ import { cpus, tmpdir, totalmem } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { listChapters, playChapter, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
+import type { Browser, Page } from "playwright-core";
 import { hasChromium, launch } from "../browser/chromium.ts";
 import { serve } from "../browser/serve.ts";
+import { BASE, buildEnv, DIST } from "../site-build.ts";
 
 const args = new Set(process.argv.slice(2));
 const rows: [string, string][] = [];
@@ -18,6 +20,47 @@ const add = (what: string, value: string) => {
 };
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+/** The same load traced: blocking time counted in main-thread CPU time instead of wall time
+ *  (a task's time beyond 50 ms, top-level tasks only). On a machine other processes keep busy,
+ *  wall time counts their turns as well; this counts the page's own work. */
+async function blockingCpuTime(browser: Browser, url: string) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await browser.startTracing(page, { categories: ["toplevel", "devtools.timeline"] });
+  await page.goto(url, { waitUntil: "load" });
+  await diagramsVisible(page);
+  await page.evaluate(() => new Promise((r) => requestIdleCallback(() => setTimeout(r, 2_000))));
+  type Event = {
+    name: string;
+    ph: string;
+    pid: number;
+    tid: number;
+    ts: number;
+    dur: number;
+    tdur?: number;
+    args?: { beginData?: { url?: string } };
+  };
+  const events = (JSON.parse((await browser.stopTracing()).toString()) as { traceEvents: Event[] })
+    .traceEvents;
+  await page.close();
+  const parse = events.find((e) => e.name === "ParseHTML" && e.args?.beginData?.url === url);
+  if (!parse) return NaN;
+  const tasks = events
+    .filter(
+      (e) => e.pid === parse.pid && e.tid === parse.tid && e.ph === "X" && /RunTask$/.test(e.name),
+    )
+    .sort((a, b) => a.ts - b.ts);
+  let end = 0;
+  let blocking = 0;
+  for (const task of tasks) {
+    if (task.ts < end) continue; // nested in the task before
+    end = task.ts + task.dur;
+    blocking += Math.max(0, (task.tdur ?? task.dur) / 1000 - 50);
+  }
+  return blocking;
+}
+
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 function timed(fn: () => void): number {
   const start = performance.now();
@@ -44,35 +87,92 @@ async function firstOutput(cmd: string, argv: string[], runs = 5): Promise<numbe
       }),
     );
   }
-  return times.sort((a, b) => a - b)[Math.floor(runs / 2)];
+  return median(times);
 }
 
-/** JS the browser fetches for a page: at DOMContentLoaded and after everything has loaded. */
-async function pageJs(url: string) {
-  const browser = await launch();
+/** Waits until every diagram of the page is drawn (a build-time SVG, or mermaid's in the browser)
+ *  and every picture has loaded. */
+async function diagramsVisible(page: Page) {
+  await page.waitForFunction(
+    () =>
+      !document.querySelector("pre.mermaid-source:not([data-rendered])") &&
+      [...document.querySelectorAll("figure.lah-mermaid svg")].every(
+        (svg) => svg.getBoundingClientRect().width > 0,
+      ) &&
+      [...document.images].every((img) => img.complete),
+    null,
+    { timeout: 60_000 },
+  );
+}
+
+/** HTML and JS of a page: JS fetched by DOMContentLoaded, and all of it once every diagram is
+ *  visible and the page has been idle (Starlight loads its search UI when the page is idle). */
+async function pageWeight(browser: Browser, url: string) {
   const page = await browser.newPage();
-  const bodies: { t: number; raw: number; gz: number }[] = [];
-  let domReady = Infinity;
-  page.on("response", async (r) => {
+  const bodies: Promise<{ t: number; raw: number; gz: number }>[] = [];
+  page.on("response", (r) => {
     if (!r.url().endsWith(".js") && !(r.headers()["content-type"] ?? "").includes("javascript"))
       return;
     const t = performance.now();
-    const body = await r.body().catch(() => Buffer.alloc(0));
-    bodies.push({ t, raw: body.length, gz: gzipSync(body).length });
+    bodies.push(
+      r.body().then(
+        (body) => ({ t, raw: body.length, gz: gzipSync(body).length }),
+        () => ({ t, raw: 0, gz: 0 }),
+      ),
+    );
   });
-  const html = await (await fetch(url)).text();
+  const html = Buffer.from(await (await fetch(url)).arrayBuffer());
   await page.goto(url, { waitUntil: "domcontentloaded" });
-  domReady = performance.now();
+  const domReady = performance.now();
+  await diagramsVisible(page);
+  await page.evaluate(() => new Promise((r) => requestIdleCallback(() => setTimeout(r, 1_000))));
   await page.waitForLoadState("networkidle");
-  await page.waitForTimeout(500);
-  await browser.close();
-  const sum = (list: typeof bodies) =>
+  const loaded = await Promise.all(bodies);
+  await page.close();
+  const sum = (list: typeof loaded) =>
     list.reduce((a, b) => ({ raw: a.raw + b.raw, gz: a.gz + b.gz }), { raw: 0, gz: 0 });
   return {
     html: { raw: html.length, gz: gzipSync(html).length },
-    initial: sum(bodies.filter((b) => b.t <= domReady)),
-    all: sum(bodies),
+    initial: sum(loaded.filter((b) => b.t <= domReady)),
+    all: sum(loaded),
   };
+}
+
+/** Total blocking time of one load in chromium, unthrottled: every long task's time beyond 50 ms,
+ *  from navigation until every diagram is visible and no long task has come for 2 s. Also the
+ *  longest task, and the DOM's size. */
+async function blockingTime(browser: Browser, url: string) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await page.addInitScript(() => {
+    const tasks: number[][] = [];
+    (window as unknown as { lahLongTasks: number[][] }).lahLongTasks = tasks;
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) tasks.push([e.startTime, e.duration]);
+    }).observe({ type: "longtask", buffered: true });
+  });
+  await page.goto(url, { waitUntil: "load" });
+  await diagramsVisible(page);
+  let seen = -1;
+  for (;;) {
+    const count = await page.evaluate(
+      () => (window as unknown as { lahLongTasks: number[][] }).lahLongTasks.length,
+    );
+    if (count === seen) break;
+    seen = count;
+    await page.waitForTimeout(2_000);
+  }
+  const result = await page.evaluate(() => {
+    const tasks = (window as unknown as { lahLongTasks: number[][] }).lahLongTasks;
+    return {
+      tbt: tasks.reduce((sum, [, d]) => sum + Math.max(0, d - 50), 0),
+      longest: Math.max(0, ...tasks.map(([, d]) => d)),
+      tasks: tasks.length,
+      nodes: document.getElementsByTagName("*").length,
+    };
+  });
+  await context.close();
+  return result;
 }
 
 async function main() {
@@ -85,26 +185,45 @@ async function main() {
     rmSync(path.join(REPO_ROOT, "dist"), { recursive: true, force: true });
     rmSync(path.join(REPO_ROOT, ".astro"), { recursive: true, force: true });
     const ms = timed(() =>
-      execFileSync("npx", ["astro", "build"], { cwd: REPO_ROOT, stdio: "ignore" }),
+      execFileSync("npx", ["astro", "build"], { cwd: REPO_ROOT, stdio: "ignore", env: buildEnv() }),
     );
     add("clean site build (astro build)", secs(ms));
   }
 
   if (hasChromium) {
-    const server = await serve(path.join(REPO_ROOT, "dist"));
+    // The site as GitHub Pages serves it: under its base path, the build the tests use.
+    const server = await serve(DIST, { base: BASE });
+    const browser = await launch();
     const first = listChapters()[0].name;
     for (const [label, url] of [
       ["home page (no diagram)", "/"],
-      [`chapter page ${first} (mermaid diagram)`, `/${first}/`],
+      [`chapter page ${first}`, `/${first}/`],
+      ["chapter page s13-agent-teams (the largest)", "/s13-agent-teams/"],
     ] as const) {
-      const js = await pageJs(server.url + url);
+      const js = await pageWeight(browser, server.url + url);
       add(`${label}: HTML`, `${kb(js.html.raw)} (gzip ${kb(js.html.gz)})`);
+      add(`${label}: JS by DOMContentLoaded`, `${kb(js.initial.raw)} (gzip ${kb(js.initial.gz)})`);
       add(
-        `${label}: JS before a diagram is visible`,
-        `${kb(js.initial.raw)} (gzip ${kb(js.initial.gz)})`,
+        `${label}: JS once every diagram is visible and the page idle`,
+        `${kb(js.all.raw)} (gzip ${kb(js.all.gz)})`,
       );
-      add(`${label}: JS after everything loaded`, `${kb(js.all.raw)} (gzip ${kb(js.all.gz)})`);
     }
+    // Total blocking time: the median of five loads each (a shared machine's figure varies).
+    for (const name of [first, "s13-agent-teams"]) {
+      const runs = [];
+      for (let i = 0; i < 5; i++) runs.push(await blockingTime(browser, `${server.url}/${name}/`));
+      const tbt = runs.map((r) => r.tbt);
+      const cpu = [];
+      for (let i = 0; i < 3; i++)
+        cpu.push(await blockingCpuTime(browser, `${server.url}/${name}/`));
+      add(
+        `chapter page ${name}: total blocking time (chromium, unthrottled, median of 5)`,
+        `${median(tbt).toFixed(0)} ms (runs ${tbt.map((t) => t.toFixed(0)).join(", ")}; ` +
+          `longest task ${median(runs.map((r) => r.longest)).toFixed(0)} ms; ${runs[0].nodes} DOM elements); ` +
+          `counted in main-thread CPU time, median of 3: ${median(cpu).toFixed(0)} ms`,
+      );
+    }
+    await browser.close();
     await server.close();
   } else {
     add("page JS", "skipped (no /usr/bin/chromium)");
@@ -170,10 +289,9 @@ async function main() {
           }
         }),
       );
-    const median = [...times].sort((a, b) => a - b)[Math.floor(runs / 2)];
     add(
       `test suite (npx vitest run, includes a site build), median of ${runs}`,
-      `${secs(median)} (runs: ${times.map(secs).join(", ")}${failed ? `; ${failed} failed` : ""})`,
+      `${secs(median(times))} (runs: ${times.map(secs).join(", ")}${failed ? `; ${failed} failed` : ""})`,
     );
   }
 

@@ -1,9 +1,18 @@
 // A page of every kind in every locale, in chromium at phone width: it loads without console
-// errors or failed requests, its diagrams render, and nothing overflows 390 px. (Every link and
+// errors or failed requests, its diagrams render, nothing overflows 390 px, and the menu's
+// language and theme pickers show their labels whole. (Every link and
 // image of every page is checked without a browser by tests/site.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasChromium } from "./chromium.ts";
-import { appendices, chapter, chapters, LOCALES, openSite, visit } from "./site.ts";
+import {
+  appendices,
+  chapter,
+  chapters,
+  cutPickerLabels,
+  LOCALES,
+  openSite,
+  visit,
+} from "./site.ts";
 
 /** English: a page of every kind (home, the first, largest and last chapter, the case study, the
  *  appendices, the site pages with tables, the translators' guide); the other locales: the home
@@ -56,6 +65,11 @@ describe.skipIf(!hasChromium)("pages in chromium at 390 px", () => {
             () => document.documentElement.scrollWidth - window.innerWidth,
           );
           if (overflow > 0) problems.push(`overflows by ${overflow}px at 390px`);
+          if (url.endsWith("/s13-agent-teams/")) {
+            // a page with a sidebar: its menu shows the language and theme pickers, labels whole
+            await page.locator("starlight-menu-button button").click();
+            problems.push(...(await cutPickerLabels(page)).map((cut) => `menu picker: ${cut}`));
+          }
           failures.push(...problems.map((p) => `${url}: ${p}`));
           await page.close();
         }

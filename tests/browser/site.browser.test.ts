@@ -9,7 +9,7 @@ import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { underBase } from "../site-build.ts";
 import { hasChromium } from "./chromium.ts";
 import type { serve } from "./serve.ts";
-import { chapter, LOCALES, openSite, scriptsReady } from "./site.ts";
+import { chapter, cutPickerLabels, LOCALES, openSite, scriptsReady } from "./site.ts";
 
 const SHOTS = path.join(REPO_ROOT, "artifacts/screenshots");
 
@@ -25,7 +25,7 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
   afterAll(() => site?.close());
 
   it("the language picker switches between en, ja, zh and de on the same chapter", async () => {
-    const page = await browser.newPage();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(`${server.url}/${chapter}/`);
     for (const [locale, prefix] of [
       ["ja", "/ja"],
@@ -34,6 +34,9 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
       ["en", ""],
     ] as const) {
       await scriptsReady(page);
+      // Both pickers show every label whole, in every language (Starlight's fixed widths cut
+      // German's "System" and "Deutsch")
+      expect(await cutPickerLabels(page), page.url()).toEqual([]);
       await page
         .locator("starlight-lang-select select")
         .first()
@@ -124,6 +127,84 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
     await page.close();
   }, 60_000);
 
+  it("a diagram wider than the column takes the room beside it; no page overflows from 390 to 1920 px", async () => {
+    const page = await browser.newPage();
+    const url = `${server.url}/s13-agent-teams/`; // its sequence diagram is 1,347 px wide
+    const widths: Record<number, { prose: number; figure: number; panel: number }> = {};
+    for (const width of [390, 800, 1024, 1150, 1280, 1440, 1920]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(url, { waitUntil: "load" });
+      const layout = await page.evaluate(() => {
+        const box = (el: Element | null) => el!.getBoundingClientRect();
+        const figures = [...document.querySelectorAll("figure.lah-mermaid")];
+        const wide = figures.reduce((a, b) => (box(b).width > box(a).width ? b : a));
+        const panel = box(wide.closest(".content-panel"));
+        const style = getComputedStyle(wide.closest(".content-panel")!);
+        const inner = {
+          left: panel.left + parseFloat(style.paddingLeft),
+          right: panel.right - parseFloat(style.paddingRight),
+        };
+        return {
+          overflow: document.documentElement.scrollWidth - window.innerWidth,
+          prose: box(document.querySelector(".sl-markdown-content")).width,
+          figure: box(wide).width,
+          panel: inner.right - inner.left,
+          outside: Math.max(inner.left - box(wide).left, box(wide).right - inner.right),
+          narrower: figures.filter(
+            (f) => box(f).width < box(document.querySelector(".sl-markdown-content")).width - 1,
+          ).length,
+        };
+      });
+      expect(layout.overflow, `${width} px: the page overflows`).toBeLessThanOrEqual(0);
+      expect(layout.outside, `${width} px: the figure leaves the content panel`).toBeLessThan(1);
+      expect(layout.narrower, `${width} px: a figure narrower than the column`).toBe(0);
+      widths[width] = layout;
+    }
+    console.log(`s13's widest diagram, prose / figure / room: ${JSON.stringify(widths)}`);
+    for (const width of [1150, 1920]) {
+      // beside the column: after it, the table of contents above it (1150); before it, the table
+      // of contents beside it (1920)
+      expect(widths[width].figure, `${width} px`).toBeGreaterThan(widths[width].prose + 20);
+      expect(widths[width].figure, `${width} px`).toBeCloseTo(widths[width].panel, 0);
+    }
+    // "Full size" still covers the window
+    await scriptsReady(page);
+    const figure = page.locator("figure.lah-mermaid").first();
+    await figure.locator(".lah-mermaid-zoom").click();
+    expect(await figure.evaluate((f) => f.getBoundingClientRect().width)).toBeGreaterThan(1900);
+    await page.close();
+  }, 120_000);
+
+  it("scrolling the longest chapter through, down from the top and up from its last section, moves nothing on screen", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const shifts: string[] = [];
+    for (const start of ["", "#exercises"]) {
+      await page.goto(`${server.url}/s13-agent-teams/${start}`, { waitUntil: "load" });
+      await page.evaluate(() => {
+        const w = window as unknown as { lahShift: number };
+        w.lahShift = 0;
+        new PerformanceObserver((list) => {
+          for (const e of list.getEntries() as unknown as { value: number }[])
+            w.lahShift += e.value;
+        }).observe({ type: "layout-shift" });
+      });
+      const step = start ? -600 : 600;
+      for (let i = 0; i < 60; i++) {
+        const moved = await page.evaluate(async (dy) => {
+          const before = scrollY;
+          scrollBy(0, dy);
+          await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+          return scrollY !== before;
+        }, step);
+        if (!moved) break;
+      }
+      const shift = await page.evaluate(() => (window as unknown as { lahShift: number }).lahShift);
+      if (shift > 0.01) shifts.push(`${start || "top"}: layout shift ${shift.toFixed(3)}`);
+    }
+    expect(shifts).toEqual([]);
+    await page.close();
+  }, 120_000);
+
   it("dark mode persists across pages", async () => {
     const page = await browser.newPage();
     await page.goto(`${server.url}/`);
@@ -170,7 +251,7 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
         .toBe(1);
       expect(await details.locator(".lah-on-demand-link").count(), selector).toBe(0);
     }
-    expect(await page.locator("details.lah-source .expressive-code").innerText()).toContain(
+    expect(await page.locator("details.lah-source .expressive-code").textContent()).toContain(
       "s13 · Agent teams",
     );
     await page.close();

@@ -68,3 +68,29 @@ export async function scriptsReady(page: Page) {
     ),
   );
 }
+
+/** The header's language and theme pickers that are shown, and every option label that does not
+ *  fit its picker (measured in the picker's own font against the room inside its padding). */
+export async function cutPickerLabels(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const context = document.createElement("canvas").getContext("2d")!;
+    const cut: string[] = [];
+    for (const select of document.querySelectorAll<HTMLSelectElement>(
+      "starlight-lang-select select, starlight-theme-select select",
+    )) {
+      if (!select.checkVisibility()) continue;
+      const style = getComputedStyle(select);
+      context.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+      const room =
+        select.clientWidth -
+        parseFloat(style.paddingInlineStart) -
+        parseFloat(style.paddingInlineEnd);
+      for (const option of select.options) {
+        const needs = context.measureText(option.text).width;
+        if (needs > room + 0.5)
+          cut.push(`"${option.text}" needs ${needs.toFixed(1)} px, has ${room.toFixed(1)} px`);
+      }
+    }
+    return cut;
+  });
+}
