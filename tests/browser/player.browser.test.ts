@@ -88,6 +88,13 @@ describe("the player", () => {
     await jump.selectOption(options.at(-1)!);
     expect(await currentIndex(player)).toBeGreaterThanOrEqual(Number(options.at(-1)));
     expect(await player.locator(".lah-phase:visible").count()).toBe(options.length);
+    // By the last part the board holds both tasks, and the machine shows a task's state.
+    await player.locator("button[data-action=last]").click();
+    const board = player.locator(".lah-state table", { hasText: "#2" });
+    await expect.poll(() => board.locator("tbody tr").count(), { timeout: 15_000 }).toBe(2);
+    expect(await board.locator("tbody").textContent()).toMatch(/\[x\]/);
+    expect(flat(await player.locator(".lah-machine-where").textContent())).toMatch(/^#\d+ /);
+    expect(await player.locator(".lah-machine g.node[data-current]").count()).toBe(1);
     await page.close();
   }, 120_000);
 
@@ -100,6 +107,11 @@ describe("the player", () => {
       .locator(".lah-step:visible .lah-agent")
       .evaluateAll((els) => [...new Set(els.map((e) => e.textContent))]);
     expect(shown).toEqual(["alice"]);
+    // The teammate lifecycle (LIFECYCLE): at the end, alice has shut down.
+    expect(flat(await player.locator(".lah-machine-where").textContent())).toContain("shutdown");
+    expect(await player.locator(".lah-machine g.node[data-current]").getAttribute("id")).toMatch(
+      /-state-shutdown-\d+$/,
+    );
     await page.close();
   }, 120_000);
 
