@@ -141,7 +141,8 @@ describe("the generated sequence diagram and the player", () => {
         const step = trace.steps[stepIndex];
         if (step.kind === "event" && step.type === "mailbox_send")
           expect(arrows[k]).toContain(String(step.data.type));
-        else if (step.kind === "tool_call") expect(arrows[k]).toMatch(/spawn|tools\/call|-->>\w+: (?:result|error)$/);
+        else if (step.kind === "tool_call")
+          expect(arrows[k]).toMatch(/spawn|tools\/call|-->>\w+: (?:result|error)$/);
         else expect(step.kind === "event" && step.type === "mcp_server").toBe(true);
       });
       // In step order, as the run happened.

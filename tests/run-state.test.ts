@@ -100,18 +100,21 @@ describe("the state machines", () => {
     expect(machineEdges(MACHINES.s15)[0]).toBe("[*]>pending");
   });
 
-  it.each([["s10"], ["s13"], ["s15"]])("%s: every move the run made is one its table allows", (id) => {
-    const machine = MACHINES[id];
-    const moves = machineFocus(id, trace(id)).filter((f) => f?.from);
-    expect(moves.length).toBeGreaterThan(1);
-    for (const move of moves) {
-      const allowed =
-        move!.from === "[*]"
-          ? move!.state === machine.initial
-          : machine.table[move!.from!].includes(move!.state);
-      expect(allowed, `${move!.who}: ${move!.from} → ${move!.state}`).toBe(true);
-    }
-  });
+  it.each([["s10"], ["s13"], ["s15"]])(
+    "%s: every move the run made is one its table allows",
+    (id) => {
+      const machine = MACHINES[id];
+      const moves = machineFocus(id, trace(id)).filter((f) => f?.from);
+      expect(moves.length).toBeGreaterThan(1);
+      for (const move of moves) {
+        const allowed =
+          move!.from === "[*]"
+            ? move!.state === machine.initial
+            : machine.table[move!.from!].includes(move!.state);
+        expect(allowed, `${move!.who}: ${move!.from} → ${move!.state}`).toBe(true);
+      }
+    },
+  );
 
   it("s10: the last task ends completed, after in_progress", () => {
     const moves = machineFocus("s10", trace("s10")).filter((f) => f?.from && f.who === "#2");
