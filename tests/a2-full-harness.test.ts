@@ -250,6 +250,17 @@ describe("a2 the whole harness, on a git repository of your own", () => {
     );
     expect(systemOf(saved - 1)).not.toContain("Every change gets one line in CHANGELOG.md");
     expect(systemOf(saved)).toContain("Every change gets one line in CHANGELOG.md");
+    // The model is told where the memory really is: the state folder, not a .memory/ of its own.
+    const file = "a-changelog-line-for-every-change.md";
+    const memory = path.join(state, "memory");
+    expect(results("save_memory")[0].output).toBe(
+      `Saved memory ${memory}/${file} and its line in ${memory}/MEMORY.md`,
+    );
+    expect(systemOf(saved)).toContain(
+      `## A changelog line for every change (feedback, ${memory}/${file})`,
+    );
+    const told = requests().map((r) => JSON.stringify([r.body.system, r.body.messages]));
+    expect(told.filter((text) => text.includes(".memory/"))).toEqual([]);
   });
 
   it("s10 + s13: two tasks, the second blocked by the first; a teammate claims it only once it is free", () => {
@@ -385,6 +396,36 @@ describe("a2 the whole harness, elsewhere", () => {
     expect(lines(git(ws, "log", "--format=%s", "main..wt/slugify"))).toEqual(["Add slugify()"]);
     expect(readFileSync(path.join(ws, "CHANGELOG.md"), "utf8")).toContain("slugify");
   }, 30_000);
+
+  it("does not tell the model to read memory it cannot reach: what does not fit is named, outside the workspace", async () => {
+    const env = scriptedEnv([
+      // The model tries the path it was given anyway: the jail refuses it.
+      ({ request }) =>
+        use("read", { path: /\(project, (.*?big\.md)\)/.exec(String(request.system))![1] }),
+      say("ok"),
+    ]);
+    const memory = path.join(env.stateDir, "memory");
+    mkdirSync(memory, { recursive: true });
+    writeFileSync(
+      path.join(memory, "big.md"),
+      `---\nname: Big\ndescription: long\ntype: project\n---\n${"x".repeat(13_000)}\n`,
+    );
+    const agent = a2.createAgent(env);
+    await agent.send("hello");
+    await agent.close!();
+    const system = String(env.scripted!.requests[0].body.system);
+    expect(system.includes(`## Big (project, ${memory}/big.md)`)).toBe(true);
+    expect(
+      system.includes(`… (the rest did not fit; it is in ${memory}/, outside the workspace)`),
+    ).toBe(true);
+    expect(system.includes("read the files")).toBe(false);
+    const [read] = env.io.trace.flatMap((e) => (e.kind === "tool_result" ? [e] : []));
+    expect(read).toMatchObject({
+      name: "read",
+      is_error: true,
+      output: expect.stringMatching(/path escapes the workspace/),
+    });
+  });
 
   it("counts 26 tools in the first request of a one-line session", async () => {
     const env = scriptedEnv([say("hi")]);

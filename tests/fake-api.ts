@@ -9,6 +9,8 @@ export interface FakeReply {
   raw?: string;
   /** Defaults to application/json, whatever the body is: a broken proxy says so too. */
   contentType?: string;
+  /** More response headers, such as retry-after. */
+  headers?: Record<string, string>;
   /** Send the headers and the first half of the body, then cut the connection. */
   dropMidBody?: boolean;
   /** Never answer (a model call that hangs, for Ctrl-C). */
@@ -34,9 +36,19 @@ export const endTurn = (text: string): FakeReply => ({
   },
 });
 
-export const apiError = (status: number, type: string, message: string): FakeReply => ({
+export const apiError = (
+  status: number,
+  type: string,
+  message: string,
+  more: { errorCode?: string; retryAfterSeconds?: number } = {},
+): FakeReply => ({
   status,
-  body: { type: "error", error: { type, message } },
+  body: {
+    type: "error",
+    error: { type, message, ...(more.errorCode && { details: { error_code: more.errorCode } }) },
+  },
+  headers:
+    more.retryAfterSeconds === undefined ? {} : { "retry-after": String(more.retryAfterSeconds) },
 });
 
 /** A 200 whose body is not a message: what a captive portal, a misconfigured proxy or a
@@ -91,6 +103,7 @@ export async function startFakeApi(replies: FakeReply[]): Promise<FakeApi> {
       }
       res.writeHead(reply.status ?? 200, {
         "content-type": reply.contentType ?? "application/json",
+        ...reply.headers,
       });
       res.end(text);
     });

@@ -10,7 +10,7 @@ import {
 } from "../chapters/s09-memory-system/agent.ts";
 import scenario from "../chapters/s09-memory-system/scenario.ts";
 import { playScenario } from "../chapters/_runner/runtime.ts";
-import { say, use } from "../chapters/_shared/scripted.ts";
+import { say, use, useAll } from "../chapters/_shared/scripted.ts";
 import { scriptedEnv, tempDir, toolNames, type Env } from "./helpers.ts";
 
 const TABS = {
@@ -154,6 +154,54 @@ describe("s09 memory system", () => {
     ]);
     expect(lines[1]).toMatch(/second, updated$/);
     expect(lines[0]).toContain("Alpha");
+  });
+
+  it("names the memory where it is: every path its messages give opens with the model's read tool", async () => {
+    const big = { ...TABS, name: "Big", description: "a long one", content: "x".repeat(13_000) };
+    const env = scriptedEnv([
+      use("save_memory", TABS),
+      use("save_memory", big),
+      ({ results, request }) => {
+        const said = `${results().join("\n")}\n${String(request.system)}`;
+        const paths = [...new Set(said.match(/\.memory\/[\w.-]+/g))];
+        return useAll(paths.map((p) => ({ name: "read", input: { path: p } })));
+      },
+      say("ok"),
+    ]);
+    await createAgent(env).send("remember");
+    const [saved, savedBig, ...reads] = results(env);
+    expect(saved.output).toBe(
+      "Saved memory .memory/tabs-please.md and its line in .memory/MEMORY.md",
+    );
+    expect(savedBig.isError).toBe(false);
+    const system = systemOf(env, 2);
+    expect(system.includes("Index (.memory/MEMORY.md)")).toBe(true);
+    expect(system.includes("## Big (user, .memory/big.md)")).toBe(true); // files in name order
+    expect(system.includes("\n… (more in .memory/: read the files)")).toBe(true);
+    expect(reads.map((r) => r.isError)).toEqual([false, false, false]); // MEMORY.md and both files
+  });
+
+  it("a memory folder outside the workspace is named by its full path, and the model is not told to read it", () => {
+    const ws = tempDir();
+    const outside = path.join(tempDir(), "memory");
+    const folder = s09.memoryFolder(ws, outside);
+    expect(folder).toEqual({ dir: outside, shown: outside, readable: false });
+    expect(s09.memoryFolder(ws, path.join(ws, ".memory"))).toMatchObject({
+      shown: ".memory",
+      readable: true,
+    });
+    expect(s09.memoryFolder(ws, path.join(ws, "..", "x"))).toMatchObject({ readable: false });
+    expect(s09.memoryHandlers(folder).save_memory(TABS, { root: ws })).toBe(
+      `Saved memory ${outside}/tabs-please.md and its line in ${outside}/MEMORY.md`,
+    );
+    const { index, memories } = loadMemories(outside);
+    const big = [{ ...memories[0], content: "x".repeat(13_000) }];
+    const [, , memory] = s09.systemSections(scriptedEnv([]), folder, index, big);
+    expect(memory.body).toContain(`## Tabs please (user, ${outside}/tabs-please.md)`);
+    expect(memory.body).toMatch(
+      `… (the rest did not fit; it is in ${outside}/, outside the workspace)`,
+    );
+    expect(memory.body).not.toMatch(/read the files|\.memory\//);
   });
 
   it("rejects a bad type and writes nothing", async () => {

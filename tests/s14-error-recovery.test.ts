@@ -1,20 +1,24 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import * as s14 from "../chapters/s14-error-recovery/agent.ts";
 import {
   backoffDelay,
   classify,
   createAgent,
+  SPEND_CAP,
   type RecoveryOptions,
 } from "../chapters/s14-error-recovery/agent.ts";
 import { LEAD, type TeamAgent, type TeamOptions } from "../chapters/s13-agent-teams/agent.ts";
 import scenario from "../chapters/s14-error-recovery/scenario.ts";
-import { playScenario } from "../chapters/_runner/runtime.ts";
+import { createIO } from "../chapters/_runner/io.ts";
+import { describeModelError, realClient } from "../chapters/_runner/model.ts";
+import { createEnv, playScenario } from "../chapters/_runner/runtime.ts";
 import { fail, say, use } from "../chapters/_shared/scripted.ts";
 import type { ChapterModule, ScriptedTurn } from "../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";
 import { stateDirFor } from "../chapters/_shared/paths.ts";
+import { apiError, endTurn, startFakeApi, type FakeApi, type FakeReply } from "./fake-api.ts";
 import { closedAfterEach, FAST, requestsOf, text } from "./team-helpers.ts";
 
 type Env = ReturnType<typeof scriptedEnv>;
@@ -246,6 +250,66 @@ describe("s14 error recovery", () => {
         "alice:backoff",
         "lead:max_tokens",
       ]),
+    );
+  });
+});
+
+// The same recovery with the real SDK client, against a local fake of the Messages API: what is
+// counted here is HTTP requests, so a retry hidden in the SDK would show.
+describe("s14 with the real client", () => {
+  let api: FakeApi | undefined;
+  afterEach(async () => {
+    await api?.close();
+    api = undefined;
+  });
+
+  async function realTeam(replies: FakeReply[]) {
+    api = await startFakeApi(replies);
+    const client = await realClient({ ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url });
+    const env = createEnv({ workspace: tempDir(), client, modelId: "test-model", io: createIO() });
+    const delays: number[] = [];
+    const agent = createAgent(env, { ...FAST, sleep: async (ms) => void delays.push(ms) });
+    running.push(agent);
+    const notes = () =>
+      env.io.trace.flatMap((e) => (e.kind === "note" && e.agent === LEAD ? [e.text] : []));
+    return { agent, delays, notes, requests: api.requests };
+  }
+
+  const rateLimited = () =>
+    apiError(429, "rate_limit_error", "Number of requests has exceeded your rate limit", {
+      retryAfterSeconds: 0,
+    });
+
+  it("each try is one request: three rate limits are three requests, then it gives up", async () => {
+    const { agent, delays, notes, requests } = await realTeam([
+      rateLimited(),
+      rateLimited(),
+      rateLimited(),
+      endTurn("never reached"),
+    ]);
+    await expect(agent.send("go")).rejects.toThrow(/rate limit/);
+    expect(requests).toHaveLength(3);
+    expect(delays).toEqual([0, 0]); // the server's retry-after: 0
+    expect(notes().filter((n) => /try \d\/3 failed|giving up/.test(n))).toEqual([
+      expect.stringMatching(/try 1\/3 failed/),
+      expect.stringMatching(/try 2\/3 failed/),
+      expect.stringMatching(/giving up after 3 tries/),
+    ]);
+  });
+
+  it("the 429 of a monthly spend cap is not retried: one request, no wait, and the user reads when access resumes", async () => {
+    const message =
+      "You have reached your API usage limits: your organization has crossed its monthly API usage threshold. You will regain access on 2026-09-01 at 00:00 UTC.";
+    const { agent, delays, requests } = await realTeam([
+      apiError(429, "rate_limit_error", message, { errorCode: SPEND_CAP }), // and no retry-after
+      endTurn("never reached"),
+    ]);
+    const failure = await agent.send("go").catch((err: unknown) => err);
+    expect(classify(failure)).toBe("fatal");
+    expect(requests).toHaveLength(1);
+    expect(delays).toEqual([]);
+    expect(describeModelError(failure, "test-model")).toBe(
+      `The organization reached its monthly spend cap (429): ${message}`,
     );
   });
 });

@@ -85,14 +85,16 @@ const isSocketError = (err: unknown) => causes(err).some((e) => SOCKET_CODES.has
 
 /** The real SDK client. Key and token are passed explicitly so the SDK never goes looking
  *  for other credentials; ANTHROPIC_BASE_URL points it at a proxy or a local fake server.
- *  Every answer is checked right here, the one door all chapters' real calls go through. */
+ *  The SDK's own retries are off: a chapter's call is one request, and s14 teaches retrying
+ *  (a hidden retry would double its tries and make the trace count wrong). Every answer is
+ *  checked right here, the one door all chapters' real calls go through. */
 export async function realClient(env: NodeJS.ProcessEnv): Promise<ModelClient> {
   const { default: Anthropic, APIConnectionError } = await import("@anthropic-ai/sdk");
   const sdk = new Anthropic({
     apiKey: env.ANTHROPIC_API_KEY?.trim() || null,
     authToken: env.ANTHROPIC_AUTH_TOKEN?.trim() || null,
     baseURL: env.ANTHROPIC_BASE_URL || undefined,
-    maxRetries: 1,
+    maxRetries: 0,
   });
   return {
     messages: {
@@ -157,6 +159,9 @@ export function describeModelError(err: unknown, modelId: string): string {
       case 413:
         return "The request was too large for the API (413). Start a fresh session or compact the history.";
       case 429:
+        // The usage tier's monthly spend cap answers 429 too, until next month: waiting is no help.
+        if ((err as { errorCode?: unknown }).errorCode === "enforced_spend_limit_reached")
+          return `The organization reached its monthly spend cap (429): ${detail}`;
         return "Rate limited (429): too many requests. Wait a moment and try again.";
       case 529:
         return "The API is overloaded (529). Wait a moment and try again.";

@@ -90,9 +90,11 @@ async function trusted(env: AgentEnv, text: string, servers: Record<string, Serv
   const hash = createHash("sha256").update(text).digest("hex");
   const known = existsSync(file) ? (readJson<{ sha256?: string[] }>(file).sha256 ?? []) : [];
   if (known.includes(hash)) return true;
-  const commands = Object.entries(servers).map(
-    ([name, s]) => `${name}: ${[s.command, ...s.args].join(" ")}`,
-  );
+  // The question shows all the file asks for, its env too: NODE_OPTIONS alone can run any code.
+  const commands = Object.entries(servers).map(([name, s]) => {
+    const vars = Object.entries(s.env).map(([key, value]) => `${key}=${value}`);
+    return `${name}: ${[...vars, s.command, ...s.args].join(" ")}`;
+  });
   const answer = await env.ask(
     `This workspace's ${CONFIG_FILE} starts ${commands.join("; ")}. Start its MCP servers? ` +
       "(yes is remembered until the file changes)",
@@ -321,7 +323,8 @@ export interface McpOptions extends s07.PermissionOptions {
   startTimeoutMs?: number;
 }
 
-/** The policy a new workspace starts with: the notes tools allowed, deleting a note denied. */
+/** The policy a new workspace starts with: the notes tools allowed, deleting a note denied, and
+ *  the file tools kept off what the notes server reads and runs (else a rewrite deletes too). */
 export const STARTING_RULES = path.join(import.meta.dirname, "permissions.json");
 
 /** s07's rules name one tool, and a server brings many: here a rule's tool may end in `*`.

@@ -94,10 +94,10 @@ function systemPrompt(
   env: AgentEnv,
   session: Session,
   perms: s07.Permissions,
-  memoryDir: string,
+  memoryFolder: s09.MemoryFolder,
 ): string {
-  const { index, memories } = s09.loadMemories(memoryDir);
-  const [, rules, memory, environment] = s09.systemSections(env, index, memories);
+  const { index, memories } = s09.loadMemories(memoryFolder.dir);
+  const [, rules, memory, environment] = s09.systemSections(env, memoryFolder, index, memories);
   const skills = session.skills.skills.map((s) => `- ${s.name}: ${s.description}`).join("\n");
   return s09.buildSystemPrompt([
     { title: "Identity", body: IDENTITY },
@@ -190,7 +190,7 @@ interface Parts {
   jobs: s11.BackgroundJobs;
   handlers: Record<string, s02.ToolHandler>;
   callModel: CallModel;
-  memoryDir: string;
+  memory: s09.MemoryFolder;
   tokenThreshold: number;
 }
 
@@ -216,7 +216,7 @@ export async function agentLoop(
     const response = await callModel(stateEnv(env), {
       agent: LEAD,
       client: env.model,
-      system: systemPrompt(env, session, perms, parts.memoryDir), // s09, rebuilt every call
+      system: systemPrompt(env, session, perms, parts.memory), // s09, rebuilt every call
       tools: TOOLS,
       messages,
     });
@@ -305,7 +305,8 @@ export function createAgent(outside: AgentEnv, options: FullOptions = {}): FullA
 
   const planning: s03.Planning = { todos: new s03.TodoList(), roundsWithoutTodo: 0 }; // s03
   const jobs = new s11.BackgroundJobs(env.workspace); // s11
-  const memoryDir = path.join(env.stateDir, "memory"); // s09, beside the repository
+  // s09, beside the repository, out of the file tools' reach: its messages name the full path.
+  const memory = s09.memoryFolder(env.workspace, path.join(env.stateDir, "memory"));
   const messages: MessageParam[] = [];
   let session: Session | undefined;
 
@@ -318,7 +319,7 @@ export function createAgent(outside: AgentEnv, options: FullOptions = {}): FullA
     load_skill: ({ name }, { root }) => s04.loadSkill(root, session!.skills, name),
     compact: () => "Compacting the conversation.",
     task: s06.leadHandlers(env, guarded(env, perms, "subagent")).task,
-    ...s09.memoryHandlers(memoryDir),
+    ...s09.memoryHandlers(memory),
     ...s11.backgroundHandlers(jobs),
     ...lanes,
     // The lanes' folder goes with the last lane: a repository without lanes has no .worktrees/.
@@ -348,7 +349,7 @@ export function createAgent(outside: AgentEnv, options: FullOptions = {}): FullA
     jobs,
     handlers,
     callModel,
-    memoryDir,
+    memory,
     tokenThreshold: options.tokenThreshold ?? s05.TOKEN_THRESHOLD,
   };
   return {
@@ -380,7 +381,7 @@ export function createAgent(outside: AgentEnv, options: FullOptions = {}): FullA
       "/jobs": { help: "background commands (s11)", run: () => s11.listJobs(jobs) },
       "/memory": {
         help: "the memory index (s09)",
-        run: () => s09.loadMemories(memoryDir).index || "(no memories yet)",
+        run: () => s09.loadMemories(memory.dir).index || "(no memories yet)",
       },
       "/lanes": {
         help: "the worktree lanes (s12)",

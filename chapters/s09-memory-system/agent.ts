@@ -39,8 +39,26 @@ export interface Memory {
   description: string;
   type: MemoryType;
   content: string;
-  /** File name inside `.memory/`, e.g. `jsdoc-on-exports.md`. */
+  /** File name inside the memory folder, e.g. `jsdoc-on-exports.md`. */
   file: string;
+}
+
+/** The folder the memories live in, and how the model is told about it. Here it is `.memory/` in
+ *  the workspace, so the model can open the files with its own tools; a harness that keeps memory
+ *  outside the workspace (a2, in its state folder) gets the full path, and no advice to read it. */
+export interface MemoryFolder {
+  dir: string;
+  /** The folder as messages name it: relative to the workspace, or the full path outside it. */
+  shown: string;
+  /** Whether it is inside the workspace, where the model's file tools can read it. */
+  readable: boolean;
+}
+
+export function memoryFolder(workspace: string, dir: string): MemoryFolder {
+  const relative = path.relative(workspace, dir);
+  const inside =
+    relative !== "" && relative.split(path.sep)[0] !== ".." && !path.isAbsolute(relative);
+  return { dir, shown: inside ? relative : dir, readable: inside };
 }
 
 export const INDEX_FILE = "MEMORY.md";
@@ -66,14 +84,16 @@ const linkedFile = (line: string) => /^- \[(?:\\.|[^\\\]])*\]\(([^)]*)\)/.exec(l
 // #endregion memory
 
 // #region save
-/** Writes `.memory/<slug>.md` and its line in MEMORY.md. Everything is checked before anything is
- *  written; the same name saved again updates the file and its index line in place. A slug keeps
- *  only letters and digits, so different names can share one ("Use tabs!", "use tabs?"): a file
- *  belongs to the name in its frontmatter, and another name that lands on it is refused. */
+/** Writes `<slug>.md` in the memory folder and its line in MEMORY.md. Everything is checked
+ *  before anything is written; the same name saved again updates the file and its index line in
+ *  place. A slug keeps only letters and digits, so different names can share one ("Use tabs!",
+ *  "use tabs?"): a file belongs to the name in its frontmatter, and another name that lands on it
+ *  is refused. */
 export function saveMemory(
-  dir: string,
+  folder: MemoryFolder,
   input: Record<string, unknown>,
 ): { file: string; updated: boolean } {
+  const { dir, shown } = folder;
   const name = oneLine(input.name);
   const description = oneLine(input.description);
   const type = input.type as MemoryType;
@@ -90,10 +110,10 @@ export function saveMemory(
   }
   const updated = existsSync(path.join(dir, file));
   if (updated) {
-    const owner = ownerOf(path.join(dir, file));
+    const owner = ownerOf(folder, file);
     if (oneLine(owner) !== name) {
       throw new Error(
-        `the file .memory/${file} already holds the memory "${owner}". Save under that ` +
+        `the file ${shown}/${file} already holds the memory "${owner}". Save under that ` +
           "exact name to update it, or choose a name that differs in its letters or digits (the first 60 count)",
       );
     }
@@ -120,13 +140,13 @@ export function saveMemory(
 }
 
 /** The name in a memory file's frontmatter; a file that is not a valid memory is not overwritten. */
-function ownerOf(file: string): string {
+function ownerOf(folder: MemoryFolder, file: string): string {
   try {
-    return parseMemory(readFileSync(file, "utf8"), path.basename(file)).name;
+    return parseMemory(readFileSync(path.join(folder.dir, file), "utf8"), file).name;
   } catch (err) {
     const why = (err as Error).message.split("\n")[0];
     throw new Error(
-      `.memory/${path.basename(file)} exists but is not a valid memory (${why}): ` +
+      `${folder.shown}/${file} exists but is not a valid memory (${why}): ` +
         "choose another name, or ask the user to fix or delete that file",
     );
   }
@@ -203,25 +223,32 @@ Follow the memories below: they were saved in earlier turns and sessions.`;
 
 const MAX_MEMORY_CHARS = 12_000; // memory must not crowd out the conversation
 
-function memoryBody(index: string, memories: Memory[]): string {
+function memoryBody(folder: MemoryFolder, index: string, memories: Memory[]): string {
   if (memories.length === 0) return "(no memories yet)";
+  const { shown } = folder;
   const body = [
-    `Index (.memory/${INDEX_FILE}):\n${index || "(missing: save_memory rebuilds it)"}`,
-    ...memories.map((m) => `## ${m.name} (${m.type}, .memory/${m.file})\n${m.content}`),
+    `Index (${shown}/${INDEX_FILE}):\n${index || "(missing: save_memory rebuilds it)"}`,
+    ...memories.map((m) => `## ${m.name} (${m.type}, ${shown}/${m.file})\n${m.content}`),
   ].join("\n\n");
-  return body.length > MAX_MEMORY_CHARS
-    ? `${body.slice(0, MAX_MEMORY_CHARS)}\n… (more in .memory/: read the files)`
-    : body;
+  const more = folder.readable
+    ? `more in ${shown}/: read the files`
+    : `the rest did not fit; it is in ${shown}/, outside the workspace`;
+  return body.length > MAX_MEMORY_CHARS ? `${body.slice(0, MAX_MEMORY_CHARS)}\n… (${more})` : body;
 }
 
 /** Most stable first, most changeable last: identity and rules never change, memory changes
  *  now and then, the environment (today's date) every day. A stable beginning is also what a
  *  prompt cache can reuse. */
-export function systemSections(env: AgentEnv, index: string, memories: Memory[]): PromptSection[] {
+export function systemSections(
+  env: AgentEnv,
+  folder: MemoryFolder,
+  index: string,
+  memories: Memory[],
+): PromptSection[] {
   return [
     { title: "Identity", body: IDENTITY },
     { title: "Tools and rules", body: RULES },
-    { title: "Memory", body: memoryBody(index, memories) },
+    { title: "Memory", body: memoryBody(folder, index, memories) },
     {
       title: "Environment",
       body: `Date: ${new Date().toISOString().slice(0, 10)}\nWorkspace: ${env.workspace}\nPlatform: ${process.platform}`,
@@ -252,11 +279,12 @@ export const MEMORY_TOOLS: Tool[] = [
 ];
 export const TOOLS: Tool[] = [...BASE_TOOLS, ...MEMORY_TOOLS];
 
-export function memoryHandlers(dir: string): Record<string, ToolHandler> {
+export function memoryHandlers(folder: MemoryFolder): Record<string, ToolHandler> {
   return {
     save_memory(input) {
-      const { file, updated } = saveMemory(dir, input);
-      return `${updated ? "Updated" : "Saved"} memory .memory/${file} and its line in .memory/${INDEX_FILE}`;
+      const { file, updated } = saveMemory(folder, input);
+      const { shown } = folder;
+      return `${updated ? "Updated" : "Saved"} memory ${shown}/${file} and its line in ${shown}/${INDEX_FILE}`;
     },
   };
 }
@@ -303,8 +331,8 @@ export async function agentLoop(
 // #region agent
 export function createAgent(env: AgentEnv): Agent {
   const messages: MessageParam[] = [];
-  const memoryDir = path.join(env.workspace, ".memory");
-  const handlers = { ...BASE_HANDLERS, ...memoryHandlers(memoryDir) };
+  const memory = memoryFolder(env.workspace, path.join(env.workspace, ".memory"));
+  const handlers = { ...BASE_HANDLERS, ...memoryHandlers(memory) };
   const noted = new Set<string>(); // say each thing once per session, not before every call
   const noteOnce = (text: string) => {
     if (!noted.has(text)) env.io.note(text);
@@ -313,12 +341,12 @@ export function createAgent(env: AgentEnv): Agent {
 
   // Read from disk every time: the files are the memory, not a copy we loaded at start.
   const systemPrompt = () => {
-    const { index, memories, skipped } = loadMemories(memoryDir);
-    for (const problem of skipped) noteOnce(`memory file skipped: .memory/${problem}`);
+    const { index, memories, skipped } = loadMemories(memory.dir);
+    for (const problem of skipped) noteOnce(`memory file skipped: ${memory.shown}/${problem}`);
     noteOnce(
       `memory in the system prompt: ${memories.map((m) => m.name).join(", ") || "(none yet)"}`,
     );
-    return buildSystemPrompt(systemSections(env, index, memories));
+    return buildSystemPrompt(systemSections(env, memory, index, memories));
   };
 
   return {
@@ -326,7 +354,7 @@ export function createAgent(env: AgentEnv): Agent {
     commands: {
       "/memory": {
         help: "show the memory index",
-        run: () => loadMemories(memoryDir).index || "(no memories yet)",
+        run: () => loadMemories(memory.dir).index || "(no memories yet)",
       },
     },
     async send(prompt) {

@@ -6,7 +6,8 @@
  * not final, though; each kind has its own way back:
  *
  *   overloaded (529), server error (5xx), rate limit (429)  →  wait and try again: backoff with
- *                                                              jitter, at most 3 tries
+ *                                                              jitter, at most 3 tries (not the
+ *                                                              429 of a monthly spend cap)
  *   prompt is too long (400)                                →  compact the history (s05), retry;
  *                                                              a teammate gets its identity back first
  *   stop_reason "max_tokens"                                →  keep the partial reply, ask it to
@@ -52,11 +53,16 @@ export interface RecoveryOptions {
 // #region classify
 export type FailureKind = "transient" | "too_long" | "fatal";
 
+/** The one 429 that waiting does not clear: the organization has reached its usage tier's
+ *  monthly spend cap, and the API answers until next month with this code (and no retry-after). */
+export const SPEND_CAP = "enforced_spend_limit_reached";
+
 /** What kind of failure is this? Only the first two have a way back. */
 export function classify(err: unknown): FailureKind {
   if (err instanceof APIError) {
     if (err.status === 413 || (err.status === 400 && /prompt is too long/i.test(err.message)))
       return "too_long";
+    if (err.status === 429 && err.errorCode === SPEND_CAP) return "fatal";
     if (err.status === 429 || err.status === 529 || (err.status !== undefined && err.status >= 500))
       return "transient";
   }

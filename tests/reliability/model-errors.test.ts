@@ -19,6 +19,7 @@ import type {
   ModelClient,
 } from "../../chapters/_shared/types.ts";
 import {
+  apiError as fakeError,
   droppedMidBody,
   emptyObject,
   endTurn,
@@ -32,8 +33,15 @@ import { tempDir } from "../helpers.ts";
 
 const MODEL = "test-model";
 
-const apiError = (status: number, type: string, message: string) =>
-  APIError.generate(status, { type: "error", error: { type, message } }, message, new Headers());
+const apiError = (status: number, type: string, message: string, details?: object) =>
+  APIError.generate(
+    status,
+    { type: "error", error: { type, message, ...(details && { details }) } },
+    message,
+    new Headers(),
+  );
+const SPEND_CAP_MESSAGE =
+  "You have reached your API usage limits: your organization has crossed its monthly API usage threshold. You will regain access on 2026-09-01 at 00:00 UTC.";
 
 const FAILURES: { name: string; error: () => Error; sentence: RegExp; transient: boolean }[] = [
   {
@@ -55,6 +63,17 @@ const FAILURES: { name: string; error: () => Error; sentence: RegExp; transient:
     error: () =>
       apiError(429, "rate_limit_error", "Number of request tokens has exceeded your rate limit"),
     sentence: /^Rate limited \(429\)/,
+  },
+  {
+    // The API's answer for a usage tier's monthly spend cap: a 429 that waiting does not clear.
+    name: "429 monthly spend cap",
+    transient: false,
+    error: () =>
+      apiError(429, "rate_limit_error", SPEND_CAP_MESSAGE, {
+        error_code: "enforced_spend_limit_reached",
+      }),
+    sentence:
+      /^The organization reached its monthly spend cap \(429\): You have reached .* You will regain access on 2026-09-01 at 00:00 UTC\.$/,
   },
   {
     name: "529 overloaded",
@@ -244,6 +263,33 @@ const BAD_ANSWERS: {
       /^The connection to the model API broke off in the middle of an answer \(network failure\)\. Check your connection and try again\.$/,
   },
 ];
+
+describe("the real client against the fake API: one request per call", () => {
+  let api: FakeApi | undefined;
+  afterEach(async () => {
+    await api?.close();
+    api = undefined;
+  });
+
+  // The SDK would retry each of these on its own; a chapter's model call must stay one request,
+  // so that what a chapter (s14) counts and what its trace shows is what was sent.
+  it.each([
+    [408, "timeout_error"],
+    [409, "conflict_error"],
+    [429, "rate_limit_error"],
+    [500, "api_error"],
+    [529, "overloaded_error"],
+  ])("a %i is one request, and reaches the chapter", async (status, type) => {
+    api = await startFakeApi([
+      fakeError(status, type, "try later", { retryAfterSeconds: 0 }),
+      endTurn("a hidden retry would get this"),
+    ]);
+    const client = await realClient({ ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url });
+    const body = { model: MODEL, max_tokens: 10, messages: [{ role: "user", content: "hi" }] };
+    await expect(client.messages.create(body as CreateParams)).rejects.toMatchObject({ status });
+    expect(api.requests).toHaveLength(1);
+  });
+});
 
 describe("answers that are not messages, from the real client against the fake API", () => {
   let api: FakeApi | undefined;
