@@ -15,10 +15,12 @@ import { importsOf } from "../site/lib/imports.ts";
 
 const sourceOf = (id: string) => allChapters.find((c) => c.id === id)?.source;
 /** A chapter and every chapter its code imports, directly or through another. */
-const reachable = (id: string): string[] => [
-  id,
-  ...importsOf(sourceOf(id) ?? "").flatMap((imported) => reachable(imported)),
-];
+const reachableMemo = new Map<string, string[]>();
+const reachable = (id: string): string[] => {
+  if (!reachableMemo.has(id))
+    reachableMemo.set(id, [id, ...importsOf(sourceOf(id) ?? "").flatMap((i) => reachable(i))]);
+  return reachableMemo.get(id)!;
+};
 const dirOf = (id: string) => allRunnable().find((c) => c.id === id)!.dir;
 
 describe("the code beside each step", () => {

@@ -109,7 +109,25 @@ export function codeFinder(chapter: CodeSource, sourceOf: (id: string) => string
     return best && { chapter: best.chapter, region: best.region, line: best.line };
   };
 
+  // Many steps share an answer (every lead response, every bash call): look each one up once.
+  const known = new Map<string, CodeSpot | undefined>();
+  const keyOf = (step: TraceEvent) =>
+    step.kind === "request" || step.kind === "response"
+      ? `model:${step.agent === "lead"}`
+      : step.kind === "tool_call" || step.kind === "tool_result"
+        ? `tool:${step.name}`
+        : step.kind === "event"
+          ? `event:${step.type}`
+          : step.kind === "note"
+            ? `note:${step.text}`
+            : "user";
   return (step: TraceEvent): CodeSpot | undefined => {
+    const key = keyOf(step);
+    if (!known.has(key)) known.set(key, spotOf(step));
+    return known.get(key);
+  };
+
+  function spotOf(step: TraceEvent): CodeSpot | undefined {
     switch (step.kind) {
       case "request":
       case "response":
@@ -147,5 +165,5 @@ export function codeFinder(chapter: CodeSource, sourceOf: (id: string) => string
       default:
         return undefined;
     }
-  };
+  }
 }
