@@ -14,7 +14,7 @@ import {
 import { createIO } from "./io.ts";
 import { chooseModel, realClient } from "./model.ts";
 import { LineReader, runRepl } from "./repl.ts";
-import { createEnv } from "./runtime.ts";
+import { createChapterAgent, createEnv } from "./runtime.ts";
 import { sandboxSettings, sandboxStatus } from "../_shared/shell.ts";
 import { prepareWorkspace, WorkspaceError } from "./workspace.ts";
 
@@ -142,7 +142,7 @@ async function main(argv: string[]): Promise<number> {
     modelId: choice.modelId,
     ...(choice.offline ? { scenario } : { client: await realClient(process.env) }),
   });
-  const agent = module.createAgent(env);
+  const agent = createChapterAgent(module, env, scenario);
 
   const rel = path.relative(process.cwd(), workspace) || ".";
   console.log(c.bold(`learn-agent-harness · ${info.id} · ${info.title}`));
