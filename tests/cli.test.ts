@@ -1,4 +1,4 @@
-// The runner as a learner uses it: `npm run chapter ...` (here: node --import tsx cli.ts).
+// The runner as a learner uses it: `npm run chapter ...` (here: node cli.js, what npm runs).
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -8,7 +8,7 @@ import { stateDirFor } from "../chapters/_shared/paths.ts";
 import { apiError, endTurn, startFakeApi, type FakeApi } from "./fake-api.ts";
 import { tempDir } from "./helpers.ts";
 
-const CLI = path.join(REPO_ROOT, "chapters/_runner/cli.ts");
+const CLI = path.join(REPO_ROOT, "chapters/_runner/cli.js");
 
 function run(args: string[], opts: { input?: string; env?: Record<string, string> } = {}) {
   // A clean environment: no real key leaks into the tests.
@@ -19,7 +19,7 @@ function run(args: string[], opts: { input?: string; env?: Record<string, string
     ...opts.env,
   };
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CLI, ...args], {
+    const child = spawn(process.execPath, [CLI, ...args], {
       cwd: REPO_ROOT,
       env,
     });
