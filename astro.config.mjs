@@ -4,7 +4,11 @@ import starlight from "@astrojs/starlight";
 import { defineConfig } from "astro/config";
 import { LOCALE_INFO } from "./i18n/locales.ts";
 import { normalizeBase, rehypeBasePath } from "./site/lib/base-path.ts";
-import { closeMermaidRenderer } from "./site/lib/mermaid-render.ts";
+import {
+  buildTimeRendering,
+  closeMermaidRenderer,
+  withoutBrowserFallback,
+} from "./site/lib/mermaid-render.ts";
 
 // Where the site is published, from the environment, so one build config serves any host:
 // SITE is the origin (canonical URLs, sitemap), BASE_PATH the folder under it ("/" or
@@ -108,10 +112,14 @@ export default defineConfig({
       lastUpdated: false,
       pagination: true,
     }),
-    // Mermaid diagrams are drawn at build time in a headless Chromium: close it when done.
+    // Mermaid diagrams are drawn at build time in a headless Chromium: close it when done. Such a
+    // build leaves mermaid's browser fallback out of the pages' scripts (no page can need it).
     {
       name: "lah-mermaid",
       hooks: {
+        "astro:config:setup": ({ updateConfig }) => {
+          if (buildTimeRendering()) updateConfig({ vite: { plugins: [withoutBrowserFallback()] } });
+        },
         "astro:build:done": () => closeMermaidRenderer(),
         "astro:server:done": () => closeMermaidRenderer(),
       },

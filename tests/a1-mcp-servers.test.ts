@@ -476,7 +476,7 @@ describe("a1 MCP servers", () => {
 // These run at the same time (each is a harness process waiting on its server), so they make
 // their own folders: helpers' tempDir() removes every folder after *each* test.
 describe.concurrent("npm run chapter mcp", () => {
-  const CLI = path.join(REPO_ROOT, "chapters/_runner/cli.ts");
+  const CLI = path.join(REPO_ROOT, "chapters/_runner/cli.js");
   const folders: string[] = [];
   afterAll(() => {
     for (const dir of folders.splice(0))
@@ -488,7 +488,7 @@ describe.concurrent("npm run chapter mcp", () => {
     return dir;
   };
   function harness(args: string[]) {
-    const child = spawn(process.execPath, ["--import", "tsx", CLI, ...args], {
+    const child = spawn(process.execPath, [CLI, ...args], {
       cwd: REPO_ROOT,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1" },
     });

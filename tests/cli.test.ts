@@ -1,4 +1,4 @@
-// The runner as a learner uses it: `npm run chapter ...` (here: node --import tsx cli.ts).
+// The runner as a learner uses it: `npm run chapter ...` (here: node cli.js, what npm runs).
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";

@@ -1,10 +1,10 @@
-// The runner as a learner starts it (`npm run chapter ...`, here node --import tsx cli.ts), with a
+// The runner as a learner starts it (`npm run chapter ...`, here node cli.js as npm runs it), with a
 // clean environment so no real key leaks into a test.
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { REPO_ROOT } from "../chapters/_runner/chapters.ts";
 
-export const CLI = path.join(REPO_ROOT, "chapters/_runner/cli.ts");
+export const CLI = path.join(REPO_ROOT, "chapters/_runner/cli.js");
 
 export function runCli(
   args: string[],
@@ -17,7 +17,7 @@ export function runCli(
     ...opts.env,
   };
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CLI, ...args], {
+    const child = spawn(process.execPath, [CLI, ...args], {
       cwd: REPO_ROOT,
       env,
     });

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import * as s14 from "../chapters/s14-error-recovery/agent.ts";
 import {
   backoffDelay,
@@ -13,7 +13,8 @@ import { LEAD, type TeamAgent, type TeamOptions } from "../chapters/s13-agent-te
 import scenario from "../chapters/s14-error-recovery/scenario.ts";
 import { createIO } from "../chapters/_runner/io.ts";
 import { describeModelError, realClient } from "../chapters/_runner/model.ts";
-import { createEnv, playScenario } from "../chapters/_runner/runtime.ts";
+import { createChapterAgent, createEnv, playScenario } from "../chapters/_runner/runtime.ts";
+import { ScriptedModel } from "../chapters/_runner/scripted-model.ts";
 import { fail, say, use } from "../chapters/_shared/scripted.ts";
 import type { ChapterModule, ScriptedTurn } from "../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, toolNames } from "./helpers.ts";
@@ -230,11 +231,16 @@ describe("s14 error recovery", () => {
 
   it("plays its scenario offline: notes.md written after every kind of failure", async () => {
     const ws = tempDir();
+    const slept: number[] = [];
     const instant: ChapterModule = {
       TOOLS: s14.TOOLS,
-      createAgent: (env) => createAgent(env, { sleep: async () => {} }),
+      // the scenario's own options (its demo's backoff) come through; only the sleep is recorded
+      createAgent: (env, options) =>
+        createAgent(env, { ...options, sleep: async (ms) => void slept.push(ms) }),
     };
     const { env } = await playScenario(instant, scenario, ws);
+    // The demo's waits are fixed: the lead's backoff 250 ms and 500 ms, alice's retry-after 100 ms.
+    expect([...slept].sort((a, b) => a - b)).toEqual([100, 100, 250, 500]);
     expect(readFileSync(path.join(ws, "notes.md"), "utf8")).toContain("db timeout");
     expect(
       JSON.parse(readFileSync(path.join(stateDirFor(ws), "tasks", "task_1.json"), "utf8")),
@@ -251,6 +257,29 @@ describe("s14 error recovery", () => {
         "lead:max_tokens",
       ]),
     );
+  });
+
+  it("a run against a real API keeps the real backoff: 500 ms, then 1 s, each plus up to 50 % jitter", async () => {
+    // A client that is not the scripted model (the scenario's demo settings must not apply), and
+    // the chapter's own sleep: the test really waits, 625 ms and 1250 ms with the jitter at 0.5.
+    const client = new ScriptedModel({ lead: [overloaded(), overloaded(), say("made it")] });
+    const env = createEnv({ workspace: tempDir(), client: client.for("lead") });
+    vi.spyOn(Math, "random").mockReturnValue(0.5);
+    try {
+      const agent = createChapterAgent(s14, env, scenario) as TeamAgent;
+      running.push(agent);
+      const start = performance.now();
+      await agent.send("hello");
+      const waited = performance.now() - start;
+      const delays = env.io.trace.flatMap((e) =>
+        e.kind === "event" && e.type === "recovery" ? [e.data.delay] : [],
+      );
+      expect(delays).toEqual([625, 1250]);
+      expect(waited).toBeGreaterThanOrEqual(1_800);
+      expect(text(agent.messages.at(-1)!)).toBe("made it");
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });
 

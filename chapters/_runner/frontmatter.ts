@@ -1,5 +1,5 @@
 // Reading the YAML frontmatter of an MDX page (used by the site and the i18n check). The CLI
-// reads only titles, with frontmatterTitle in chapters.ts, so it need not load the parser.
+// reads only titles, with frontmatterTitle in discovery.js, so it need not load the parser.
 import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 

@@ -57,6 +57,12 @@ export function createEnv(opts: EnvOptions): Env {
   };
 }
 
+/** The chapter's agent for `env`. An offline run also gets the scenario's `agentOptions` (s14's
+ *  demo waits less); a run against a real API gets the chapter's own defaults. */
+export function createChapterAgent(chapter: ChapterModule, env: Env, scenario: Scenario): Agent {
+  return env.scripted ? chapter.createAgent(env, scenario.agentOptions) : chapter.createAgent(env);
+}
+
 /** Plays a chapter's whole scenario offline, as `npm run chapter sNN -- --demo` does.
  *  Tests and the site's recorded traces both use it. */
 export async function playScenario(
@@ -66,7 +72,7 @@ export async function playScenario(
   io?: Recorder,
 ): Promise<{ env: Env; agent: Agent }> {
   const env = createEnv({ workspace, scenario, io });
-  const agent = chapter.createAgent(env);
+  const agent = createChapterAgent(chapter, env, scenario);
   for (const prompt of scenario.prompts) {
     env.io.user(prompt);
     await agent.send(prompt);

@@ -68,7 +68,8 @@ export interface Agent {
 /** What every chapter's agent.ts exports. */
 export interface ChapterModule {
   TOOLS: Tool[];
-  createAgent(env: AgentEnv): Agent;
+  /** `options`: the chapter's own settings; offline runs pass the scenario's `agentOptions`. */
+  createAgent(env: AgentEnv, options?: object): Agent;
 }
 
 /** One reply of the scripted model. */
@@ -101,4 +102,7 @@ export interface Scenario {
   script: Record<string, ScriptedTurn[]>;
   /** Answers the scripted run gives when the agent asks the user (s07). */
   answers?: string[];
+  /** Settings for the chapter's createAgent in an offline run only (s14: shorter, fixed backoff
+   *  waits for its demo). A run against a real API always gets the chapter's defaults. */
+  agentOptions?: object;
 }

@@ -4,6 +4,7 @@
 // without losing the task, and finally ask the lead to continue a cut-off answer.
 import { fail, say, use } from "../_shared/scripted.ts";
 import type { Scenario, ScriptedReply } from "../_shared/types.ts";
+import type { RecoveryOptions } from "./agent.ts";
 
 const overloaded = (): ScriptedReply => fail(529, "overloaded_error", "Overloaded");
 /** An overload whose response says how long to wait (a retry-after header of 0.1 s:
@@ -33,6 +34,9 @@ export default {
   prompts: [
     "Have a teammate summarise the errors in server.log into notes.md. (The API is flaky today.)",
   ],
+  // The demo's backoff: base 200 ms instead of 500 and a fixed jitter (+25 %), so it waits 250 ms,
+  // then 500 ms, the same every time. A run against the real API keeps the defaults.
+  agentOptions: { baseDelayMs: 200, random: () => 0.5 } satisfies RecoveryOptions,
   script: {
     lead: [
       overloaded(),

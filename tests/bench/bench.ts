@@ -68,26 +68,34 @@ function timed(fn: () => void): number {
   return performance.now() - start;
 }
 
-/** Milliseconds from spawn to the first byte on stdout (median of `runs`). */
-async function firstOutput(cmd: string, argv: string[], runs = 5): Promise<number> {
-  const times: number[] = [];
+/** Milliseconds from spawn to the first byte on stdout, and to the end of the offline banner
+ *  (its last line, "scenario: …", when `argv` starts a chapter): medians of `runs`. */
+async function startTimes(cmd: string, argv: string[], runs = 5) {
+  const first: number[] = [];
+  const banner: number[] = [];
   for (let i = 0; i < runs; i++) {
-    times.push(
-      await new Promise<number>((resolve) => {
-        const start = performance.now();
-        const child = spawn(cmd, argv, {
-          cwd: REPO_ROOT,
-          env: { ...process.env, ANTHROPIC_API_KEY: "", NO_COLOR: "1" },
-        });
-        child.stdout.once("data", () => {
-          resolve(performance.now() - start);
+    await new Promise<void>((resolve) => {
+      const start = performance.now();
+      const child = spawn(cmd, argv, {
+        cwd: REPO_ROOT,
+        env: { ...process.env, ANTHROPIC_API_KEY: "", NO_COLOR: "1" },
+      });
+      let out = "";
+      child.stdout.on("data", (chunk) => {
+        if (child.killed) return;
+        if (!out) first.push(performance.now() - start);
+        out += chunk;
+        if (/^scenario: .*\n/m.test(out)) {
+          banner.push(performance.now() - start);
           child.kill();
-        });
-        child.stdin.end();
-      }),
-    );
+        }
+      });
+      child.on("close", () => resolve());
+      child.stdin.end();
+    });
   }
-  return median(times);
+  const mid = (list: number[]) => (list.length ? median(list) : NaN);
+  return { first: mid(first), banner: mid(banner) };
 }
 
 /** Waits until every diagram of the page is drawn (a build-time SVG, or mermaid's in the browser)
@@ -229,37 +237,21 @@ async function main() {
     add("page JS", "skipped (no /usr/bin/chromium)");
   }
 
-  const nodeStart = await firstOutput(process.execPath, ["-e", "console.log(1)"]);
-  const chapterStart = await firstOutput(process.execPath, [
-    "--import",
-    "tsx",
-    "chapters/_runner/cli.ts",
+  const { first: nodeStart } = await startTimes(process.execPath, ["-e", "console.log(1)"]);
+  const chapterArgs = () => [
     "s01",
     "--offline",
     "--demo",
     "--workspace",
     mkdtempSync(path.join(tmpdir(), "bench-")),
-  ]);
-  const npmStart = await firstOutput("npm", [
-    "run",
-    "--silent",
-    "chapter",
-    "s01",
-    "--",
-    "--offline",
-    "--demo",
-    "--workspace",
-    mkdtempSync(path.join(tmpdir(), "bench-")),
-  ]);
+  ];
+  const direct = await startTimes(process.execPath, ["chapters/_runner/cli.js", ...chapterArgs()]);
+  const npm = await startTimes("npm", ["run", "--silent", "chapter", "--", ...chapterArgs()]);
+  const times = (t: { first: number; banner: number }) =>
+    `${t.first.toFixed(0)} ms (${(t.first / nodeStart).toFixed(1)}× node -e); whole banner ${t.banner.toFixed(0)} ms`;
   add("first output: node -e", `${nodeStart.toFixed(0)} ms`);
-  add(
-    "first output: node --import tsx cli.ts s01",
-    `${chapterStart.toFixed(0)} ms (${(chapterStart / nodeStart).toFixed(1)}× node -e)`,
-  );
-  add(
-    "first output: npm run chapter s01",
-    `${npmStart.toFixed(0)} ms (${(npmStart / nodeStart).toFixed(1)}× node -e)`,
-  );
+  add("first output: node chapters/_runner/cli.js s01", times(direct));
+  add("first output: npm run chapter s01", times(npm));
 
   for (const info of listChapters()) {
     const ws = mkdtempSync(path.join(tmpdir(), `bench-${info.id}-`));

@@ -388,14 +388,7 @@ describe("a broken state file found on start", () => {
     }>((resolve) => {
       const child = spawn(
         process.execPath,
-        [
-          "--import",
-          "tsx",
-          path.join(REPO_ROOT, "chapters/_runner/cli.ts"),
-          "s15",
-          "--workspace",
-          ws,
-        ],
+        [path.join(REPO_ROOT, "chapters/_runner/cli.js"), "s15", "--workspace", ws],
         {
           cwd: REPO_ROOT,
           env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1" },

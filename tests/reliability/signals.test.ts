@@ -7,7 +7,7 @@ import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
 import { endTurn, hang, startFakeApi, toolUse, type FakeApi } from "../fake-api.ts";
 import { processesNamed, tempDir, waitFor } from "../helpers.ts";
 
-const CLI = path.join(REPO_ROOT, "chapters/_runner/cli.ts");
+const CLI = path.join(REPO_ROOT, "chapters/_runner/cli.js");
 const started: ChildProcessWithoutNullStreams[] = [];
 let api: FakeApi | undefined;
 afterEach(async () => {
@@ -17,20 +17,16 @@ afterEach(async () => {
 
 /** The harness against the fake API, stdin kept open so the test can type. */
 function harness(chapter: string, apiUrl: string) {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", CLI, chapter, "--workspace", tempDir()],
-    {
-      cwd: REPO_ROOT,
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: process.env.HOME ?? "/tmp",
-        NO_COLOR: "1",
-        ANTHROPIC_API_KEY: "test",
-        ANTHROPIC_BASE_URL: apiUrl,
-      },
+  const child = spawn(process.execPath, [CLI, chapter, "--workspace", tempDir()], {
+    cwd: REPO_ROOT,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      NO_COLOR: "1",
+      ANTHROPIC_API_KEY: "test",
+      ANTHROPIC_BASE_URL: apiUrl,
     },
-  );
+  });
   started.push(child);
   let stdout = "";
   child.stdout.on("data", (d) => (stdout += d));

@@ -1,0 +1,128 @@
+// @ts-check
+// `npm run chapter <chapter> [-- flags]`: read the command line, name the chapter, then run it.
+//
+// Plain JavaScript, so that Node starts it directly: Node 20 cannot run TypeScript by itself,
+// and the loader that teaches it (tsx) takes about 0.2 s to start. This file answers --help,
+// --list and mistakes at once and prints the chapter's title line; only then does it register
+// tsx and hand the chapter to run.ts.
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import pc from "picocolors";
+import { findChapter, listAppendices, listChapters } from "./discovery.js";
+
+const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
+
+const HELP = `Usage: npm run chapter <chapter> [-- options]
+
+  <chapter>          s01, s1, 01, agent-loop or s01-agent-loop;
+                     an appendix: a1, mcp or a1-mcp-servers
+
+Options (after "--" when run through npm):
+  --list             list the chapters and appendices, and exit
+  --offline          use the scripted model even if ANTHROPIC_API_KEY is set
+  --demo             send the scenario's prompts one after another, then exit
+  --step             pause before every model call and tool run (press Enter to go on)
+                     offline, --step and --demo print the scenario's step notes
+  --lang LANG        the notes' language: en, ja, zh or de (default: from LANG, else en)
+  --workspace DIR    work in DIR instead of .workspace/<chapter>/
+  --reset            empty the workspace first (only one the harness created)
+  --allow-network    let the model's commands reach the network (the sandbox blocks it)
+  --no-sandbox       run commands without the OS sandbox (the banner says so)
+  --debug            print stack traces for errors
+  -h, --help         show this help
+
+Environment:
+  ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN   use the real model (otherwise the scripted one)
+  ANTHROPIC_BASE_URL                         another endpoint (a proxy, a local fake server)
+  MODEL_ID                                   the model to use (default: a current Claude model)
+  NO_COLOR                                   plain output
+A .env file in the repository root is read if present (see .env.example).`;
+
+/** @param {import("./discovery.js").ChapterInfo[]} chapters */
+function chapterList(chapters) {
+  /** @param {import("./discovery.js").ChapterInfo} c */
+  const line = (c) => `  ${c.id.padEnd(3)}  ${c.slug.padEnd(20)} ${c.title}`;
+  const appendices = listAppendices();
+  return [
+    ...chapters.map(line),
+    ...(appendices.length ? ["Appendices:", ...appendices.map(line)] : []),
+  ].join("\n");
+}
+
+/** @param {string[]} argv */
+async function main(argv) {
+  let args;
+  try {
+    args = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        list: { type: "boolean" },
+        offline: { type: "boolean" },
+        demo: { type: "boolean" },
+        step: { type: "boolean" },
+        lang: { type: "string" },
+        workspace: { type: "string" },
+        reset: { type: "boolean" },
+        "allow-network": { type: "boolean" },
+        "no-sandbox": { type: "boolean" },
+        debug: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (err) {
+    console.error(`${/** @type {Error} */ (err).message}\n\n${HELP}`);
+    return 2;
+  }
+  const { values: flags, positionals } = args;
+  if (flags.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (flags.list) {
+    console.log(chapterList(listChapters()));
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    console.error(`Name one chapter.\n\n${HELP}\n\nChapters:\n${chapterList(listChapters())}`);
+    return 2;
+  }
+  const info = findChapter(positionals[0]);
+  if (!info) {
+    console.error(
+      `Unknown chapter "${positionals[0]}". The chapters are:\n${chapterList(listChapters())}`,
+    );
+    return 2;
+  }
+
+  const dotenv = path.join(REPO_ROOT, ".env");
+  if (existsSync(dotenv)) process.loadEnvFile(dotenv);
+  const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+  console.log(pc.createColors(color).bold(`learn-agent-harness · ${info.id} · ${info.title}`));
+
+  // The chapter is TypeScript from here on.
+  const { register } = await import("tsx/esm/api");
+  register();
+  const { runChapter } = await import("./run.ts");
+  return runChapter(info, {
+    ...flags,
+    workspace: flags.workspace ?? path.join(REPO_ROOT, ".workspace", info.id),
+    color,
+  });
+}
+
+// `npm run chapter s01 | head` closes the pipe early: that is the reader's choice, not an error.
+process.stdout.on("error", (/** @type {NodeJS.ErrnoException} */ err) => {
+  if (err.code === "EPIPE") process.exit(0);
+  throw err;
+});
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`learn-agent-harness: ${err instanceof Error ? err.message : String(err)}`);
+    if (process.argv.includes("--debug")) console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,128 @@
+// Running the chapter cli.js has chosen: its workspace, its model (real or scripted), the rest of
+// the banner, then the REPL.
+import path from "node:path";
+import pc from "picocolors";
+import { loadChapter, REPO_ROOT, type ChapterInfo } from "./chapters.ts";
+import { createIO } from "./io.ts";
+import { notesFor, terminalLocale } from "./notes.ts";
+import { chooseModel, realClient } from "./model.ts";
+import { LineReader, runRepl } from "./repl.ts";
+import { createChapterAgent, createEnv } from "./runtime.ts";
+import { sandboxSettings, sandboxStatus } from "../_shared/shell.ts";
+import { prepareWorkspace, WorkspaceError } from "./workspace.ts";
+
+/** The command line's flags (see cli.js), the workspace resolved, and whether to use colour. */
+export interface RunFlags {
+  offline?: boolean;
+  demo?: boolean;
+  step?: boolean;
+  /** The step notes' language (--lang); else LANG, else English. */
+  lang?: string;
+  workspace: string;
+  reset?: boolean;
+  "allow-network"?: boolean;
+  "no-sandbox"?: boolean;
+  debug?: boolean;
+  color: boolean;
+}
+
+/** Runs `info` until the reader quits (or, with --demo, until the scenario is played); returns
+ *  the exit code. */
+export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<number> {
+  let locale;
+  try {
+    locale = terminalLocale(flags.lang, process.env);
+  } catch (err) {
+    console.error((err as Error).message);
+    return 2;
+  }
+  let workspace: string;
+  try {
+    workspace = prepareWorkspace(flags.workspace, {
+      reset: flags.reset,
+      template: path.join(info.dir, "workspace"),
+    });
+  } catch (err) {
+    if (err instanceof WorkspaceError) {
+      console.error(err.message);
+      return 1;
+    }
+    throw err;
+  }
+
+  sandboxSettings.network = Boolean(flags["allow-network"]);
+  sandboxSettings.disabled = Boolean(flags["no-sandbox"]);
+
+  const interactive = Boolean(process.stdin.isTTY) && !flags.demo;
+  const color = flags.color;
+  const c = pc.createColors(color);
+  const lines = new LineReader(process.stdin, process.stdout, interactive);
+  const stepping = Boolean(flags.step) && interactive;
+  const pause = stepping
+    ? async (what: string) => {
+        await lines.next(c.dim(`⏸ next: ${what} — press Enter `));
+      }
+    : undefined;
+  const askPerson = interactive
+    ? async (q: string, choices: string[]) =>
+        ((await lines.next(`${c.yellow("?")} ${q} [${choices.join("/")}] `)) ?? "no").trim()
+    : undefined;
+
+  const { module, scenario } = await loadChapter(info);
+  const choice = chooseModel(process.env, Boolean(flags.offline));
+  // The notes explain the scripted run; a real model's run is its own, so they stay quiet there.
+  const teaching = choice.offline && (flags.step || flags.demo);
+  const notes = teaching ? notesFor(info.dir, locale) : undefined;
+  const io = createIO({ stream: process.stdout, color, pause, notes });
+  const env = createEnv({
+    workspace,
+    io,
+    pause,
+    askPerson,
+    modelId: choice.modelId,
+    ...(choice.offline ? { scenario } : { client: await realClient(process.env) }),
+  });
+  const agent = createChapterAgent(module, env, scenario);
+
+  const rel = path.relative(process.cwd(), workspace) || ".";
+  console.log(
+    choice.offline
+      ? `${c.yellow("model: scripted offline model")} (${choice.reason}). Its replies come from ${path.relative(REPO_ROOT, info.dir)}/scenario.ts; the tools run for real.`
+      : `model: ${choice.modelId}${choice.baseURL ? ` at ${choice.baseURL}` : ""} (${choice.reason})`,
+  );
+  console.log(
+    `workspace: ${rel}   tools (${module.TOOLS.length}): ${module.TOOLS.map((t) => t.name).join(", ")}`,
+  );
+  const sandbox = sandboxStatus();
+  console.log(
+    sandbox.kind === "none"
+      ? c.yellow(sandbox.summary)
+      : c.dim(`${sandbox.summary}; ${sandboxSettings.network ? "network allowed" : "no network"}`),
+  );
+  if (flags.step && !stepping)
+    console.log(c.dim("--step needs an interactive terminal; running without pauses."));
+  if (choice.offline) console.log(c.dim(`scenario: ${scenario.summary}`));
+  if (interactive) {
+    console.log(
+      c.dim(
+        choice.offline
+          ? `Press Enter to send the scenario's next prompt ("${scenario.prompts[0]}"), /help for commands, q to quit.`
+          : "Type a request, /help for commands, q to quit.",
+      ),
+    );
+  }
+
+  return runRepl({
+    agent,
+    tools: module.TOOLS,
+    scenario,
+    offline: choice.offline,
+    modelId: choice.modelId,
+    interactive,
+    debug: Boolean(flags.debug),
+    color,
+    lines,
+    demo: Boolean(flags.demo),
+    io,
+  });
+}
