@@ -99,7 +99,7 @@ describe("the player's steps", () => {
     const trace = readTrace("s05")!;
     const english = readNotes(dirOf("s05"), "en");
     const t = useTranslations("en") as Translate;
-    const steps = playerSteps(trace, { local: english, english }, t, () => undefined);
+    const steps = playerSteps(trace, { local: english, english }, t);
     const compactReply = steps.findIndex(
       (s) => s.kind === "response" && s.title.includes("compact"),
     );
@@ -118,7 +118,7 @@ describe("the player's steps", () => {
     const english = readNotes(dirOf("s05"), "en");
     const t = useTranslations("de") as Translate;
     const local = { phases: {}, notes: { "lead#1": "Ein gewöhnlicher Werkzeugaufruf." } };
-    const steps = playerSteps(trace, { local, english }, t, () => undefined);
+    const steps = playerSteps(trace, { local, english }, t);
     const first = steps.find((s) => s.kind === "response")!;
     expect(first.note).toBe("Ein gewöhnlicher Werkzeugaufruf.");
     expect(first.noteFallback).toBeUndefined();

@@ -1,10 +1,9 @@
 // What the player shows for each step of a recorded run, in the reader's language: a headline in
 // plain words (the raw event one click away), the step's note and the part of the run it starts
-// (chapters/<chapter>/notes/), whether it is the harness's own bookkeeping, and where in the code
-// it was handled (step-code.ts). Pure: the Player component and the tests call it.
+// (chapters/<chapter>/notes/), and whether it is the harness's own bookkeeping. (Where the code
+// handled it, step-code.ts, goes to the player's data.) Pure: the Player component and the tests call it.
 import type { StepNotes } from "../../chapters/_runner/notes.ts";
 import { attachNotes } from "../../chapters/_runner/notes.ts";
-import type { CodeSpot } from "./step-code.ts";
 import { stepView, type StepView, type TraceEvent, type TraceFile } from "./traces.ts";
 
 export type Translate = (key: string, vars?: Record<string, string | number>) => string;
@@ -23,8 +22,6 @@ export interface PlayerStep extends StepView {
   /** The harness's own bookkeeping (a request header, a mailbox read, a routine state change):
    *  shown small, and skipped by "story only" playback. A step with a note never is. */
   minor: boolean;
-  /** Where the code handled it. */
-  spot?: CodeSpot;
 }
 
 /** Bookkeeping: what a reader can skip on a first pass without losing the story. */
@@ -101,12 +98,11 @@ export function eventWords(type: string, data: Record<string, unknown>, t: Trans
   }
 }
 
-/** The player's steps for one run, its notes (the locale's over English) and the code spots. */
+/** The player's steps for one run, with its notes (the locale's over English). */
 export function playerSteps(
   trace: TraceFile,
   notes: { local: StepNotes; english: StepNotes },
   t: Translate,
-  spotOf: (step: TraceEvent, index: number) => CodeSpot | undefined,
 ): PlayerStep[] {
   const local = attachNotes(trace.steps, notes.local).byStep;
   const english = attachNotes(trace.steps, notes.english).byStep;
@@ -140,7 +136,6 @@ export function playerSteps(
       noteFallback: note !== undefined && local[i].note === undefined ? true : undefined,
       phase: (local[i].phase ?? english[i].phase)?.trim(),
       minor: isMinor(step) && note === undefined,
-      spot: spotOf(step, i),
     };
   });
 }

@@ -1,16 +1,18 @@
 // What the player shows beside each step of a chapter's recorded run, fetched once the player is
 // near the screen (a chapter page stays light; a page without a player loads none):
-// - regions: every region a step points at (step-code.ts), with the file's line numbers;
+// - regions and spots: every region a step points at (step-code.ts), with the file's line
+//   numbers, and per step the region and line that handled it;
 // - snapshots/state: the state the chapter is about after each step (run-state.ts), each
 //   distinct snapshot once and, per step, the index of its snapshot;
-// - machineSvg: the chapter's state diagram (s10, s13, s15), drawn here rather than in the page,
-//   which it would make ~35 KB heavier (a mermaid drawing carries its styles for both themes).
+// - machineSvg and focus: the chapter's state diagram (s10, s13, s15), drawn here rather than in
+//   the page, which it would make ~35 KB heavier (a mermaid drawing carries its styles for both
+//   themes), and per step the subject it moved (state-machines.ts).
 import type { APIRoute, GetStaticPaths } from "astro";
 import { allChapters, chapter } from "../../lib/chapters";
 import { codeSpots, regionLines } from "../../lib/player-data";
 import { renderMermaid } from "../../lib/mermaid-render";
 import { stateTimeline, type Snapshot } from "../../lib/run-state";
-import { MACHINES, machineDiagram } from "../../lib/state-machines";
+import { MACHINES, machineDiagram, machineFocus } from "../../lib/state-machines";
 import { traceOf } from "../../lib/trace-files";
 
 export const getStaticPaths: GetStaticPaths = () =>
@@ -19,9 +21,13 @@ export const getStaticPaths: GetStaticPaths = () =>
 export const GET: APIRoute = async ({ params }) => {
   const data = chapter(params.chapter!);
   const regions: Record<string, ReturnType<typeof regionLines>> = {};
-  for (const spot of codeSpots(data)) {
-    if (spot) regions[`${spot.chapter}#${spot.region}`] ??= regionLines(spot);
-  }
+  // Per step: the region (its key in `regions`) and the line that handled it.
+  const spots = codeSpots(data).map((spot) => {
+    if (!spot) return null;
+    const key = `${spot.chapter}#${spot.region}`;
+    regions[key] ??= regionLines(spot);
+    return [key, spot.line] as const;
+  });
   const snapshots: Snapshot[] = [];
   const state = stateTimeline(traceOf(data.id)!).map((snapshot) => {
     const at = snapshots.indexOf(snapshot);
@@ -31,7 +37,9 @@ export const GET: APIRoute = async ({ params }) => {
   const machine = MACHINES[data.id];
   const drawing = machine ? await renderMermaid(machineDiagram(machine)) : null;
   const machineSvg = drawing && !("error" in drawing) ? drawing.svg : undefined;
-  return new Response(JSON.stringify({ chapter: data.id, regions, snapshots, state, machineSvg }), {
+  const focus = machine ? machineFocus(data.id, traceOf(data.id)!).map((f) => f ?? null) : [];
+  const body = { chapter: data.id, regions, spots, snapshots, state, machineSvg, focus };
+  return new Response(JSON.stringify(body), {
     headers: { "content-type": "application/json" },
   });
 };
