@@ -416,3 +416,21 @@ describe("s07 permission system", () => {
     expect(result && result.kind === "tool_result" && result.is_error).toBe(true);
   });
 });
+
+describe("the starting policy", () => {
+  it("refuses every file tool on .env: read, write and edit (edit's 'not found' would let a model test guesses)", async () => {
+    const env = scriptedEnv([say("ok")]);
+    const rules = s07.parsePermissions(readFileSync(STARTING_RULES, "utf8"));
+    const perms = { mode: "default" as const, allow: rules.allow ?? [], deny: rules.deny ?? [] };
+    const call = (name: string, input: Record<string, unknown>) =>
+      ({ type: "tool_use", id: `t_${name}`, name, input }) as ToolUseBlock;
+    for (const [name, input] of [
+      ["read", { path: ".env" }],
+      ["write", { path: "./.env.local", content: "x" }],
+      ["edit", { path: "sub/../.env", old_text: "API_KEY=sk-a", new_text: "x" }],
+    ] as const)
+      expect(await s07.checkPermission(env, perms, call(name, input)), name).toMatch(
+        /denied by the rule/,
+      );
+  });
+});
