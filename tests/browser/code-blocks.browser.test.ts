@@ -50,8 +50,20 @@ describe.skipIf(!hasChromium)("code blocks in less markup", () => {
   it("show every character of a chapter's code as Expressive Code does, in both themes", async () => {
     const source = readFileSync(path.join(REPO_ROOT, "chapters/s13-agent-teams/agent.ts"), "utf8");
     const code = source.split("\n").slice(0, 450).join("\n"); // imports, the bus, the tools, a loop
-    const plain = await render(code, []);
-    const compact = await render(code, [compactTokens()]);
+    // The highlighter gives up on a line that takes it over 500 ms (Shiki's limit, which Expressive
+    // Code does not expose), and then colours it less: on a busy machine two renders of the same
+    // code can differ whatever the plugin does. So the baseline must first agree with itself.
+    let plain = await render(code, []);
+    let compact = await render(code, [compactTokens()]);
+    for (let attempt = 1; attempt < 4; attempt++) {
+      const again = await render(code, []);
+      if (again.blocks.join("") === plain.blocks.join("")) break;
+      console.log(
+        `attempt ${attempt}: the highlighter was not repeatable (a busy machine); rendering again`,
+      );
+      plain = again;
+      compact = await render(code, [compactTokens()]);
+    }
     const [before, after] = [plain.blocks.join(""), compact.blocks.join("")];
     expect(compact.blocks[0].length).toBeLessThan(plain.blocks[0].length * 0.6);
     expect(compact.blocks[0]).not.toContain('class="indent"');
