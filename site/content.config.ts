@@ -1,6 +1,6 @@
 // The docs collection: chapter pages live beside their code (chapters/<name>/<locale>.mdx),
 // the site's own pages in site/docs/. Ids follow Starlight's layout: English at the root.
-// The i18n collection: the Starlight UI strings the site translates itself (search).
+// The i18n collection: every UI string of the site, Starlight's (search) and its own components'.
 // The workshops collection: each chapter's workshop kit (chapters/<name>/workshop.yaml), id
 // the chapter folder, checked by the schema in site/lib/workshop.ts (the tests use it too).
 import { readFileSync } from "node:fs";
@@ -8,6 +8,7 @@ import { docsSchema, i18nSchema } from "@astrojs/starlight/schema";
 import { glob } from "astro/loaders";
 import { defineCollection, z } from "astro:content";
 import { LOCALE_INFO, LOCALES } from "../i18n/locales.ts";
+import english from "../i18n/ui.en.json";
 import { workshopSchema } from "./lib/workshop.ts";
 
 const LOCALE_GLOB = `{${LOCALES.join(",")}}`;
@@ -22,11 +23,12 @@ function pageId(entry: string): string {
     .replace(/^(\w+)\/index$/, "$1");
 }
 
-/** Starlight's own UI strings that the site translates, from i18n/ui.<locale>.json: the search
- *  dialog's (`pagefind.*`). Starlight hands them to Pagefind UI; without them Pagefind UI speaks
- *  English on every page (its own guess from <html lang> never runs in @pagefind/default-ui 1.5).
- *  Entries are keyed by the locale's language tag (en, ja, zh-CN, de), as Starlight looks them up. */
-const STARLIGHT_KEY = /^pagefind\./;
+/** The UI strings, from i18n/ui.<locale>.json, for Starlight's translator: components read them
+ *  with Astro.locals.t (site/lib/i18n.ts). They include the search dialog's (`pagefind.*`), which
+ *  Starlight hands to Pagefind UI; without them Pagefind UI speaks English on every page (its own
+ *  guess from <html lang> never runs in @pagefind/default-ui 1.5). Entries are keyed by the
+ *  locale's language tag (en, ja, zh-CN, de), as Starlight looks them up. Placeholders are
+ *  i18next's, `{{name}}`. */
 const uiStrings = {
   name: "lah-ui-strings",
   load: async ({
@@ -39,14 +41,11 @@ const uiStrings = {
       store.clear();
       for (const locale of LOCALES) {
         const file = `i18n/ui.${locale}.json`;
-        const all = JSON.parse(readFileSync(new URL(file, config.root), "utf8")) as Record<
+        const data = JSON.parse(readFileSync(new URL(file, config.root), "utf8")) as Record<
           string,
           string
         >;
         const id = LOCALE_INFO[locale].lang;
-        const data = Object.fromEntries(
-          Object.entries(all).filter(([key]) => STARLIGHT_KEY.test(key)),
-        );
         store.set({ id, data: await parseData({ id, data }) });
       }
     };
@@ -58,7 +57,21 @@ const uiStrings = {
 };
 
 export const collections = {
-  i18n: defineCollection({ loader: uiStrings, schema: i18nSchema() }),
+  i18n: defineCollection({
+    loader: uiStrings,
+    // Starlight's keys plus the site's own, every one of ui.en.json (a translation may lack some:
+    // English fills in).
+    schema: i18nSchema({
+      extend: z
+        .object(
+          Object.fromEntries(Object.keys(english).map((key) => [key, z.string()])) as Record<
+            keyof typeof english,
+            z.ZodString
+          >,
+        )
+        .partial(),
+    }),
+  }),
   docs: defineCollection({
     loader: glob({
       base: ".",

@@ -1,24 +1,40 @@
-// Test helpers: a temporary workspace and an env driven by a scripted model.
-import { execFileSync } from "node:child_process";
+// Test helpers: a temporary workspace and an env driven by a scripted model. What a test leaves
+// behind (folders, child processes) is cleaned up after each test by tests/setup.ts.
+import { execFileSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach } from "vitest";
 import { createEnv, type Env } from "../chapters/_runner/runtime.ts";
 import type { ScriptedTurn } from "../chapters/_shared/types.ts";
 
 const made: string[] = [];
-afterEach(() => {
-  // A workspace's harness state lives beside it (stateDirFor): remove both.
-  for (const dir of made.splice(0))
-    for (const d of [dir, `${dir}.harness`]) rmSync(d, { recursive: true, force: true });
-});
 
 /** A fresh folder under the OS temp dir, removed after the test. */
 export function tempDir(prefix = "lah-"): string {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
   made.push(dir);
   return dir;
+}
+
+/** Removes the test's folders; a workspace's harness state lives beside it (stateDirFor). */
+export function removeTempDirs(): void {
+  for (const dir of made.splice(0))
+    for (const d of [dir, `${dir}.harness`]) rmSync(d, { recursive: true, force: true });
+}
+
+const children = new Set<ChildProcess>();
+
+/** A child process to SIGKILL after the test if it is still running (a test that fails half-way
+ *  must not leave, say, a writer looping until killed). */
+export function killAfterTest(child: ChildProcess): ChildProcess {
+  children.add(child);
+  child.on("exit", () => children.delete(child));
+  return child;
+}
+
+export function killTestChildren(): void {
+  for (const child of children) child.kill("SIGKILL");
+  children.clear();
 }
 
 /** An env whose model plays `script` (turns per agent, or the lead's turns as an array). */

@@ -5,12 +5,12 @@ import { describe, expect, it } from "vitest";
 import { readNotes } from "../chapters/_runner/notes.ts";
 import { LOCALES } from "../i18n/locales.ts";
 import { allChapters, chapter } from "../site/lib/chapters.ts";
-import { useTranslations } from "../site/lib/i18n.ts";
 import { eventWords, playerSteps, type Translate } from "../site/lib/player.ts";
 import { codeFinder, regionsOf } from "../site/lib/step-code.ts";
 import { sequenceFromTrace, sequenceLinks } from "../site/lib/traces.ts";
 import { readTrace } from "../site/lib/record-trace.ts";
 import { allRunnable } from "../chapters/_runner/chapters.ts";
+import { translatorFor } from "./ui-strings.ts";
 import { importsOf } from "../site/lib/imports.ts";
 
 const sourceOf = (id: string) => allChapters.find((c) => c.id === id)?.source;
@@ -70,7 +70,7 @@ describe("plain words", () => {
   it.each(LOCALES.map((l) => [l]))(
     "every event of every run has a headline in %s, with no placeholder left",
     (locale) => {
-      const t = useTranslations(locale) as Translate;
+      const t = translatorFor(locale) as Translate;
       for (const c of allChapters) {
         for (const step of readTrace(c.id)!.steps) {
           if (step.kind !== "event") continue;
@@ -83,14 +83,14 @@ describe("plain words", () => {
   );
 
   it("counts read right: 1 message, 2 messages; 1 Nachricht, 2 Nachrichten", () => {
-    const en = useTranslations("en");
-    const de = useTranslations("de");
+    const en = translatorFor("en");
+    const de = translatorFor("de");
     expect(en("player.messages", { count: 1 })).toBe("1 message");
     expect(en("player.messages", { count: 5 })).toBe("5 messages");
     expect(en("player.tools", { count: 1 })).toBe("1 tool");
     expect(de("player.messages", { count: 1 })).toBe("1 Nachricht");
     expect(de("player.messages", { count: 2 })).toBe("2 Nachrichten");
-    expect(useTranslations("ja")("player.messages", { count: 1 })).toBe("メッセージ 1 件");
+    expect(translatorFor("ja")("player.messages", { count: 1 })).toBe("メッセージ 1 件");
   });
 });
 
@@ -98,7 +98,7 @@ describe("the player's steps", () => {
   it("s05: notes land on their steps, bookkeeping is marked, a noted step is never bookkeeping", () => {
     const trace = readTrace("s05")!;
     const english = readNotes(dirOf("s05"), "en");
-    const t = useTranslations("en") as Translate;
+    const t = translatorFor("en") as Translate;
     const steps = playerSteps(trace, { local: english, english }, t);
     const compactReply = steps.findIndex(
       (s) => s.kind === "response" && s.title.includes("compact"),
@@ -116,7 +116,7 @@ describe("the player's steps", () => {
   it("a locale without a translation of a note shows the English one, marked as such", () => {
     const trace = readTrace("s05")!;
     const english = readNotes(dirOf("s05"), "en");
-    const t = useTranslations("de") as Translate;
+    const t = translatorFor("de") as Translate;
     const local = { phases: {}, notes: { "lead#1": "Ein gewöhnlicher Werkzeugaufruf." } };
     const steps = playerSteps(trace, { local, english }, t);
     const first = steps.find((s) => s.kind === "response")!;

@@ -158,6 +158,19 @@ describe("documentation site", () => {
     expect(problems).toEqual([]);
   });
 
+  it("every page of every locale: UI strings filled in once — no {{placeholder}} left, no value escaped twice", () => {
+    // Astro.locals.t is i18next, whose placeholders are {{name}} and which escapes values unless told
+    // not to; Astro escapes again, so a "/" would show as "&#x2F;" (site/lib/i18n.ts).
+    const problems: string[] = [];
+    for (const file of readdirSync(dist, { recursive: true }) as string[]) {
+      if (!file.endsWith(".html")) continue;
+      const html = readFileSync(path.join(dist, file), "utf8");
+      for (const [found] of html.matchAll(/\{\{\s*-?\s*\w+\s*\}\}|&amp;#x[0-9a-f]+;|&#x2F;/gi))
+        problems.push(`${file}: ${found}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
   it("builds each chapter's full source and diff once, on its /code/ page, out of the search index", () => {
     for (const [i, chapter] of chapters.entries()) {
       const html = page("code", chapter.name);

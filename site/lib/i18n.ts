@@ -1,15 +1,12 @@
-// UI strings for the site's own components, from i18n/ui.<locale>.json.
-import de from "../../i18n/ui.de.json";
-import en from "../../i18n/ui.en.json";
-import ja from "../../i18n/ui.ja.json";
-import zh from "../../i18n/ui.zh.json";
-
+// The site's UI strings go through Starlight's own translator, Astro.locals.t: i18next over the
+// `i18n` collection, which site/content.config.ts fills from i18n/ui.<locale>.json. This module
+// adds the locale of the page, the links under a locale, and one rule for inserted values.
+import type { TFunction } from "i18next";
+import type en from "../../i18n/ui.en.json";
 import { LOCALES, type Locale } from "../../i18n/locales.ts";
 
 export { LOCALES, type Locale };
 export type UIKey = keyof typeof en;
-
-const dictionaries: Record<Locale, Partial<Record<UIKey, string>>> = { en, ja, zh, de };
 
 /** Starlight's language tag (en, ja, zh-CN, de) → our locale key. */
 export function localeFromLang(lang: string | undefined): Locale {
@@ -24,25 +21,16 @@ export function pageLocale(astro: { locals: unknown }): Locale {
 }
 
 /** A key with plural forms (`player.messages_one`, `player.messages_other`), used without the
- *  suffix and a `count`: the same convention as i18next, which Starlight's own strings use. */
+ *  suffix and a `count`: i18next picks the form by the locale's plural rules. */
 type PluralKey = UIKey extends infer K ? (K extends `${infer B}_other` ? B : never) : never;
 
-/** A translator for one locale; `{name}` placeholders are filled from `vars`. A plural key picks
- *  its form by `vars.count` with the locale's plural rules ("1 message", "2 messages"). */
-export function useTranslations(locale: Locale) {
-  const plural = new Intl.PluralRules(locale);
-  const lookup = (key: string) =>
-    (dictionaries[locale] as Record<string, string | undefined>)[key] ??
-    (en as Record<string, string | undefined>)[key];
-  return (key: UIKey | PluralKey, vars: Record<string, string | number> = {}) => {
-    const count = vars.count;
-    const text =
-      (typeof count === "number" &&
-        (lookup(`${key}_${plural.select(count)}`) ?? lookup(`${key}_other`))) ||
-      lookup(key) ||
-      key;
-    return text.replace(/\{(\w+)\}/g, (_, k) => String(vars[k] ?? `{${k}}`));
-  };
+/** The page's translator: `t("player.next")`, `t("compare.summary", { from: "s01", … })`, filling
+ *  the strings' `{{name}}` placeholders. Values go in as they are: Astro escapes what it renders,
+ *  and i18next escaping them first would show a "/" as "&#x2F;". */
+export function uiStrings(astro: { locals: { t: TFunction<"starlight"> } }) {
+  const t = astro.locals.t;
+  return (key: UIKey | PluralKey, vars: Record<string, string | number> = {}): string =>
+    t(key, { ...vars, interpolation: { escapeValue: false } });
 }
 
 /** The site's base path without its trailing slash: "" at the root of a host, "/sub" under one. */

@@ -10,8 +10,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build, type Plugin } from "esbuild";
-import { afterEach } from "vitest";
 import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
+import { killAfterTest } from "../helpers.ts";
 
 const WORKERS = fileURLToPath(new URL("./workers/", import.meta.url));
 // Inside the repository, so the bundles' imports of packages resolve to its node_modules; one
@@ -59,18 +59,12 @@ export interface Worker {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-// A test that fails half-way must not leave its workers running (a writer loops until killed).
-const running = new Set<ChildProcess>();
-afterEach(() => {
-  for (const child of running) child.kill("SIGKILL");
-  running.clear();
-});
-
 export function startWorker(name: string, args: string[]): Worker {
-  const child = spawn(process.execPath, [path.join(COMPILED, `${name}.mjs`), ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  running.add(child);
+  const child = killAfterTest(
+    spawn(process.execPath, [path.join(COMPILED, `${name}.mjs`), ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
+  );
   let out = "";
   let err = "";
   const watchers: { pattern: RegExp; resolve(): void }[] = [];
@@ -83,10 +77,7 @@ export function startWorker(name: string, args: string[]): Worker {
   });
   child.stderr!.on("data", (d) => (err += d));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on("close", (code, signal) => {
-      running.delete(child);
-      resolve({ code, signal });
-    }),
+    child.on("close", (code, signal) => resolve({ code, signal })),
   );
   return {
     child,
