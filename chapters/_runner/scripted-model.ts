@@ -69,7 +69,7 @@ export class ScriptedModel {
       const headers = new Headers(
         retryAfterSeconds === undefined ? {} : { "retry-after": String(retryAfterSeconds) },
       );
-      const { APIError } = await import("@anthropic-ai/sdk"); // loaded only when a scenario needs a failure
+      const { APIError } = await import("@anthropic-ai/sdk/core/error"); // loaded only when a scenario needs a failure
       throw APIError.generate(
         status,
         { type: "error", error: { type, message } },

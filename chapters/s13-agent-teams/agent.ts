@@ -19,7 +19,7 @@
  * s14 (error recovery) and s15 (protocols) build on this runtime. What they plug in is gathered
  * at the end of the file, in the region `extension-points`.
  */
-import { APIError } from "@anthropic-ai/sdk";
+import { APIError } from "@anthropic-ai/sdk/core/error";
 import { randomBytes } from "node:crypto";
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";

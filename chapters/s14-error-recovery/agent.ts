@@ -17,7 +17,7 @@
  * so the lead and every teammate recover the same way. A teammate that still fails gives up —
  * and, as in s13, keeps its task, its lane and its place, and tells the lead.
  */
-import { APIConnectionError, APIError } from "@anthropic-ai/sdk";
+import { APIConnectionError, APIError } from "@anthropic-ai/sdk/core/error";
 import { setTimeout as sleep } from "node:timers/promises";
 import { compactHistory } from "../s05-context-compact/agent.ts";
 import {

@@ -48,8 +48,8 @@ describe.skipIf(!hasChromium)("accessibility (axe-core)", () => {
       const context = await site.browser.newContext();
       await context.addInitScript((t) => localStorage.setItem("starlight-theme", t), theme);
       const found: string[] = [];
+      const page = await context.newPage(); // one tab for every page: a new tab costs more CPU
       for (const url of pages) {
-        const page = await context.newPage();
         await page.goto(site.server.url + url, { waitUntil: "load" });
         await page.addScriptTag({ path: AXE });
         const violations = await page.evaluate(
@@ -69,7 +69,6 @@ describe.skipIf(!hasChromium)("accessibility (axe-core)", () => {
               .map((n) => `${n.target.join(" ")} — ${n.failureSummary?.split("\n")[1]?.trim()}`)
               .join(" | ")}`,
           );
-        await page.close();
       }
       await context.close();
       expect(found).toEqual([]);

@@ -153,14 +153,14 @@ describe("the player", () => {
 
   it("s15 in each locale: the notes' status is said, never silent", async () => {
     const rows = notesStatus(REPO_ROOT).filter((r) => r.page.startsWith("s15-"));
+    const page = await browser.newPage();
     for (const row of rows) {
-      const page = await browser.newPage();
       const player = await openPlayer(page, `/${row.locale}/s15-team-protocols/`);
       const notice = player.locator(".lah-player-notice");
       if (row.status === "fresh") expect(await notice.count()).toBe(0);
       else expect(await notice.count(), `${row.locale}: ${row.status}`).toBe(1);
-      await page.close();
     }
+    await page.close();
   }, 180_000);
 
   it("without JavaScript the run reads as a list of steps with their notes", async () => {

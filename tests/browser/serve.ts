@@ -51,7 +51,12 @@ export async function serve(
       notFound();
       return;
     }
-    res.writeHead(200, { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream" });
+    res.writeHead(200, {
+      "content-type": TYPES[path.extname(file)] ?? "application/octet-stream",
+      // as GitHub Pages serves: a tab that goes on to the next page takes the styles and scripts
+      // from its cache instead of fetching them again
+      "cache-control": "max-age=600",
+    });
     createReadStream(file).pipe(res);
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

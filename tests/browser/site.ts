@@ -1,6 +1,6 @@
 // What the browser tests share: the built site served under its base, one chromium, and a visit
 // that collects every console error and failed request of a page.
-import type { Browser, Page } from "playwright-core";
+import type { Browser, ConsoleMessage, Frame, Page, Request, Response } from "playwright-core";
 import { allRunnable, listChapters } from "../../chapters/_runner/chapters.ts";
 import { BASE, ensureSiteBuilt } from "../site-build.ts";
 import { launch } from "./chromium.ts";
@@ -32,29 +32,53 @@ export async function openSite(): Promise<{
   };
 }
 
-/** Opens a page and collects console errors and failed requests while it loads (and, on a page
- *  with mermaid diagrams, until they have rendered). */
+/** Opens `url` in `page` and collects console errors and failed requests while it loads (and, on a
+ *  page with mermaid diagrams, until they have rendered). The page may be one a test opened before:
+ *  loading the next URL in the same tab costs a third of the CPU of a new tab, and a request the
+ *  previous document left pending (and the navigation aborts) is not this page's failure. */
 export async function visit(page: Page, url: string) {
   const problems: string[] = [];
-  page.on("console", (m) => {
-    if (m.type() === "error") problems.push(`console: ${m.text()}`);
-  });
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  page.on("requestfailed", (r) => problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`));
-  page.on("response", (r) => {
+  // What happens before the new document commits belongs to the one the tab showed before.
+  let committed = false;
+  const onNavigated = (frame: Frame) => (committed ||= frame === page.mainFrame());
+  const mine = new Set<Request>();
+  const onRequest = (r: Request) => (committed || r.isNavigationRequest()) && mine.add(r);
+  const onConsole = (m: ConsoleMessage) => {
+    if (committed && m.type() === "error") problems.push(`console: ${m.text()}`);
+  };
+  const onPageError = (e: Error) => committed && problems.push(`page error: ${e.message}`);
+  const onFailed = (r: Request) => {
+    if (mine.has(r)) problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`);
+  };
+  const onResponse = (r: Response) => {
     if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
-  });
-  await page.goto(url, { waitUntil: "load" });
-  await scriptsReady(page);
-  const diagrams = page.locator("pre.mermaid-source:not([data-rendered])");
-  if (await diagrams.count()) {
-    await page
-      .waitForFunction(
-        () => !document.querySelector("pre.mermaid-source:not([data-rendered])"),
-        null,
-        { timeout: 30_000 },
-      )
-      .catch(() => problems.push("mermaid did not render"));
+  };
+  page.on("framenavigated", onNavigated);
+  page.on("request", onRequest);
+  page.on("console", onConsole);
+  page.on("pageerror", onPageError);
+  page.on("requestfailed", onFailed);
+  page.on("response", onResponse);
+  try {
+    await page.goto(url, { waitUntil: "load" });
+    await scriptsReady(page);
+    const diagrams = page.locator("pre.mermaid-source:not([data-rendered])");
+    if (await diagrams.count()) {
+      await page
+        .waitForFunction(
+          () => !document.querySelector("pre.mermaid-source:not([data-rendered])"),
+          null,
+          { timeout: 30_000 },
+        )
+        .catch(() => problems.push("mermaid did not render"));
+    }
+  } finally {
+    page.off("framenavigated", onNavigated);
+    page.off("request", onRequest);
+    page.off("console", onConsole);
+    page.off("pageerror", onPageError);
+    page.off("requestfailed", onFailed);
+    page.off("response", onResponse);
   }
   return problems;
 }

@@ -12,7 +12,7 @@ import { seedFrom, seedLine, tempDir } from "../helpers.ts";
 import { startWorker } from "./workers.ts";
 
 const CLAIMERS = 16;
-const ROUNDS = 32;
+const ROUNDS = 16; // 8 slow claimers hold 2 boards each, one after the other: 3 s of attack
 
 /** A board with two ready tasks (#1, #2) and three that must never be claimed. */
 function board(dir: string): TaskBoard {
