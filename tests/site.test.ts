@@ -175,6 +175,29 @@ describe("documentation site", () => {
     expect(problems).toEqual([]);
   });
 
+  it("every code block's copy button speaks its page's language (under the base path too)", () => {
+    const problems: string[] = [];
+    let buttons = 0;
+    for (const [locale, prefix] of Object.entries(prefixes)) {
+      const ui = JSON.parse(readFileSync(path.join(REPO_ROOT, `i18n/ui.${locale}.json`), "utf8"));
+      const want = `${ui["expressiveCode.copyButtonTooltip"]} / ${ui["expressiveCode.copyButtonCopied"]}`;
+      for (const name of [...chapters.map((c) => c.name), "translators"]) {
+        const file = path.join(prefix, name, "index.html");
+        if (!existsSync(path.join(dist, file))) continue;
+        const html = readFileSync(path.join(dist, file), "utf8");
+        for (const [, title, copied] of html.matchAll(
+          /<button title="([^"]*)" data-copied="([^"]*)"/g,
+        )) {
+          buttons++;
+          if (`${decodeHtml(title)} / ${decodeHtml(copied)}` !== want)
+            problems.push(`${file}: "${title}" / "${copied}", not ${want}`);
+        }
+      }
+    }
+    expect(buttons).toBeGreaterThan(100);
+    expect([...new Set(problems)].slice(0, 8)).toEqual([]);
+  });
+
   it("builds each chapter's full source and diff once, on its /code/ page, out of the search index", () => {
     for (const [i, chapter] of chapters.entries()) {
       const html = page("code", chapter.name);
