@@ -168,7 +168,16 @@ export interface WhatChanged {
   ownRegions: string[];
 }
 
+// Every locale's page of a chapter asks for the same comparison: it is worked out once.
+const changesOf = new Map<string, WhatChanged | undefined>();
+
 export function whatChanged(id: string): WhatChanged | undefined {
+  const key = chapter(id).id;
+  if (!changesOf.has(key)) changesOf.set(key, compareWithBase(key));
+  return changesOf.get(key);
+}
+
+function compareWithBase(id: string): WhatChanged | undefined {
   const data = chapter(id);
   const before = base(id);
   if (!before) return undefined;

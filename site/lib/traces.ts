@@ -247,6 +247,14 @@ export function mcpToolName(name: string): { server: string; tool: string } | un
  *  (appendix A) is a participant too: its start, each call the gate let through and its answer
  *  are arrows, a call the gate refused is a note. */
 function buildSequence(trace: TraceFile): { code: string; stepOf: number[] } {
+  // The diagram and its links, for the page in every locale: built once per recorded run.
+  let built = sequences.get(trace);
+  if (!built) sequences.set(trace, (built = sequenceOf(trace)));
+  return built;
+}
+const sequences = new WeakMap<TraceFile, { code: string; stepOf: number[] }>();
+
+function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
   const lines: string[] = [];
   // For each line after the participants, the step it came from (the player links the two).
   const stepOf: number[] = [];
