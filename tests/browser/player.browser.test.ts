@@ -35,7 +35,7 @@ const currentIndex = (player: ReturnType<Page["locator"]>) =>
 
 describe("the player", () => {
   it("s05: each step's note is beside it, and the code that handled it is shown and marked", async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await site.tab({ width: 1280, height: 900 });
     const player = await openPlayer(page, "/s05-context-compact/");
     const notes = readNotes(dirOf("s05"), "en");
     // The compact call (lead#7): its note, and the part of the run it starts.
@@ -64,11 +64,10 @@ describe("the player", () => {
       /s02-tool-use\/agent\.ts.*s02/,
     );
     expect(await code.locator(".ln[data-here]").textContent()).toMatch(/write/);
-    await page.close();
   }, 120_000);
 
   it("s10: story only skips the harness's bookkeeping; jumping goes to a part of the run", async () => {
-    const page = await browser.newPage();
+    const page = await site.tab();
     const player = await openPlayer(page, "/s10-task-system/");
     await player.locator("[data-action=story]").check();
     const kinds: string[] = [];
@@ -95,11 +94,10 @@ describe("the player", () => {
     expect(await board.locator("tbody").textContent()).toMatch(/\[x\]/);
     expect(flat(await player.locator(".lah-machine-where").textContent())).toMatch(/^#\d+ /);
     expect(await player.locator(".lah-machine g.node[data-current]").count()).toBe(1);
-    await page.close();
   }, 120_000);
 
   it("s13: one agent's steps only, and the phases of a team's run", async () => {
-    const page = await browser.newPage();
+    const page = await site.tab();
     const player = await openPlayer(page, "/s13-agent-teams/");
     await player.locator("select[data-action=agent]").selectOption("alice");
     await player.locator("button[data-action=last]").click();
@@ -112,11 +110,10 @@ describe("the player", () => {
     expect(await player.locator(".lah-machine g.node[data-current]").getAttribute("id")).toMatch(
       /-state-shutdown-\d+$/,
     );
-    await page.close();
   }, 120_000);
 
   it("s15: the state panel, the request machine and the sequence diagram follow the player", async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await site.tab({ width: 1280, height: 900 });
     const player = await openPlayer(page, "/s15-team-protocols/");
     // The first approval: the step where req_1 leaves pending.
     const focus = machineFocus("s15", readTrace("s15")!);
@@ -148,19 +145,17 @@ describe("the player", () => {
     expect(
       Number(await player.locator(".lah-bar[data-current]").getAttribute("data-step")),
     ).toBeLessThanOrEqual(step);
-    await page.close();
   }, 180_000);
 
   it("s15 in each locale: the notes' status is said, never silent", async () => {
     const rows = notesStatus(REPO_ROOT).filter((r) => r.page.startsWith("s15-"));
-    const page = await browser.newPage();
+    const page = await site.tab();
     for (const row of rows) {
       const player = await openPlayer(page, `/${row.locale}/s15-team-protocols/`);
       const notice = player.locator(".lah-player-notice");
       if (row.status === "fresh") expect(await notice.count()).toBe(0);
       else expect(await notice.count(), `${row.locale}: ${row.status}`).toBe(1);
     }
-    await page.close();
   }, 180_000);
 
   it("without JavaScript the run reads as a list of steps with their notes", async () => {

@@ -25,7 +25,7 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
   afterAll(() => site?.close());
 
   it("the language picker switches between en, ja, zh and de on the same chapter (screenshots of each)", async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await site.tab({ width: 1280, height: 900 });
     await page.goto(`${server.url}/${chapter}/`);
     for (const [locale, next] of [
       ["en", "/ja"],
@@ -48,12 +48,11 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
         .selectOption({ value: underBase(`${next}/${chapter}/`) });
       await page.waitForURL(`${server.url}${next}/${chapter}/`);
     }
-    await page.close();
   }, 120_000);
 
   it("search finds that locale's pages for a word in its language", async () => {
     const words = { en: "loop", ja: "ループ", zh: "循环", de: "Schleife" } as const;
-    const page = await browser.newPage();
+    const page = await site.tab();
     for (const [locale, word] of Object.entries(words)) {
       const prefix = LOCALES[locale as keyof typeof LOCALES];
       await page.goto(`${server.url}${prefix}/`); // the home page: search is on every page
@@ -72,7 +71,6 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
           .poll(() => page.locator(".pagefind-ui__message").textContent(), { timeout: 5_000 })
           .toMatch(/^ループの\d+件の検索結果$/);
     }
-    await page.close();
   }, 120_000);
 
   it("diagrams come drawn: no mermaid downloaded, colours follow the theme, full size on demand", async () => {
@@ -104,7 +102,7 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
   }, 120_000);
 
   it("no diagram text is drawn below 11 px at 1280 px wide (the widest diagrams scroll instead)", async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await site.tab({ width: 1280, height: 900 });
     const smallest: Record<string, number> = {};
     for (const url of [
       "/case-study-hierarchy/",
@@ -126,11 +124,10 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
     }
     console.log(`smallest diagram text at 1280 px: ${JSON.stringify(smallest)}`);
     for (const [url, px] of Object.entries(smallest)) expect(px, url).toBeGreaterThanOrEqual(11);
-    await page.close();
   }, 60_000);
 
   it("a diagram wider than the column takes the room beside it; no page overflows from 390 to 1920 px", async () => {
-    const page = await browser.newPage();
+    const page = await site.tab();
     const url = `${server.url}/s13-agent-teams/`; // its sequence diagram is 1,347 px wide
     const widths: Record<number, { prose: number; figure: number; panel: number }> = {};
     // One load, then the window resized through the widths: the layout is CSS (container queries),
@@ -177,10 +174,10 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
     const figure = page.locator("figure.lah-mermaid").first();
     await figure.locator(".lah-mermaid-zoom").click();
     expect(await figure.evaluate((f) => f.getBoundingClientRect().width)).toBeGreaterThan(1900);
-    await page.close();
   }, 120_000);
 
   it("scrolling the longest chapter through, down from the top and up from its last section, moves nothing on screen", async () => {
+    // its own tab: the shared one may show this page already, scrolled, and a reload keeps that
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const shifts: string[] = [];
     for (const start of ["", "#exercises"]) {
@@ -238,7 +235,7 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
   }, 60_000);
 
   it("the step-through player steps forward and back, by button and by keyboard", async () => {
-    const page = await browser.newPage();
+    const page = await site.tab();
     await page.goto(`${server.url}/${chapter}/`);
     const player = page.locator(".lah-player").first();
     const current = () =>
@@ -257,11 +254,10 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
     expect(await current()).toBe("2");
     await player.locator("button[data-action=last]").click();
     expect(Number(await current())).toBe((await player.locator(".lah-step").count()) - 1);
-    await page.close();
   }, 60_000);
 
   it("fetches the full source and the diff when the reader opens them, in any locale", async () => {
-    const page = await browser.newPage();
+    const page = await site.tab();
     await page.goto(`${server.url}/de/s13-agent-teams/`);
     for (const selector of ["details.lah-source", ".lah-changes details"]) {
       const details = page.locator(selector);
@@ -275,6 +271,5 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
     expect(await page.locator("details.lah-source .expressive-code").textContent()).toContain(
       "s13 · Agent teams",
     );
-    await page.close();
   }, 60_000);
 });

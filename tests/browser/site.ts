@@ -14,17 +14,27 @@ export const appendices = allRunnable()
   .filter((c) => c.id.startsWith("a"))
   .map((c) => c.name);
 
-/** The site built for the suite, served under its base, and a browser: close both when done. */
+/** The site built for the suite, served under its base, and a browser: close both when done.
+ *  `tab()` is the one tab a file's tests share, at the window size a test asks for: each test
+ *  loads its own page in it (a new tab costs three times the CPU of the next page in the same
+ *  one). A test that changes what a reader's browser remembers (the theme) opens its own. */
 export async function openSite(): Promise<{
   browser: Browser;
   server: Awaited<ReturnType<typeof serve>>;
+  tab(viewport?: { width: number; height: number }): Promise<Page>;
   close(): Promise<void>;
 }> {
   const server = await serve(await ensureSiteBuilt(), { base: BASE });
   const browser = await launch();
+  let shared: Promise<Page> | undefined;
   return {
     browser,
     server,
+    async tab(viewport = { width: 1280, height: 720 }) {
+      const page = await (shared ??= browser.newPage());
+      await page.setViewportSize(viewport);
+      return page;
+    },
     async close() {
       await browser.close();
       await server.close();
