@@ -270,20 +270,27 @@ async function main() {
     // The median of several runs (--test-runs N, default 3): one run on a shared machine says little.
     const runs = Number(process.argv.find((a) => a.startsWith("--test-runs="))?.split("=")[1] ?? 3);
     const times: number[] = [];
-    let failed = 0;
-    for (let i = 0; i < runs; i++)
+    const failures: string[] = []; // timed all the same; the row names what failed
+    for (let i = 0; i < runs; i++) {
+      const report = path.join(tmpdir(), `lah-bench-${process.pid}-${i}.json`);
       times.push(
         timed(() => {
           try {
-            execFileSync("npx", ["vitest", "run"], { cwd: REPO_ROOT, stdio: "ignore" });
+            execFileSync("npx", ["vitest", "run", "--reporter=json", `--outputFile=${report}`], {
+              cwd: REPO_ROOT,
+              stdio: "ignore",
+            });
           } catch {
-            failed++; // timed all the same; the row says how many failed
+            failures.push(`run ${i + 1}: ${failedTests(report).join("; ") || "no report"}`);
           }
         }),
       );
+      rmSync(report, { force: true });
+    }
     add(
       `test suite (npx vitest run, includes a site build), median of ${runs}`,
-      `${secs(median(times))} (runs: ${times.map(secs).join(", ")}${failed ? `; ${failed} failed` : ""})`,
+      `${secs(median(times))} (runs: ${times.map(secs).join(", ")})` +
+        (failures.length ? `; failed: ${failures.join(" | ")}` : ""),
     );
   }
 
@@ -302,3 +309,20 @@ main().then(
     process.exit(1);
   },
 );
+
+/** The tests a vitest JSON report (--reporter=json) marks failed, as "file > test". */
+function failedTests(report: string): string[] {
+  type Report = {
+    testResults: { name: string; assertionResults: { status: string; fullName: string }[] }[];
+  };
+  try {
+    const { testResults } = JSON.parse(readFileSync(report, "utf8")) as Report;
+    return testResults.flatMap((file) =>
+      file.assertionResults
+        .filter((t) => t.status === "failed")
+        .map((t) => `${path.relative(REPO_ROOT, file.name)} > ${t.fullName}`),
+    );
+  } catch {
+    return [];
+  }
+}
