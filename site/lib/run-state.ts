@@ -34,6 +34,17 @@ export interface MeterPoint {
 const MARK: Record<string, string> = { pending: "[ ]", in_progress: "[>]", completed: "[x]" };
 /** A board line as s10's taskLine writes it: "[>] #1 Write src/greet.js  (owner: lead; lane: greet)". */
 const BOARD_LINE = /^(?:Unblocked: )?(\[[ >x]\]) #(\d+) (.+?)(?: {2}\((.+)\))?$/;
+const STATUS_OF = Object.fromEntries(Object.entries(MARK).map(([status, mark]) => [mark, status]));
+
+/** The tasks a task tool's output lists, in its order: id, mark ("[>]"), status, subject, notes. */
+export function boardLines(output: string) {
+  return output.split("\n").flatMap((line) => {
+    const m = BOARD_LINE.exec(line.trim());
+    return m
+      ? [{ id: m[2], mark: m[1], status: STATUS_OF[m[1]], subject: m[3], notes: m[4] ?? "" }]
+      : [];
+  });
+}
 const LAST = 8;
 const short = (text: unknown, max = 48) => {
   const s = String(text ?? "")
@@ -58,10 +69,8 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
   const calls = new Map<string, Extract<TraceEvent, { kind: "tool_call" }>>();
 
   const readBoard = (output: string) => {
-    for (const line of output.split("\n")) {
-      const m = BOARD_LINE.exec(line.trim());
-      if (m) tasks.set(m[2], { mark: m[1], subject: m[3], notes: m[4] ?? "" });
-    }
+    for (const { id, mark, subject, notes } of boardLines(output))
+      tasks.set(id, { mark, subject, notes });
   };
   const member = (name: string) => {
     let m = roster.get(name);

@@ -5,6 +5,7 @@
 import { STATUS_FLOW } from "../../chapters/s10-task-system/agent.ts";
 import { LIFECYCLE } from "../../chapters/s13-agent-teams/agent.ts";
 import { TRANSITIONS } from "../../chapters/s15-team-protocols/agent.ts";
+import { boardLines } from "./run-state.ts";
 import type { TraceFile } from "./traces.ts";
 
 export interface Machine {
@@ -49,9 +50,6 @@ export interface MachineFocus {
   from?: string;
 }
 
-const BOARD_LINE = /^(?:Unblocked: )?\[([ >x])\] #(\d+) /;
-const STATUS_OF: Record<string, string> = { " ": "pending", ">": "in_progress", x: "completed" };
-
 /** For each step: the subject it moved, or (between moves) the last one, without `from`. */
 export function machineFocus(chapterId: string, trace: TraceFile): (MachineFocus | undefined)[] {
   const machine = MACHINES[chapterId];
@@ -72,10 +70,7 @@ export function machineFocus(chapterId: string, trace: TraceFile): (MachineFocus
       step.name.startsWith("task_") &&
       !step.is_error
     ) {
-      for (const line of step.output.split("\n")) {
-        const m = BOARD_LINE.exec(line.trim());
-        if (m) moved = move(`#${m[2]}`, STATUS_OF[m[1]]) ?? moved;
-      }
+      for (const task of boardLines(step.output)) moved = move(`#${task.id}`, task.status) ?? moved;
     }
     if (machine.subject === "teammate" && step.kind === "event" && step.type === "member_state")
       moved = move(String(step.data.name), String(step.data.state));
