@@ -1,8 +1,8 @@
 // Running a command for the model: inside an OS sandbox where one can start, as its own process
 // group, with a timeout, a cap on output and an environment that names no secrets. The bash
 // tool, s08's hooks and s11's background jobs all start their commands here.
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { spawn, spawnSync, type StdioOptions } from "node:child_process";
+import { closeSync, constants, existsSync, openSync, readlinkSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
@@ -19,12 +19,14 @@ export interface CommandResult {
 }
 
 export interface CommandOptions {
+  /** Where the command runs, and the folder it may write. */
   cwd: string;
   timeoutMs?: number;
   maxOutput?: number;
   /** Written to the command's stdin (hooks get their event this way); otherwise stdin is empty. */
   stdin?: string;
-  /** Folders the command may write besides `cwd` (a lane's shared .git, say). */
+  /** Folders the harness lets the command write besides `cwd` (s12: a lane's repository's .git).
+   *  Only ever paths the harness itself knows, never ones read from a file in the workspace. */
   writable?: string[];
   /** "sh" for hooks, which are POSIX sh by convention; "bash" otherwise. */
   shell?: "bash" | "sh";
@@ -98,10 +100,26 @@ export function sandboxStatus(): SandboxStatus {
       summary: `sandbox: none on ${process.platform} (bubblewrap is Linux-only); commands run with your permissions`,
     });
   }
-  const test = spawnSync("bwrap", [...bwrapArgs(process.cwd(), []), "true"], {
-    stdio: "ignore",
-    timeout: 10_000,
-  });
+  const probe = (args: string[], stdio: StdioOptions = "ignore") =>
+    spawnSync("bwrap", [...args, "true"], { stdio, timeout: 10_000 });
+  const test = probe(bwrapArgs(process.cwd(), []));
+  // Folders are bound by the handle we hold open (`--bind-fd`, bubblewrap 0.7 and later).
+  const byHandle = () => {
+    const folder = openFolder(realpathSync(process.cwd()));
+    try {
+      const pinned = new Map([[realpathSync(process.cwd()), 3]]);
+      return probe(bwrapArgs(process.cwd(), [], pinned), ["ignore", "ignore", "ignore", folder]);
+    } finally {
+      closeSync(folder);
+    }
+  };
+  if (test.status === 0 && byHandle().status !== 0) {
+    return (probed = {
+      kind: "none",
+      summary:
+        "sandbox: none (this bubblewrap is older than 0.7 and cannot bind a folder by handle: upgrade it); commands run with your permissions",
+    });
+  }
   probed =
     test.status === 0
       ? {
@@ -117,23 +135,60 @@ export function sandboxStatus(): SandboxStatus {
   return probed;
 }
 
-/** PATH folders (and node's own) that live inside a hidden folder: a `bin` folder is shown
- *  with its parent, where its links usually point (~/.nvm/versions/node/v20/bin → ../lib). */
+/** Places in a home folder that hold secrets: never shown, nor any folder that contains one. */
+const SECRET_STORES = [
+  ".ssh",
+  ".gnupg",
+  ".aws",
+  ".azure",
+  ".config",
+  ".docker",
+  ".kube",
+  ".netrc",
+  ".npmrc",
+  ".pypirc",
+  ".git-credentials",
+  ".password-store",
+  ".cargo/credentials",
+  ".cargo/credentials.toml",
+  ".local/share/keyrings",
+];
+
+/** Tools installed under a hidden folder (node by nvm, pip --user scripts, ./node_modules/.bin)
+ *  stay usable, read-only: each PATH folder there is shown, and beside a `bin` folder its `lib`
+ *  (nvm's npm and pip's packages live there) — never the parent itself, which can hold
+ *  credentials (~/.cargo/credentials.toml, ~/.local/share/keyrings). A PATH entry is followed to
+ *  the real folder first, so `~/bin -> ~` cannot show the home folder. */
 function toolDirsUnder(hidden: string[]): string[] {
-  const dirs = [...(process.env.PATH ?? "").split(path.delimiter), path.dirname(process.execPath)];
-  const inside = (dir: string) => hidden.some((h) => dir.startsWith(h + path.sep));
-  return [
-    ...new Set(
-      dirs
-        .filter((d) => path.isAbsolute(d) && existsSync(d) && inside(d))
-        .map((d) => (path.basename(d) === "bin" && inside(path.dirname(d)) ? path.dirname(d) : d)),
-    ),
+  const home = homedir();
+  const secrets = SECRET_STORES.map((name) => path.join(home, name));
+  const within = (dir: string, parent: string) =>
+    dir === parent || dir.startsWith(parent + path.sep);
+  const safe = (dir: string) =>
+    hidden.some((h) => dir.startsWith(h + path.sep)) &&
+    !secrets.some((secret) => within(dir, secret) || within(secret, dir));
+  const real = (dir: string) => (path.isAbsolute(dir) && existsSync(dir) ? realpathSync(dir) : "");
+  const onPath = [
+    ...(process.env.PATH ?? "").split(path.delimiter),
+    path.dirname(process.execPath),
   ];
+  const shown = onPath.map(real).filter(safe);
+  const libs = shown
+    .filter((dir) => path.basename(dir) === "bin")
+    .map((dir) => real(path.join(dir, "..", "lib")))
+    .filter(safe);
+  return [...new Set([...shown, ...libs])];
 }
 
 /** The bubblewrap command line. Order matters: later mounts cover earlier ones, so we show the
- *  whole system read-only, hide the places secrets live, then open the folders it may write. */
-export function bwrapArgs(cwd: string, writable: string[]): string[] {
+ *  whole system read-only, hide the places secrets live, then open the folders it may write.
+ *  `pinned` maps a writable folder to the descriptor the command receives it on (see
+ *  `openFolder`): such a folder is bound by that handle, not looked up again by its name. */
+export function bwrapArgs(
+  cwd: string,
+  writable: string[],
+  pinned = new Map<string, number>(),
+): string[] {
   const uid = process.getuid?.() ?? 0;
   const gid = process.getgid?.() ?? 0;
   const args = [
@@ -169,7 +224,10 @@ export function bwrapArgs(cwd: string, writable: string[]): string[] {
   // ...but tools installed under them (node by nvm, ./node_modules/.bin) stay usable, read-only.
   for (const dir of toolDirsUnder(hidden)) args.push("--ro-bind", dir, dir);
   for (const file of SECRET_FILES) if (existsSync(file)) args.push("--ro-bind", "/dev/null", file);
-  for (const dir of [cwd, ...writable]) args.push("--bind", dir, dir);
+  for (const dir of [cwd, ...writable]) {
+    const fd = pinned.get(dir);
+    args.push(...(fd === undefined ? ["--bind", dir, dir] : ["--bind-fd", String(fd), dir]));
+  }
   args.push("--chdir", cwd);
   return args;
 }
@@ -198,36 +256,106 @@ export function liveCommandCount(): number {
   return live.size;
 }
 
-/** A git worktree (an s12 lane) keeps its history in the main checkout's .git: a command in
- *  the lane must be able to commit there, so that folder is writable too. */
-function sharedGitDir(cwd: string): string[] {
+/** Opens a folder a command may write and checks where the open handle really is. A path that
+ *  goes through a symlink (a `.worktrees/x` the model linked to your home) is refused; and since
+ *  bubblewrap binds the handle itself, swapping the folder for a link after this check changes
+ *  nothing. The caller closes the descriptor. */
+function openFolder(dir: string): number {
+  const wanted = path.resolve(dir);
+  let fd: number;
   try {
-    const gitdir = /^gitdir: (.+)$/m.exec(readFileSync(path.join(cwd, ".git"), "utf8"))?.[1];
-    if (!gitdir) return [];
-    const common = readFileSync(path.join(path.resolve(cwd, gitdir), "commondir"), "utf8").trim();
-    return [path.resolve(cwd, gitdir, common)];
-  } catch {
-    return []; // not a worktree (or a plain repository, whose .git is inside cwd already)
+    fd = openSync(wanted, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ELOOP" || code === "ENOTDIR")
+      throw new Error(`${dir} is a symlink or not a folder: commands run only in real folders`);
+    throw err;
+  }
+  const real = readlinkSync(`/proc/self/fd/${fd}`);
+  if (real !== wanted) {
+    closeSync(fd);
+    throw new Error(
+      `${dir} is reached through a symlink (to ${real}): commands run only in real folders`,
+    );
+  }
+  return fd;
+}
+
+/** The program and arguments that run `file args` for the model: inside bubblewrap where it can
+ *  start, with every writable folder opened and handed over as descriptors 3, 4, … (`stdio`). */
+function sandboxed(
+  file: string,
+  args: string[],
+  cwd: string,
+  writable: string[],
+): { program: string; argv: string[]; fds: number[]; close: () => void } {
+  if (sandboxStatus().kind !== "bubblewrap")
+    return { program: file, argv: args, fds: [], close() {} };
+  const fds: number[] = [];
+  const close = () => fds.forEach((fd) => closeSync(fd));
+  try {
+    for (const dir of [cwd, ...writable]) fds.push(openFolder(dir));
+  } catch (err) {
+    close();
+    throw err;
+  }
+  const pinned = new Map([cwd, ...writable].map((dir, i) => [path.resolve(dir), 3 + i]));
+  const argv = [
+    ...bwrapArgs(
+      path.resolve(cwd),
+      writable.map((d) => path.resolve(d)),
+      pinned,
+    ),
+    file,
+    ...args,
+  ];
+  return { program: "bwrap", argv, fds, close };
+}
+
+/** Runs a program for the harness itself in the same sandbox as the model's commands, and waits:
+ *  s12's own git reads files the model can write (hooks, config), so it gets no more power than
+ *  a command the model runs (no secrets, no network, writes only in `cwd` and `writable`). */
+export function runSandboxedSync(
+  file: string,
+  args: string[],
+  opts: { cwd: string; writable?: string[]; timeoutMs?: number },
+): { status: number | null; stdout: string; stderr: string } {
+  const run = sandboxed(file, args, opts.cwd, opts.writable ?? []);
+  try {
+    const result = spawnSync(run.program, run.argv, {
+      cwd: opts.cwd,
+      env: commandEnv(),
+      encoding: "utf8",
+      timeout: opts.timeoutMs ?? 30_000,
+      stdio: ["ignore", "pipe", "pipe", ...run.fds],
+    });
+    const error = result.error ? String(result.error) : "";
+    return {
+      status: result.status,
+      stdout: result.stdout ?? "",
+      stderr: (result.stderr ?? "") + error,
+    };
+  } finally {
+    run.close();
   }
 }
 
 export function startCommand(command: string, opts: CommandOptions): RunningCommand {
   const { timeoutMs = 30_000, maxOutput = 50_000, shell = "bash" } = opts;
-  const cwd = realpathSync(opts.cwd);
-  const writable = [...(opts.writable ?? []), ...sharedGitDir(cwd)]
-    .filter(existsSync)
-    .map((dir) => realpathSync(dir));
-  const sandboxed = sandboxStatus().kind === "bubblewrap";
-  const [file, args] = sandboxed
-    ? ["bwrap", [...bwrapArgs(cwd, writable), shell, "-c", command]]
-    : [shell, ["-c", command]];
+  let run: ReturnType<typeof sandboxed>;
+  try {
+    run = sandboxed(shell, ["-c", command], opts.cwd, opts.writable ?? []);
+  } catch (err) {
+    return refused(`Error: ${(err as Error).message}`);
+  }
   // detached: the command leads its own process group, so one kill reaches all its children.
-  const child = spawn(file, args, {
-    cwd,
+  const child = spawn(run.program, run.argv, {
+    cwd: opts.cwd,
     detached: true,
     env: commandEnv(),
-    stdio: [opts.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    stdio: [opts.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe", ...run.fds],
   });
+  run.close(); // the child has its own copies now
   const text = { output: "", stdout: "", stderr: "" };
   let truncated = false;
   let timedOut = false;
@@ -288,6 +416,19 @@ export function startCommand(command: string, opts: CommandOptions): RunningComm
     child.on("error", (err) => finish(String(err)));
   });
   return { pid: child.pid, output: () => text.output, done, kill };
+}
+
+/** A command that never started: the reason is its output. */
+function refused(output: string): RunningCommand {
+  const result = {
+    output,
+    stdout: "",
+    stderr: output,
+    exitCode: null,
+    timedOut: false,
+    truncated: false,
+  };
+  return { pid: undefined, output: () => output, done: Promise.resolve(result), kill() {} };
 }
 
 export function runCommand(command: string, opts: CommandOptions): Promise<CommandResult> {

@@ -290,6 +290,8 @@ export const TOOLS = BASE_TOOLS;
 /** Where a tool acts: the folder it is jailed to (the workspace, or later a worktree lane). */
 export interface ToolContext {
   root: string;
+  /** Folders its commands may also write (s12: a lane's repository history), named by the harness. */
+  writable?: string[];
 }
 type Input = Record<string, unknown>;
 /** A handler returns the text of its result, or throws: the error becomes an error result. */
@@ -299,8 +301,8 @@ const MAX_READ = 50_000;
 const MAX_GLOB = 1_000;
 
 export const BASE_HANDLERS: Record<string, ToolHandler> = {
-  async bash({ command }, { root }) {
-    const { output, isError } = await bash(String(command), root);
+  async bash({ command }, { root, writable }) {
+    const { output, isError } = await bash(String(command), root, { writable });
     if (isError) throw new Error(output.replace(/^Error: /, ""));
     return output;
   },

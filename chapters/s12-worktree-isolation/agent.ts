@@ -15,24 +15,20 @@
  * folder beside the workspace: the model works in the lanes' checkouts, but its commands can
  * write only in the workspace, so it cannot forge the board or the lane index.
  */
-import { execFileSync } from "node:child_process";
-import {
-  appendFileSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  realpathSync,
-  writeFileSync,
-} from "node:fs";
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { BrokenStateError, endsMidLine, readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import { stateDirFor } from "../_shared/paths.ts";
+import { runSandboxedSync } from "../_shared/shell.ts";
 import { bash } from "../s01-agent-loop/agent.ts";
 import {
   BASE_HANDLERS,
   BASE_TOOLS,
   normalizeMessages,
+  readInside,
   runTool,
+  safePath,
+  writeInside,
   type ToolHandler,
 } from "../s02-tool-use/agent.ts";
 import {
@@ -58,32 +54,32 @@ commit your work there. worktree_remove with complete_task: true closes the lane
 (its branch keeps the commits, ready to merge). When the work is done, say so briefly.`;
 
 // #region git
-/** Runs git for the harness itself (not for the model), without inherited GIT_* overrides. */
-function git(cwd: string, ...args: string[]): string {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !key.startsWith("GIT_")),
-  );
-  try {
-    return execFileSync("git", args, {
-      cwd,
-      env,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-    }).trim();
-  } catch (err) {
-    const stderr = String((err as { stderr?: unknown }).stderr ?? "").trim();
-    throw new Error(`git ${args[0]} failed: ${stderr || (err as Error).message}`);
+/** Runs git for the harness itself. It reads files the model can write — hooks, `.git/config`
+ *  (`core.fsmonitor` runs a program), a lane's `.git` file — so it runs in the same sandbox as the
+ *  model's commands: no secrets in its environment, no network, writes only in the workspace.
+ *  Hooks and fsmonitor are switched off besides, for machines where no sandbox can start. */
+function git(workspace: string, ...args: string[]): string {
+  const off = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"];
+  const result = runSandboxedSync("git", [...off, ...args], { cwd: workspace });
+  if (result.status !== 0) {
+    const why = result.stderr.trim() || `exit code ${result.status}`;
+    throw new Error(`git ${args.find((a) => !a.startsWith("-")) ?? ""} failed: ${why}`);
   }
+  return result.stdout.trim();
 }
 
-function succeeds(cwd: string, ...args: string[]): boolean {
+function succeeds(workspace: string, ...args: string[]): boolean {
   try {
-    git(cwd, ...args);
+    git(workspace, ...args);
     return true;
   } catch {
     return false;
   }
 }
+
+/** What a lane's commands may write besides the lane: the repository's history, where their
+ *  commits go. The harness names it from its own workspace, never from the lane's `.git` file. */
+export const laneWritable = (workspace: string): string[] => [path.join(workspace, ".git")];
 // #endregion git
 
 // #region lanes
@@ -162,12 +158,18 @@ export class WorktreeManager {
   }
 
   /** The workspace must be a git repository of its own, with at least one commit to branch from.
-   *  (A workspace inside some other repository gets its own: lanes never touch the outer one.) */
+   *  (A workspace inside some other repository gets its own: lanes never touch the outer one.)
+   *  Its `.git` must be a real folder: a `.git` file or link would send the harness's git, and
+   *  the lanes' commits, to whatever repository it names. */
   ensureRepo(): void {
-    const own =
-      succeeds(this.root, "rev-parse", "--is-inside-work-tree") &&
-      realpathSync(git(this.root, "rev-parse", "--show-toplevel")) === realpathSync(this.root);
-    if (!own) {
+    const dotGit = lstatSync(path.join(this.root, ".git"), { throwIfNoEntry: false });
+    if (dotGit && !dotGit.isDirectory()) {
+      throw new Error(
+        "the workspace's .git is a file or a link, not a folder (a linked worktree, a submodule or a planted pointer): lanes need the repository's own .git folder",
+      );
+    }
+    const made = !dotGit;
+    if (made) {
       git(this.root, "init", "-q", "-b", "main");
       // A repository we made gets its own identity, so commits work on a fresh machine.
       git(this.root, "config", "user.name", "Agent Harness");
@@ -178,23 +180,23 @@ export class WorktreeManager {
       git(this.root, "config", "user.email", "agent@harness.invalid");
     }
     // The harness's own state is not part of the project's history (nor of a lane's first commit).
-    const exclude = path.resolve(
-      this.root,
-      git(this.root, "rev-parse", "--git-path", "info/exclude"),
-    );
-    const current = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
+    // Through the jail: an `info/exclude` linked to a file outside is refused, not appended to.
+    const exclude = ".git/info/exclude";
+    const current = existsSync(path.join(this.root, exclude)) ? readInside(this.root, exclude) : "";
     const missing = HARNESS_STATE.filter((line) => !current.split("\n").includes(line));
     if (missing.length) {
-      mkdirSync(path.dirname(exclude), { recursive: true });
-      writeFileSync(
-        exclude,
-        `${current}${current && !current.endsWith("\n") ? "\n" : ""}${missing.join("\n")}\n`,
+      const sep = current && !current.endsWith("\n") ? "\n" : "";
+      writeInside(this.root, exclude, `${current}${sep}${missing.join("\n")}\n`);
+    }
+    if (succeeds(this.root, "rev-parse", "--verify", "-q", "HEAD")) return;
+    // Only a repository the harness made gets a first commit from it. Yours is never committed to.
+    if (!made) {
+      throw new Error(
+        "the repository has no commits yet: make a first commit yourself (lanes branch from it; the harness never commits your files)",
       );
     }
-    if (!succeeds(this.root, "rev-parse", "--verify", "-q", "HEAD")) {
-      git(this.root, "add", "-A");
-      git(this.root, "commit", "-q", "--allow-empty", "-m", "initial commit");
-    }
+    git(this.root, "add", "-A");
+    git(this.root, "commit", "-q", "--allow-empty", "-m", "initial commit");
   }
 
   /** The lane's folder. The name is checked here too, so no caller can build a path out of the lanes. */
@@ -237,6 +239,8 @@ export class WorktreeManager {
       );
     }
 
+    // A `.worktrees` linked outside would put the checkout there: the jail's check refuses it.
+    safePath(this.root, path.relative(this.root, this.path(name)));
     git(this.root, "worktree", "add", "-q", "-b", branch, this.path(name), "HEAD");
     const lane: Lane = {
       name,
@@ -274,7 +278,7 @@ export class WorktreeManager {
     const lane = this.get(name);
     const cwd = this.path(lane.name);
     if (!existsSync(cwd)) throw new Error(`the folder of lane "${name}" is missing (${lane.path})`);
-    const result = await bash(command, cwd);
+    const result = await bash(command, cwd, { writable: laneWritable(this.root) });
     this.log("worktree.run", name, { command, ok: !result.isError });
     return result;
   }
@@ -289,7 +293,7 @@ export class WorktreeManager {
   ): Lane {
     const lane = this.get(name);
     const cwd = this.path(name);
-    const changes = existsSync(cwd) ? git(cwd, "status", "--porcelain") : "";
+    const changes = existsSync(cwd) ? git(this.root, "-C", cwd, "status", "--porcelain") : "";
     if (changes && !force) {
       const count = changes.split("\n").length;
       throw new Error(
@@ -322,7 +326,7 @@ export class WorktreeManager {
   // #region files
   /** Uncommitted changes in a lane, as `git status --porcelain` lines. */
   changes(name: string): string[] {
-    const out = git(this.path(this.get(name).name), "status", "--porcelain");
+    const out = git(this.root, "-C", this.path(this.get(name).name), "status", "--porcelain");
     return out ? out.split("\n") : [];
   }
 

@@ -34,7 +34,7 @@ import {
   type ToolHandler,
 } from "../s02-tool-use/agent.ts";
 import { TASK_TOOLS, TaskBoard, taskHandlers, type Task } from "../s10-task-system/agent.ts";
-import { checkLaneName, WorktreeManager } from "../s12-worktree-isolation/agent.ts";
+import { checkLaneName, laneWritable, WorktreeManager } from "../s12-worktree-isolation/agent.ts";
 import type {
   Agent,
   AgentEnv,
@@ -405,6 +405,8 @@ interface Runner {
   tools: Tool[];
   handlers: Record<string, ToolHandler>;
   root: () => string;
+  /** What its commands may write besides root (a lane's repository history). */
+  writable?: () => string[];
   maxRounds: number;
   identity?: string;
   stopped?: () => boolean;
@@ -559,7 +561,10 @@ export class Team {
       for (const block of response.content) {
         if (block.type !== "tool_use") continue;
         await this.env.io.toolCall(block, who.name);
-        const { output, isError } = await runTool(who.handlers, block, { root: who.root() });
+        const { output, isError } = await runTool(who.handlers, block, {
+          root: who.root(),
+          writable: who.writable?.(),
+        });
         this.env.io.toolResult(block, output, isError, who.name);
         results.push({
           type: "tool_result",
@@ -649,6 +654,7 @@ export class Team {
             ...teammateHandlers?.(this, member),
           },
           root: () => member.cwd,
+          writable: () => (member.lane ? laneWritable(this.env.workspace) : []),
           maxRounds,
           identity: identityBlock(member.name, member.role),
           stopped: () => member.stopRequested,

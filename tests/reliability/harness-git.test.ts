@@ -1,0 +1,133 @@
+// s12's own git, attacked: what the model plants in the repository must not make the harness act
+// outside the sandbox (issue 22, items 2–4). Each plan is in its test's comment. Before the fix:
+// the harness ran git unsandboxed with its whole environment, so planted hooks, fsmonitor and
+// smudge filters ran with the API key and wrote anywhere; it followed a `.git` file into another
+// repository, a `.worktrees` link out of the workspace and a linked `info/exclude`; and it
+// committed everything, `.env` included, to a repository of yours that had no commits.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCommand, sandboxStatus } from "../../chapters/_shared/shell.ts";
+import { WorktreeManager } from "../../chapters/s12-worktree-isolation/agent.ts";
+import { tempDir } from "../helpers.ts";
+
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+/** The model's own command: it runs sandboxed, writing only in the workspace. */
+const modelRuns = async (command: string, cwd: string) => {
+  const result = await runCommand(command, { cwd, timeoutMs: 10_000 });
+  expect(result.exitCode, result.output).toBe(0);
+};
+
+/** A workspace that is a repository of its own with one commit, and a folder beside it that
+ *  nothing run for the model may write. */
+function repo() {
+  const parent = tempDir("lah-hg-");
+  const ws = path.join(parent, "ws");
+  mkdirSync(ws);
+  git(ws, "init", "-q", "-b", "main");
+  git(ws, "config", "user.name", "T");
+  git(ws, "config", "user.email", "t@t.invalid");
+  writeFileSync(path.join(ws, "app.js"), "1\n");
+  git(ws, "add", "-A");
+  git(ws, "commit", "-qm", "first");
+  const outside = path.join(parent, "outside");
+  mkdirSync(outside);
+  return { ws, outside, lanes: new WorktreeManager(ws) };
+}
+
+const SECRET = `sk-ant-harness-git-${process.pid}`;
+beforeEach(() => {
+  process.env.LAH_TEST_API_KEY = SECRET;
+});
+afterEach(() => {
+  delete process.env.LAH_TEST_API_KEY;
+});
+
+describe.runIf(sandboxStatus().kind === "bubblewrap")("s12's own git runs sandboxed", () => {
+  // Plan: the model's bash writes .git/hooks/post-checkout; the next worktree_create checks out
+  // the lane, and git runs the hook.
+  it("a planted post-checkout hook never runs outside the sandbox", async () => {
+    const { ws, outside, lanes } = repo();
+    const leak = path.join(outside, "hook.txt");
+    await modelRuns(
+      `printf '#!/bin/sh\\nenv > ${leak}\\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout`,
+      ws,
+    );
+    lanes.create("a");
+    expect(existsSync(leak)).toBe(false);
+  });
+
+  // Plan: core.fsmonitor names a program; git status (worktree_list, remove) runs it.
+  it("a planted core.fsmonitor never runs outside the sandbox", async () => {
+    const { ws, outside, lanes } = repo();
+    lanes.create("a");
+    const leak = path.join(outside, "fsmonitor.txt");
+    await modelRuns(`git config core.fsmonitor 'env > ${leak}; false'`, ws);
+    lanes.changes("a");
+    expect(existsSync(leak)).toBe(false);
+  });
+
+  // Plan: a smudge filter (.git/info/attributes + filter.x.smudge) runs on every checkout, and no
+  // switch turns filters off: only the sandbox stops it. It tries to write outside and to leak
+  // the harness's environment into the lane.
+  it("a planted smudge filter runs only inside the sandbox, without the harness's secrets", async () => {
+    const { ws, outside, lanes } = repo();
+    const leak = path.join(outside, "filter.txt");
+    await modelRuns(
+      `mkdir -p .git/info && echo '* filter=evil' > .git/info/attributes && ` +
+        `git config filter.evil.smudge 'env > ${leak}; env > /tmp/../${path.relative("/", ws)}/env.txt; cat'`,
+      ws,
+    );
+    lanes.create("a");
+    expect(existsSync(leak)).toBe(false);
+    const seen = existsSync(path.join(ws, "env.txt"))
+      ? readFileSync(path.join(ws, "env.txt"), "utf8")
+      : "";
+    expect(seen).not.toContain(SECRET);
+  });
+
+  // Plan: a `.git` file pointing at another repository; the lane would be that repository's
+  // worktree, with a branch added to it.
+  it("a .git file pointing at another repository is refused, the other repository untouched", async () => {
+    const { ws } = repo();
+    const other = repo();
+    git(ws, "init", "-q"); // still a repository...
+    await modelRuns(`rm -rf .git && printf 'gitdir: ${other.ws}/.git\\n' > .git`, ws);
+    const lanes = new WorktreeManager(ws);
+    expect(() => lanes.create("a")).toThrow(/\.git is a file or a link/);
+    expect(git(other.ws, "branch", "--format=%(refname:short)")).toBe("main");
+    expect(git(other.ws, "worktree", "list").split("\n")).toHaveLength(1);
+  });
+
+  // Plan: `.worktrees` linked to a folder outside; the lane's checkout would be written there.
+  it("a .worktrees link out of the workspace is refused", async () => {
+    const { ws, outside, lanes } = repo();
+    symlinkSync(outside, path.join(ws, ".worktrees"));
+    expect(() => lanes.create("a")).toThrow(/symlink/);
+    expect(existsSync(path.join(outside, "a"))).toBe(false);
+  });
+
+  // Plan: `.git/info/exclude` linked to a file outside; the harness appends its lines to it.
+  it("an info/exclude linked to a file outside is refused, not appended to", async () => {
+    const { ws, outside, lanes } = repo();
+    const target = path.join(outside, "precious.txt");
+    writeFileSync(target, "precious\n");
+    await modelRuns(`rm -f .git/info/exclude && ln -s ${target} .git/info/exclude`, ws);
+    expect(() => lanes.create("a")).toThrow(/symlink/);
+    expect(readFileSync(target, "utf8")).toBe("precious\n");
+  });
+
+  // Plan: a repository of yours with no commits yet, and a .env beside the code; worktree_create
+  // used to make an "initial commit" of everything on your main.
+  it("a repository of yours with no commits gets one sentence, and nothing is committed", () => {
+    const ws = tempDir("lah-hg-empty-");
+    git(ws, "init", "-q", "-b", "main");
+    writeFileSync(path.join(ws, ".env"), "KEY=secret\n");
+    const lanes = new WorktreeManager(ws);
+    expect(() => lanes.create("a")).toThrow(/no commits yet: make a first commit yourself/);
+    expect(() => git(ws, "rev-parse", "--verify", "-q", "HEAD")).toThrow();
+    expect(git(ws, "status", "--porcelain")).toContain(".env");
+  });
+});
