@@ -17,6 +17,7 @@ import {
   normalizeMessages,
   readInside,
   runTool,
+  safePath,
   type ToolHandler,
 } from "../s02-tool-use/agent.ts";
 import type {
@@ -75,7 +76,13 @@ export function parseSkill(
 /** Reads every skills/<name>/SKILL.md in the workspace. Only name and description are kept. */
 export function scanSkills(root: string): SkillIndex {
   const index: SkillIndex = { skills: [], problems: [] };
-  const dir = path.join(root, SKILLS_DIR);
+  let dir: string;
+  try {
+    dir = safePath(root, SKILLS_DIR); // a `skills` link out of the workspace is not even listed
+  } catch (err) {
+    index.problems.push({ folder: SKILLS_DIR, reason: (err as Error).message });
+    return index;
+  }
   if (!existsSync(dir) || !statSync(dir).isDirectory()) return index;
   const folders = readdirSync(dir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory())

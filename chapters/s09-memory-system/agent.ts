@@ -10,17 +10,19 @@
  *      model call, and one section is the memory. What is saved in round N is read in round N+1 —
  *      and in every later session on the same workspace.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, renameSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import {
   BASE_HANDLERS,
   BASE_TOOLS,
   normalizeMessages,
+  readInside,
   runTool,
+  safePath,
+  writeInside,
   type ToolHandler,
 } from "../s02-tool-use/agent.ts";
-import { writeFileAtomic } from "../_shared/fsutil.ts";
 import type {
   Agent,
   AgentEnv,
@@ -81,6 +83,27 @@ const indexLine = (name: string, file: string, description: string) =>
   `- [${escapeMarkdown(name)}](${file}) — ${escapeMarkdown(description)}`;
 /** The file an index line links to: the link at the start of the line, not any text after it. */
 const linkedFile = (line: string) => /^- \[(?:\\.|[^\\\]])*\]\(([^)]*)\)/.exec(line)?.[1];
+
+/** The harness itself reads the memory folder into every system prompt and writes it for
+ *  save_memory, and the model can write there too. So both go through s02's jail, rooted at the
+ *  folder's parent (the workspace here, the state folder in a2): a MEMORY.md linked to
+ *  /proc/self/environ, or a `.memory` linked elsewhere, is refused, never read or written. */
+function jailed(dir: string) {
+  const root = path.dirname(dir);
+  const rel = (file: string) => path.join(path.basename(dir), file);
+  return {
+    exists: (file: string) => existsSync(safePath(root, rel(file))),
+    read: (file: string) => readInside(root, rel(file)),
+    list: () => readdirSync(safePath(root, rel("."))),
+    /** A new file under a temporary name, then renamed over the old one: a crash leaves one or
+     *  the other, never half. (The rename can only move what the jail just wrote.) */
+    replace(file: string, text: string) {
+      const tmp = `.${file}.${process.pid}.tmp`;
+      writeInside(root, rel(tmp), text);
+      renameSync(safePath(root, rel(tmp)), safePath(root, rel(file)));
+    },
+  };
+}
 // #endregion memory
 
 // #region save
@@ -108,7 +131,8 @@ export function saveMemory(
   if (file.toLowerCase() === INDEX_FILE.toLowerCase()) {
     throw new Error(`"${name}" would overwrite the index: choose another name`);
   }
-  const updated = existsSync(path.join(dir, file));
+  const memory = jailed(dir);
+  const updated = memory.exists(file);
   if (updated) {
     const owner = ownerOf(folder, file);
     if (oneLine(owner) !== name) {
@@ -118,16 +142,12 @@ export function saveMemory(
       );
     }
   }
-  mkdirSync(dir, { recursive: true });
-  writeFileAtomic(
-    path.join(dir, file),
-    `---\n${stringifyYaml({ name, description, type })}---\n\n${content}\n`,
-  );
+  memory.replace(file, `---\n${stringifyYaml({ name, description, type })}---\n\n${content}\n`);
 
-  const indexPath = path.join(dir, INDEX_FILE);
   const entry = indexLine(name, file, description);
-  const lines = existsSync(indexPath)
-    ? readFileSync(indexPath, "utf8")
+  const lines = memory.exists(INDEX_FILE)
+    ? memory
+        .read(INDEX_FILE)
         .split("\n")
         .filter((l) => l.trim())
     : [];
@@ -135,14 +155,14 @@ export function saveMemory(
   if (at >= 0)
     lines[at] = entry; // one line per memory, never a duplicate
   else lines.push(entry);
-  writeFileAtomic(indexPath, `${lines.join("\n")}\n`);
+  memory.replace(INDEX_FILE, `${lines.join("\n")}\n`);
   return { file, updated };
 }
 
 /** The name in a memory file's frontmatter; a file that is not a valid memory is not overwritten. */
 function ownerOf(folder: MemoryFolder, file: string): string {
   try {
-    return parseMemory(readFileSync(path.join(folder.dir, file), "utf8"), file).name;
+    return parseMemory(jailed(folder.dir).read(file), file).name;
   } catch (err) {
     const why = (err as Error).message.split("\n")[0];
     throw new Error(
@@ -154,25 +174,30 @@ function ownerOf(folder: MemoryFolder, file: string): string {
 // #endregion save
 
 // #region load
-/** Reads every memory file. A file that is not a valid memory is skipped, with the reason. */
+/** Reads every memory file, through the jail. A file that is not a valid memory (or is a link) is
+ *  skipped, with the reason. */
 export function loadMemories(dir: string): {
   index: string;
   memories: Memory[];
   skipped: string[];
 } {
-  if (!existsSync(dir)) return { index: "", memories: [], skipped: [] };
-  const indexPath = path.join(dir, INDEX_FILE);
-  const index = existsSync(indexPath) ? readFileSync(indexPath, "utf8").trim() : "";
-  const memories: Memory[] = [];
+  const memory = jailed(dir);
   const skipped: string[] = [];
-  for (const file of readdirSync(dir)
-    .filter((f) => f.endsWith(".md") && f !== INDEX_FILE)
-    .sort()) {
+  const memories: Memory[] = [];
+  const attempt = <T>(what: string, read: () => T): T | undefined => {
     try {
-      memories.push(parseMemory(readFileSync(path.join(dir, file), "utf8"), file));
+      return read();
     } catch (err) {
-      skipped.push(`${file}: ${(err as Error).message.split("\n")[0]}`);
+      skipped.push(`${what}: ${(err as Error).message.split("\n")[0]}`);
     }
+  };
+  const files = attempt("", () => (memory.exists(".") ? memory.list() : [])) ?? [];
+  const index = files.includes(INDEX_FILE)
+    ? (attempt(INDEX_FILE, () => memory.read(INDEX_FILE).trim()) ?? "")
+    : "";
+  for (const file of files.filter((f) => f.endsWith(".md") && f !== INDEX_FILE).sort()) {
+    const found = attempt(file, () => parseMemory(memory.read(file), file));
+    if (found) memories.push(found);
   }
   return { index, memories, skipped };
 }
