@@ -18,6 +18,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   realpathSync,
   writeSync,
 } from "node:fs";
@@ -54,7 +55,7 @@ export function safePath(root: string, requested: unknown): string {
   ) {
     throw new Error("path is too long");
   }
-  const realRoot = realpathSync(root);
+  const realRoot = jailRoot(root);
   const full = path.resolve(realRoot, requested);
   const inside = (p: string) => p === realRoot || p.startsWith(realRoot + path.sep);
   if (!inside(full)) throw new Error(`path escapes the workspace: ${requested}`);
@@ -76,6 +77,16 @@ export function safePath(root: string, requested: unknown): string {
   if (!inside(resolved))
     throw new Error(`path escapes the workspace through a symlink: ${requested}`);
   return resolved;
+}
+
+/** The folder the tools are jailed to, exactly as the harness named it. It must be a real folder,
+ *  not a link: a teammate's lane that the lead's bash swapped for a link to your home must not
+ *  move the jail there. */
+function jailRoot(root: string): string {
+  const real = realpathSync(root);
+  if (real !== path.resolve(root))
+    throw new Error(`the tools' folder ${root} is reached through a symlink (to ${real}); refused`);
+  return real;
 }
 
 function exists(p: string): boolean {
@@ -120,6 +131,18 @@ function openDirIn(dir: OpenDir, name: string, create: boolean): OpenDir {
   }
 }
 
+/** Opens the jail's root itself, race-free: not through a link, and (on Linux) checked again
+ *  through the open handle, so a swap after jailRoot's check is caught too. */
+function openRoot(root: string): OpenDir {
+  const real = jailRoot(root);
+  const fd = openSync(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  if (PINNED && readlinkSync(`/proc/self/fd/${fd}`) !== real) {
+    closeSync(fd);
+    throw new Error(`the tools' folder ${root} was swapped for a symlink; refused`);
+  }
+  return { fd, path: real };
+}
+
 /** Opens a file inside the workspace for `mode`, race-free: returns its fd, which the caller
  *  closes. Refuses anything that is not a plain file with one name (a FIFO would freeze the
  *  harness, a device could be anything, a hard link may be a file outside by another name). */
@@ -128,14 +151,11 @@ export function openInside(
   requested: unknown,
   mode: "read" | "write" | "edit",
 ): number {
-  const rel = path.relative(realpathSync(root), safePath(root, requested));
+  const rel = path.relative(jailRoot(root), safePath(root, requested));
   const parts = rel.split(path.sep).filter(Boolean);
   const name = parts.pop();
   if (!name) throw new Error(`${String(requested)} is the workspace itself, not a file`);
-  let dir: OpenDir = {
-    fd: openSync(realpathSync(root), O_RDONLY | O_DIRECTORY),
-    path: realpathSync(root),
-  };
+  let dir = openRoot(root);
   try {
     for (const part of parts) {
       const next = openDirIn(dir, part, mode === "write");
@@ -221,10 +241,7 @@ export function listInside(root: string, limit = 100_000): { files: string[]; co
     }
     return true;
   };
-  const top = {
-    fd: openSync(realpathSync(root), O_RDONLY | O_DIRECTORY),
-    path: realpathSync(root),
-  };
+  const top = openRoot(root);
   try {
     return { files, complete: walk(top, "") };
   } finally {
