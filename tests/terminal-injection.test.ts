@@ -7,14 +7,16 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createIO } from "../chapters/_runner/io.ts";
 import { createEnv } from "../chapters/_runner/runtime.ts";
-import { oneLine, visible } from "../chapters/_runner/visible.ts";
+import { oneLine, visible } from "../chapters/_runner/visible.js";
 import { stateDirFor } from "../chapters/_shared/paths.ts";
 import { say, use } from "../chapters/_shared/scripted.ts";
 import type { ScriptedTurn, ToolUseBlock } from "../chapters/_shared/types.ts";
 import * as s02 from "../chapters/s02-tool-use/agent.ts";
 import * as s08 from "../chapters/s08-hook-system/agent.ts";
-import { endTurn, startFakeApi, type FakeApi, type FakeReply } from "./fake-api.ts";
+import * as s10 from "../chapters/s10-task-system/agent.ts";
+import { apiError, endTurn, startFakeApi, type FakeApi, type FakeReply } from "./fake-api.ts";
 import { tempDir } from "./helpers.ts";
+import { runCli } from "./run-cli.ts";
 import { questionLines, render, runCliInTerminal } from "./terminal.ts";
 
 const ESC = "\x1b";
@@ -254,6 +256,31 @@ describe("terminal injection: what the model, commands and files control is show
     for (const [ch, code] of hidden) expect(visible(`a${ch}b`)).toBe(`a\\u{${code}}b`);
     expect(visible("line 1\n\tline 2 · é 日本 🙂")).toBe("line 1\n\tline 2 · é 日本 🙂");
     expect(oneLine("a\nb\tc")).toBe(String.raw`a\u{a}b\u{9}c`);
+  });
+
+  // Plan: a proxy or gateway at ANTHROPIC_BASE_URL answers 400 with an error message holding
+  // OSC 52; the REPL quotes the message in its one-sentence error.
+  it("an API error's message is shown, not obeyed (REPL)", async () => {
+    api = await startFakeApi([apiError(400, "invalid_request_error", `bad ${CLIPBOARD}`)]);
+    const { stdout } = await runCli(["s01", "--workspace", tempDir()], {
+      input: "hi\n",
+      env: { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: api.url },
+    });
+    const screen = await render(stdout, { fromStream: true });
+    expect(screen.lines.join("\n")).toContain(
+      String.raw`The API rejected the request: bad \u{1b}]52`,
+    );
+    expect(screen.oscs).toEqual([]); // before: [52]
+  });
+
+  // Plan: the model names a task with an escape sequence; the person types /tasks.
+  it("a chapter command's output (s10 /tasks) shows the model's escapes", async () => {
+    const ws = tempDir();
+    new s10.TaskBoard(path.join(stateDirFor(ws), "tasks")).create({ subject: `fix ${CLIPBOARD}` });
+    const { stdout } = await runCli(["s10", "--offline", "--workspace", ws], { input: "/tasks\n" });
+    const screen = await render(stdout, { fromStream: true });
+    expect(screen.lines.join("\n")).toContain(String.raw`fix \u{1b}]52`);
+    expect(screen.oscs).toEqual([]); // before: [52]
   });
 
   it("the trace keeps the raw text (the site escapes it as HTML)", async () => {
