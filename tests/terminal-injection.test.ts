@@ -229,6 +229,19 @@ describe("terminal injection: what the model, commands and files control is show
     expect(screen.lines.join("\n")).toContain(String.raw`[bob\u{1b}[8m]`);
   });
 
+  // Plan: queries make the terminal type into the harness's stdin, where a question's answer is
+  // read: ESC[6n (cursor position report), ESC[c (device attributes).
+  it("model text cannot make the terminal type (status and attribute queries)", async () => {
+    const { io, written } = printer();
+    io.assistant({
+      role: "assistant",
+      content: [{ type: "text", text: `Thinking ${ESC}[6n${ESC}[c${ESC}[>c` }],
+      stop_reason: "end_turn",
+    } as never);
+    const screen = await render(written(), { fromStream: true });
+    expect(screen.typed).toBe(""); // before: "\x1b[1;22R\x1b[?1;2c\x1b[>0;276;0c"
+  });
+
   // Plan: the 8-bit forms: C1 CSI (U+009B) conceals and C1 OSC (U+009D) writes the clipboard,
   // with no ESC at all.
   it("C1 controls in tool output are shown, not obeyed", async () => {

@@ -16,6 +16,9 @@ export interface Screen {
   lines: string[];
   /** The OSC sequences the terminal acted on (52: clipboard, 8: hyperlink, 0/2: window title). */
   oscs: number[];
+  /** What the terminal typed back, as keyboard input, in answer to a query (ESC[6n: "where is
+   *  the cursor?", ESC[c: "what are you?"): the harness would read it as the person's answer. */
+  typed: string;
 }
 
 /** Renders `output` (what a program wrote to its terminal) the way a terminal would. Output
@@ -30,6 +33,8 @@ export async function render(output: string, { fromStream = false } = {}): Promi
     convertEol: fromStream,
   });
   const oscs: number[] = [];
+  let typed = "";
+  term.onData((data) => (typed += data));
   for (const id of [0, 1, 2, 8, 52])
     term.parser.registerOscHandler(id, () => (oscs.push(id), true));
   await new Promise<void>((done) => term.write(output, done));
@@ -49,7 +54,7 @@ export async function render(output: string, { fromStream = false } = {}): Promi
   for (let i = 0; i < lines.length; i++) lines[i] = lines[i].trimEnd();
   term.dispose();
   while (lines.length && lines.at(-1) === "") lines.pop();
-  return { lines, oscs };
+  return { lines, oscs, typed };
 }
 
 /** The lines a person would read as one of the harness's questions: `? … [yes/no…]` at the
@@ -92,7 +97,7 @@ export function runCliInTerminal(args: string[], env: Record<string, string> = {
     type: (text) => child.stdin!.write(text),
     exited,
     async waitForScreen(condition, what) {
-      let screen: Screen = { lines: [], oscs: [] };
+      let screen: Screen = { lines: [], oscs: [], typed: "" };
       let checking = false;
       try {
         await waitFor(
