@@ -1,7 +1,7 @@
 // What a person sees: the harness's output rendered by a terminal emulator (@xterm/headless), and
 // the runner driven through a real pseudo-terminal (util-linux `script`), so its questions are
 // asked as they are at a keyboard.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import xterm from "@xterm/headless";
 import { killAfterTest } from "./helpers.ts";
 import { CLI } from "./run-cli.ts";
@@ -72,6 +72,11 @@ export interface TerminalRun {
   /** Resolves with the exit code once the runner has ended. */
   exited: Promise<number | null>;
 }
+
+/** util-linux's `script` gives a command a pseudo-terminal (macOS's takes other flags). */
+export const hasPseudoTerminal = /util-linux/.test(
+  spawnSync("script", ["--version"], { encoding: "utf8" }).stdout ?? "",
+);
 
 /** Starts `node cli.js args…` on a pseudo-terminal of 120×40, as a learner at a terminal does
  *  (stdin a TTY, so permission and trust questions are asked, not answered "no"). */

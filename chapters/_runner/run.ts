@@ -65,7 +65,8 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
       }
     : undefined;
   // A question names what the model asked for (a command, a config's values): they are shown on
-  // one line, and the attributes are reset first, so nothing printed before can hide the question.
+  // one line. Readline draws it from the line's first column; the attributes are reset first, so
+  // nothing printed before (model text cannot start a line there, see io.ts) can fake or hide it.
   const reset = process.stdout.isTTY ? "\x1b[0m" : "";
   const askPerson = interactive
     ? async (q: string, choices: string[]) => {
