@@ -10,6 +10,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import pc from "picocolors";
 import { findChapter, listAppendices, listChapters } from "./discovery.js";
+import { oneLine, visible } from "./visible.js";
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -121,8 +122,11 @@ process.stdout.on("error", (/** @type {NodeJS.ErrnoException} */ err) => {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {
-    console.error(`learn-agent-harness: ${err instanceof Error ? err.message : String(err)}`);
-    if (process.argv.includes("--debug")) console.error(err);
+    // The message may quote a file or a server (a JSON parser quotes the text it choked on).
+    console.error(
+      `learn-agent-harness: ${oneLine(err instanceof Error ? err.message : String(err))}`,
+    );
+    if (process.argv.includes("--debug")) console.error(visible(String(err?.stack ?? err)));
     process.exit(1);
   },
 );

@@ -3,6 +3,7 @@ import pc from "picocolors";
 import { InterruptedError, turnSignal, unlessInterrupted } from "./interrupt.ts";
 import type { CreateParams, IO, Message, ModelClient, ToolUseBlock } from "../_shared/types.ts";
 import { StepKeys, type StepNotes } from "./notes.ts";
+import { oneLine, visible } from "./visible.js";
 
 export type TraceEvent =
   | { kind: "user"; agent: string; text: string }
@@ -54,11 +55,17 @@ const indent = (text: string, pad: string) =>
     .split("\n")
     .map((l) => pad + l)
     .join("\n");
+/** Lines after the first start indented: the left edge of the screen is the harness's own (its
+ *  questions start there), so no line of the model's text can pass for one of them. */
+const hanging = (text: string, pad = "  ") => text.replaceAll("\n", `\n${pad}`);
 
+/** Prints a run and records its trace. What the model, its commands, files and servers wrote is
+ *  printed through `visible` (their control characters shown, not obeyed); the trace keeps it
+ *  as it was. */
 export function createIO({ stream, color = false, pause, notes }: IOOptions = {}): Recorder {
   const c = pc.createColors(color);
   const trace: TraceEvent[] = [];
-  const who = (agent: string) => (agent === "lead" ? "" : c.magenta(`[${agent}] `));
+  const who = (agent: string) => (agent === "lead" ? "" : c.magenta(`[${oneLine(agent)}] `));
   const print = (text: string) => stream?.write(`${text}\n`);
   // The same keys the site's player uses, counted as the run happens.
   const keys = new StepKeys();
@@ -87,13 +94,13 @@ export function createIO({ stream, color = false, pause, notes }: IOOptions = {}
         .trim();
       const calls = message.content.flatMap((b) => (b.type === "tool_use" ? [b.name] : []));
       trace.push({ kind: "response", agent, stop_reason: message.stop_reason, text, calls });
-      if (text) print(`${who(agent)}${c.cyan("assistant ›")} ${text}`);
+      if (text) print(`${who(agent)}${c.cyan("assistant ›")} ${hanging(visible(text))}`);
       teach(trace.at(-1)!);
     },
     async toolCall(call: ToolUseBlock, agent = "lead") {
       trace.push({ kind: "tool_call", agent, id: call.id, name: call.name, input: call.input });
       print(
-        `${who(agent)}${c.yellow(`  ⚙ ${call.name}`)} ${c.dim(clip(JSON.stringify(call.input), 1, 200))}`,
+        `${who(agent)}${c.yellow(`  ⚙ ${oneLine(call.name)}`)} ${c.dim(oneLine(clip(JSON.stringify(call.input), 1, 200)))}`,
       );
       await pause?.(`run ${call.name}`);
     },
@@ -106,14 +113,14 @@ export function createIO({ stream, color = false, pause, notes }: IOOptions = {}
         output,
         is_error: isError,
       });
-      const body = indent(clip(output || "(empty)"), "      ");
+      const body = indent(visible(clip(output || "(empty)")), "      ");
       print(
         `${who(agent)}${isError ? c.red("    ✗ error") : c.green("    ↳ result")}\n${isError ? c.red(body) : c.dim(body)}`,
       );
     },
     note(text: string, agent = "lead") {
       trace.push({ kind: "note", agent, text });
-      print(`${who(agent)}${c.blue(`  ◆ ${text}`)}`);
+      print(`${who(agent)}${c.blue(`  ◆ ${hanging(visible(text), "    ")}`)}`);
       teach(trace.at(-1)!);
     },
     event(type: string, data: Record<string, unknown>, agent = "lead") {

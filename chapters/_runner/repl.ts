@@ -5,6 +5,7 @@ import { beginTurn, interruptTurn, InterruptedError } from "./interrupt.ts";
 import { describeModelError } from "./model.ts";
 import { ScenarioError } from "./scripted-model.ts";
 import { killAllCommands } from "../_shared/shell.ts";
+import { oneLine, visible } from "./visible.js";
 import type { Agent, AgentCommand, IO, Scenario, Tool } from "../_shared/types.ts";
 
 export interface ReplOptions {
@@ -134,8 +135,9 @@ export async function runRepl(o: ReplOptions): Promise<number> {
         err instanceof ScenarioError
           ? `Scenario error: ${err.message}`
           : describeModelError(err, o.modelId);
-      out(c.red(`✗ ${sentence}`));
-      if (o.debug && err instanceof Error) out(c.dim(err.stack ?? ""));
+      // The sentence may quote the server's own message.
+      out(c.red(`✗ ${oneLine(sentence)}`));
+      if (o.debug && err instanceof Error) out(c.dim(visible(err.stack ?? "")));
     } finally {
       turnRunning = false;
     }
@@ -154,7 +156,13 @@ export async function runRepl(o: ReplOptions): Promise<number> {
       help: "how many messages the conversation holds",
       run: () => `${o.agent.messages.length} messages`,
     },
-    ...o.agent.commands,
+    // A chapter's command reports state the model wrote (task subjects, lane names, messages).
+    ...Object.fromEntries(
+      Object.entries(o.agent.commands ?? {}).map(([name, cmd]) => [
+        name,
+        { ...cmd, run: async (args: string) => visible(await cmd.run(args)) },
+      ]),
+    ),
   };
   const helpText = () =>
     [
@@ -194,7 +202,9 @@ export async function runRepl(o: ReplOptions): Promise<number> {
           out(cmd ? await cmd.run(rest.join(" ")) : c.red(`Unknown command ${name}. Try /help.`));
         } catch (err) {
           // A broken state file read by /tasks or /lanes is one line, and the prompt comes back.
-          out(c.red(`✗ ${name}: ${err instanceof Error ? err.message : String(err)}`));
+          out(
+            c.red(`✗ ${oneLine(`${name}: ${err instanceof Error ? err.message : String(err)}`)}`),
+          );
         }
         continue;
       } else {

@@ -9,6 +9,7 @@ import { chooseModel, realClient } from "./model.ts";
 import { LineReader, runRepl } from "./repl.ts";
 import { createChapterAgent, createEnv } from "./runtime.ts";
 import { sandboxSettings, sandboxStatus } from "../_shared/shell.ts";
+import { oneLine } from "./visible.js";
 import { prepareWorkspace, WorkspaceError } from "./workspace.ts";
 
 /** The command line's flags (see cli.js), the workspace resolved, and whether to use colour. */
@@ -60,12 +61,18 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
   const stepping = Boolean(flags.step) && interactive;
   const pause = stepping
     ? async (what: string) => {
-        await lines.next(c.dim(`⏸ next: ${what} — press Enter `));
+        await lines.next(c.dim(`⏸ next: ${oneLine(what)} — press Enter `));
       }
     : undefined;
+  // A question names what the model asked for (a command, a config's values): they are shown on
+  // one line. Readline draws it from the line's first column; the attributes are reset first, so
+  // nothing printed before (model text cannot start a line there, see io.ts) can fake or hide it.
+  const reset = process.stdout.isTTY ? "\x1b[0m" : "";
   const askPerson = interactive
-    ? async (q: string, choices: string[]) =>
-        ((await lines.next(`${c.yellow("?")} ${q} [${choices.join("/")}] `)) ?? "no").trim()
+    ? async (q: string, choices: string[]) => {
+        const question = `${reset}${c.yellow("?")} ${oneLine(q)} [${choices.join("/")}] `;
+        return ((await lines.next(question)) ?? "no").trim();
+      }
     : undefined;
 
   const { module, scenario } = await loadChapter(info);
