@@ -2,7 +2,15 @@
 // group, with a timeout, a cap on output and an environment that names no secrets. The bash
 // tool, s08's hooks and s11's background jobs all start their commands here.
 import { spawn, spawnSync, type StdioOptions } from "node:child_process";
-import { closeSync, constants, existsSync, openSync, readlinkSync, realpathSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  realpathSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
@@ -16,6 +24,8 @@ export interface CommandResult {
   exitCode: number | null;
   timedOut: boolean;
   truncated: boolean;
+  /** The command never started (say, its folder was refused); `output` says why. */
+  refused?: true;
 }
 
 export interface CommandOptions {
@@ -57,10 +67,16 @@ const PASSED = new Set([
   "NO_COLOR",
   "COLUMNS",
   "LINES",
+  // The locale categories by name: a prefix would pass any LC_SECRET someone set (SSH's AcceptEnv
+  // forwards LC_* from the client, which makes it a common place to smuggle values).
+  ...["ALL", "CTYPE", "COLLATE", "MESSAGES", "MONETARY", "NUMERIC", "TIME"].map((c) => `LC_${c}`),
+  ...["ADDRESS", "IDENTIFICATION", "MEASUREMENT", "NAME", "PAPER", "TELEPHONE"].map(
+    (c) => `LC_${c}`,
+  ),
 ]);
 
 export function commandEnv(env: NodeJS.ProcessEnv = process.env, home = "/tmp"): NodeJS.ProcessEnv {
-  const kept = Object.entries(env).filter(([k]) => PASSED.has(k) || k.startsWith("LC_"));
+  const kept = Object.entries(env).filter(([k]) => PASSED.has(k));
   // HOME points somewhere harmless: the real one (with ~/.ssh, ~/.aws) is hidden in the sandbox.
   return { ...Object.fromEntries(kept), HOME: home };
 }
@@ -133,6 +149,14 @@ export function sandboxStatus(): SandboxStatus {
             : "sandbox: none (bubblewrap cannot start here: user namespaces are off); commands run with your permissions",
         };
   return probed;
+}
+
+/** /run, and /var/run where it is a folder of its own rather than a link to /run. */
+function hiddenRunDirs(): string[] {
+  const dirs = ["/run", "/var/run"].filter(
+    (dir) => lstatSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? false,
+  );
+  return dirs.flatMap((dir) => ["--tmpfs", dir]);
 }
 
 /** Places in a home folder that hold secrets: never shown, nor any folder that contains one. */
@@ -216,8 +240,17 @@ export function bwrapArgs(
     "/proc",
     "--tmpfs",
     "/tmp",
+    // Daemons' sockets (D-Bus, whose systemd-run starts a command outside; docker; databases)
+    // are files under /run: a network namespace does not cover them, and read-only does not stop
+    // connect(). So /run is an empty folder too.
+    ...hiddenRunDirs(),
   ];
   if (!sandboxSettings.network) args.push("--unshare-net");
+  // With the network on, name lookups need resolv.conf, which often lives under /run.
+  else if (existsSync("/etc/resolv.conf") && realpathSync("/etc/resolv.conf").startsWith("/run/")) {
+    const resolv = realpathSync("/etc/resolv.conf");
+    args.push("--ro-bind", resolv, resolv);
+  }
   // Home (.ssh, .aws, tokens) and this repository (.env, the harness state of every chapter).
   const hidden = [...new Set([homedir(), REPO_ROOT])].filter(existsSync);
   for (const dir of hidden) args.push("--tmpfs", dir);
@@ -427,6 +460,7 @@ function refused(output: string): RunningCommand {
     exitCode: null,
     timedOut: false,
     truncated: false,
+    refused: true as const,
   };
   return { pid: undefined, output: () => output, done: Promise.resolve(result), kill() {} };
 }

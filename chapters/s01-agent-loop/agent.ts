@@ -57,6 +57,7 @@ export async function bash(
     return { output: `Error: blocked dangerous command: ${command}`, isError: true };
   }
   const result = await runCommand(command, { cwd, timeoutMs, maxOutput: MAX_OUTPUT, writable });
+  if (result.refused) return { output: result.output, isError: true };
   if (result.timedOut)
     return { output: `Error: command timed out after ${timeoutMs / 1000}s`, isError: true };
   let output = result.output.trim() || "(no output)";

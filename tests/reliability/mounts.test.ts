@@ -3,10 +3,21 @@
 // then bound writable (`/`, so the next command wrote anywhere and read the home folder), and a
 // `bin` folder on PATH showed its whole parent (~/.cargo with credentials.toml, ~/.local with
 // the keyrings).
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { createServer } from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { bwrapArgs, runCommand, sandboxStatus } from "../../chapters/_shared/shell.ts";
+import { bash } from "../../chapters/s01-agent-loop/agent.ts";
 import { tempDir } from "../helpers.ts";
 
 const sandboxed = sandboxStatus().kind === "bubblewrap";
@@ -66,7 +77,10 @@ describe.runIf(sandboxed)("the sandbox's mounts come only from what the harness 
       timeoutMs: 10_000,
     });
     expect(existsSync(escaped)).toBe(false);
-    expect(result.output).toMatch(/symlink/);
+    expect(result).toMatchObject({ refused: true, output: expect.stringMatching(/symlink/) });
+    // ...and the bash tool reports it as an error, not as a command's output.
+    const viaTool = await bash("true", path.join(ws, ".worktrees", "x"));
+    expect(viaTool).toMatchObject({ isError: true, output: expect.stringMatching(/symlink/) });
   });
 
   // Plan: rustup's and pip's defaults put ~/.cargo/bin and ~/.local/bin on PATH; the sandbox
@@ -156,5 +170,37 @@ describe.runIf(sandboxed)("the sandbox's mounts come only from what the harness 
     expect(out).not.toContain("ssh-secret");
     rmSync(path.join(home, "bin"));
     expect(readFileSync(path.join(home, ".ssh/id_rsa"), "utf8")).toBe("ssh-secret");
+  });
+
+  // Plan (found by the independent attacker): `--unshare-net` does not cover sockets that are
+  // files. With / shown read-only, a command could still connect() to /run/user/$UID/bus
+  // (systemd-run: a command outside the sandbox), /var/run/docker.sock, PostgreSQL's socket, …
+  const runWritable = (() => {
+    try {
+      accessSync("/run", constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  it.runIf(runWritable)("cannot connect to a Unix socket under /run", async () => {
+    const socket = `/run/lah-test-${process.pid}.sock`;
+    let connections = 0;
+    const server = createServer((c) => {
+      connections++;
+      c.end("hello from outside\n");
+    });
+    await new Promise<void>((resolve) => server.listen(socket, resolve));
+    try {
+      const out = await run(
+        `node -e "require('net').connect('${socket}').on('data', d => console.log('GOT', String(d))).on('error', e => console.log('ERR', e.code))"; ls /run /var/run 2>&1 | head -5`,
+        tempDir(),
+      );
+      expect(out).not.toContain("GOT");
+      expect(connections).toBe(0);
+    } finally {
+      server.close();
+      rmSync(socket, { force: true });
+    }
   });
 });

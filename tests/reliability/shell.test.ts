@@ -98,6 +98,8 @@ describe("shell: the environment names no secrets", () => {
     DOCKER_PASS: "pw4",
     AWS_SECRET_ACCESS_KEY: "aws1",
     NPM_CONFIG__AUTH: "npm1",
+    // LC_* is how variables are smuggled through SSH's AcceptEnv (found by the attacker).
+    LC_SECRET: "sk-lc-smuggled",
   };
 
   it("passes only an allow-list of names: unknown names never reach a command", async () => {
