@@ -121,12 +121,17 @@ export function sandboxStatus(): SandboxStatus {
   const test = probe(bwrapArgs(process.cwd(), []));
   // Folders are bound by the handle we hold open (`--bind-fd`, bubblewrap 0.7 and later).
   const byHandle = () => {
-    const folder = openFolder(realpathSync(process.cwd()));
+    const here = realpathSync(process.cwd());
+    const fd = openPinned(here);
     try {
-      const pinned = new Map([[realpathSync(process.cwd()), 3]]);
-      return probe(bwrapArgs(process.cwd(), [], pinned), ["ignore", "ignore", "ignore", folder]);
+      return probe(bwrapArgs(here, [], [{ path: here, fd: 3 }]), [
+        "ignore",
+        "ignore",
+        "ignore",
+        fd,
+      ]);
     } finally {
-      closeSync(folder);
+      closeSync(fd);
     }
   };
   if (test.status === 0 && byHandle().status !== 0) {
@@ -204,15 +209,18 @@ function toolDirsUnder(hidden: string[]): string[] {
   return [...new Set([...shown, ...libs])];
 }
 
+/** A folder or file bound into the sandbox by the descriptor the command receives it on (see
+ *  `openPinned`), not looked up again by its name. */
+export interface Mount {
+  path: string;
+  fd: number;
+  readOnly?: boolean;
+}
+
 /** The bubblewrap command line. Order matters: later mounts cover earlier ones, so we show the
  *  whole system read-only, hide the places secrets live, then open the folders it may write.
- *  `pinned` maps a writable folder to the descriptor the command receives it on (see
- *  `openFolder`): such a folder is bound by that handle, not looked up again by its name. */
-export function bwrapArgs(
-  cwd: string,
-  writable: string[],
-  pinned = new Map<string, number>(),
-): string[] {
+ *  With `mounts` (as every command gets them) the writable folders are bound by handle. */
+export function bwrapArgs(cwd: string, writable: string[], mounts?: Mount[]): string[] {
   const uid = process.getuid?.() ?? 0;
   const gid = process.getgid?.() ?? 0;
   const args = [
@@ -257,10 +265,9 @@ export function bwrapArgs(
   // ...but tools installed under them (node by nvm, ./node_modules/.bin) stay usable, read-only.
   for (const dir of toolDirsUnder(hidden)) args.push("--ro-bind", dir, dir);
   for (const file of SECRET_FILES) if (existsSync(file)) args.push("--ro-bind", "/dev/null", file);
-  for (const dir of [cwd, ...writable]) {
-    const fd = pinned.get(dir);
-    args.push(...(fd === undefined ? ["--bind", dir, dir] : ["--bind-fd", String(fd), dir]));
-  }
+  if (!mounts) for (const dir of [cwd, ...writable]) args.push("--bind", dir, dir);
+  for (const { path: at, fd, readOnly } of mounts ?? [])
+    args.push(readOnly ? "--ro-bind-fd" : "--bind-fd", String(fd), at);
   args.push("--chdir", cwd);
   return args;
 }
@@ -289,60 +296,74 @@ export function liveCommandCount(): number {
   return live.size;
 }
 
-/** Opens a folder a command may write and checks where the open handle really is. A path that
- *  goes through a symlink (a `.worktrees/x` the model linked to your home) is refused; and since
+/** Opens a folder (or file) to bind and checks where the open handle really is. A path that goes
+ *  through a symlink (a `.worktrees/x` the model linked to your home) is refused; and since
  *  bubblewrap binds the handle itself, swapping the folder for a link after this check changes
  *  nothing. The caller closes the descriptor. */
-function openFolder(dir: string): number {
-  const wanted = path.resolve(dir);
+function openPinned(wanted: string, folder = true): number {
   let fd: number;
   try {
-    fd = openSync(wanted, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    const flags = constants.O_RDONLY | constants.O_NOFOLLOW | (folder ? constants.O_DIRECTORY : 0);
+    fd = openSync(wanted, flags);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ELOOP" || code === "ENOTDIR")
-      throw new Error(`${dir} is a symlink or not a folder: commands run only in real folders`);
+      throw new Error(`${wanted} is a symlink or not a folder: commands run only in real folders`);
     throw err;
   }
   const real = readlinkSync(`/proc/self/fd/${fd}`);
   if (real !== wanted) {
     closeSync(fd);
     throw new Error(
-      `${dir} is reached through a symlink (to ${real}): commands run only in real folders`,
+      `${wanted} is reached through a symlink (to ${real}): commands run only in real folders`,
     );
   }
   return fd;
 }
 
+/** A repository's `.git` in a writable folder stays writable (commits, branches), but its config
+ *  and hooks are read-only: what git *runs* — hooks, `core.fsmonitor`, filters, an `include.path`
+ *  — is set there, and your own git would run it later, outside any sandbox. `.git` is bound onto
+ *  itself too, so it cannot be renamed away and replaced by a copy with a new config. */
+function gitGuards(dir: string): { path: string; folder: boolean; readOnly: boolean }[] {
+  const kind = (p: string) => lstatSync(p, { throwIfNoEntry: false });
+  const git = path.basename(dir) === ".git" ? dir : path.join(dir, ".git");
+  if (!kind(git)?.isDirectory()) return [];
+  const config = path.join(git, "config");
+  const hooks = path.join(git, "hooks");
+  return [
+    ...(git === dir ? [] : [{ path: git, folder: true, readOnly: false }]),
+    ...(kind(config)?.isFile() ? [{ path: config, folder: false, readOnly: true }] : []),
+    ...(kind(hooks)?.isDirectory() ? [{ path: hooks, folder: true, readOnly: true }] : []),
+  ];
+}
+
 /** The program and arguments that run `file args` for the model: inside bubblewrap where it can
- *  start, with every writable folder opened and handed over as descriptors 3, 4, … (`stdio`). */
+ *  start, with every folder to bind opened and handed over as descriptors 3, 4, … (`fds`). */
 function sandboxed(
   file: string,
   args: string[],
   cwd: string,
   writable: string[],
+  { guardGit = true } = {},
 ): { program: string; argv: string[]; fds: number[]; close: () => void } {
   if (sandboxStatus().kind !== "bubblewrap")
     return { program: file, argv: args, fds: [], close() {} };
-  const fds: number[] = [];
-  const close = () => fds.forEach((fd) => closeSync(fd));
+  const folders = [cwd, ...writable].map((dir) => path.resolve(dir));
+  const binds = folders.map((dir) => ({ path: dir, folder: true, readOnly: false }));
+  if (guardGit) binds.push(...folders.flatMap(gitGuards));
+  const mounts: Mount[] = [];
   try {
-    for (const dir of [cwd, ...writable]) fds.push(openFolder(dir));
+    for (const bind of binds) mounts.push({ ...bind, fd: openPinned(bind.path, bind.folder) });
   } catch (err) {
-    close();
+    mounts.forEach(({ fd }) => closeSync(fd));
     throw err;
   }
-  const pinned = new Map([cwd, ...writable].map((dir, i) => [path.resolve(dir), 3 + i]));
-  const argv = [
-    ...bwrapArgs(
-      path.resolve(cwd),
-      writable.map((d) => path.resolve(d)),
-      pinned,
-    ),
-    file,
-    ...args,
-  ];
-  return { program: "bwrap", argv, fds, close };
+  // The child receives them as its descriptors 3, 4, …
+  const fds = mounts.map(({ fd }) => fd);
+  const inChild = mounts.map((mount, i) => ({ ...mount, fd: 3 + i }));
+  const argv = [...bwrapArgs(folders[0], folders.slice(1), inChild), file, ...args];
+  return { program: "bwrap", argv, fds, close: () => fds.forEach((fd) => closeSync(fd)) };
 }
 
 /** Runs a program for the harness itself in the same sandbox as the model's commands, and waits:
@@ -353,7 +374,8 @@ export function runSandboxedSync(
   args: string[],
   opts: { cwd: string; writable?: string[]; timeoutMs?: number },
 ): { status: number | null; stdout: string; stderr: string } {
-  const run = sandboxed(file, args, opts.cwd, opts.writable ?? []);
+  // The harness's own git sets a repository up (its config), so .git is not guarded here.
+  const run = sandboxed(file, args, opts.cwd, opts.writable ?? [], { guardGit: false });
   try {
     const result = spawnSync(run.program, run.argv, {
       cwd: opts.cwd,

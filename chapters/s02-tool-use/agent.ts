@@ -150,11 +150,17 @@ export function openInside(
   root: string,
   requested: unknown,
   mode: "read" | "write" | "edit",
+  { intoGit = false } = {},
 ): number {
   const rel = path.relative(jailRoot(root), safePath(root, requested));
   const parts = rel.split(path.sep).filter(Boolean);
   const name = parts.pop();
   if (!name) throw new Error(`${String(requested)} is the workspace itself, not a file`);
+  // A repository's .git is git's: its config and hooks say what git runs — yours too, later,
+  // outside any sandbox. The tools may read it, never change it. (Checked on the very parts
+  // opened below, so no link swapped in between can steer a write into it.)
+  if (mode !== "read" && !intoGit && [...parts, name].some((p) => p.toLowerCase() === ".git"))
+    throw new Error(`${String(requested)} is inside .git: the file tools do not change it`);
   let dir = openRoot(root);
   try {
     for (const part of parts) {
@@ -202,8 +208,13 @@ export function readInside(root: string, requested: unknown): string {
 }
 
 /** Creates or replaces a file inside the workspace, opened race-free (parents are created). */
-export function writeInside(root: string, requested: unknown, text: string): void {
-  const fd = openInside(root, requested, "write");
+export function writeInside(
+  root: string,
+  requested: unknown,
+  text: string,
+  options?: { intoGit?: boolean },
+): void {
+  const fd = openInside(root, requested, "write", options);
   try {
     ftruncateSync(fd); // only now: a file we refused is never truncated
     writeSync(fd, text);

@@ -186,7 +186,7 @@ export class WorktreeManager {
     const missing = HARNESS_STATE.filter((line) => !current.split("\n").includes(line));
     if (missing.length) {
       const sep = current && !current.endsWith("\n") ? "\n" : "";
-      writeInside(this.root, exclude, `${current}${sep}${missing.join("\n")}\n`);
+      writeInside(this.root, exclude, `${current}${sep}${missing.join("\n")}\n`, { intoGit: true });
     }
     if (succeeds(this.root, "rev-parse", "--verify", "-q", "HEAD")) return;
     // Only a repository the harness made gets a first commit from it. Yours is never committed to.

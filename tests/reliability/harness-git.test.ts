@@ -5,11 +5,13 @@
 // repository, a `.worktrees` link out of the workspace and a linked `info/exclude`; and it
 // committed everything, `.env` included, to a repository of yours that had no commits.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCommand, sandboxStatus } from "../../chapters/_shared/shell.ts";
 import { WorktreeManager } from "../../chapters/s12-worktree-isolation/agent.ts";
+import { BASE_HANDLERS, runTool } from "../../chapters/s02-tool-use/agent.ts";
+import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
 import { tempDir } from "../helpers.ts";
 
 const git = (cwd: string, ...args: string[]) =>
@@ -37,6 +39,8 @@ function repo() {
   return { ws, outside, lanes: new WorktreeManager(ws) };
 }
 
+const call = (name: string, input: Record<string, unknown>) =>
+  ({ type: "tool_use", id: `t_${name}`, name, input }) as ToolUseBlock;
 const SECRET = `sk-ant-harness-git-${process.pid}`;
 beforeEach(() => {
   process.env.LAH_TEST_API_KEY = SECRET;
@@ -51,10 +55,9 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("s12's own git runs sandbo
   it("a planted post-checkout hook never runs outside the sandbox", async () => {
     const { ws, outside, lanes } = repo();
     const leak = path.join(outside, "hook.txt");
-    await modelRuns(
-      `printf '#!/bin/sh\\nenv > ${leak}\\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout`,
-      ws,
-    );
+    writeFileSync(path.join(ws, ".git/hooks/post-checkout"), `#!/bin/sh\nenv > ${leak}\n`, {
+      mode: 0o755,
+    });
     lanes.create("a");
     expect(existsSync(leak)).toBe(false);
   });
@@ -64,7 +67,7 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("s12's own git runs sandbo
     const { ws, outside, lanes } = repo();
     lanes.create("a");
     const leak = path.join(outside, "fsmonitor.txt");
-    await modelRuns(`git config core.fsmonitor 'env > ${leak}; false'`, ws);
+    git(ws, "config", "core.fsmonitor", `env > ${leak}; false`);
     lanes.changes("a");
     expect(existsSync(leak)).toBe(false);
   });
@@ -75,11 +78,9 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("s12's own git runs sandbo
   it("a planted smudge filter runs only inside the sandbox, without the harness's secrets", async () => {
     const { ws, outside, lanes } = repo();
     const leak = path.join(outside, "filter.txt");
-    await modelRuns(
-      `mkdir -p .git/info && echo '* filter=evil' > .git/info/attributes && ` +
-        `git config filter.evil.smudge 'env > ${leak}; env > /tmp/../${path.relative("/", ws)}/env.txt; cat'`,
-      ws,
-    );
+    await modelRuns("mkdir -p .git/info && echo '* filter=evil' > .git/info/attributes", ws);
+    // (The model's commands cannot change .git/config any more; a repository may hold it anyway.)
+    git(ws, "config", "filter.evil.smudge", `env > ${leak}; env > ${ws}/env.txt; cat`);
     lanes.create("a");
     expect(existsSync(leak)).toBe(false);
     const seen = existsSync(path.join(ws, "env.txt"))
@@ -94,7 +95,9 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("s12's own git runs sandbo
     const { ws } = repo();
     const other = repo();
     git(ws, "init", "-q"); // still a repository...
-    await modelRuns(`rm -rf .git && printf 'gitdir: ${other.ws}/.git\\n' > .git`, ws);
+    // (Planted by hand: the model's commands can no longer remove .git.)
+    rmSync(path.join(ws, ".git"), { recursive: true });
+    writeFileSync(path.join(ws, ".git"), `gitdir: ${other.ws}/.git\n`);
     const lanes = new WorktreeManager(ws);
     expect(() => lanes.create("a")).toThrow(/\.git is a file or a link/);
     expect(git(other.ws, "branch", "--format=%(refname:short)")).toBe("main");
@@ -129,5 +132,55 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("s12's own git runs sandbo
     expect(() => lanes.create("a")).toThrow(/no commits yet: make a first commit yourself/);
     expect(() => git(ws, "rev-parse", "--verify", "-q", "HEAD")).toThrow();
     expect(git(ws, "status", "--porcelain")).toContain(".env");
+  });
+
+  // Plan (found by the independent attacker): the harness is safe, but *your* git is not: the
+  // model's command sets core.fsmonitor or writes a hook in your repository's .git, and the next
+  // `git status` you type (or your editor runs) executes it outside any sandbox.
+  it("the model's commands cannot change what your own git runs later (.git/config, hooks)", async () => {
+    const { ws, outside } = repo();
+    const marker = path.join(outside, "ran.txt");
+    const before = readFileSync(path.join(ws, ".git/config"), "utf8");
+    const attempts = [
+      `git config core.fsmonitor 'touch ${marker}; false'`,
+      `printf '#!/bin/sh\\ntouch ${marker}\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit`,
+      `mv .git/hooks .git/hooks-old; mkdir .git/hooks; printf '#!/bin/sh\\ntouch ${marker}\\n' > .git/hooks/pre-commit`,
+      `mv .git .git-old && cp -a .git-old .git && git config core.fsmonitor 'touch ${marker}; false'`,
+      `echo '[core]\\n\\tfsmonitor = touch ${marker}' > evil.cfg && git config include.path ../evil.cfg`,
+    ];
+    for (const attempt of attempts) await runCommand(attempt, { cwd: ws, timeoutMs: 10_000 });
+    // The file tools cannot either:
+    for (const file of [
+      ".git/config",
+      ".git/hooks/pre-commit",
+      "./sub/../.git/config",
+      ".GIT/config",
+    ]) {
+      const wrote = await runTool(
+        BASE_HANDLERS,
+        call("write", { path: file, content: "[core]\n\tfsmonitor = x\n" }),
+        { root: ws },
+      );
+      expect(wrote.output, file).toMatch(/inside \.git/);
+    }
+    // Your git, outside the sandbox, after the session:
+    git(ws, "status", "--porcelain");
+    writeFileSync(path.join(ws, "app.js"), "2\n");
+    git(ws, "commit", "-qam", "yours");
+    expect(existsSync(marker)).toBe(false);
+    expect(readFileSync(path.join(ws, ".git/config"), "utf8")).toBe(before);
+    // ...while the model can still commit, in the main checkout and in a lane.
+    await modelRuns(
+      "echo 3 > app.js && git -c user.name=m -c user.email=m@m commit -qam model",
+      ws,
+    );
+    const lanes = new WorktreeManager(ws);
+    lanes.create("b");
+    const inLane = await lanes.run(
+      "b",
+      "echo 4 > app.js && git -c user.name=m -c user.email=m@m commit -qam lane && echo ok",
+    );
+    expect(inLane.output).toContain("ok");
+    expect(git(ws, "log", "--format=%s", "-1", "wt/b")).toBe("lane");
   });
 });
