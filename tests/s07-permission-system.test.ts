@@ -1,4 +1,11 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ToolUseBlock } from "../chapters/_shared/types.ts";
@@ -558,6 +565,27 @@ describe("the gate's subject is the tool's declared field", () => {
     expect(existsSync(path.join(env.workspace, "run.sh"))).toBe(false);
     expect(s07.ruleFor("bash", "* build")).toEqual({ tool: "bash", pattern: "\\* build*" });
     expect(s07.ruleFor("write", "notes.txt")).toEqual({ tool: "write", pattern: "notes.txt" });
+  });
+
+  it("a path rule sees through a link inside the workspace: a link to .env is .env to the rule", async () => {
+    const env = scriptedEnv([
+      use("read", { path: "cfg" }),
+      use("read", { path: "sub/up/.env" }),
+      use("write", { path: "sub/up/.env.local", content: "x" }),
+      say("ok"),
+    ]);
+    writeFileSync(path.join(env.workspace, ".env"), "SECRET=1\n");
+    symlinkSync(".env", path.join(env.workspace, "cfg"));
+    mkdirSync(path.join(env.workspace, "sub"));
+    symlinkSync("..", path.join(env.workspace, "sub/up"));
+    await createAgent(env, { mode: "auto" }).send("go"); // the starting policy denies .env*
+    for (const result of results(env)) {
+      expect(result.output).toMatch(
+        /^Permission denied: denied by the rule "(read|write) \.env\*"/,
+      );
+      expect(result.output).not.toContain("SECRET");
+    }
+    expect(existsSync(path.join(env.workspace, ".env.local"))).toBe(false);
   });
 
   it("a tool that names no subject is asked about with its whole input, and always allows that tool", async () => {

@@ -13,7 +13,7 @@
  * A refused call still gets its tool_result: an error that says why, so the model can adapt.
  * The policy itself lives where the model cannot reach: a rule the model can edit is no rule.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool } from "../s02-tool-use/agent.ts";
 import { inputProblem } from "../_shared/schema.ts";
@@ -80,14 +80,37 @@ const subjectField = (tool: string) =>
   Object.hasOwn(SUBJECT_FIELDS, tool) ? SUBJECT_FIELDS[tool] : undefined;
 const runsCommand = (tool: string) => subjectField(tool) === "command";
 
-/** The text of a call's subject, or undefined for a tool without one. A path is taken relative
- *  to the workspace, so `./.env` and `sub/../.env` are the same `.env` to a rule. Call it on a
- *  well-formed call (`malformedCall`): a subject that is not text is not converted. */
+/** The text of a call's subject, or undefined for a tool without one. A path is the file the
+ *  jail will open, relative to the workspace: `./.env`, `sub/../.env` and a link `cfg` → `.env`
+ *  are all `.env` to a rule. Call it on a well-formed call (`malformedCall`). */
 export function subjectOf(call: ToolUseBlock, root: string): string | undefined {
   const field = subjectField(call.name);
   if (field === undefined) return undefined;
   const value = String((call.input as Record<string, unknown>)[field]);
-  return field === "path" ? path.relative(root, path.resolve(root, value)) || "." : value;
+  return field === "path" ? pathInside(root, value) : value;
+}
+
+/** `requested` relative to the workspace, with the links in the part that exists followed. */
+function pathInside(root: string, requested: string): string {
+  let head = path.resolve(root, requested);
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      head = realpathSync(head);
+      break;
+    } catch {
+      if (path.dirname(head) === head) break;
+      rest.unshift(path.basename(head));
+      head = path.dirname(head);
+    }
+  }
+  let realRoot = root;
+  try {
+    realRoot = realpathSync(root);
+  } catch {
+    // no workspace yet: nothing in it to follow
+  }
+  return path.relative(realRoot, path.join(head, ...rest)) || ".";
 }
 
 /** Why a call cannot be judged at all (one sentence), or undefined: its input does not fit the
