@@ -588,6 +588,21 @@ describe("the gate's subject is the tool's declared field", () => {
     expect(existsSync(path.join(env.workspace, ".env.local"))).toBe(false);
   });
 
+  it("rules: \\* is a star itself; a pattern never allows a tool without a subject; every command tool is judged like bash", () => {
+    const star = { tool: "bash", pattern: "ls \\*" };
+    expect(s07.matches(star, "bash", "ls *", "allow")).toBe(true);
+    expect(s07.matches(star, "bash", "ls -R /", "allow")).toBe(false);
+    expect(s07.matches({ tool: "spawn", pattern: "*" }, "spawn", undefined, "allow")).toBe(false);
+    expect(s07.matches({ tool: "spawn", pattern: "x*" }, "spawn", undefined, "deny")).toBe(true);
+    expect(s07.matches({ tool: "*", pattern: ".env*" }, "spawn", undefined, "deny")).toBe(false);
+    for (const tool of ["background_run", "worktree_run"]) {
+      expect(s07.ruleFor(tool, "git status")).toEqual({ tool, pattern: "git status*" });
+      expect(
+        s07.matches({ tool, pattern: "git status*" }, tool, "git status; rm -rf .", "allow"),
+      ).toBe(false);
+    }
+  });
+
   it("a tool that names no subject is asked about with its whole input, and always allows that tool", async () => {
     const env = scriptedEnv([say("ok")], { answers: ["always"] });
     const asked = recordAsks(env);
