@@ -10,6 +10,8 @@
  *   3. mode              — plan refuses changes, auto allows everything, default goes on;
  *   4. allow rules       — calls the user already agreed to;
  *   5. ask the user      — yes, no, or always (which adds an allow rule for the session).
+ * Each step judges the call's subject, the one field its tool declares it acts on (bash's command,
+ * a file tool's path), and a call whose input does not fit its tool's schema is refused first.
  * A refused call still gets its tool_result: an error that says why, so the model can adapt.
  * The policy itself lives where the model cannot reach: a rule the model can edit is no rule.
  */
