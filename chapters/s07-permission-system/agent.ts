@@ -92,7 +92,8 @@ export function subjectOf(call: ToolUseBlock, root: string): string | undefined 
   return field === "path" ? pathInside(root, value) : value;
 }
 
-/** `requested` relative to the workspace, with the links in the part that exists followed. */
+/** `requested` relative to the workspace, with the links in the part that exists followed (the
+ *  jail opens such a link when it stays inside). */
 function pathInside(root: string, requested: string): string {
   let head = path.resolve(root, requested);
   const rest: string[] = [];
@@ -106,12 +107,7 @@ function pathInside(root: string, requested: string): string {
       head = path.dirname(head);
     }
   }
-  let realRoot = root;
-  try {
-    realRoot = realpathSync(root);
-  } catch {
-    // no workspace yet: nothing in it to follow
-  }
+  const realRoot = existsSync(root) ? realpathSync(root) : root;
   return path.relative(realRoot, path.join(head, ...rest)) || ".";
 }
 
