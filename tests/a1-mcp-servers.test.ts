@@ -28,6 +28,8 @@ const [mode, ...tools] = process.argv.slice(2);
 if (mode === "die") { console.error("fake: cannot open its database"); process.exit(3); }
 const send = (msg) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...msg }) + "\\n");
 const text = (t) => ({ content: [{ type: "text", text: t }] });
+// The fields its tools take (a call with any other is refused before it is sent).
+const SCHEMA = { type: "object", properties: { n: {}, after: {}, file: {}, path: {}, text: {} } };
 createInterface({ input: process.stdin }).on("line", (line) => {
   const { id, method, params } = JSON.parse(line);
   if (mode === "silent" || id === undefined) return;
@@ -35,7 +37,7 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     return send({ id, result: { protocolVersion: params.protocolVersion, capabilities: { tools: {} },
       serverInfo: { name: "fake", version: "1" } } });
   if (method === "tools/list")
-    return send({ id, result: { tools: tools.map((name) => ({ name, inputSchema: { type: "object" } })) } });
+    return send({ id, result: { tools: tools.map((name) => ({ name, inputSchema: SCHEMA })) } });
   const { name, arguments: args = {} } = params;
   if (name === "crash") { console.error("fake: crashing on purpose"); process.exit(3); }
   if (name === "hang") return;
@@ -548,4 +550,67 @@ describe.concurrent("npm run chapter mcp", () => {
       await waitFor(() => !tree.some(alive), "every server process to end", 5_000);
     }, 60_000);
   }
+});
+
+// Issue 22, item 9: the gate judged `input.path` whenever a call had one, whatever the tool.
+describe("a1's gate judges a call by its tool's declared field", () => {
+  const asks = (env: TestEnv) =>
+    notes(env).flatMap((n) => (n.startsWith("Allow ") ? [n.replace(/ → scripted.*/, "")] : []));
+
+  it('after "always" for ls -la, a bash call that adds a path "ls -la" does not run unasked', async () => {
+    const ws = prepareWorkspace(tempDir());
+    const env = await run(
+      ws,
+      [
+        use("bash", { command: "ls -la" }),
+        use("bash", { path: "ls -la", command: "ls -la; echo RAN > pwned.txt" }),
+        say("ok"),
+      ],
+      { mode: "default" },
+      ["always", "no"],
+    );
+    expect(existsSync(path.join(ws, "pwned.txt"))).toBe(false);
+    expect(results(env)[1].output).toMatch(/bash does not take the field "path"/);
+    expect(asks(env)).toEqual(['Allow bash "ls -la"?']);
+  });
+
+  it("a bash call with a path is not asked about as that path: it is refused, never run", async () => {
+    const ws = prepareWorkspace(tempDir());
+    const env = await run(
+      ws,
+      [use("bash", { path: "notes.txt", command: "git push --force origin main" }), say("ok")],
+      { mode: "default" },
+      ["yes"],
+    );
+    expect(asks(env)).toEqual([]); // before the fix: Allow bash "notes.txt"?
+    expect(results(env)[0]).toMatchObject({ isError: true });
+  });
+
+  it("an MCP call with a path is asked about with its whole input; always allows that tool", async () => {
+    const ws = fakeWorkspace({ f: ["ok", "echo"] });
+    const env = await run(
+      ws,
+      [
+        use("mcp__f__echo", { path: "notes.txt", text: "and the rest" }),
+        use("mcp__f__echo", { path: "other.txt", text: "again" }),
+        say("ok"),
+      ],
+      { mode: "default" },
+      ["always"],
+    );
+    expect(asks(env)).toEqual(['Allow mcp__f__echo {"path":"notes.txt","text":"and the rest"}?']);
+    expect(notes(env)).toContain("allow rule added for this session: mcp__f__echo");
+    expect(results(env).map((r) => r.isError)).toEqual([false, false]);
+  });
+
+  it("an MCP call with a field its server's schema does not declare never reaches the server", async () => {
+    const ws = fakeWorkspace({ f: ["ok", "echo"] });
+    const env = await run(ws, [use("mcp__f__echo", { n: 1, command: "rm -rf ." }), say("ok")]);
+    expect(results(env)[0]).toEqual({
+      name: "mcp__f__echo",
+      isError: true,
+      output: expect.stringMatching(/mcp__f__echo does not take the field "command"/),
+    });
+    expect(results(env)[0].output).not.toContain("echo {"); // the server's echo never came
+  });
 });

@@ -443,3 +443,77 @@ describe("a2 the whole harness, elsewhere", () => {
     expect(listChapters().some((c) => c.name === "a2-full-harness")).toBe(false);
   });
 });
+
+// Issue 22, item 9: the gate judged `input.path` whenever a call had one, whatever the tool.
+describe("a2's gate judges every call by its tool's declared field", () => {
+  const asked = (env: ReturnType<typeof scriptedEnv>) =>
+    env.io.trace.flatMap((e) =>
+      e.kind === "note" && /Allow /.test(e.text) ? [e.text.replace(/ → scripted.*/, "")] : [],
+    );
+  const outputs = (env: ReturnType<typeof scriptedEnv>, who = "lead") =>
+    env.io.trace.flatMap((e) => (e.kind === "tool_result" && e.agent === who ? [e.output] : []));
+  async function play(env: ReturnType<typeof scriptedEnv>) {
+    const agent = a2.createAgent(env, FAST);
+    try {
+      await agent.send("go");
+    } finally {
+      await agent.close!();
+    }
+  }
+
+  it('after "always" for ls -la, a bash call that adds a path "ls -la" does not run unasked', async () => {
+    const env = scriptedEnv(
+      [
+        use("bash", { command: "ls -la" }),
+        use("bash", { path: "ls -la", command: "ls -la; echo RAN > pwned.txt" }),
+        say("ok"),
+      ],
+      { answers: ["always", "no"] },
+    );
+    await play(env);
+    expect(existsSync(path.join(env.workspace, "pwned.txt"))).toBe(false);
+    expect(outputs(env)[1]).toMatch(/bash does not take the field "path"/);
+    expect(asked(env)).toEqual(['Allow bash "ls -la"?']);
+  });
+
+  it("a bash call with a path is not asked about as that path, and the deny rule still holds", async () => {
+    const env = scriptedEnv(
+      [
+        use("bash", { path: "notes.txt", command: "git push --force origin main" }),
+        use("background_run", { command: "git push origin main" }),
+        use("background_run", { command: "sudo id" }),
+        say("ok"),
+      ],
+      { answers: ["yes", "yes", "yes"] },
+    );
+    await play(env);
+    expect(asked(env)).toEqual([]); // before the fix: Allow bash "notes.txt"?, Allow background_run "sudo id"?
+    expect(outputs(env)).toEqual([
+      expect.stringMatching(/^Permission denied: bash does not take the field "path"/),
+      expect.stringMatching(/^Permission denied: denied by the rule "background_run git push\*"/),
+      expect.stringMatching(/^Permission denied: dangerous command \(runs as root\)/),
+    ]);
+  });
+
+  it("a subagent's call that adds a path is refused too, not asked as that path", async () => {
+    const env = scriptedEnv(
+      {
+        lead: [use("task", { prompt: "look around" }), say("done")],
+        subagent: [
+          use("bash", { path: "notes.txt", command: "echo RAN > pwned.txt" }),
+          use("write", { path: "a.txt", content: "x", command: "ls" }),
+          say("I could not."),
+        ],
+      },
+      { answers: ["yes", "yes", "yes"] }, // task, then anything the subagent is asked
+    );
+    await play(env);
+    expect(asked(env)).toEqual(['Allow task {"prompt":"look around"}?']);
+    expect(outputs(env, "subagent")).toEqual([
+      expect.stringMatching(/bash does not take the field "path"/),
+      expect.stringMatching(/write does not take the field "command"/),
+    ]);
+    expect(existsSync(path.join(env.workspace, "pwned.txt"))).toBe(false);
+    expect(existsSync(path.join(env.workspace, "a.txt"))).toBe(false);
+  });
+});

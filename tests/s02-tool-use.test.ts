@@ -166,3 +166,68 @@ describe("s02 tool use", () => {
     expect(readFileSync(path.join(ws, "src/greet.js"), "utf8")).toContain("`Hello, ${name}!`");
   });
 });
+
+// Issue 22, item 9: dispatch checks a call against the schema the model was offered.
+describe("s02 dispatch checks the input against the tool's schema", () => {
+  it("refuses a field the schema does not declare, a missing field and a wrong type, before the handler runs", async () => {
+    const ws = tempDir();
+    const cases: [string, unknown, RegExp][] = [
+      [
+        "write",
+        { path: "a.txt", content: "x", mode: "0777" },
+        /write does not take the field "mode" \(it takes: path, content\)/,
+      ],
+      [
+        "bash",
+        { path: "notes.txt", command: "touch ran.txt" },
+        /bash does not take the field "path"/,
+      ],
+      ["bash", { command: ["touch ran.txt"] }, /bash needs "command" to be text, not a list/],
+      [
+        "write",
+        { path: { name: "a.txt" }, content: "x" },
+        /write needs "path" to be text, not an object/,
+      ],
+      ["write", { path: "a.txt" }, /write needs "content"/],
+      [
+        "read",
+        { path: "a.txt", limit: "all" },
+        /read needs "limit" to be a whole number, not text/,
+      ],
+      ["bash", "touch ran.txt", /bash takes an object of fields, not text/],
+    ];
+    for (const [name, input, why] of cases) {
+      const r = await runTool(BASE_HANDLERS, { ...call(name, {}), input }, { root: ws });
+      expect(r, name).toEqual({ output: expect.stringMatching(why), isError: true });
+      expect(r.output.split("\n"), name).toHaveLength(1);
+    }
+    expect(readdirSync(ws)).toEqual([]);
+  });
+
+  it("checks a chapter's own tools against the list it passes, and leaves a well-formed call alone", async () => {
+    const ws = tempDir();
+    const handlers = {
+      ...BASE_HANDLERS,
+      shout: ({ text }: Record<string, unknown>) => String(text),
+    };
+    const shout = {
+      name: "shout",
+      input_schema: { type: "object" as const, properties: { text: { type: "string" } } },
+    };
+    const tools = [...s02.BASE_TOOLS, shout];
+    expect(await runTool(handlers, call("shout", { text: "hi" }), { root: ws }, tools)).toEqual({
+      output: "hi",
+      isError: false,
+    });
+    expect(
+      (await runTool(handlers, call("shout", { text: "hi", path: "x" }), { root: ws }, tools))
+        .output,
+    ).toMatch(/shout does not take the field "path"/);
+    expect(
+      await runTool(BASE_HANDLERS, call("write", { path: "a.txt", content: "x" }), { root: ws }),
+    ).toEqual({
+      output: "Wrote 1 bytes to a.txt",
+      isError: false,
+    });
+  });
+});

@@ -1,4 +1,11 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ToolUseBlock } from "../chapters/_shared/types.ts";
@@ -432,5 +439,191 @@ describe("the starting policy", () => {
       expect(await s07.checkPermission(env, perms, call(name, input)), name).toMatch(
         /denied by the rule/,
       );
+  });
+});
+
+// Issue 22, item 9: the gate judged `input.path` whenever a call had one, whatever the tool.
+describe("the gate's subject is the tool's declared field", () => {
+  const perms = () => ({ mode: "default" as const, allow: [], deny: [] });
+  const toolCall = (name: string, input: unknown) =>
+    ({ type: "tool_use", id: `t_${name}`, name, input }) as ToolUseBlock;
+
+  it('after "always" for ls -la, a bash call that adds a path "ls -la" does not run unasked', async () => {
+    const env = scriptedEnv(
+      [
+        use("bash", { command: "ls -la" }),
+        use("bash", { path: "ls -la", command: "ls -la; echo RAN > pwned.txt" }),
+        say("ok"),
+      ],
+      { answers: ["always", "no"] },
+    );
+    const asked = recordAsks(startWith(env, { mode: "default" }));
+    await createAgent(env).send("go");
+    expect(existsSync(path.join(env.workspace, "pwned.txt"))).toBe(false);
+    expect(results(env)[1]).toMatchObject({
+      isError: true,
+      output: expect.stringMatching(/bash does not take the field "path"/),
+    });
+    expect(asked).toEqual(['Allow bash "ls -la"?']); // the malformed call was refused, not asked
+  });
+
+  it("a bash call with a path is judged on its command: asked as nothing else, the validator and the deny rule still hold", async () => {
+    const env = scriptedEnv(
+      [use("bash", { path: "notes.txt", command: "git push --force origin main" }), say("ok")],
+      { answers: ["yes"] },
+    );
+    const asked = recordAsks(startWith(env, { mode: "default" }));
+    await createAgent(env).send("go");
+    expect(asked).toEqual([]); // before the fix: Allow bash "notes.txt"?
+    expect(results(env)[0]).toMatchObject({ isError: true });
+    // Even where no schema is at hand (a tool list without bash), the command is the subject.
+    const call = toolCall("bash", { path: "notes.txt", command: "git push --force origin main" });
+    expect(s07.subjectOf(call, env.workspace)).toBe("git push --force origin main");
+    expect(await s07.checkPermission(env, perms(), call, [])).toMatch(/dangerous command/);
+    const deny = {
+      ...perms(),
+      mode: "auto" as const,
+      deny: [{ tool: "bash", pattern: "git push*" }],
+    };
+    const push = toolCall("bash", { path: "notes.txt", command: "git push origin main" });
+    expect(await s07.checkPermission(env, deny, push, [])).toMatch(/denied by the rule/);
+  });
+
+  it("a path that is a list or an object, or a command that is not text, is refused before anything runs", async () => {
+    const env = scriptedEnv(
+      [
+        use("write", { path: ["a.txt"], content: "x" }),
+        use("write", { path: { toString: "a.txt" }, content: "x" }),
+        use("bash", { command: ["touch ran.txt"] }),
+        use("read", { path: [".env"] }),
+        say("ok"),
+      ],
+      { answers: ["yes", "yes", "yes", "yes"] },
+    );
+    writeFileSync(path.join(env.workspace, ".env"), "SECRET=1\n");
+    const asked = recordAsks(startWith(env, { mode: "default" }));
+    await createAgent(env).send("go");
+    expect(asked).toEqual([]);
+    for (const result of results(env)) {
+      expect(result.isError).toBe(true);
+      expect(result.output).toMatch(
+        /^Permission denied: (write|bash|read) needs "(path|command)" to be text/,
+      );
+      expect(result.output).not.toContain("SECRET");
+    }
+    expect(existsSync(path.join(env.workspace, "ran.txt"))).toBe(false);
+    expect(existsSync(path.join(env.workspace, "a.txt"))).toBe(false);
+    // Without a schema at hand the gate still refuses a subject that is not text.
+    const call = toolCall("bash", { command: ["touch ran.txt"] });
+    expect(await s07.checkPermission(env, { ...perms(), mode: "auto" }, call, [])).toMatch(
+      /bash needs "command" to be text/,
+    );
+  });
+
+  it("a file tool with fields it does not declare is refused, even when a rule allows the tool", async () => {
+    const env = scriptedEnv([
+      use("write", { path: "a.txt", content: "x", pattern: ".env*" }),
+      use("edit", { path: "a.txt", old_text: "x", new_text: "y", command: "ls" }),
+      use("read", { path: "b.txt", limit: 1, mode: "all" }),
+      say("ok"),
+    ]);
+    writeFileSync(path.join(env.workspace, "b.txt"), "b\n");
+    startWith(env, { mode: "default", allow: [{ tool: "write" }, { tool: "edit" }] });
+    await createAgent(env).send("go");
+    expect(results(env).map((r) => r.output)).toEqual([
+      expect.stringMatching(/write does not take the field "pattern"/),
+      expect.stringMatching(/edit does not take the field "command"/),
+      expect.stringMatching(/read does not take the field "mode"/),
+    ]);
+    expect(existsSync(path.join(env.workspace, "a.txt"))).toBe(false);
+  });
+
+  it('"always" allows exactly what the question showed: a * in it is a *, and a path is that path', async () => {
+    const env = scriptedEnv(
+      [
+        use("bash", { command: "* build" }),
+        use("bash", { command: "rm -rf build" }),
+        use("write", { path: "notes.txt", content: "x" }),
+        use("write", { path: "notes.txt", content: "y" }),
+        use("write", { path: "run.sh", content: "echo pwned" }),
+        say("ok"),
+      ],
+      { answers: ["always", "no", "always", "no"] },
+    );
+    mkdirSync(path.join(env.workspace, "build"));
+    writeFileSync(path.join(env.workspace, "build/keep.txt"), "keep");
+    const asked = recordAsks(startWith(env, { mode: "default" }));
+    await createAgent(env).send("go");
+    expect(asked).toEqual([
+      'Allow bash "* build"?',
+      'Allow bash "rm -rf build"?',
+      'Allow write "notes.txt"?',
+      'Allow write "run.sh"?',
+    ]);
+    expect(existsSync(path.join(env.workspace, "build/keep.txt"))).toBe(true);
+    expect(readFileSync(path.join(env.workspace, "notes.txt"), "utf8")).toBe("y");
+    expect(existsSync(path.join(env.workspace, "run.sh"))).toBe(false);
+    expect(s07.ruleFor("bash", "* build")).toEqual({ tool: "bash", pattern: "\\* build*" });
+    expect(s07.ruleFor("write", "notes.txt")).toEqual({ tool: "write", pattern: "notes.txt" });
+  });
+
+  it("a path rule sees through a link inside the workspace: a link to .env is .env to the rule", async () => {
+    const env = scriptedEnv([
+      use("read", { path: "cfg" }),
+      use("read", { path: "sub/up/.env" }),
+      use("write", { path: "sub/up/.env.local", content: "x" }),
+      say("ok"),
+    ]);
+    writeFileSync(path.join(env.workspace, ".env"), "SECRET=1\n");
+    symlinkSync(".env", path.join(env.workspace, "cfg"));
+    mkdirSync(path.join(env.workspace, "sub"));
+    symlinkSync("..", path.join(env.workspace, "sub/up"));
+    await createAgent(env, { mode: "auto" }).send("go"); // the starting policy denies .env*
+    for (const result of results(env)) {
+      expect(result.output).toMatch(
+        /^Permission denied: denied by the rule "(read|write) \.env\*"/,
+      );
+      expect(result.output).not.toContain("SECRET");
+    }
+    expect(existsSync(path.join(env.workspace, ".env.local"))).toBe(false);
+  });
+
+  it("rules: \\* is a star itself; a pattern never allows a tool without a subject; every command tool is judged like bash", () => {
+    const star = { tool: "bash", pattern: "ls \\*" };
+    expect(s07.matches(star, "bash", "ls *", "allow")).toBe(true);
+    expect(s07.matches(star, "bash", "ls -R /", "allow")).toBe(false);
+    expect(s07.matches({ tool: "spawn", pattern: "*" }, "spawn", undefined, "allow")).toBe(false);
+    expect(s07.matches({ tool: "spawn", pattern: "x*" }, "spawn", undefined, "deny")).toBe(true);
+    expect(s07.matches({ tool: "*", pattern: ".env*" }, "spawn", undefined, "deny")).toBe(false);
+    for (const tool of ["background_run", "worktree_run"]) {
+      expect(s07.ruleFor(tool, "git status")).toEqual({ tool, pattern: "git status*" });
+      expect(
+        s07.matches({ tool, pattern: "git status*" }, tool, "git status; rm -rf .", "allow"),
+      ).toBe(false);
+    }
+  });
+
+  it("the question shows a subject's bidi overrides and C1 controls as escapes, not as text that reorders or hides itself", async () => {
+    const env = scriptedEnv([say("ok")], { answers: ["always"] });
+    const asked = recordAsks(env);
+    const p = perms();
+    const command = "echo \u202etxt.exe\u009b8m hidden \u001b[2K";
+    expect(await s07.checkPermission(env, p, toolCall("bash", { command }))).toBeNull();
+    expect(asked).toEqual(['Allow bash "echo \\u202etxt.exe\\u009b8m hidden \\u001b[2K"?']);
+    const note = env.io.trace.flatMap((e) =>
+      e.kind === "note" && /allow rule/.test(e.text) ? [e.text] : [],
+    );
+    expect(note).toEqual(["allow rule added for this session: bash echo \\u202etxt.exe\\u009b8m*"]);
+  });
+
+  it("a tool that names no subject is asked about with its whole input, and always allows that tool", async () => {
+    const env = scriptedEnv([say("ok")], { answers: ["always"] });
+    const asked = recordAsks(env);
+    const long = "x".repeat(300);
+    const call = toolCall("spawn", { name: "alice", path: "notes.txt", prompt: long });
+    const p = perms();
+    expect(await s07.checkPermission(env, p, call, [])).toBeNull();
+    expect(asked).toEqual([`Allow spawn ${JSON.stringify(call.input)}?`]);
+    expect(p.allow).toEqual([{ tool: "spawn" }]);
   });
 });

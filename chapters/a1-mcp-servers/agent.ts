@@ -295,11 +295,13 @@ export async function agentLoop(
       if (block.type !== "tool_use") continue;
       await env.io.toolCall(block);
       // An MCP tool passes the same gate as a base tool: its server is not asked what is allowed.
-      const refusal = await s07.checkPermission(env, perms, block);
+      // Its input must fit the schema its server declared; it has no subject (s07), so a rule
+      // names the tool and the question shows the whole input.
+      const refusal = await s07.checkPermission(env, perms, block, session.tools);
       env.io.event("permission", { tool: block.name, allowed: refusal === null, reason: refusal });
       const { output, isError } =
         refusal === null
-          ? await s02.runTool(session.handlers, block, { root: env.workspace })
+          ? await s02.runTool(session.handlers, block, { root: env.workspace }, session.tools)
           : { output: `Permission denied: ${refusal}. The tool did not run.`, isError: true };
       env.io.toolResult(block, output, isError);
       results.push({

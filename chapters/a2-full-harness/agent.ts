@@ -131,9 +131,16 @@ const stateEnv = (env: AgentEnv): AgentEnv => ({ ...env, workspace: env.stateDir
 // #endregion state
 
 // #region call
-/** s07's gate, for any agent: why the call is refused, or null. */
-async function gate(env: AgentEnv, perms: s07.Permissions, call: ToolUseBlock, who = LEAD) {
-  const refusal = await s07.checkPermission(env, perms, call);
+/** s07's gate, for any agent: why the call is refused, or null. `tools` are the ones that agent
+ *  was offered (the lead's 26, or the base tools), whose schemas a call must fit. */
+async function gate(
+  env: AgentEnv,
+  perms: s07.Permissions,
+  call: ToolUseBlock,
+  tools: Tool[],
+  who = LEAD,
+) {
+  const refusal = await s07.checkPermission(env, perms, call, tools);
   env.io.event("permission", { tool: call.name, allowed: refusal === null, reason: refusal }, who);
   return refusal === null ? null : `Permission denied: ${refusal}. The tool did not run.`;
 }
@@ -147,7 +154,7 @@ async function runCall(
   handlers: Record<string, s02.ToolHandler>,
   call: ToolUseBlock,
 ): Promise<{ output: string; isError: boolean }> {
-  const refused = await gate(env, perms, call);
+  const refused = await gate(env, perms, call, TOOLS);
   if (refused) return { output: refused, isError: true };
   return s08.runToolWithHooks(env, session.hooks, call, handlers, { root: env.workspace });
 }
@@ -164,7 +171,7 @@ function guarded(
     (name: string, handler: s02.ToolHandler): s02.ToolHandler =>
     async (input, ctx) => {
       const call = { type: "tool_use", id: `${who}_${name}`, name, input } as ToolUseBlock;
-      const refused = await gate(asker, perms, call, who);
+      const refused = await gate(asker, perms, call, s02.BASE_TOOLS, who);
       if (refused) throw new Error(refused);
       return handler(input, ctx);
     };

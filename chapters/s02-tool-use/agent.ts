@@ -25,6 +25,7 @@ import {
 import path from "node:path";
 import picomatch from "picomatch";
 import { bash } from "../s01-agent-loop/agent.ts";
+import { inputProblem } from "../_shared/schema.ts";
 import type {
   Agent,
   AgentEnv,
@@ -391,14 +392,21 @@ export const BASE_HANDLERS: Record<string, ToolHandler> = {
 // #endregion tools
 
 // #region dispatch
-/** Name → handler. An unknown name or a thrown error becomes an error result; the loop goes on. */
+/** Name → handler. An unknown name, an input its tool's schema does not describe (a field it
+ *  does not declare, a list where text goes) or a thrown error becomes an error result; the loop
+ *  goes on. `tools` are the schemas the model was offered: a chapter with tools of its own passes
+ *  its list, so those are checked too. */
 export async function runTool(
   handlers: Record<string, ToolHandler>,
   call: ToolUseBlock,
   ctx: ToolContext,
+  tools: Tool[] = BASE_TOOLS,
 ): Promise<{ output: string; isError: boolean }> {
   const handler = handlers[call.name];
   if (!handler) return { output: `Error: unknown tool "${call.name}"`, isError: true };
+  const tool = tools.find((t) => t.name === call.name);
+  const malformed = tool && inputProblem(tool, call.input);
+  if (malformed) return { output: `Error: ${malformed}`, isError: true };
   try {
     return { output: await handler(call.input as Input, ctx), isError: false };
   } catch (err) {

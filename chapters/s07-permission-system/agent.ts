@@ -10,12 +10,15 @@
  *   3. mode              — plan refuses changes, auto allows everything, default goes on;
  *   4. allow rules       — calls the user already agreed to;
  *   5. ask the user      — yes, no, or always (which adds an allow rule for the session).
+ * Each step judges the call's subject, the one field its tool declares it acts on (bash's command,
+ * a file tool's path), and a call whose input does not fit its tool's schema is refused first.
  * A refused call still gets its tool_result: an error that says why, so the model can adapt.
  * The policy itself lives where the model cannot reach: a rule the model can edit is no rule.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool } from "../s02-tool-use/agent.ts";
+import { inputProblem } from "../_shared/schema.ts";
 import type {
   Agent,
   AgentEnv,
@@ -38,8 +41,8 @@ export type Mode = "default" | "plan" | "auto";
 export const MODES: readonly Mode[] = ["default", "plan", "auto"];
 
 /** `{ tool: "bash", pattern: "npm test*" }`: the tool's name ("*" for any) and, optionally, a
- *  pattern for what it acts on — bash's command, the path of read/write/edit, glob's pattern.
- *  In a pattern, `*` stands for any text — except in an allow rule for bash (see `matches`).
+ *  pattern for what it acts on (its subject, see `SUBJECT_FIELDS`). In a pattern, `*` stands for
+ *  any text — except in an allow rule for a command (see `matches`) — and `\*` for a star itself.
  *  No pattern: every call of that tool. */
 export interface Rule {
   tool: string;
@@ -61,37 +64,103 @@ export const rulesFile = (env: AgentEnv) => path.join(env.stateDir, RULES_FILE);
 /** The policy a new workspace starts with (plan mode, write and edit allowed, .env denied). */
 export const STARTING_RULES = path.join(import.meta.dirname, RULES_FILE);
 
-/** What a call acts on: the text a rule's pattern is matched against. A path is taken relative
- *  to the workspace, so `./.env` and `sub/../.env` are the same `.env` to a rule. */
-export function subjectOf(call: ToolUseBlock, root: string): string {
-  const input = call.input as Record<string, unknown>;
-  if (typeof input.path === "string")
-    return path.relative(root, path.resolve(root, input.path)) || ".";
-  return String(input.command ?? input.pattern ?? "");
+/** What a call acts on, for each tool that acts on one thing: the field of its input that a
+ *  rule's pattern is matched against and the question shows. It is the tool's own field, never
+ *  whichever a call happens to carry: a bash call that also sends `path` is judged on its command.
+ *  The shell commands are bash's and those of s11's background_run and s12's worktree_run (the
+ *  full harness has rules for them). Any other tool has no subject: it is judged by its name. */
+export const SUBJECT_FIELDS: Record<string, string> = {
+  bash: "command",
+  background_run: "command",
+  worktree_run: "command",
+  read: "path",
+  write: "path",
+  edit: "path",
+  glob: "pattern",
+};
+const subjectField = (tool: string) =>
+  Object.hasOwn(SUBJECT_FIELDS, tool) ? SUBJECT_FIELDS[tool] : undefined;
+const runsCommand = (tool: string) => subjectField(tool) === "command";
+
+/** The text of a call's subject, or undefined for a tool without one. A path is the file the
+ *  jail will open, relative to the workspace: `./.env`, `sub/../.env` and a link `cfg` → `.env`
+ *  are all `.env` to a rule. Call it on a well-formed call (`malformedCall`). */
+export function subjectOf(call: ToolUseBlock, root: string): string | undefined {
+  const field = subjectField(call.name);
+  if (field === undefined) return undefined;
+  const value = String((call.input as Record<string, unknown>)[field]);
+  return field === "path" ? pathInside(root, value) : value;
 }
 
-const escapeRegex = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
+/** `requested` relative to the workspace, with the links in the part that exists followed (the
+ *  jail opens such a link when it stays inside). */
+function pathInside(root: string, requested: string): string {
+  let head = path.resolve(root, requested);
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      head = realpathSync(head);
+      break;
+    } catch {
+      if (path.dirname(head) === head) break;
+      rest.unshift(path.basename(head));
+      head = path.dirname(head);
+    }
+  }
+  const realRoot = existsSync(root) ? realpathSync(root) : root;
+  return path.relative(realRoot, path.join(head, ...rest)) || ".";
+}
+
+/** Why a call cannot be judged at all (one sentence), or undefined: its input does not fit the
+ *  schema of its tool in `tools`, or, schema or not, its subject is not text. */
+export function malformedCall(call: ToolUseBlock, tools: Tool[]): string | undefined {
+  const tool = tools.find((t) => t.name === call.name);
+  const problem = tool && inputProblem(tool, call.input);
+  if (problem) return problem;
+  const field = subjectField(call.name);
+  if (
+    field !== undefined &&
+    typeof (call.input as Record<string, unknown> | null)?.[field] !== "string"
+  )
+    return `${call.name} needs ${JSON.stringify(field)} to be text`;
+  return undefined;
+}
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/** A pattern that matches exactly `text`: its stars and backslashes escaped. */
+export const literal = (text: string) => text.replace(/[\\*]/g, "\\$&");
+
+/** A rule's pattern as a regex: each `*` becomes `star`; `\*` and `\\` stand for themselves. */
+function patternRegex(pattern: string, star: string): RegExp {
+  const parts = pattern.match(/\\[\\*]|\*|[^\\*]+|\\/g) ?? [];
+  const source = parts
+    .map((part) => (part === "*" ? star : escapeRegex(part.replace(/^\\([\\*])$/, "$1"))))
+    .join("");
+  return new RegExp(`^${source}$`, "s");
+}
 
 /** What turns one shell command into several, or runs code inside it: `;` `&` `|` (so `&&` `||`),
  *  redirections `<` `>`, every `$` expansion (so `$(…)`), backticks and line breaks. */
 const OPERATORS = ";&|<>`$\\n\\r"; // as regex source, for the character classes below
 export const SHELL_OPERATORS = new RegExp(`[${OPERATORS}]`);
 
-/** In an allow rule for bash, `*` stands for plain text only, never one of SHELL_OPERATORS: so
- *  `ls -la*` allows `ls -la src` but not `ls -la; cat .env`. A command an allow rule lets through
- *  has exactly the operators written in the rule. In a deny rule `*` stands for any text: a deny
- *  that catches more is safe, an allow that catches more is a hole. */
+/** Does `rule` name this call of `tool`, whose subject is `subject`? In an allow rule for a
+ *  command, `*` stands for plain text only, never one of SHELL_OPERATORS: so `ls -la*` allows
+ *  `ls -la src` but not `ls -la; cat .env`. A command an allow rule lets through has exactly the
+ *  operators written in the rule. In a deny rule `*` stands for any text: a deny that catches
+ *  more is safe, an allow that catches more is a hole. For the same reason a pattern never allows
+ *  a tool without a subject, and denies it when the rule names that tool. */
 export function matches(
   rule: Rule,
-  call: ToolUseBlock,
-  root: string,
+  tool: string,
+  subject: string | undefined,
   kind: "allow" | "deny",
 ): boolean {
-  if (rule.tool !== "*" && rule.tool !== call.name) return false;
+  if (rule.tool !== "*" && rule.tool !== tool) return false;
   if (rule.pattern === undefined) return true;
-  const star = kind === "allow" && call.name === "bash" ? `[^${OPERATORS}]*` : ".*";
-  const regex = new RegExp(`^${rule.pattern.split("*").map(escapeRegex).join(star)}$`, "s");
-  return regex.test(subjectOf(call, root));
+  if (subject === undefined) return kind === "deny" && rule.tool === tool;
+  const star = kind === "allow" && runsCommand(tool) ? `[^${OPERATORS}]*` : ".*";
+  return patternRegex(rule.pattern, star).test(subject);
 }
 
 export const describeRule = (rule: Rule) =>
@@ -177,48 +246,64 @@ export function dangerousCommand(command: string): string | undefined {
 /** Looking never changes anything, so read and glob need no permission (deny rules still apply). */
 const READ_ONLY = new Set(["read", "glob"]);
 
-/** "always" remembers a rule: for a plain bash command, its first two words (`npm test*`, and
- *  that `*` never matches an operator); for a command with operators, that exact command; for
- *  the other tools, the tool itself. */
-export function ruleFor(call: ToolUseBlock): Rule {
-  if (call.name !== "bash") return { tool: call.name };
-  const command = String((call.input as { command?: unknown }).command ?? "");
-  if (SHELL_OPERATORS.test(command)) return { tool: "bash", pattern: command };
-  const words = command.split(/\s+/).filter(Boolean).slice(0, 2);
-  return { tool: "bash", pattern: words.length ? `${words.join(" ")}*` : "" };
+/** Text for the person's screen: control characters, C1 controls and bidi overrides become
+ *  `\uXXXX` escapes, so text the model wrote cannot reorder, hide or imitate a question. */
+const visible = (text: string) =>
+  text.replace(
+    // eslint-disable-next-line no-control-regex
+    /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+
+/** "always" remembers a rule made from the subject the question showed, nothing else: for a
+ *  plain command, its first two words (`npm test*`, and that `*` never matches an operator); for
+ *  a command with operators, that exact command; for a path or a glob pattern, that one; for a
+ *  tool without a subject, the tool itself. A `*` the question showed stays a `*` in the rule. */
+export function ruleFor(tool: string, subject: string | undefined): Rule {
+  if (subject === undefined) return { tool };
+  if (!runsCommand(tool) || SHELL_OPERATORS.test(subject))
+    return { tool, pattern: literal(subject) };
+  const words = subject.split(/\s+/).filter(Boolean).slice(0, 2);
+  return { tool, pattern: words.length ? `${words.map(literal).join(" ")}*` : "" };
 }
 
-/** The gate. Returns why the call is refused, or null to let it run. */
+/** The gate. Returns why the call is refused, or null to let it run. `tools` are the schemas the
+ *  model was offered, which a call's input must fit. */
 export async function checkPermission(
   env: AgentEnv,
   perms: Permissions,
   call: ToolUseBlock,
+  tools: Tool[] = TOOLS,
 ): Promise<string | null> {
+  // 0. A call that does not fit its tool is refused before it is judged: a field its tool does not
+  //    declare must not be what a rule reads or the question shows, while another field runs.
+  const malformed = malformedCall(call, tools);
+  if (malformed) return malformed;
   const subject = subjectOf(call, env.workspace);
   // 1. The command validator: refused always, even in auto mode.
-  if (call.name === "bash") {
-    const why = dangerousCommand(subject);
+  if (runsCommand(call.name)) {
+    const why = dangerousCommand(subject!);
     if (why) return `dangerous command (${why}); it is refused in every mode`;
   }
   // 2. Deny rules come before any step that could allow: deny beats allow.
-  const denied = perms.deny.find((rule) => matches(rule, call, env.workspace, "deny"));
+  const denied = perms.deny.find((rule) => matches(rule, call.name, subject, "deny"));
   if (denied) return `denied by the rule "${describeRule(denied)}"`;
   // 3. The mode.
   if (perms.mode === "auto" || READ_ONLY.has(call.name)) return null;
   if (perms.mode === "plan")
     return `plan mode: ${call.name} would change things, so it does not run until the plan is approved`;
   // 4. Allow rules.
-  if (perms.allow.some((rule) => matches(rule, call, env.workspace, "allow"))) return null;
-  // 5. Ask the person at the keyboard, showing what the call acts on (its input, when it names
-  //    no path or command: a person cannot decide on `spawn ""`).
-  const shown = subject ? JSON.stringify(subject) : JSON.stringify(call.input).slice(0, 120);
+  if (perms.allow.some((rule) => matches(rule, call.name, subject, "allow"))) return null;
+  // 5. Ask the person at the keyboard, showing what the call acts on: its subject, or, for a tool
+  //    without one, its whole input (a person cannot decide on `spawn ""`, nor on half of it).
+  const shown = visible(JSON.stringify(subject ?? call.input));
   const answer = (await env.ask(`Allow ${call.name} ${shown}?`, ["yes", "no", "always"]))
     .trim()
     .toLowerCase();
   if (answer === "always" || answer === "a") {
-    const rule = ruleFor(call);
+    const rule = ruleFor(call.name, subject); // from what the question showed
     perms.allow.push(rule);
-    env.io.note(`allow rule added for this session: ${describeRule(rule)}`);
+    env.io.note(`allow rule added for this session: ${visible(describeRule(rule))}`);
     return null;
   }
   return answer === "yes" || answer === "y" ? null : "the user said no";
