@@ -609,11 +609,13 @@ describe("the gate's subject is the tool's declared field", () => {
     const p = perms();
     const command = "echo \u202etxt.exe\u009b8m hidden \u001b[2K";
     expect(await s07.checkPermission(env, p, toolCall("bash", { command }))).toBeNull();
-    expect(asked).toEqual(['Allow bash "echo \\u202etxt.exe\\u009b8m hidden \\u001b[2K"?']);
+    expect(asked).toEqual(['Allow bash "echo \\u{202e}txt.exe\\u{9b}8m hidden \\u001b[2K"?']);
     const note = env.io.trace.flatMap((e) =>
       e.kind === "note" && /allow rule/.test(e.text) ? [e.text] : [],
     );
-    expect(note).toEqual(["allow rule added for this session: bash echo \\u202etxt.exe\\u009b8m*"]);
+    expect(note).toEqual([
+      "allow rule added for this session: bash echo \\u{202e}txt.exe\\u{9b}8m*",
+    ]);
   });
 
   it("a tool that names no subject is asked about with its whole input, and always allows that tool", async () => {

@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createIO } from "../chapters/_runner/io.ts";
 import { createEnv } from "../chapters/_runner/runtime.ts";
-import { oneLine, visible } from "../chapters/_runner/visible.js";
+import { oneLine, visible } from "../chapters/_shared/visible.js";
 import { stateDirFor } from "../chapters/_shared/paths.ts";
 import { say, use } from "../chapters/_shared/scripted.ts";
 import type { ScriptedTurn, ToolUseBlock } from "../chapters/_shared/types.ts";

@@ -10,7 +10,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import pc from "picocolors";
 import { findChapter, listAppendices, listChapters } from "./discovery.js";
-import { oneLine, visible } from "./visible.js";
+import { oneLine, visible } from "../_shared/visible.js";
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 

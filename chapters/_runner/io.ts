@@ -3,7 +3,7 @@ import pc from "picocolors";
 import { InterruptedError, turnSignal, unlessInterrupted } from "./interrupt.ts";
 import type { CreateParams, IO, Message, ModelClient, ToolUseBlock } from "../_shared/types.ts";
 import { StepKeys, type StepNotes } from "./notes.ts";
-import { oneLine, visible } from "./visible.js";
+import { oneLine, visible } from "../_shared/visible.js";
 
 export type TraceEvent =
   | { kind: "user"; agent: string; text: string }

@@ -5,7 +5,7 @@ import { beginTurn, interruptTurn, InterruptedError } from "./interrupt.ts";
 import { describeModelError } from "./model.ts";
 import { ScenarioError } from "./scripted-model.ts";
 import { killAllCommands } from "../_shared/shell.ts";
-import { oneLine, visible } from "./visible.js";
+import { oneLine, visible } from "../_shared/visible.js";
 import type { Agent, AgentCommand, IO, Scenario, Tool } from "../_shared/types.ts";
 
 export interface ReplOptions {

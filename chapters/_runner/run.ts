@@ -9,7 +9,7 @@ import { chooseModel, realClient } from "./model.ts";
 import { LineReader, runRepl } from "./repl.ts";
 import { createChapterAgent, createEnv } from "./runtime.ts";
 import { sandboxSettings, sandboxStatus } from "../_shared/shell.ts";
-import { oneLine } from "./visible.js";
+import { oneLine } from "../_shared/visible.js";
 import { prepareWorkspace, WorkspaceError } from "./workspace.ts";
 
 /** The command line's flags (see cli.js), the workspace resolved, and whether to use colour. */

@@ -27,6 +27,8 @@ import type {
   ToolResultBlockParam,
   ToolUseBlock,
 } from "../_shared/types.ts";
+// Text for the person's screen: control and bidi characters shown as escapes, never obeyed.
+import { oneLine } from "../_shared/visible.js";
 
 const SYSTEM = `You are a coding agent working in a scratch workspace. Use your tools to inspect and
 change files. A permission gate checks every tool call; a refused call comes back as an error
@@ -246,15 +248,6 @@ export function dangerousCommand(command: string): string | undefined {
 /** Looking never changes anything, so read and glob need no permission (deny rules still apply). */
 const READ_ONLY = new Set(["read", "glob"]);
 
-/** Text for the person's screen: control characters, C1 controls and bidi overrides become
- *  `\uXXXX` escapes, so text the model wrote cannot reorder, hide or imitate a question. */
-const visible = (text: string) =>
-  text.replace(
-    // eslint-disable-next-line no-control-regex
-    /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-
 /** "always" remembers a rule made from the subject the question showed, nothing else: for a
  *  plain command, its first two words (`npm test*`, and that `*` never matches an operator); for
  *  a command with operators, that exact command; for a path or a glob pattern, that one; for a
@@ -296,14 +289,14 @@ export async function checkPermission(
   if (perms.allow.some((rule) => matches(rule, call.name, subject, "allow"))) return null;
   // 5. Ask the person at the keyboard, showing what the call acts on: its subject, or, for a tool
   //    without one, its whole input (a person cannot decide on `spawn ""`, nor on half of it).
-  const shown = visible(JSON.stringify(subject ?? call.input));
+  const shown = oneLine(JSON.stringify(subject ?? call.input));
   const answer = (await env.ask(`Allow ${call.name} ${shown}?`, ["yes", "no", "always"]))
     .trim()
     .toLowerCase();
   if (answer === "always" || answer === "a") {
     const rule = ruleFor(call.name, subject); // from what the question showed
     perms.allow.push(rule);
-    env.io.note(`allow rule added for this session: ${visible(describeRule(rule))}`);
+    env.io.note(`allow rule added for this session: ${oneLine(describeRule(rule))}`);
     return null;
   }
   return answer === "yes" || answer === "y" ? null : "the user said no";
