@@ -63,7 +63,12 @@ export const nullContent = (): FakeReply => ({
   body: { ...(endTurn("x").body as object), content: null },
 });
 export const hang = (): FakeReply => ({ body: null, hang: true });
-export const toolUse = (name: string, input: Record<string, unknown>): FakeReply => ({
+/** A reply that calls one tool, after `text` when one is given (as the real API sends both). */
+export const toolUse = (
+  name: string,
+  input: Record<string, unknown>,
+  text?: string,
+): FakeReply => ({
   body: {
     id: "msg_fake",
     type: "message",
@@ -72,6 +77,7 @@ export const toolUse = (name: string, input: Record<string, unknown>): FakeReply
     stop_reason: "tool_use",
     stop_sequence: null,
     content: [
+      ...(text === undefined ? [] : [{ type: "text", text }]),
       { type: "tool_use", id: `toolu_${Math.random().toString(36).slice(2)}`, name, input },
     ],
     usage: { input_tokens: 1, output_tokens: 1 },

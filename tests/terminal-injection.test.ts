@@ -14,7 +14,7 @@ import type { ScriptedTurn, ToolUseBlock } from "../chapters/_shared/types.ts";
 import * as s02 from "../chapters/s02-tool-use/agent.ts";
 import * as s08 from "../chapters/s08-hook-system/agent.ts";
 import * as s10 from "../chapters/s10-task-system/agent.ts";
-import { apiError, endTurn, startFakeApi, type FakeApi, type FakeReply } from "./fake-api.ts";
+import { apiError, endTurn, startFakeApi, toolUse, type FakeApi } from "./fake-api.ts";
 import { tempDir } from "./helpers.ts";
 import { runCli } from "./run-cli.ts";
 import { hasPseudoTerminal, questionLines, render, runCliInTerminal } from "./terminal.ts";
@@ -41,23 +41,6 @@ function envPrinting(script: ScriptedTurn[], workspace = tempDir("lah-ws-")) {
 
 const aCall = (name: string) => ({ type: "tool_use", id: "t", name, input: {} }) as ToolUseBlock;
 
-/** A reply with text and one tool call, as the real API sends it. */
-const textAndCall = (text: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  body: {
-    id: "msg_fake",
-    type: "message",
-    role: "assistant",
-    model: "fake",
-    stop_reason: "tool_use",
-    stop_sequence: null,
-    content: [
-      { type: "text", text },
-      { type: "tool_use", id: "toolu_attack", name, input },
-    ],
-    usage: { input_tokens: 1, output_tokens: 1 },
-  },
-});
-
 let api: FakeApi | undefined;
 afterEach(async () => {
   await api?.close();
@@ -79,10 +62,10 @@ describe.skipIf(!hasPseudoTerminal)(
         JSON.stringify({ mode: "default", allow: [], deny: [] }),
       );
       api = await startFakeApi([
-        textAndCall(
-          `Let me check the repository.\n${ESC}[2K? Allow bash "git status"? [yes/no/always] ${ESC}[8m`,
+        toolUse(
           "bash",
           { command: "echo RAN > ran.txt" },
+          `Let me check the repository.\n${ESC}[2K? Allow bash "git status"? [yes/no/always] ${ESC}[8m`,
         ),
         endTurn("done"),
       ]);
