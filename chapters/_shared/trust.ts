@@ -1,0 +1,85 @@
+// What a "yes" to a workspace's config (s08's .hooks.json, a1's .mcp.json) is given to. The config
+// names commands, and a command like `sh hooks/guard.sh` runs a file the model can rewrite with
+// one write call. So the yes is kept for a fingerprint of the config's text *and* of every
+// workspace file its commands name, read through s02's jail: change a script and it no longer
+// matches, and the person is asked again.
+import { createHash } from "node:crypto";
+import { realpathSync, statSync } from "node:fs";
+import path from "node:path";
+import { readInside, safePath } from "../s02-tool-use/agent.ts";
+
+/** How a file that is run usually ends, when its word holds no `/` (`node lint.js`). */
+const SCRIPT = /\.(sh|bash|zsh|js|mjs|cjs|ts|mts|cts|py|rb|pl|php|lua)$/i;
+
+/** The words of a shell command (or of a server's argv) that may name a file it runs: a path
+ *  (it holds a `/`) or a script's name. Redirection targets are left out (they are written, not
+ *  run: a hook's log may change every time), and so are options and `$` expansions. */
+export function scriptWords(command: string): string[] {
+  return command
+    .replace(/\d*[<>]+&?\s*[^\s;&|()]+/g, " ")
+    .split(/[\s;&|()`]+/)
+    .map((word) => word.replace(/^['"]+|['"]+$/g, ""))
+    .filter(
+      (w) => w && !w.startsWith("-") && !w.includes("$") && (w.includes("/") || SCRIPT.test(w)),
+    );
+}
+
+/** Large enough for any script; a bigger file is fingerprinted by its size and time. */
+const MAX_READ = 16 * 1024 * 1024;
+
+/** What a word names in the workspace, as text for the fingerprint. Only the jail reads: a
+ *  symlink is resolved and must stay inside, the file is opened without following links and
+ *  must be a regular file (a FIFO would block the harness). A word outside the workspace or
+ *  missing is recorded as such, so a script created later changes the fingerprint too. */
+function fileState(root: string, word: string): string {
+  let real: string;
+  try {
+    real = safePath(root, word);
+  } catch (err) {
+    return `not inside: ${(err as Error).message}`; // the model's commands cannot write there
+  }
+  let size: number, mtime: number;
+  try {
+    const st = statSync(real);
+    if (st.isDirectory()) return "a folder";
+    [size, mtime] = [st.size, st.mtimeMs];
+  } catch {
+    return "missing";
+  }
+  const rel = path.relative(realpathSync(root), real);
+  if (size > MAX_READ) return `${rel}: ${size} bytes, modified ${mtime}`;
+  try {
+    return `${rel}\n${readInside(root, rel)}`;
+  } catch (err) {
+    return `${rel}: ${(err as Error).message}`;
+  }
+}
+
+/** SHA-256 of the config's text and of the files its words name, in a stable order. With no
+ *  such words it is the hash of the text alone. */
+export function fingerprint(root: string, text: string, words: string[]): string {
+  const hash = createHash("sha256").update(text);
+  for (const word of [...new Set(words)].sort()) hash.update(`\0${word}\0${fileState(root, word)}`);
+  return hash.digest("hex");
+}
+
+/** The words among `words` whose file differs from what `earlier` recorded (for a note that
+ *  says what changed): recomputes each word's state. */
+export function changedWords(root: string, words: string[], earlier: Map<string, string>) {
+  return [...new Set(words)].filter((w) => earlier.get(w) !== fileState(root, w));
+}
+
+/** Each word's state now, to compare with later (changedWords). */
+export function wordStates(root: string, words: string[]): Map<string, string> {
+  return new Map([...new Set(words)].map((w) => [w, fileState(root, w)]));
+}
+
+/** Config text as a question shows it: C0 controls (ESC, CR, a newline), DEL, C1 and the bidi
+ *  controls become `\uXXXX`, so a value cannot erase, move or reorder the line it is asked on.
+ *  (JSON.stringify escapes C0 but not C1 or bidi.) */
+export const visible = (text: string) =>
+  text.replace(
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
+    /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
