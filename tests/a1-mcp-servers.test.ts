@@ -1,5 +1,14 @@
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -440,6 +449,71 @@ describe("a1 MCP servers", () => {
       ),
     ]);
     expect(existsSync(path.join(ws, "notes.json"))).toBe(true);
+  });
+
+  it("the harness's own setsid and bwrap come from its own PATH: a config PATH of bin: never runs the workspace's", async () => {
+    const outside = tempDir(); // the fakes would leave their mark here, outside the sandbox's reach
+    const ws = fakeWorkspace({
+      f: {
+        command: "node",
+        args: ["fake.mjs", "ok", "echo"],
+        env: { PATH: `bin:${process.env.PATH}` },
+      },
+    });
+    mkdirSync(path.join(ws, "bin"));
+    for (const name of ["setsid", "bwrap"]) {
+      const fake = path.join(ws, "bin", name);
+      const real = execFileSync("sh", ["-c", `command -v ${name} || true`], { encoding: "utf8" });
+      writeFileSync(
+        fake,
+        `#!/bin/sh\necho "$PPID" > ${path.join(outside, `${name}-ran`)}\nexec ${real.trim() || "true"} "$@"\n`,
+      );
+      chmodSync(fake, 0o755);
+    }
+    const env = await run(ws, [use("mcp__f__echo", {}), say("ok")]); // the person said yes
+    expect(readdirSync(outside)).toEqual([]);
+    expect(results(env)[0]).toMatchObject({ isError: false, output: "? echo {}" });
+  });
+
+  it("the trust question shows a config's control characters escaped: ESC[2K and CR cannot hide a PATH", async () => {
+    const ws = fakeWorkspace({
+      f: {
+        command: "node",
+        args: ["fake.mjs", "ok", "echo"],
+        env: { PATH: `bin:\u001b[2K\r${process.env.PATH}`, NOTE: "\u009b2K\u202e" },
+      },
+    });
+    const env = await run(ws, [say("ok")], { trusted: false }, ["no"]);
+    const [question] = notes(env).filter((n) => n.startsWith("This workspace's"));
+    expect(question).toContain("PATH=bin:\\u001b[2K\\u000d");
+    expect(question).toContain("NOTE=\\u009b2K\\u202e");
+    // eslint-disable-next-line no-control-regex -- no raw control character may be left
+    expect(question).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+  });
+
+  it("the trust covers the scripts a server runs: a rewritten server, or a new bin/node on its PATH, is asked about again", async () => {
+    const ws = fakeWorkspace({
+      f: {
+        command: "node",
+        args: ["fake.mjs", "ok", "echo"],
+        env: { PATH: `bin:${process.env.PATH}` },
+      },
+    });
+    const session = async (answers: string[]) => {
+      const env = scriptedEnv([say("ok")], { workspace: ws, answers });
+      const agent = createAgent(env, { mode: "auto" });
+      await agent.send("go");
+      await agent.close!();
+      return toolNames(env);
+    };
+    expect(await session(["yes"])).toContain("mcp__f__echo");
+    expect(await session([])).toContain("mcp__f__echo"); // nothing changed: no question
+    writeFileSync(path.join(ws, "fake.mjs"), FAKE + "// the model was here\n");
+    expect(await session([])).toEqual(BASE); // the script changed: asked again, and no one said yes
+    expect(await session(["yes"])).toContain("mcp__f__echo");
+    mkdirSync(path.join(ws, "bin"));
+    writeFileSync(path.join(ws, "bin/node"), "#!/bin/sh\n");
+    expect(await session([])).toEqual(BASE); // a node of the model's on the config's PATH: asked
   });
 
   it("close() ends every server process, by the pids it started", async () => {

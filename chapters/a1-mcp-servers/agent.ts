@@ -14,8 +14,15 @@
  * A server is somebody else's program: each way it can fail becomes one sentence, and the agent
  * goes on.
  */
-import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, readdirSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  statSync,
+} from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -25,6 +32,7 @@ import * as s07 from "../s07-permission-system/agent.ts";
 import { readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import { REPO_ROOT } from "../_shared/paths.ts";
 import { bwrapArgs, commandEnv, sandboxStatus } from "../_shared/shell.ts";
+import { fingerprint, scriptWords, visible } from "../_shared/trust.ts";
 import type {
   Agent,
   AgentEnv,
@@ -82,22 +90,33 @@ export function parseConfig(text: string) {
   return { servers, problems };
 }
 
+/** The workspace files a server's start runs: those its command, args and env name, and its
+ *  command as the config's own PATH would find it inside the workspace (`"PATH": "bin:…"`). */
+function serverScripts(server: ServerConfig): string[] {
+  const dirs = (server.env.PATH ?? "").split(":").filter((d) => !d || !path.isAbsolute(d));
+  return [
+    ...[server.command, ...server.args, ...Object.values(server.env)].flatMap(scriptWords),
+    ...(server.command.includes("/") ? [] : dirs.map((d) => path.join(d || ".", server.command))),
+  ];
+}
+
 /** A config is commands that came with the folder (or that the model wrote). As with s08's
- *  hooks, none runs before a person says yes to this exact file; the yes is kept by its hash in
- *  the state folder, out of the model's reach. */
+ *  hooks, none runs before a person says yes to this exact file and the scripts it runs; the yes
+ *  is kept by their fingerprint in the state folder, out of the model's reach. */
 async function trusted(env: AgentEnv, text: string, servers: Record<string, ServerConfig>) {
   const file = path.join(env.stateDir, "trusted-mcp.json");
-  const hash = createHash("sha256").update(text).digest("hex");
+  const hash = fingerprint(env.workspace, text, Object.values(servers).flatMap(serverScripts));
   const known = existsSync(file) ? (readJson<{ sha256?: string[] }>(file).sha256 ?? []) : [];
   if (known.includes(hash)) return true;
   // The question shows all the file asks for, its env too: NODE_OPTIONS alone can run any code.
+  // Shown visibly: a value with ESC[2K or a carriage return must not erase itself from the line.
   const commands = Object.entries(servers).map(([name, s]) => {
     const vars = Object.entries(s.env).map(([key, value]) => `${key}=${value}`);
-    return `${name}: ${[...vars, s.command, ...s.args].join(" ")}`;
+    return visible(`${name}: ${[...vars, s.command, ...s.args].join(" ")}`);
   });
   const answer = await env.ask(
     `This workspace's ${CONFIG_FILE} starts ${commands.join("; ")}. Start its MCP servers? ` +
-      "(yes is remembered until the file changes)",
+      "(yes is remembered until the file or the scripts it names change)",
     ["yes", "no"],
   );
   if (!/^y/i.test(answer)) return false;
@@ -119,6 +138,29 @@ export interface Connection {
   stop(): Promise<void>;
 }
 
+/** The harness's own programs, found on the harness's own PATH (absolute folders only), once.
+ *  The spawn below gets the config's env, and a bare "setsid" would be looked up on *its* PATH:
+ *  `"PATH": "bin:…"` and a workspace bin/setsid would run outside the sandbox. */
+const ownPrograms = new Map<string, string>();
+function ownProgram(name: string): string {
+  let found = ownPrograms.get(name);
+  if (!found) {
+    const dirs = (process.env.PATH ?? "").split(path.delimiter).filter((d) => path.isAbsolute(d));
+    found = dirs.map((d) => path.join(d, name)).find(isExecutable);
+    if (!found) throw new Error(`${name} is not on the harness's PATH`);
+    ownPrograms.set(name, found);
+  }
+  return found;
+}
+const isExecutable = (file: string) => {
+  try {
+    accessSync(file, constants.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+};
+
 /** The server runs where the bash tool's commands run: in bubblewrap, writing only in the
  *  workspace, with the allow-listed environment (plus the config's `env`), so no secrets. */
 function commandLine(config: ServerConfig, workspace: string) {
@@ -131,10 +173,10 @@ function commandLine(config: ServerConfig, workspace: string) {
       existsSync(own) && readdirSync(own).length
         ? []
         : ["--ro-bind", path.join(REPO_ROOT, "node_modules"), own];
-    run.unshift("bwrap", ...bwrapArgs(workspace, []), ...mods);
+    run.unshift(ownProgram("bwrap"), ...bwrapArgs(workspace, []), ...mods);
   }
   // Its own process group: a Ctrl-C meant for the turn does not reach it, one kill ends all of it.
-  if (process.platform === "linux") run.unshift("setsid");
+  if (process.platform === "linux") run.unshift(ownProgram("setsid"));
   const [command, ...args] = run;
   return { command, args };
 }
