@@ -162,9 +162,13 @@ const isExecutable = (file: string) => {
 };
 
 /** The server runs where the bash tool's commands run: in bubblewrap, writing only in the
- *  workspace, with the allow-listed environment (plus the config's `env`), so no secrets. */
+ *  workspace, with the allow-listed environment (plus the config's `env`), so no secrets. The
+ *  config's env is set by bubblewrap inside the sandbox (`--setenv`), never on setsid or bwrap
+ *  themselves: `LD_PRELOAD` there would load a workspace library into programs that run
+ *  outside the sandbox. */
 function commandLine(config: ServerConfig, workspace: string) {
   const run = [config.command, ...config.args];
+  let env = { ...commandEnv(), ...config.env };
   if (sandboxStatus().kind === "bubblewrap") {
     // The sandbox hides this repository, and with it the SDK a server imports. Node looks for
     // packages beside the server first, so the SDK's folder is shown there, read-only.
@@ -173,12 +177,14 @@ function commandLine(config: ServerConfig, workspace: string) {
       existsSync(own) && readdirSync(own).length
         ? []
         : ["--ro-bind", path.join(REPO_ROOT, "node_modules"), own];
-    run.unshift(ownProgram("bwrap"), ...bwrapArgs(workspace, []), ...mods);
+    const setenv = Object.entries(config.env).flatMap(([key, value]) => ["--setenv", key, value]);
+    run.unshift(ownProgram("bwrap"), ...bwrapArgs(workspace, []), ...mods, ...setenv, "--");
+    env = commandEnv();
   }
   // Its own process group: a Ctrl-C meant for the turn does not reach it, one kill ends all of it.
   if (process.platform === "linux") run.unshift(ownProgram("setsid"));
   const [command, ...args] = run;
-  return { command, args };
+  return { command, args, env: env as Record<string, string> };
 }
 
 export async function connect(
@@ -189,7 +195,6 @@ export async function connect(
 ) {
   const transport = new StdioClientTransport({
     ...commandLine(config, env.workspace),
-    env: { ...commandEnv(), ...config.env } as Record<string, string>,
     cwd: env.workspace,
     stderr: "pipe",
   });
