@@ -473,6 +473,16 @@ describe("a1 MCP servers", () => {
     const env = await run(ws, [use("mcp__f__echo", {}), say("ok")]); // the person said yes
     expect(readdirSync(outside)).toEqual([]);
     expect(results(env)[0]).toMatchObject({ isError: false, output: "? echo {}" });
+    // Nor when the harness's own PATH names a workspace folder (direnv's PATH_add bin, say).
+    const harnessPath = process.env.PATH;
+    process.env.PATH = `${path.join(ws, "bin")}:${harnessPath}`;
+    try {
+      const again = await run(ws, [use("mcp__f__echo", {}), say("ok")]);
+      expect(readdirSync(outside)).toEqual([]);
+      expect(results(again)[0]).toMatchObject({ isError: false, output: "? echo {}" });
+    } finally {
+      process.env.PATH = harnessPath;
+    }
   });
 
   const cc = spawnSync("sh", ["-c", "command -v cc"]).status === 0;

@@ -21,6 +21,7 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
+  realpathSync,
   statSync,
 } from "node:fs";
 import path from "node:path";
@@ -138,28 +139,28 @@ export interface Connection {
   stop(): Promise<void>;
 }
 
-/** The harness's own programs, found on the harness's own PATH (absolute folders only), once.
- *  The spawn below gets the config's env, and a bare "setsid" would be looked up on *its* PATH:
+/** The harness's own programs, found on the harness's own PATH: absolute folders only, and
+ *  never a file inside the workspace (a direnv'd `./node_modules/.bin` would offer the model's).
+ *  The spawn below gets the config's PATH, and a bare "setsid" would be looked up on *that*:
  *  `"PATH": "bin:…"` and a workspace bin/setsid would run outside the sandbox. */
-const ownPrograms = new Map<string, string>();
-function ownProgram(name: string): string {
-  let found = ownPrograms.get(name);
-  if (!found) {
-    const dirs = (process.env.PATH ?? "").split(path.delimiter).filter((d) => path.isAbsolute(d));
-    found = dirs.map((d) => path.join(d, name)).find(isExecutable);
-    if (!found) throw new Error(`${name} is not on the harness's PATH`);
-    ownPrograms.set(name, found);
-  }
+function ownProgram(name: string, workspace: string): string {
+  const ws = realpathSync(workspace);
+  const found = (process.env.PATH ?? "")
+    .split(path.delimiter)
+    .filter((dir) => path.isAbsolute(dir))
+    .map((dir) => path.join(dir, name))
+    .find((file) => {
+      try {
+        accessSync(file, constants.X_OK);
+        const real = realpathSync(file);
+        return statSync(real).isFile() && !real.startsWith(ws + path.sep);
+      } catch {
+        return false;
+      }
+    });
+  if (!found) throw new Error(`${name} is not on the harness's PATH (outside the workspace)`);
   return found;
 }
-const isExecutable = (file: string) => {
-  try {
-    accessSync(file, constants.X_OK);
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
-};
 
 /** The server runs where the bash tool's commands run: in bubblewrap, writing only in the
  *  workspace, with the allow-listed environment (plus the config's `env`), so no secrets. The
@@ -178,11 +179,17 @@ function commandLine(config: ServerConfig, workspace: string) {
         ? []
         : ["--ro-bind", path.join(REPO_ROOT, "node_modules"), own];
     const setenv = Object.entries(config.env).flatMap(([key, value]) => ["--setenv", key, value]);
-    run.unshift(ownProgram("bwrap"), ...bwrapArgs(workspace, []), ...mods, ...setenv, "--");
+    run.unshift(
+      ownProgram("bwrap", workspace),
+      ...bwrapArgs(workspace, []),
+      ...mods,
+      ...setenv,
+      "--",
+    );
     env = commandEnv();
   }
   // Its own process group: a Ctrl-C meant for the turn does not reach it, one kill ends all of it.
-  if (process.platform === "linux") run.unshift(ownProgram("setsid"));
+  if (process.platform === "linux") run.unshift(ownProgram("setsid", workspace));
   const [command, ...args] = run;
   return { command, args, env: env as Record<string, string> };
 }
