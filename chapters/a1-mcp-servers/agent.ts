@@ -14,16 +14,7 @@
  * A server is somebody else's program: each way it can fail becomes one sentence, and the agent
  * goes on.
  */
-import {
-  accessSync,
-  constants,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  realpathSync,
-  statSync,
-} from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -32,6 +23,7 @@ import * as s02 from "../s02-tool-use/agent.ts";
 import * as s07 from "../s07-permission-system/agent.ts";
 import { readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import { REPO_ROOT } from "../_shared/paths.ts";
+import { ownProgram } from "../_shared/programs.ts";
 import { bwrapArgs, commandEnv, sandboxStatus } from "../_shared/shell.ts";
 import { fingerprint, scriptWords, visible } from "../_shared/trust.ts";
 import type {
@@ -139,29 +131,6 @@ export interface Connection {
   stop(): Promise<void>;
 }
 
-/** The harness's own programs, found on the harness's own PATH: absolute folders only, and
- *  never a file inside the workspace (a direnv'd `./node_modules/.bin` would offer the model's).
- *  The spawn below gets the config's PATH, and a bare "setsid" would be looked up on *that*:
- *  `"PATH": "bin:…"` and a workspace bin/setsid would run outside the sandbox. */
-function ownProgram(name: string, workspace: string): string {
-  const ws = realpathSync(workspace);
-  const found = (process.env.PATH ?? "")
-    .split(path.delimiter)
-    .filter((dir) => path.isAbsolute(dir))
-    .map((dir) => path.join(dir, name))
-    .find((file) => {
-      try {
-        accessSync(file, constants.X_OK);
-        const real = realpathSync(file);
-        return statSync(real).isFile() && !real.startsWith(ws + path.sep);
-      } catch {
-        return false;
-      }
-    });
-  if (!found) throw new Error(`${name} is not on the harness's PATH (outside the workspace)`);
-  return found;
-}
-
 /** The server runs where the bash tool's commands run: in bubblewrap, writing only in the
  *  workspace, with the allow-listed environment (plus the config's `env`), so no secrets. The
  *  config's env is set by bubblewrap inside the sandbox (`--setenv`), never on setsid or bwrap
@@ -189,6 +158,7 @@ function commandLine(config: ServerConfig, workspace: string) {
     env = commandEnv();
   }
   // Its own process group: a Ctrl-C meant for the turn does not reach it, one kill ends all of it.
+  // (setsid and bwrap are the harness's own, not found on the config's PATH: see ownProgram.)
   if (process.platform === "linux") run.unshift(ownProgram("setsid", workspace));
   const [command, ...args] = run;
   return { command, args, env: env as Record<string, string> };
