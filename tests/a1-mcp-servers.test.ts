@@ -559,6 +559,14 @@ __attribute__((constructor)) static void mark(void) {
     mkdirSync(path.join(ws, "bin"));
     writeFileSync(path.join(ws, "bin/node"), "#!/bin/sh\n");
     expect(await session([])).toEqual(BASE); // a node of the model's on the config's PATH: asked
+    // The same with the workspace's folder named by its absolute path.
+    const config = JSON.parse(readFileSync(path.join(ws, ".mcp.json"), "utf8"));
+    config.mcpServers.f.env.PATH = `${path.join(ws, "sbin")}:${process.env.PATH}`;
+    writeFileSync(path.join(ws, ".mcp.json"), JSON.stringify(config));
+    expect(await session(["yes"])).toContain("mcp__f__echo");
+    mkdirSync(path.join(ws, "sbin"));
+    writeFileSync(path.join(ws, "sbin/node"), "#!/bin/sh\n");
+    expect(await session([])).toEqual(BASE);
   });
 
   it("close() ends every server process, by the pids it started", async () => {

@@ -1,5 +1,13 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as s08 from "../chapters/s08-hook-system/agent.ts";
@@ -210,6 +218,23 @@ describe("s08 hook system", () => {
     await createAgent(second).send("go");
     expect(trustQuestions(second)).toHaveLength(1); // the same .hooks.json, a new script: asked
     expect(existsSync(path.join(ws, "pwned"))).toBe(false);
+  });
+
+  it("a script the jail will not read (a hard link) is still covered: a write through its other name is seen", async () => {
+    const env = envWithHooks(
+      [
+        use("bash", { command: "printf 'touch pwned\\n' > other-name" }),
+        use("bash", { command: "echo hi" }),
+        say("ok"),
+      ],
+      { PostToolUse: [{ command: "sh hooks/after.sh" }] },
+    );
+    mkdirSync(file(env, "hooks"));
+    writeFileSync(file(env, "hooks/after.sh"), "exit 0\n");
+    linkSync(file(env, "hooks/after.sh"), file(env, "other-name"));
+    await createAgent(env, { trusted: true }).send("go");
+    expect(readFileSync(file(env, "hooks/after.sh"), "utf8")).toBe("touch pwned\n"); // it was rewritten
+    expect(existsSync(file(env, "pwned"))).toBe(false); // and did not run
   });
 
   it("a rewritten PreToolUse guard script fails closed: the call is blocked, not let through", async () => {

@@ -38,20 +38,22 @@ function fileState(root: string, word: string): string {
   } catch (err) {
     return `not inside: ${(err as Error).message}`; // the model's commands cannot write there
   }
-  let size: number, mtime: number;
+  let st;
   try {
-    const st = statSync(real);
+    st = statSync(real);
     if (st.isDirectory()) return "a folder";
-    [size, mtime] = [st.size, st.mtimeMs];
   } catch {
     return "missing";
   }
   const rel = path.relative(realpathSync(root), real);
-  if (size > MAX_READ) return `${rel}: ${size} bytes, modified ${mtime}`;
+  // What the jail will not read (a hard link, a FIFO) or what is too big is known by its inode
+  // and change time instead: a write through another name changes the ctime too.
+  const stamp = `inode ${st.ino}, ${st.size} bytes, changed ${st.ctimeMs}`;
+  if (st.size > MAX_READ) return `${rel}: ${stamp}`;
   try {
     return `${rel}\n${readInside(root, rel)}`;
   } catch (err) {
-    return `${rel}: ${(err as Error).message}`;
+    return `${rel}: ${(err as Error).message} (${stamp})`;
   }
 }
 

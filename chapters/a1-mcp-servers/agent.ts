@@ -86,7 +86,7 @@ export function parseConfig(text: string) {
 /** The workspace files a server's start runs: those its command, args and env name, and its
  *  command as the config's own PATH would find it inside the workspace (`"PATH": "bin:…"`). */
 function serverScripts(server: ServerConfig): string[] {
-  const dirs = (server.env.PATH ?? "").split(":").filter((d) => !d || !path.isAbsolute(d));
+  const dirs = server.env.PATH === undefined ? [] : server.env.PATH.split(":");
   return [
     ...[server.command, ...server.args, ...Object.values(server.env)].flatMap(scriptWords),
     ...(server.command.includes("/") ? [] : dirs.map((d) => path.join(d || ".", server.command))),
