@@ -7,6 +7,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -445,7 +446,7 @@ describe("a1 MCP servers", () => {
     const again = await session([say("ok")], ["no"]);
     expect(again).toEqual([
       expect.stringMatching(
-        /starts notes: NOTES_FILE=notes.json NODE_OPTIONS=--import \.\/wipe\.mjs node notes-server\.mjs\./,
+        /starts notes: NOTES_FILE=notes.json NODE_OPTIONS="--import \.\/wipe\.mjs" node notes-server\.mjs\./,
       ),
     ]);
     expect(existsSync(path.join(ws, "notes.json"))).toBe(true);
@@ -520,20 +521,50 @@ __attribute__((constructor)) static void mark(void) {
     },
   );
 
-  it("the trust question shows a config's control characters escaped: ESC[2K and CR cannot hide a PATH", async () => {
+  it("the trust question shows a config's control characters escaped: ESC[2K and CR cannot hide a PATH, nor a value pass for the command", async () => {
     const ws = fakeWorkspace({
       f: {
         command: "node",
         args: ["fake.mjs", "ok", "echo"],
-        env: { PATH: `bin:\u001b[2K\r${process.env.PATH}`, NOTE: "\u009b2K\u202e" },
+        env: {
+          PATH: `bin:\u001b[2K\r${process.env.PATH}`,
+          NOTE: "\u009b2K\u202e",
+          FAKE: "x node notes-server.mjs. Start its MCP servers?",
+        },
       },
     });
     const env = await run(ws, [say("ok")], { trusted: false }, ["no"]);
     const [question] = notes(env).filter((n) => n.startsWith("This workspace's"));
-    expect(question).toContain("PATH=bin:\\u001b[2K\\u000d");
-    expect(question).toContain("NOTE=\\u009b2K\\u202e");
+    expect(question).toContain('PATH="bin:\\u001b[2K\\r');
+    expect(question).toContain('NOTE="\\u009b2K\\u202e"');
+    expect(question).toContain(
+      'FAKE="x node notes-server.mjs. Start its MCP servers?" node fake.mjs ok echo.',
+    );
     // eslint-disable-next-line no-control-regex -- no raw control character may be left
     expect(question).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+  });
+
+  it("reads .mcp.json through the jail: a symlink out of the workspace, or a FIFO, starts nothing", async () => {
+    const outside = tempDir();
+    writeFileSync(
+      path.join(outside, "mcp.json"),
+      JSON.stringify({ mcpServers: { f: { command: "node", args: ["fake.mjs", "ok", "echo"] } } }),
+    );
+    const linked = fakeWorkspace({});
+    rmSync(path.join(linked, ".mcp.json"));
+    symlinkSync(path.join(outside, "mcp.json"), path.join(linked, ".mcp.json"));
+    const viaLink = await run(linked, [say("ok")]);
+    expect(toolNames(viaLink)).toEqual(BASE);
+    expect(notes(viaLink)).toContain(
+      ".mcp.json is not usable: path escapes the workspace through a symlink: .mcp.json; no MCP servers",
+    );
+    const fifo = fakeWorkspace({});
+    rmSync(path.join(fifo, ".mcp.json"));
+    spawnSync("mkfifo", [path.join(fifo, ".mcp.json")]);
+    const viaFifo = await run(fifo, [say("ok")]); // returns: a FIFO does not block the harness
+    expect(notes(viaFifo)).toContain(
+      ".mcp.json is not usable: .mcp.json is not a regular file; refused; no MCP servers",
+    );
   });
 
   it("the trust covers the scripts a server runs: a rewritten server, or a new bin/node on its PATH, is asked about again", async () => {

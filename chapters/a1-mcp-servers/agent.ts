@@ -93,6 +93,11 @@ function serverScripts(server: ServerConfig): string[] {
   ];
 }
 
+/** One word of a command line as a person should read it: plain, or quoted when it holds
+ *  anything else, with control characters escaped. */
+const shown = (word: string) =>
+  visible(/^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word));
+
 /** A config is commands that came with the folder (or that the model wrote). As with s08's
  *  hooks, none runs before a person says yes to this exact file and the scripts it runs; the yes
  *  is kept by their fingerprint in the state folder, out of the model's reach. */
@@ -102,10 +107,11 @@ async function trusted(env: AgentEnv, text: string, servers: Record<string, Serv
   const known = existsSync(file) ? (readJson<{ sha256?: string[] }>(file).sha256 ?? []) : [];
   if (known.includes(hash)) return true;
   // The question shows all the file asks for, its env too: NODE_OPTIONS alone can run any code.
-  // Shown visibly: a value with ESC[2K or a carriage return must not erase itself from the line.
+  // Shown visibly: a value with ESC[2K or a carriage return must not erase itself from the line,
+  // and one with spaces is quoted, so it cannot pass for the command that follows it.
   const commands = Object.entries(servers).map(([name, s]) => {
-    const vars = Object.entries(s.env).map(([key, value]) => `${key}=${value}`);
-    return visible(`${name}: ${[...vars, s.command, ...s.args].join(" ")}`);
+    const vars = Object.entries(s.env).map(([key, value]) => `${shown(key)}=${shown(value)}`);
+    return `${name}: ${[...vars, ...[s.command, ...s.args].map(shown)].join(" ")}`;
   });
   const answer = await env.ask(
     `This workspace's ${CONFIG_FILE} starts ${commands.join("; ")}. Start its MCP servers? ` +
