@@ -57,23 +57,24 @@ function fileState(root: string, word: string): string {
   }
 }
 
-/** SHA-256 of the config's text and of the files its words name, in a stable order. With no
- *  such words it is the hash of the text alone. */
-export function fingerprint(root: string, text: string, words: string[]): string {
-  const hash = createHash("sha256").update(text);
-  for (const word of [...new Set(words)].sort()) hash.update(`\0${word}\0${fileState(root, word)}`);
-  return hash.digest("hex");
-}
-
-/** The words among `words` whose file differs from what `earlier` recorded (for a note that
- *  says what changed): recomputes each word's state. */
-export function changedWords(root: string, words: string[], earlier: Map<string, string>) {
-  return [...new Set(words)].filter((w) => earlier.get(w) !== fileState(root, w));
-}
-
-/** Each word's state now, to compare with later (changedWords). */
+/** Each word's file as it is now (what a yes is given to, and what is compared later). */
 export function wordStates(root: string, words: string[]): Map<string, string> {
   return new Map([...new Set(words)].map((w) => [w, fileState(root, w)]));
+}
+
+/** The words whose file is no longer what `earlier` recorded (for a note that says what). */
+export function changedWords(root: string, earlier: Map<string, string>): string[] {
+  return [...earlier].filter(([word, state]) => fileState(root, word) !== state).map(([w]) => w);
+}
+
+/** SHA-256 of the config's text and of the states of the files its words name, sorted by word
+ *  (the same files give the same hash, whatever the order of the commands). With no such words it
+ *  is the hash of the text alone. */
+export function fingerprint(text: string, states: Map<string, string>): string {
+  const hash = createHash("sha256").update(text);
+  for (const [word, state] of [...states].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    hash.update(`\0${word}\0${state}`);
+  return hash.digest("hex");
 }
 
 /** Config text as a question shows it: C0 controls (ESC, CR, a newline), DEL, C1 and the bidi

@@ -25,7 +25,7 @@ import { readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import { REPO_ROOT } from "../_shared/paths.ts";
 import { ownProgram } from "../_shared/programs.ts";
 import { bwrapArgs, commandEnv, sandboxStatus } from "../_shared/shell.ts";
-import { fingerprint, scriptWords, visible } from "../_shared/trust.ts";
+import { fingerprint, scriptWords, visible, wordStates } from "../_shared/trust.ts";
 import type {
   Agent,
   AgentEnv,
@@ -103,7 +103,8 @@ const shown = (word: string) =>
  *  is kept by their fingerprint in the state folder, out of the model's reach. */
 async function trusted(env: AgentEnv, text: string, servers: Record<string, ServerConfig>) {
   const file = path.join(env.stateDir, "trusted-mcp.json");
-  const hash = fingerprint(env.workspace, text, Object.values(servers).flatMap(serverScripts));
+  const scripts = wordStates(env.workspace, Object.values(servers).flatMap(serverScripts));
+  const hash = fingerprint(text, scripts);
   const known = existsSync(file) ? (readJson<{ sha256?: string[] }>(file).sha256 ?? []) : [];
   if (known.includes(hash)) return true;
   // The question shows all the file asks for, its env too: NODE_OPTIONS alone can run any code.

@@ -384,7 +384,7 @@ function changedSinceTrust(workspace: string, trusted: TrustedHooks): string[] {
     // gone or unreadable: it is not the text that was trusted
   }
   if (text !== trusted.text) return [HOOKS_FILE];
-  return changedWords(workspace, [...trusted.scripts.keys()], trusted.scripts);
+  return changedWords(workspace, trusted.scripts);
 }
 
 /** Hooks are shell commands that came with the folder. Opening a folder must not run its code,
@@ -395,9 +395,12 @@ export async function trustedHooks(env: AgentEnv, options: HookOptions): Promise
   const { hooks, text } = loadHooks(env.workspace, (note) => env.io.note(note));
   const commands = commandsOf(hooks);
   if (commands.length === 0) return NO_HOOKS;
-  const words = commands.flatMap(scriptWords);
-  const trusted = { hooks, text, scripts: wordStates(env.workspace, words) };
-  const hash = fingerprint(env.workspace, text, words);
+  const trusted = {
+    hooks,
+    text,
+    scripts: wordStates(env.workspace, commands.flatMap(scriptWords)),
+  };
+  const hash = fingerprint(text, trusted.scripts);
   const known = trustedHashes(env);
   if (options.trusted || known.includes(hash)) return trusted;
   const scripts = [...trusted.scripts].filter(
