@@ -24,6 +24,8 @@ export function scriptWords(command: string): string[] {
     );
 }
 
+const [OUTSIDE, FOLDER, MISSING] = ["not inside: ", "a folder", "missing"];
+
 /** Large enough for any script; a bigger file is fingerprinted by its size and time. */
 const MAX_READ = 16 * 1024 * 1024;
 
@@ -36,14 +38,14 @@ function fileState(root: string, word: string): string {
   try {
     real = safePath(root, word);
   } catch (err) {
-    return `not inside: ${(err as Error).message}`; // the model's commands cannot write there
+    return `${OUTSIDE}${(err as Error).message}`; // the model's commands cannot write there
   }
   let st;
   try {
     st = statSync(real);
-    if (st.isDirectory()) return "a folder";
+    if (st.isDirectory()) return FOLDER;
   } catch {
-    return "missing";
+    return MISSING;
   }
   const rel = path.relative(realpathSync(root), real);
   // What the jail will not read (a hard link, a FIFO) or what is too big is known by its inode
@@ -61,6 +63,12 @@ function fileState(root: string, word: string): string {
 export function wordStates(root: string, words: string[]): Map<string, string> {
   return new Map([...new Set(words)].map((w) => [w, fileState(root, w)]));
 }
+
+/** The words that name a file in the workspace now (what a trust question lists). */
+export const filesAmong = (states: Map<string, string>) =>
+  [...states]
+    .filter(([, state]) => state !== FOLDER && state !== MISSING && !state.startsWith(OUTSIDE))
+    .map(([word]) => word);
 
 /** The words whose file is no longer what `earlier` recorded (for a note that says what). */
 export function changedWords(root: string, earlier: Map<string, string>): string[] {

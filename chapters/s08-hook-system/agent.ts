@@ -28,7 +28,14 @@ import {
 } from "../s02-tool-use/agent.ts";
 import { readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import { runCommand } from "../_shared/shell.ts";
-import { changedWords, fingerprint, scriptWords, visible, wordStates } from "../_shared/trust.ts";
+import {
+  changedWords,
+  filesAmong,
+  fingerprint,
+  scriptWords,
+  visible,
+  wordStates,
+} from "../_shared/trust.ts";
 import type {
   Agent,
   AgentEnv,
@@ -403,14 +410,10 @@ export async function trustedHooks(env: AgentEnv, options: HookOptions): Promise
   const hash = fingerprint(text, trusted.scripts);
   const known = trustedHashes(env);
   if (options.trusted || known.includes(hash)) return trusted;
-  const scripts = [...trusted.scripts].filter(
-    ([, state]) => !/^(missing|not inside|a folder)/.test(state),
-  );
+  const scripts = filesAmong(trusted.scripts);
   const answer = await env.ask(
     `This workspace's ${HOOKS_FILE} wants to run ${commands.map((c) => visible(JSON.stringify(c))).join(", ")}` +
-      (scripts.length
-        ? ` (with ${scripts.map(([w]) => visible(w)).join(", ")} as they are now)`
-        : "") +
+      (scripts.length ? ` (with ${scripts.map(visible).join(", ")} as they are now)` : "") +
       ". Run its hooks? (yes is remembered until the file or those scripts change)",
     ["yes", "no"],
   );
