@@ -567,6 +567,15 @@ __attribute__((constructor)) static void mark(void) {
     );
   });
 
+  it("a node_modules that is a FIFO does not stop a server from starting (the harness does not read it)", async () => {
+    const ws = fakeWorkspace({ f: ["ok", "echo"] });
+    spawnSync("mkfifo", [path.join(ws, "node_modules")]);
+    const env = await run(ws, [say("ok")]);
+    expect(notes(env).filter((n) => n.startsWith('MCP server "f"'))).toEqual([
+      'MCP server "f" is running: echo',
+    ]);
+  });
+
   it("the trust covers the scripts a server runs: a rewritten server, or a new bin/node on its PATH, is asked about again", async () => {
     const ws = fakeWorkspace({
       f: {

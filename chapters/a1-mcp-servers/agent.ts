@@ -14,7 +14,7 @@
  * A server is somebody else's program: each way it can fail becomes one sentence, and the agent
  * goes on.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync } from "node:fs";
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -149,11 +149,11 @@ function commandLine(config: ServerConfig, workspace: string) {
   if (sandboxStatus().kind === "bubblewrap") {
     // The sandbox hides this repository, and with it the SDK a server imports. Node looks for
     // packages beside the server first, so the SDK's folder is shown there, read-only.
+    // (Only a real folder is looked into: a symlink or a FIFO there gets no mount.)
     const own = path.join(workspace, "node_modules");
-    const mods =
-      existsSync(own) && readdirSync(own).length
-        ? []
-        : ["--ro-bind", path.join(REPO_ROOT, "node_modules"), own];
+    const found = lstatSync(own, { throwIfNoEntry: false });
+    const empty = !found || (found.isDirectory() && readdirSync(own).length === 0);
+    const mods = empty ? ["--ro-bind", path.join(REPO_ROOT, "node_modules"), own] : [];
     const setenv = Object.entries(config.env).flatMap(([key, value]) => ["--setenv", key, value]);
     run.unshift(
       ownProgram("bwrap", workspace),
