@@ -256,6 +256,25 @@ describe("s08 hook system", () => {
     expect(existsSync(file(env, "ran.txt"))).toBe(false);
   });
 
+  it("a script that changes while its hook runs (a race with a background job) has its answer dropped, and the call is blocked", async () => {
+    const env = envWithHooks([use("bash", { command: "echo original" }), say("ok")], {
+      PreToolUse: [{ matcher: "bash", command: "sh hooks/guard.sh" }],
+    });
+    mkdirSync(file(env, "hooks"));
+    // Stands in for a writer that swaps the script between the check and the run.
+    writeFileSync(
+      file(env, "hooks/guard.sh"),
+      `echo 'exit 1' > hooks/guard.sh; echo '{"updatedInput": {"command": "touch ran.txt"}}'\n`,
+    );
+    await createAgent(env, { trusted: true }).send("go");
+    expect(existsSync(file(env, "ran.txt"))).toBe(false);
+    expect(results(env)[0]).toMatchObject({
+      isError: true,
+      output:
+        "Blocked by a PreToolUse hook: hooks/guard.sh changed since you trusted .hooks.json, so its hooks do not run until you trust it again",
+    });
+  });
+
   it("reads .hooks.json through the jail: a symlink out of the workspace, or a FIFO, is not read", async () => {
     const outside = tempDir();
     writeFileSync(

@@ -187,17 +187,20 @@ export function createHookRunner(
       const matching = (trusted.hooks[event] ?? []).filter(
         (h) => !tool || h.matcher === undefined || h.matcher === "*" || h.matcher === tool.name,
       );
-      // The trust was for these files as they were. One the model rewrote since (mid-session, by
-      // a write) would run its text instead: no hook runs, and a PreToolUse check, which the
-      // person relies on, fails closed.
-      const changed = matching.length ? changedSinceTrust(env.workspace, trusted) : [];
-      if (changed.length) {
+      // The trust was for these files as they were. One the model rewrote since (a write, a
+      // background job) would run its text instead. So before and after each hook the files are
+      // checked again: once one changed, no more hooks run, the answer of one that ran meanwhile
+      // is dropped, and a PreToolUse check, which the person relies on, fails closed.
+      const changedNow = (what: string) => {
+        const changed = changedSinceTrust(env.workspace, trusted);
+        if (!changed.length) return false;
         const why = `${changed.map(visible).join(", ")} changed since you trusted ${HOOKS_FILE}, so its hooks do not run until you trust it again`;
-        env.io.note(`${event} hooks not run: ${why}`);
+        env.io.note(`${event} ${what}: ${why}`);
         if (event === "PreToolUse") outcome.blocked = why;
-        return outcome;
-      }
+        return true;
+      };
       for (const hook of matching) {
+        if (changedNow("hooks not run")) return outcome;
         const stdin = {
           hook_event_name: event,
           cwd: env.workspace,
@@ -205,6 +208,7 @@ export function createHookRunner(
           ...(result && { tool_result: result.output, is_error: result.isError }),
         };
         const run = await runHook(hook.command, stdin, env.workspace, timeoutMs);
+        if (changedNow(`hook "${visible(hook.command)}" ignored`)) return outcome;
         const label = `${event} hook "${hook.command}"`;
         env.io.event("hook", {
           event,
