@@ -1,5 +1,13 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as s08 from "../chapters/s08-hook-system/agent.ts";
@@ -175,6 +183,130 @@ describe("s08 hook system", () => {
     expect(trustQuestions(third)).toHaveLength(1);
     expect(ran(third)).toEqual([false, false, false]);
     expect(existsSync(path.join(ws, "sneaky"))).toBe(false);
+  });
+
+  it("a script a trusted hook runs, rewritten by the model mid-session, does not run; the next session asks again", async () => {
+    const ws = tempDir();
+    mkdirSync(path.join(ws, "hooks"));
+    writeFileSync(path.join(ws, "hooks/after.sh"), "echo checked >> after.log\n");
+    writeFileSync(
+      path.join(ws, HOOKS_FILE),
+      JSON.stringify({ PostToolUse: [{ command: "sh hooks/after.sh" }] }),
+    );
+    const first = scriptedEnv(
+      [
+        use("bash", { command: "echo before" }), // the trusted script runs as it was
+        use("write", { path: "hooks/after.sh", content: "touch pwned\n" }),
+        use("bash", { command: "echo after" }),
+        say("ok"),
+      ],
+      { workspace: ws, answers: ["yes"] },
+    );
+    await createAgent(first).send("go");
+    expect(existsSync(path.join(ws, "pwned"))).toBe(false);
+    expect(readFileSync(path.join(ws, "after.log"), "utf8")).toBe("checked\n");
+    expect(trustQuestions(first)).toEqual([
+      expect.stringContaining("(with hooks/after.sh as they are now)"),
+    ]);
+    expect(notes(first)).toContain(
+      "PostToolUse hooks not run: hooks/after.sh changed since you trusted .hooks.json, so its hooks do not run until you trust it again",
+    );
+    const second = scriptedEnv([use("bash", { command: "echo hi" }), say("ok")], {
+      workspace: ws,
+      answers: ["no"],
+    });
+    await createAgent(second).send("go");
+    expect(trustQuestions(second)).toHaveLength(1); // the same .hooks.json, a new script: asked
+    expect(existsSync(path.join(ws, "pwned"))).toBe(false);
+  });
+
+  it("a script the jail will not read (a hard link) is still covered: a write through its other name is seen", async () => {
+    const env = envWithHooks(
+      [
+        use("bash", { command: "printf 'touch pwned\\n' > other-name" }),
+        use("bash", { command: "echo hi" }),
+        say("ok"),
+      ],
+      { PostToolUse: [{ command: "sh hooks/after.sh" }] },
+    );
+    mkdirSync(file(env, "hooks"));
+    writeFileSync(file(env, "hooks/after.sh"), "exit 0\n");
+    linkSync(file(env, "hooks/after.sh"), file(env, "other-name"));
+    await createAgent(env, { trusted: true }).send("go");
+    expect(readFileSync(file(env, "hooks/after.sh"), "utf8")).toBe("touch pwned\n"); // it was rewritten
+    expect(existsSync(file(env, "pwned"))).toBe(false); // and did not run
+  });
+
+  it("a rewritten PreToolUse guard script fails closed: the call is blocked, not let through", async () => {
+    const env = envWithHooks(
+      [
+        use("write", { path: "hooks/guard.sh", content: "exit 0\n" }),
+        use("bash", { command: "touch ran.txt" }),
+        say("ok"),
+      ],
+      { PreToolUse: [{ matcher: "bash", command: "sh hooks/guard.sh" }] },
+    );
+    mkdirSync(file(env, "hooks"));
+    writeFileSync(file(env, "hooks/guard.sh"), "echo 'no commands today' >&2; exit 1\n");
+    await createAgent(env, { trusted: true }).send("go");
+    expect(results(env)[1]).toMatchObject({
+      isError: true,
+      output: expect.stringMatching(/^Blocked by a PreToolUse hook: hooks\/guard.sh changed/),
+    });
+    expect(existsSync(file(env, "ran.txt"))).toBe(false);
+  });
+
+  it("a script that changes while its hook runs (a race with a background job) has its answer dropped, and the call is blocked", async () => {
+    const env = envWithHooks([use("bash", { command: "echo original" }), say("ok")], {
+      PreToolUse: [{ matcher: "bash", command: "sh hooks/guard.sh" }],
+    });
+    mkdirSync(file(env, "hooks"));
+    // Stands in for a writer that swaps the script between the check and the run.
+    writeFileSync(
+      file(env, "hooks/guard.sh"),
+      `echo 'exit 1' > hooks/guard.sh; echo '{"updatedInput": {"command": "touch ran.txt"}}'\n`,
+    );
+    await createAgent(env, { trusted: true }).send("go");
+    expect(existsSync(file(env, "ran.txt"))).toBe(false);
+    expect(results(env)[0]).toMatchObject({
+      isError: true,
+      output:
+        "Blocked by a PreToolUse hook: hooks/guard.sh changed since you trusted .hooks.json, so its hooks do not run until you trust it again",
+    });
+  });
+
+  it("reads .hooks.json through the jail: a symlink out of the workspace, or a FIFO, is not read", async () => {
+    const outside = tempDir();
+    writeFileSync(
+      path.join(outside, "hooks.json"),
+      JSON.stringify({ SessionStart: [{ command: "touch hook-ran" }] }),
+    );
+    const linked = scriptedEnv([say("ok")]);
+    symlinkSync(path.join(outside, "hooks.json"), file(linked, HOOKS_FILE));
+    await createAgent(linked, { trusted: true }).send("go");
+    expect(existsSync(file(linked, "hook-ran"))).toBe(false);
+    expect(notes(linked)).toContain(
+      ".hooks.json is not read (path escapes the workspace through a symlink: .hooks.json); running without hooks",
+    );
+    const fifo = scriptedEnv([say("ok")]);
+    spawnSync("mkfifo", [file(fifo, HOOKS_FILE)]);
+    await createAgent(fifo, { trusted: true }).send("go"); // returns: a FIFO does not block it
+    expect(notes(fifo)).toContain(
+      ".hooks.json is not read (.hooks.json is not a regular file; refused); running without hooks",
+    );
+  });
+
+  it("the trust question shows control characters escaped: C1 and bidi cannot redraw or reorder it", async () => {
+    const env = envWithHooks(
+      [say("ok")],
+      { SessionStart: [{ command: "echo hi \u009b2K\u202e \u001b[2K\r" }] },
+      ["no"],
+    );
+    await createAgent(env).send("go");
+    const [question] = trustQuestions(env);
+    expect(question).toContain("echo hi \\u009b2K\\u202e \\u001b[2K\\r");
+    // eslint-disable-next-line no-control-regex -- no raw control character may be left
+    expect(question).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
   });
 
   it("updatedInput from a PreToolUse hook rewrites the call's arguments", async () => {

@@ -14,8 +14,7 @@
  * A server is somebody else's program: each way it can fail becomes one sentence, and the agent
  * goes on.
  */
-import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, readdirSync } from "node:fs";
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -24,7 +23,9 @@ import * as s02 from "../s02-tool-use/agent.ts";
 import * as s07 from "../s07-permission-system/agent.ts";
 import { readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import { REPO_ROOT } from "../_shared/paths.ts";
+import { ownProgram } from "../_shared/programs.ts";
 import { bwrapArgs, commandEnv, sandboxStatus } from "../_shared/shell.ts";
+import { fingerprint, scriptWords, visible, wordStates } from "../_shared/trust.ts";
 import type {
   Agent,
   AgentEnv,
@@ -82,22 +83,40 @@ export function parseConfig(text: string) {
   return { servers, problems };
 }
 
+/** The workspace files a server's start runs: those its command, args and env name, and its
+ *  command as the config's own PATH would find it inside the workspace (`"PATH": "bin:…"`). */
+function serverScripts(server: ServerConfig): string[] {
+  const dirs = server.env.PATH === undefined ? [] : server.env.PATH.split(":");
+  return [
+    ...[server.command, ...server.args, ...Object.values(server.env)].flatMap(scriptWords),
+    ...(server.command.includes("/") ? [] : dirs.map((d) => path.join(d || ".", server.command))),
+  ];
+}
+
+/** One word of a command line as a person should read it: plain, or quoted when it holds
+ *  anything else, with control characters escaped. */
+const shown = (word: string) =>
+  visible(/^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word));
+
 /** A config is commands that came with the folder (or that the model wrote). As with s08's
- *  hooks, none runs before a person says yes to this exact file; the yes is kept by its hash in
- *  the state folder, out of the model's reach. */
+ *  hooks, none runs before a person says yes to this exact file and the scripts it runs; the yes
+ *  is kept by their fingerprint in the state folder, out of the model's reach. */
 async function trusted(env: AgentEnv, text: string, servers: Record<string, ServerConfig>) {
   const file = path.join(env.stateDir, "trusted-mcp.json");
-  const hash = createHash("sha256").update(text).digest("hex");
+  const scripts = wordStates(env.workspace, Object.values(servers).flatMap(serverScripts));
+  const hash = fingerprint(text, scripts);
   const known = existsSync(file) ? (readJson<{ sha256?: string[] }>(file).sha256 ?? []) : [];
   if (known.includes(hash)) return true;
   // The question shows all the file asks for, its env too: NODE_OPTIONS alone can run any code.
+  // Shown visibly: a value with ESC[2K or a carriage return must not erase itself from the line,
+  // and one with spaces is quoted, so it cannot pass for the command that follows it.
   const commands = Object.entries(servers).map(([name, s]) => {
-    const vars = Object.entries(s.env).map(([key, value]) => `${key}=${value}`);
-    return `${name}: ${[...vars, s.command, ...s.args].join(" ")}`;
+    const vars = Object.entries(s.env).map(([key, value]) => `${shown(key)}=${shown(value)}`);
+    return `${name}: ${[...vars, ...[s.command, ...s.args].map(shown)].join(" ")}`;
   });
   const answer = await env.ask(
     `This workspace's ${CONFIG_FILE} starts ${commands.join("; ")}. Start its MCP servers? ` +
-      "(yes is remembered until the file changes)",
+      "(yes is remembered until the file or the scripts it names change)",
     ["yes", "no"],
   );
   if (!/^y/i.test(answer)) return false;
@@ -120,23 +139,36 @@ export interface Connection {
 }
 
 /** The server runs where the bash tool's commands run: in bubblewrap, writing only in the
- *  workspace, with the allow-listed environment (plus the config's `env`), so no secrets. */
+ *  workspace, with the allow-listed environment (plus the config's `env`), so no secrets. The
+ *  config's env is set by bubblewrap inside the sandbox (`--setenv`), never on setsid or bwrap
+ *  themselves: `LD_PRELOAD` there would load a workspace library into programs that run
+ *  outside the sandbox. */
 function commandLine(config: ServerConfig, workspace: string) {
   const run = [config.command, ...config.args];
+  let env = { ...commandEnv(), ...config.env };
   if (sandboxStatus().kind === "bubblewrap") {
     // The sandbox hides this repository, and with it the SDK a server imports. Node looks for
     // packages beside the server first, so the SDK's folder is shown there, read-only.
+    // (Only a real folder is looked into: a symlink or a FIFO there gets no mount.)
     const own = path.join(workspace, "node_modules");
-    const mods =
-      existsSync(own) && readdirSync(own).length
-        ? []
-        : ["--ro-bind", path.join(REPO_ROOT, "node_modules"), own];
-    run.unshift("bwrap", ...bwrapArgs(workspace, []), ...mods);
+    const found = lstatSync(own, { throwIfNoEntry: false });
+    const empty = !found || (found.isDirectory() && readdirSync(own).length === 0);
+    const mods = empty ? ["--ro-bind", path.join(REPO_ROOT, "node_modules"), own] : [];
+    const setenv = Object.entries(config.env).flatMap(([key, value]) => ["--setenv", key, value]);
+    run.unshift(
+      ownProgram("bwrap", workspace),
+      ...bwrapArgs(workspace, []),
+      ...mods,
+      ...setenv,
+      "--",
+    );
+    env = commandEnv();
   }
   // Its own process group: a Ctrl-C meant for the turn does not reach it, one kill ends all of it.
-  if (process.platform === "linux") run.unshift("setsid");
+  // (setsid and bwrap are the harness's own, not found on the config's PATH: see ownProgram.)
+  if (process.platform === "linux") run.unshift(ownProgram("setsid", workspace));
   const [command, ...args] = run;
-  return { command, args };
+  return { command, args, env: env as Record<string, string> };
 }
 
 export async function connect(
@@ -147,7 +179,6 @@ export async function connect(
 ) {
   const transport = new StdioClientTransport({
     ...commandLine(config, env.workspace),
-    env: { ...commandEnv(), ...config.env } as Record<string, string>,
     cwd: env.workspace,
     stderr: "pipe",
   });

@@ -146,7 +146,8 @@ async function gate(
 }
 
 /** One lead tool call, in the order every call takes: the gate (s07) decides, then the hooks (s08)
- *  wrap the tool itself, which runs jailed (s02) and, for commands, sandboxed (shell.ts). */
+ *  wrap the tool itself, which runs jailed (s02) and, for commands, sandboxed (shell.ts). A call
+ *  a PreToolUse hook rewrote meets the gate again before it runs. */
 async function runCall(
   env: AgentEnv,
   session: Session,
@@ -156,7 +157,14 @@ async function runCall(
 ): Promise<{ output: string; isError: boolean }> {
   const refused = await gate(env, perms, call, TOOLS);
   if (refused) return { output: refused, isError: true };
-  return s08.runToolWithHooks(env, session.hooks, call, handlers, { root: env.workspace });
+  return s08.runToolWithHooks(
+    env,
+    session.hooks,
+    call,
+    handlers,
+    { root: env.workspace },
+    (rewritten) => gate(env, perms, rewritten),
+  );
 }
 
 /** A subagent's and a teammate's base tools, behind the same gate and rules: a deny rule cannot

@@ -15,18 +15,27 @@
  *   2 inject stderr (it is added to what the model sees).
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync } from "node:fs";
 import path from "node:path";
 import {
   BASE_HANDLERS,
   BASE_TOOLS,
   normalizeMessages,
+  readInside,
   runTool,
   type ToolContext,
   type ToolHandler,
 } from "../s02-tool-use/agent.ts";
 import { readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import { runCommand } from "../_shared/shell.ts";
+import {
+  changedWords,
+  filesAmong,
+  fingerprint,
+  scriptWords,
+  visible,
+  wordStates,
+} from "../_shared/trust.ts";
 import type {
   Agent,
   AgentEnv,
@@ -81,22 +90,38 @@ export function parseHooks(text: string): HookConfig {
   return data as HookConfig;
 }
 
-/** Reads .hooks.json, and the hash of the very text it parsed (what trust is recorded for).
- *  Missing: no hooks. Broken: a note that says why, and no hooks. */
+/** Reads .hooks.json through s02's jail (a symlink out, a FIFO or a hard link is refused, with a
+ *  note), with the text it parsed. Missing: no hooks. Broken: a note that says why, and no hooks. */
 export function loadHooks(
   workspace: string,
   note: (text: string) => void,
-): { hooks: HookConfig; hash: string } {
-  const file = path.join(workspace, HOOKS_FILE);
-  if (!existsSync(file)) return { hooks: {}, hash: "" };
-  const text = readFileSync(file, "utf8");
+): { hooks: HookConfig; text: string } {
+  if (!lstatExists(path.join(workspace, HOOKS_FILE))) return { hooks: {}, text: "" };
+  let text;
   try {
-    return { hooks: parseHooks(text), hash: hooksHash(text) };
+    text = readInside(workspace, HOOKS_FILE);
+  } catch (err) {
+    note(`${HOOKS_FILE} is not read (${(err as Error).message}); running without hooks`);
+    return { hooks: {}, text: "" };
+  }
+  try {
+    return { hooks: parseHooks(text), text };
   } catch (err) {
     note(`${HOOKS_FILE} is not valid (${(err as Error).message}); running without hooks`);
-    return { hooks: {}, hash: "" };
+    return { hooks: {}, text: "" };
   }
 }
+
+const lstatExists = (file: string) => lstatSync(file, { throwIfNoEntry: false }) !== undefined;
+
+/** Every hook command, once each: what the trust question shows and what its scripts are. */
+const commandsOf = (hooks: HookConfig) => [
+  ...new Set(
+    Object.values(hooks)
+      .flat()
+      .map((h) => h.command),
+  ),
+];
 // #endregion config
 
 // #region run-hook
@@ -150,7 +175,7 @@ export interface HookRunner {
 
 export function createHookRunner(
   env: AgentEnv,
-  hooks: HookConfig,
+  trusted: TrustedHooks,
   timeoutMs = HOOK_TIMEOUT_MS,
 ): HookRunner {
   return {
@@ -159,10 +184,23 @@ export function createHookRunner(
         context: [],
         input: tool?.input as Record<string, unknown> | undefined,
       };
-      const matching = (hooks[event] ?? []).filter(
+      const matching = (trusted.hooks[event] ?? []).filter(
         (h) => !tool || h.matcher === undefined || h.matcher === "*" || h.matcher === tool.name,
       );
+      // The trust was for these files as they were. One the model rewrote since (a write, a
+      // background job) would run its text instead. So before and after each hook the files are
+      // checked again: once one changed, no more hooks run, the answer of one that ran meanwhile
+      // is dropped, and a PreToolUse check, which the person relies on, fails closed.
+      const changedNow = (what: string) => {
+        const changed = changedSinceTrust(env.workspace, trusted);
+        if (!changed.length) return false;
+        const why = `${changed.map(visible).join(", ")} changed since you trusted ${HOOKS_FILE}, so its hooks do not run until you trust it again`;
+        env.io.note(`${event} ${what}: ${why}`);
+        if (event === "PreToolUse") outcome.blocked = why;
+        return true;
+      };
       for (const hook of matching) {
+        if (changedNow("hooks not run")) return outcome;
         const stdin = {
           hook_event_name: event,
           cwd: env.workspace,
@@ -170,6 +208,7 @@ export function createHookRunner(
           ...(result && { tool_result: result.output, is_error: result.isError }),
         };
         const run = await runHook(hook.command, stdin, env.workspace, timeoutMs);
+        if (changedNow(`hook "${visible(hook.command)}" ignored`)) return outcome;
         const label = `${event} hook "${hook.command}"`;
         env.io.event("hook", {
           event,
@@ -251,19 +290,27 @@ function parseReply(
 
 // #region tool-with-hooks
 /** One tool call wrapped in its hooks. Whatever happens, it yields exactly one result.
- *  (A harness with more tools passes its own handlers and where they act.) */
+ *  (A harness with more tools passes its own handlers and where they act.) A harness with a
+ *  permission gate passes it as `regate`: a call a hook rewrote is a new call, and passes the
+ *  gate again, so a hook can never turn an approved call into one nobody approved. */
 export async function runToolWithHooks(
   env: AgentEnv,
   hooks: HookRunner,
   call: ToolUseBlock,
   handlers: Record<string, ToolHandler> = BASE_HANDLERS,
   ctx: ToolContext = { root: env.workspace },
+  regate?: (rewritten: ToolUseBlock) => Promise<string | null>,
 ): Promise<{ output: string; isError: boolean }> {
   const pre = await hooks.fire("PreToolUse", { tool: call });
   if (pre.blocked !== undefined)
     return { output: `Blocked by a PreToolUse hook: ${pre.blocked}`, isError: true };
 
   const input = pre.input ?? (call.input as Record<string, unknown>);
+  if (regate && JSON.stringify(input) !== JSON.stringify(call.input)) {
+    const refused = await regate({ ...call, input });
+    if (refused)
+      return { output: `A PreToolUse hook rewrote the input. ${refused}`, isError: true };
+  }
   const result = await runTool(handlers, { ...call, input }, ctx);
 
   const post = await hooks.fire("PostToolUse", { tool: { ...call, input }, result });
@@ -318,9 +365,9 @@ export interface HookOptions {
   hookTimeoutMs?: number;
 }
 
-/** The hooks files a person said yes to, by the SHA-256 of their text. It lives in the harness's
- *  state folder, not in the workspace: anything in the workspace came with the folder or was
- *  written by the model, so a "trusted" mark there would be the hooks vouching for themselves. */
+/** The hooks a person said yes to, by a SHA-256 fingerprint. It lives in the harness's state
+ *  folder, not in the workspace: anything in the workspace came with the folder or was written by
+ *  the model, so a "trusted" mark there would be the hooks vouching for themselves. */
 export const trustFile = (env: AgentEnv) => path.join(env.stateDir, "trusted-hooks.json");
 export const hooksHash = (text: string) => createHash("sha256").update(text).digest("hex");
 
@@ -330,35 +377,59 @@ function trustedHashes(env: AgentEnv): string[] {
   return Array.isArray(sha256) ? sha256.filter((h) => typeof h === "string") : [];
 }
 
+/** Trusted hooks, with what was trusted: the file's text and the state of each workspace file
+ *  its commands name (`sh hooks/guard.sh` runs hooks/guard.sh, which one write can replace). */
+export interface TrustedHooks {
+  hooks: HookConfig;
+  text: string;
+  scripts: Map<string, string>;
+}
+export const NO_HOOKS: TrustedHooks = { hooks: {}, text: "", scripts: new Map() };
+
+/** What changed since the trust: the hooks file, or the scripts its commands name. */
+function changedSinceTrust(workspace: string, trusted: TrustedHooks): string[] {
+  let text = "";
+  try {
+    text = readInside(workspace, HOOKS_FILE);
+  } catch {
+    // gone or unreadable: it is not the text that was trusted
+  }
+  if (text !== trusted.text) return [HOOKS_FILE];
+  return changedWords(workspace, trusted.scripts);
+}
+
 /** Hooks are shell commands that came with the folder. Opening a folder must not run its code,
- *  so they run only after a person said yes to this exact .hooks.json. The answer is kept for
- *  its hash: change one character of the file and the question comes back. */
-export async function trustedHooks(env: AgentEnv, options: HookOptions): Promise<HookConfig> {
-  const { hooks, hash } = loadHooks(env.workspace, (text) => env.io.note(text));
-  const commands = [
-    ...new Set(
-      Object.values(hooks)
-        .flat()
-        .map((h) => h.command),
-    ),
-  ];
-  if (commands.length === 0) return {};
+ *  so they run only after a person said yes to this exact .hooks.json *and the scripts it runs*.
+ *  The answer is kept for their fingerprint: change one character of either and the question
+ *  comes back. */
+export async function trustedHooks(env: AgentEnv, options: HookOptions): Promise<TrustedHooks> {
+  const { hooks, text } = loadHooks(env.workspace, (note) => env.io.note(note));
+  const commands = commandsOf(hooks);
+  if (commands.length === 0) return NO_HOOKS;
+  const trusted = {
+    hooks,
+    text,
+    scripts: wordStates(env.workspace, commands.flatMap(scriptWords)),
+  };
+  const hash = fingerprint(text, trusted.scripts);
   const known = trustedHashes(env);
-  if (options.trusted || known.includes(hash)) return hooks;
+  if (options.trusted || known.includes(hash)) return trusted;
+  const scripts = filesAmong(trusted.scripts);
   const answer = await env.ask(
-    `This workspace's ${HOOKS_FILE} wants to run ${commands.map((c) => JSON.stringify(c)).join(", ")}. ` +
-      "Run its hooks? (yes is remembered until the file changes)",
+    `This workspace's ${HOOKS_FILE} wants to run ${commands.map((c) => visible(JSON.stringify(c))).join(", ")}` +
+      (scripts.length ? ` (with ${scripts.map(visible).join(", ")} as they are now)` : "") +
+      ". Run its hooks? (yes is remembered until the file or those scripts change)",
     ["yes", "no"],
   );
   if (!/^y/i.test(answer)) {
     env.io.note(`hooks not run: you did not trust this ${HOOKS_FILE}`);
-    return {};
+    return NO_HOOKS;
   }
   writeJsonAtomic(trustFile(env), { sha256: [...known, hash] });
   env.io.note(
     `trusted this ${HOOKS_FILE} (sha256 ${hash.slice(0, 12)}…), recorded in ${trustFile(env)}`,
   );
-  return hooks;
+  return trusted;
 }
 
 export function createAgent(env: AgentEnv, options: HookOptions = {}): Agent {

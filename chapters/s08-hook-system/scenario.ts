@@ -34,5 +34,5 @@ export default {
         ),
     ],
   },
-  answers: ["yes"], // trust this .hooks.json (remembered beside the workspace until the file changes)
+  answers: ["yes"], // trust this .hooks.json (remembered beside the workspace until it or its scripts change)
 } satisfies Scenario;

@@ -1,0 +1,96 @@
+// What a "yes" to a workspace's config (s08's .hooks.json, a1's .mcp.json) is given to. The config
+// names commands, and a command like `sh hooks/guard.sh` runs a file the model can rewrite with
+// one write call. So the yes is kept for a fingerprint of the config's text *and* of every
+// workspace file its commands name, read through s02's jail: change a script and it no longer
+// matches, and the person is asked again.
+import { createHash } from "node:crypto";
+import { realpathSync, statSync } from "node:fs";
+import path from "node:path";
+import { readInside, safePath } from "../s02-tool-use/agent.ts";
+
+/** How a file that is run usually ends, when its word holds no `/` (`node lint.js`). */
+const SCRIPT = /\.(sh|bash|zsh|js|mjs|cjs|ts|mts|cts|py|rb|pl|php|lua)$/i;
+
+/** The words of a shell command (or of a server's argv) that may name a file it runs: a path
+ *  (it holds a `/`) or a script's name. Redirection targets are left out (they are written, not
+ *  run: a hook's log may change every time), and so are options and `$` expansions. */
+export function scriptWords(command: string): string[] {
+  return command
+    .replace(/\d*[<>]+&?\s*[^\s;&|()]+/g, " ")
+    .split(/[\s;&|()`]+/)
+    .map((word) => word.replace(/^['"]+|['"]+$/g, ""))
+    .filter(
+      (w) => w && !w.startsWith("-") && !w.includes("$") && (w.includes("/") || SCRIPT.test(w)),
+    );
+}
+
+const [OUTSIDE, FOLDER, MISSING] = ["not inside: ", "a folder", "missing"];
+
+/** Large enough for any script; a bigger file is fingerprinted by its size and time. */
+const MAX_READ = 16 * 1024 * 1024;
+
+/** What a word names in the workspace, as text for the fingerprint. Only the jail reads: a
+ *  symlink is resolved and must stay inside, the file is opened without following links and
+ *  must be a regular file (a FIFO would block the harness). A word outside the workspace or
+ *  missing is recorded as such, so a script created later changes the fingerprint too. */
+function fileState(root: string, word: string): string {
+  let real: string;
+  try {
+    real = safePath(root, word);
+  } catch (err) {
+    return `${OUTSIDE}${(err as Error).message}`; // the model's commands cannot write there
+  }
+  let st;
+  try {
+    st = statSync(real);
+    if (st.isDirectory()) return FOLDER;
+  } catch {
+    return MISSING;
+  }
+  const rel = path.relative(realpathSync(root), real);
+  // What the jail will not read (a hard link, a FIFO) or what is too big is known by its inode
+  // and change time instead: a write through another name changes the ctime too.
+  const stamp = `inode ${st.ino}, ${st.size} bytes, changed ${st.ctimeMs}`;
+  if (st.size > MAX_READ) return `${rel}: ${stamp}`;
+  try {
+    return `${rel}\n${readInside(root, rel)}`;
+  } catch (err) {
+    return `${rel}: ${(err as Error).message} (${stamp})`;
+  }
+}
+
+/** Each word's file as it is now (what a yes is given to, and what is compared later). */
+export function wordStates(root: string, words: string[]): Map<string, string> {
+  return new Map([...new Set(words)].map((w) => [w, fileState(root, w)]));
+}
+
+/** The words that name a file in the workspace now (what a trust question lists). */
+export const filesAmong = (states: Map<string, string>) =>
+  [...states]
+    .filter(([, state]) => state !== FOLDER && state !== MISSING && !state.startsWith(OUTSIDE))
+    .map(([word]) => word);
+
+/** The words whose file is no longer what `earlier` recorded (for a note that says what). */
+export function changedWords(root: string, earlier: Map<string, string>): string[] {
+  return [...earlier].filter(([word, state]) => fileState(root, word) !== state).map(([w]) => w);
+}
+
+/** SHA-256 of the config's text and of the states of the files its words name, sorted by word
+ *  (the same files give the same hash, whatever the order of the commands). With no such words it
+ *  is the hash of the text alone. */
+export function fingerprint(text: string, states: Map<string, string>): string {
+  const hash = createHash("sha256").update(text);
+  for (const [word, state] of [...states].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    hash.update(`\0${word}\0${state}`);
+  return hash.digest("hex");
+}
+
+/** Config text as a question shows it: C0 controls (ESC, CR, a newline), DEL, C1 and the bidi
+ *  controls become `\uXXXX`, so a value cannot erase, move or reorder the line it is asked on.
+ *  (JSON.stringify escapes C0 but not C1 or bidi.) */
+export const visible = (text: string) =>
+  text.replace(
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
+    /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
