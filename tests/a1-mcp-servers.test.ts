@@ -538,7 +538,7 @@ __attribute__((constructor)) static void mark(void) {
     const env = await run(ws, [say("ok")], { trusted: false }, ["no"]);
     const [question] = notes(env).filter((n) => n.startsWith("This workspace's"));
     expect(question).toContain('PATH="bin:\\u001b[2K\\r');
-    expect(question).toContain('NOTE="\\u009b2K\\u202e"');
+    expect(question).toContain('NOTE="\\u{9b}2K\\u{202e}"');
     expect(question).toContain(
       'FAKE="x node notes-server.mjs. Start its MCP servers?" node fake.mjs ok echo.',
     );

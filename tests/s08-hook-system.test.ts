@@ -304,7 +304,7 @@ describe("s08 hook system", () => {
     );
     await createAgent(env).send("go");
     const [question] = trustQuestions(env);
-    expect(question).toContain("echo hi \\u009b2K\\u202e \\u001b[2K\\r");
+    expect(question).toContain("echo hi \\u{9b}2K\\u{202e} \\u001b[2K\\r");
     // eslint-disable-next-line no-control-regex -- no raw control character may be left
     expect(question).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
   });

@@ -15,6 +15,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { REPO_ROOT } from "./paths.ts";
+import { ownProgram } from "./programs.ts";
 
 export interface CommandResult {
   /** stdout and stderr interleaved as they arrived. */
@@ -116,8 +117,18 @@ export function sandboxStatus(): SandboxStatus {
       summary: `sandbox: none on ${process.platform} (bubblewrap is Linux-only); commands run with your permissions`,
     });
   }
+  let bwrap: string;
+  try {
+    bwrap = ownProgram("bwrap", process.cwd());
+  } catch {
+    return (probed = {
+      kind: "none",
+      summary:
+        "sandbox: none (bubblewrap is not installed: apt-get install bubblewrap); commands run with your permissions",
+    });
+  }
   const probe = (args: string[], stdio: StdioOptions = "ignore") =>
-    spawnSync("bwrap", [...args, "true"], { stdio, timeout: 10_000 });
+    spawnSync(bwrap, [...args, "true"], { stdio, timeout: 10_000 });
   const test = probe(bwrapArgs(process.cwd(), []));
   // Folders are bound by the handle we hold open (`--bind-fd`, bubblewrap 0.7 and later).
   const byHandle = () => {
@@ -149,9 +160,8 @@ export function sandboxStatus(): SandboxStatus {
         }
       : {
           kind: "none",
-          summary: test.error
-            ? "sandbox: none (bubblewrap is not installed: apt-get install bubblewrap); commands run with your permissions"
-            : "sandbox: none (bubblewrap cannot start here: user namespaces are off); commands run with your permissions",
+          summary:
+            "sandbox: none (bubblewrap cannot start here: user namespaces are off); commands run with your permissions",
         };
   return probed;
 }
@@ -363,7 +373,10 @@ function sandboxed(
   const fds = mounts.map(({ fd }) => fd);
   const inChild = mounts.map((mount, i) => ({ ...mount, fd: 3 + i }));
   const argv = [...bwrapArgs(folders[0], folders.slice(1), inChild), file, ...args];
-  return { program: "bwrap", argv, fds, close: () => fds.forEach((fd) => closeSync(fd)) };
+  // By its full path: a bare "bwrap" is looked up on PATH, and a relative entry there (`.`, `bin`)
+  // would find a file the model wrote in the workspace, run outside any sandbox.
+  const program = ownProgram("bwrap", folders[0]);
+  return { program, argv, fds, close: () => fds.forEach((fd) => closeSync(fd)) };
 }
 
 /** Runs a program for the harness itself in the same sandbox as the model's commands, and waits:

@@ -84,13 +84,3 @@ export function fingerprint(text: string, states: Map<string, string>): string {
     hash.update(`\0${word}\0${state}`);
   return hash.digest("hex");
 }
-
-/** Config text as a question shows it: C0 controls (ESC, CR, a newline), DEL, C1 and the bidi
- *  controls become `\uXXXX`, so a value cannot erase, move or reorder the line it is asked on.
- *  (JSON.stringify escapes C0 but not C1 or bidi.) */
-export const visible = (text: string) =>
-  text.replace(
-    // eslint-disable-next-line no-control-regex -- finding control characters is the point
-    /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );

@@ -25,7 +25,8 @@ import { readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import { REPO_ROOT } from "../_shared/paths.ts";
 import { ownProgram } from "../_shared/programs.ts";
 import { bwrapArgs, commandEnv, sandboxStatus } from "../_shared/shell.ts";
-import { fingerprint, scriptWords, visible, wordStates } from "../_shared/trust.ts";
+import { fingerprint, scriptWords, wordStates } from "../_shared/trust.ts";
+import { oneLine } from "../_shared/visible.js";
 import type {
   Agent,
   AgentEnv,
@@ -96,7 +97,7 @@ function serverScripts(server: ServerConfig): string[] {
 /** One word of a command line as a person should read it: plain, or quoted when it holds
  *  anything else, with control characters escaped. */
 const shown = (word: string) =>
-  visible(/^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word));
+  oneLine(/^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word));
 
 /** A config is commands that came with the folder (or that the model wrote). As with s08's
  *  hooks, none runs before a person says yes to this exact file and the scripts it runs; the yes

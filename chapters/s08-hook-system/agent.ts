@@ -33,9 +33,9 @@ import {
   filesAmong,
   fingerprint,
   scriptWords,
-  visible,
   wordStates,
 } from "../_shared/trust.ts";
+import { oneLine } from "../_shared/visible.js";
 import type {
   Agent,
   AgentEnv,
@@ -194,7 +194,7 @@ export function createHookRunner(
       const changedNow = (what: string) => {
         const changed = changedSinceTrust(env.workspace, trusted);
         if (!changed.length) return false;
-        const why = `${changed.map(visible).join(", ")} changed since you trusted ${HOOKS_FILE}, so its hooks do not run until you trust it again`;
+        const why = `${changed.map(oneLine).join(", ")} changed since you trusted ${HOOKS_FILE}, so its hooks do not run until you trust it again`;
         env.io.note(`${event} ${what}: ${why}`);
         if (event === "PreToolUse") outcome.blocked = why;
         return true;
@@ -208,7 +208,7 @@ export function createHookRunner(
           ...(result && { tool_result: result.output, is_error: result.isError }),
         };
         const run = await runHook(hook.command, stdin, env.workspace, timeoutMs);
-        if (changedNow(`hook "${visible(hook.command)}" ignored`)) return outcome;
+        if (changedNow(`hook "${oneLine(hook.command)}" ignored`)) return outcome;
         const label = `${event} hook "${hook.command}"`;
         env.io.event("hook", {
           event,
@@ -416,8 +416,8 @@ export async function trustedHooks(env: AgentEnv, options: HookOptions): Promise
   if (options.trusted || known.includes(hash)) return trusted;
   const scripts = filesAmong(trusted.scripts);
   const answer = await env.ask(
-    `This workspace's ${HOOKS_FILE} wants to run ${commands.map((c) => visible(JSON.stringify(c))).join(", ")}` +
-      (scripts.length ? ` (with ${scripts.map(visible).join(", ")} as they are now)` : "") +
+    `This workspace's ${HOOKS_FILE} wants to run ${commands.map((c) => oneLine(JSON.stringify(c))).join(", ")}` +
+      (scripts.length ? ` (with ${scripts.map(oneLine).join(", ")} as they are now)` : "") +
       ". Run its hooks? (yes is remembered until the file or those scripts change)",
     ["yes", "no"],
   );

@@ -203,4 +203,24 @@ describe.runIf(sandboxed)("the sandbox's mounts come only from what the harness 
       rmSync(socket, { force: true });
     }
   });
+
+  // Plan (found by the hooks engineer): the harness starts `bwrap` by name, so with a relative
+  // entry on its PATH (`.`, `bin`, `node_modules/.bin`) the workspace's own `bin/bwrap` ran, outside
+  // any sandbox, for every command.
+  it("the harness's bwrap is its own, never a file in the workspace", async () => {
+    const parent = tempDir();
+    const ws = path.join(parent, "ws");
+    mkdirSync(path.join(ws, "bin"), { recursive: true });
+    const marker = path.join(parent, "fake-bwrap-ran");
+    writeFileSync(path.join(ws, "bin/bwrap"), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+    const saved = process.env.PATH;
+    process.env.PATH = `bin:${saved}`;
+    try {
+      const out = await run("echo inside", ws);
+      expect(out).toContain("inside");
+    } finally {
+      process.env.PATH = saved;
+    }
+    expect(existsSync(marker)).toBe(false);
+  });
 });
