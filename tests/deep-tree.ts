@@ -1,7 +1,15 @@
 // A folder chain thousands of levels deep, as a model's `mkdir d && cd d` loop leaves it. Built
 // and removed through open folders (/proc/self/fd), so neither needs a path longer than PATH_MAX
 // nor a recursion as deep as the tree.
-import { closeSync, constants, existsSync, mkdirSync, openSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 
 const { O_RDONLY, O_DIRECTORY } = constants;
 

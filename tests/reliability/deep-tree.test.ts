@@ -6,6 +6,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { prepareWorkspace } from "../../chapters/_runner/workspace.ts";
 import { BASE_HANDLERS, listInside, runTool } from "../../chapters/s02-tool-use/agent.ts";
+import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
 import { deepTree, removeDeep } from "../deep-tree.ts";
 import { tempDir } from "../helpers.ts";
 
@@ -24,7 +25,12 @@ describe("a 10,000-deep folder tree", () => {
       try {
         const { output, isError } = await runTool(
           BASE_HANDLERS,
-          { type: "tool_use", id: "g", name: "glob", input: { pattern: "**/*.txt" } },
+          {
+            type: "tool_use",
+            id: "g",
+            name: "glob",
+            input: { pattern: "**/*.txt" },
+          } as ToolUseBlock,
           { root: ws },
         );
         expect(isError, output).toBe(false);

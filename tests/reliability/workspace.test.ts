@@ -21,12 +21,8 @@ import * as s07 from "../../chapters/s07-permission-system/agent.ts";
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir } from "../helpers.ts";
 
-const write = (p: string, content: string): ToolUseBlock => ({
-  type: "tool_use",
-  id: `t_${p}`,
-  name: "write",
-  input: { path: p, content },
-});
+const write = (p: string, content: string) =>
+  ({ type: "tool_use", id: `t_${p}`, name: "write", input: { path: p, content } }) as ToolUseBlock;
 const AUTO = JSON.stringify({ mode: "auto" });
 
 describe("a workspace is never inside another workspace", () => {
