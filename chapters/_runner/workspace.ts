@@ -122,10 +122,20 @@ function markedFor(target: string): boolean {
   }
 }
 
-export function prepareWorkspace(
-  dir: string,
-  { reset = false, template }: WorkspaceOptions = {},
-): string {
+/** The real folder to work in, made (and its state folder) if need be; anything wrong with it is
+ *  a WorkspaceError of one sentence. */
+export function prepareWorkspace(dir: string, options: WorkspaceOptions = {}): string {
+  try {
+    return prepare(dir, options);
+  } catch (err) {
+    if (err instanceof WorkspaceError) throw err;
+    throw new WorkspaceError(
+      `cannot use ${path.resolve(dir)} as a workspace: ${(err as Error).message}`,
+    );
+  }
+}
+
+function prepare(dir: string, { reset = false, template }: WorkspaceOptions): string {
   const given = path.resolve(dir);
   // A symlink is followed once, here; everything after works on the real folder it names.
   const target = realPath(given);
