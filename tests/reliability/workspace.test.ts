@@ -8,6 +8,7 @@ import {
   chownSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   symlinkSync,
   writeFileSync,
@@ -149,5 +150,24 @@ describe("--workspace is never the repository's, a git folder or a state folder"
     writeFileSync(path.join(ws, "work.txt"), "kept");
     expect(prepareWorkspace(ws)).toBe(ws);
     expect(readFileSync(path.join(ws, "work.txt"), "utf8")).toBe("kept");
+  });
+});
+
+describe("the chapter's template files", () => {
+  const template = path.join(REPO_ROOT, "chapters", "s04-skill-loading", "workspace");
+  it("are not copied through a link the model left in their way, and the refusal is one sentence", () => {
+    const ws = prepareWorkspace(tempDir(), { template });
+    const outside = tempDir("lah-outside-");
+    execFileSync("rm", ["-rf", "--", path.join(ws, "skills")]);
+    symlinkSync(outside, path.join(ws, "skills"));
+    expect(() => prepareWorkspace(ws, { template })).toThrow(WorkspaceError);
+    expect(() => prepareWorkspace(ws, { template })).toThrow(/^cannot use .* as a workspace: /);
+    expect(readdirSync(outside)).toEqual([]);
+    // A link in place of one file: the file is not copied through it either.
+    execFileSync("rm", ["-f", "--", path.join(ws, "skills")]);
+    mkdirSync(path.join(ws, "skills", "changelog"), { recursive: true });
+    symlinkSync(path.join(outside, "planted.md"), path.join(ws, "skills", "changelog", "SKILL.md"));
+    prepareWorkspace(ws, { template });
+    expect(readdirSync(outside)).toEqual([]);
   });
 });
