@@ -51,7 +51,7 @@ const isEmptyDir = (dir: string) => readdirSync(dir).length === 0;
 function realPath(p: string): string {
   const rest: string[] = [];
   let existing = p;
-  while (!existsSync(existing) && path.dirname(existing) !== existing) {
+  while (!lstatSync(existing, { throwIfNoEntry: false }) && path.dirname(existing) !== existing) {
     rest.unshift(path.basename(existing));
     existing = path.dirname(existing);
   }
