@@ -89,10 +89,11 @@ function untrustedState(state: string, target: string, existed: boolean): string
   const folder = lstatSync(state, { throwIfNoEntry: false });
   if (!folder) return undefined;
   if (folder.isSymbolicLink()) return `its state folder ${state} is a symlink`;
-  // A default workspace's state sits in .workspace/, out of every model's reach: a learner who
-  // deleted the workspace keeps its rules. Anywhere else a state folder without its workspace was
-  // left over or planted.
-  if (!existed && path.dirname(target) !== path.join(realpathSync(REPO_ROOT), ".workspace"))
+  // A default workspace's state sits in .workspace/, which no workspace may contain: it is the
+  // harness's by place (a learner who deleted the workspace keeps its rules). Anywhere else, a
+  // state folder without its workspace was left over or planted.
+  const byPlace = path.dirname(target) === path.join(realpathSync(REPO_ROOT), ".workspace");
+  if (!existed && !byPlace)
     return `its state folder ${state} exists without it (left over or planted)`;
   const mark = lstatSync(path.join(state, MARKER), { throwIfNoEntry: false });
   for (const [name, st] of [
@@ -106,7 +107,8 @@ function untrustedState(state: string, target: string, existed: boolean): string
     if (st.mode & 0o002 || (st.mode & 0o020 && st.gid !== process.getgid?.()))
       return `its state folder ${state} can be changed by other users (${name})`;
   }
-  if (!folder.isDirectory() || !mark?.isFile() || !markedFor(target))
+  if (!folder.isDirectory()) return `its state folder ${state} is not a folder`;
+  if (!byPlace && !(mark?.isFile() && markedFor(target)))
     return `its state folder ${state} was not made by the harness (it has no marker for this workspace)`;
   return undefined;
 }

@@ -118,6 +118,10 @@ describe("--workspace is never the repository's, a git folder or a state folder"
     try {
       expect(prepareWorkspace(ws)).toBe(ws);
       expect(prepareWorkspace(ws, { reset: true })).toBe(ws);
+      // Its state sits where no model reaches: one from before markers is still the harness's.
+      execFileSync("rm", ["--", path.join(stateDirFor(ws), "workspace.json")]);
+      expect(prepareWorkspace(ws)).toBe(ws);
+      expect(existsSync(path.join(stateDirFor(ws), "workspace.json"))).toBe(true);
     } finally {
       for (const d of [ws, stateDirFor(ws)]) execFileSync("rm", ["-rf", "--", d]);
     }
