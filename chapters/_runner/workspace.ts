@@ -1,5 +1,6 @@
 // The scratch folder a run works in. Tools are jailed to it; the repository is never touched.
 import {
+  type Dirent,
   accessSync,
   constants,
   cpSync,
@@ -82,6 +83,30 @@ function misplaced(dir: string): string | undefined {
   return undefined;
 }
 
+/** A state folder inside `dir` (of a workspace used before, inside it): the model working in
+ *  `dir` could rewrite it. Looked for breadth-first in the first SCAN_FOLDERS folders, outside
+ *  `.git` and `node_modules`; a deeper one is still refused when its own workspace is used, as
+ *  that workspace is inside this one. */
+const SCAN_FOLDERS = 5_000;
+function heldState(dir: string): string | undefined {
+  const queue = [dir];
+  for (let seen = 0; seen < queue.length && seen < SCAN_FOLDERS; seen++) {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(queue[seen]!, { withFileTypes: true });
+    } catch {
+      continue; // unreadable or too long a path: nothing of ours can be in it either
+    }
+    for (const entry of entries) {
+      if (!entry.isDirectory()) continue; // links are not followed
+      const sub = path.join(queue[seen]!, entry.name);
+      if (isStateFolder(sub) && existsSync(path.join(sub, MARKER))) return sub;
+      if (entry.name !== ".git" && entry.name !== "node_modules") queue.push(sub);
+    }
+  }
+  return undefined;
+}
+
 /** Why the state folder beside `target` cannot be trusted, or undefined. It decides what runs
  *  unasked (s07's rules, s08's trust marks), so it must be the harness's own: a real folder of
  *  this user's that no one else can change, holding the marker the harness wrote for `target`. */
@@ -157,6 +182,11 @@ function prepare(dir: string, { reset = false, template }: WorkspaceOptions): st
   const existed = existsSync(target);
   if (existed && !lstatSync(target).isDirectory())
     throw new WorkspaceError(`cannot use ${target} as a workspace: it is not a folder`);
+  const held = existed ? heldState(target) : undefined;
+  if (held)
+    throw new WorkspaceError(
+      `refusing to use ${target} as a workspace: it holds the state folder ${held} of another workspace, which a model working here could rewrite`,
+    );
   const state = stateDirFor(target);
   const distrust = untrustedState(state, target, existed);
   if (distrust)

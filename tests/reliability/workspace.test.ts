@@ -54,6 +54,17 @@ describe("a workspace is never inside another workspace", () => {
   });
 });
 
+describe("no state folder is inside a workspace", () => {
+  it("refuses a folder that holds another workspace's state folder (that workspace used first)", () => {
+    const nest = path.join(tempDir(), "nest");
+    prepareWorkspace(path.join(nest, "deeper", "sub"));
+    expect(() => prepareWorkspace(nest)).toThrow(
+      /refusing to use .*nest as a workspace: it holds the state folder .*deeper\/sub\.harness/,
+    );
+    expect(existsSync(stateDirFor(nest))).toBe(false);
+  });
+});
+
 describe("a state folder is trusted only if the harness made it", () => {
   it("refuses a state folder that exists while its workspace does not (left over or planted)", () => {
     const ws = path.join(tempDir(), "fresh");
