@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../chapters/_runner/chapters.ts";
 import { stateDirFor } from "../chapters/_shared/paths.ts";
+import { prepareWorkspace } from "../chapters/_runner/workspace.ts";
 import { apiError, endTurn, startFakeApi, type FakeApi } from "./fake-api.ts";
 import { tempDir } from "./helpers.ts";
 import { runCli } from "./run-cli.ts";
@@ -48,7 +49,7 @@ describe("npm run chapter", () => {
   });
 
   it("a broken state file read by a slash command is one line, and the REPL goes on", async () => {
-    const ws = tempDir();
+    const ws = prepareWorkspace(tempDir()); // the harness's own state folder, with its marker
     mkdirSync(path.join(stateDirFor(ws), "tasks"), { recursive: true });
     writeFileSync(path.join(stateDirFor(ws), "tasks", "task_1.json"), "{ not json");
     const { code, stdout } = await run(["s10", "--offline", "--workspace", ws], {
@@ -63,6 +64,35 @@ describe("npm run chapter", () => {
     const { code, stderr } = await run(["s01", "--workspace", REPO_ROOT]);
     expect(code).toBe(1);
     expect(stderr).toMatch(/refusing to use .* as a workspace/);
+  });
+
+  it("refuses, in one sentence, a workspace whose state the model of another workspace could write", async () => {
+    const nest = prepareWorkspace(path.join(tempDir(), "nest"));
+    // What the model in `nest` can do with its write tool or a command: plant sub's permissions.
+    mkdirSync(path.join(nest, "sub.harness"));
+    writeFileSync(path.join(nest, "sub.harness", "permissions.json"), '{"mode":"auto"}');
+    const { code, stdout, stderr } = await run(["s07", "--workspace", path.join(nest, "sub")], {
+      input: "\n",
+    });
+    expect(code).toBe(1);
+    expect(stderr.trim()).toMatch(
+      /^refusing to use .*nest\/sub as a workspace: it is inside the workspace .*nest, whose model could have written here$/,
+    );
+    expect(stdout).not.toMatch(/bash/);
+  });
+
+  it("refuses a folder of the repository and another workspace's state folder, in one sentence", async () => {
+    for (const dir of [
+      path.join(REPO_ROOT, "chapters", "_shared"),
+      `${prepareWorkspace(tempDir())}.harness`,
+    ]) {
+      const { code, stderr } = await run(["s01", "--workspace", dir], { input: "hi\n" });
+      expect(code, dir).toBe(1);
+      expect(stderr.trim().split("\n"), dir).toHaveLength(1);
+      expect(stderr, dir).toMatch(
+        /refusing to use .* as a workspace: it is (inside the repository|a state folder)/,
+      );
+    }
   });
 
   it("accepts s1, 01 and the slug, and runs offline with piped input, exiting 0", async () => {

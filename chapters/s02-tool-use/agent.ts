@@ -8,6 +8,7 @@
  * The loop itself is the loop of s01.
  */
 import {
+  type Dirent,
   closeSync,
   constants,
   existsSync,
@@ -224,40 +225,66 @@ export function writeInside(
   }
 }
 
+/** How deep a listing goes. A tree deeper than any call stack (a model's `mkdir d && cd d` loop)
+ *  must neither crash the walk nor hold a file descriptor per level, so deeper folders are left
+ *  out, and the listing says so. */
+export const MAX_LIST_DEPTH = 128;
+
+interface Listing {
+  files: string[];
+  /** False when the listing stopped at `limit` entries or left folders out for depth. */
+  complete: boolean;
+  /** Folders deeper than MAX_LIST_DEPTH were not listed. */
+  tooDeep: boolean;
+}
+
 /** Every file and link under the workspace, listed through open folders only, never following
- *  a link: a glob can only ever name what is inside. Stops after `limit` entries. */
-export function listInside(root: string, limit = 100_000): { files: string[]; complete: boolean } {
+ *  a link: a glob can only ever name what is inside. Stops after `limit` entries. The walk is a
+ *  loop over an explicit stack of open folders (one per level), not a recursion. */
+export function listInside(root: string, limit = 100_000): Listing {
   const files: string[] = [];
-  const walk = (dir: OpenDir, prefix: string): boolean => {
-    for (const entry of readdirSync(PINNED ? `/proc/self/fd/${dir.fd}` : dir.path, {
-      withFileTypes: true,
-    })) {
-      if (files.length >= limit) return false;
-      const rel = prefix + entry.name;
+  let tooDeep = false;
+  const stack: { dir: OpenDir; prefix: string; entries: Dirent[] }[] = [];
+  const enter = (dir: OpenDir, prefix: string) => {
+    try {
+      const entries = readdirSync(PINNED ? `/proc/self/fd/${dir.fd}` : dir.path, {
+        withFileTypes: true,
+      });
+      stack.push({ dir, prefix, entries: entries.reverse() }); // popped from the end: in order
+    } catch (err) {
+      closeSync(dir.fd);
+      throw err;
+    }
+  };
+  enter(openRoot(root), "");
+  try {
+    while (stack.length > 0) {
+      const level = stack.at(-1)!;
+      const entry = level.entries.pop();
+      if (!entry) {
+        closeSync(stack.pop()!.dir.fd);
+        continue;
+      }
+      if (files.length >= limit) return { files, complete: false, tooDeep };
+      const rel = level.prefix + entry.name;
       if (!entry.isDirectory()) {
         files.push(rel);
         continue;
       }
       if (rel === ".git") continue;
-      let sub: OpenDir;
+      if (stack.length >= MAX_LIST_DEPTH) {
+        tooDeep = true;
+        continue;
+      }
       try {
-        sub = openDirIn(dir, entry.name, false);
+        enter(openDirIn(level.dir, entry.name, false), `${rel}/`);
       } catch {
         continue; // swapped for a link or removed since the listing: skip it
       }
-      try {
-        if (!walk(sub, `${rel}/`)) return false;
-      } finally {
-        closeSync(sub.fd);
-      }
     }
-    return true;
-  };
-  const top = openRoot(root);
-  try {
-    return { files, complete: walk(top, "") };
+    return { files, complete: !tooDeep, tooDeep };
   } finally {
-    closeSync(top.fd);
+    for (const level of stack) closeSync(level.dir.fd);
   }
 }
 // #endregion jail
@@ -375,7 +402,7 @@ export const BASE_HANDLERS: Record<string, ToolHandler> = {
     }
     // Match against a listing of the workspace instead of letting a library walk the disk: the
     // listing cannot contain anything outside, whatever the pattern says.
-    const { files, complete } = listInside(root);
+    const { files, complete, tooDeep } = listInside(root);
     const isMatch = picomatch(p, { dot: p.startsWith(".") || p.includes("/.") });
     const matches = files.filter((file) => isMatch(file)).sort();
     const shown = matches.slice(0, MAX_GLOB);
@@ -383,7 +410,8 @@ export const BASE_HANDLERS: Record<string, ToolHandler> = {
     return [
       shown.join("\n") || "(no matches)",
       more > 0 ? `… (${more} more matches; narrow the pattern)` : "",
-      complete ? "" : "… (the workspace is too big to list in full; narrow the pattern)",
+      tooDeep ? `… (folders deeper than ${MAX_LIST_DEPTH} levels were not listed)` : "",
+      complete || tooDeep ? "" : "… (the workspace is too big to list in full; narrow the pattern)",
     ]
       .filter(Boolean)
       .join("\n");

@@ -6,6 +6,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
+import { prepareWorkspace } from "../../chapters/_runner/workspace.ts";
 import { BrokenStateError, readJson } from "../../chapters/_shared/fsutil.ts";
 import { stateDirFor } from "../../chapters/_shared/paths.ts";
 import { TaskBoard } from "../../chapters/s10-task-system/agent.ts";
@@ -369,7 +370,7 @@ describe("a broken state file found on start", () => {
   });
 
   it("protocol requests (s15): createAgent refuses with a BrokenStateError; the CLI prints one line, no stack", async () => {
-    const ws = tempDir("lah-broken-");
+    const ws = prepareWorkspace(tempDir("lah-broken-")); // the harness's own state folder, marked
     mkdirSync(path.join(stateDirFor(ws), "team"), { recursive: true }); // the request table is harness state
     writeFileSync(
       path.join(stateDirFor(ws), "team", "requests.json"),
