@@ -238,6 +238,26 @@ interface Listing {
   tooDeep: boolean;
 }
 
+/** The entries of one folder inside the workspace, listed through open folders (no link is
+ *  followed, however the path is swapped meanwhile); `[]` when it does not exist. */
+export function listFolderInside(root: string, folder: string): Dirent[] {
+  const parts = path.relative(jailRoot(root), safePath(root, folder)).split(path.sep);
+  let dir = openRoot(root);
+  try {
+    for (const part of parts.filter(Boolean)) {
+      const next = openDirIn(dir, part, false);
+      closeSync(dir.fd);
+      dir = next;
+    }
+    return readdirSync(PINNED ? `/proc/self/fd/${dir.fd}` : dir.path, { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw err;
+  } finally {
+    closeSync(dir.fd);
+  }
+}
+
 /** Every file and link under the workspace, listed through open folders only, never following
  *  a link: a glob can only ever name what is inside. Stops after `limit` entries. The walk is a
  *  loop over an explicit stack of open folders (one per level), not a recursion. */

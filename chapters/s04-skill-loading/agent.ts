@@ -8,7 +8,7 @@
  * when the task needs it. A skill is a plain file, `skills/<name>/SKILL.md`, that anyone can edit.
  * Tools: the five base tools of s02 plus `load_skill`.
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import {
@@ -17,7 +17,7 @@ import {
   normalizeMessages,
   readInside,
   runTool,
-  safePath,
+  listFolderInside,
   type ToolHandler,
 } from "../s02-tool-use/agent.ts";
 import type {
@@ -76,18 +76,18 @@ export function parseSkill(
 /** Reads every skills/<name>/SKILL.md in the workspace. Only name and description are kept. */
 export function scanSkills(root: string): SkillIndex {
   const index: SkillIndex = { skills: [], problems: [] };
-  let dir: string;
+  let folders: string[];
   try {
-    dir = safePath(root, SKILLS_DIR); // a `skills` link out of the workspace is not even listed
+    // Listed through the jail: a `skills` link out of the workspace is not even listed, however
+    // it is swapped while we look.
+    folders = listFolderInside(root, SKILLS_DIR)
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort();
   } catch (err) {
     index.problems.push({ folder: SKILLS_DIR, reason: (err as Error).message });
     return index;
   }
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) return index;
-  const folders = readdirSync(dir, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => entry.name)
-    .sort();
   for (const folder of folders) {
     const file = `${SKILLS_DIR}/${folder}/SKILL.md`;
     try {

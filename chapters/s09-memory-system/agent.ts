@@ -10,12 +10,13 @@
  *      model call, and one section is the memory. What is saved in round N is read in round N+1 —
  *      and in every later session on the same workspace.
  */
-import { existsSync, readdirSync, renameSync } from "node:fs";
+import { existsSync, renameSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import {
   BASE_HANDLERS,
   BASE_TOOLS,
+  listFolderInside,
   normalizeMessages,
   readInside,
   runTool,
@@ -94,7 +95,7 @@ function jailed(dir: string) {
   return {
     exists: (file: string) => existsSync(safePath(root, rel(file))),
     read: (file: string) => readInside(root, rel(file)),
-    list: () => readdirSync(safePath(root, rel("."))),
+    list: () => listFolderInside(root, rel(".")).map((entry) => entry.name),
     /** A new file under a temporary name, then renamed over the old one: a crash leaves one or
      *  the other, never half. (The rename can only move what the jail just wrote.) */
     replace(file: string, text: string) {
@@ -191,7 +192,7 @@ export function loadMemories(dir: string): {
       skipped.push(`${what}: ${(err as Error).message.split("\n")[0]}`);
     }
   };
-  const files = attempt("", () => (memory.exists(".") ? memory.list() : [])) ?? [];
+  const files = attempt("", () => memory.list()) ?? [];
   const index = files.includes(INDEX_FILE)
     ? (attempt(INDEX_FILE, () => memory.read(INDEX_FILE).trim()) ?? "")
     : "";

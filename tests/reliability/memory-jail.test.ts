@@ -14,7 +14,8 @@ import { describe, expect, it } from "vitest";
 import { scanSkills } from "../../chapters/s04-skill-loading/agent.ts";
 import { createAgent, loadMemories } from "../../chapters/s09-memory-system/agent.ts";
 import { say, use } from "../../chapters/_shared/scripted.ts";
-import { scriptedEnv, tempDir } from "../helpers.ts";
+import { killAfterTest, scriptedEnv, tempDir } from "../helpers.ts";
+import { spawn } from "node:child_process";
 
 const MEMORY =
   "---\nname: Stolen\ndescription: read from outside\ntype: user\n---\n\nouter-secret\n";
@@ -85,5 +86,42 @@ describe("s04: the skills folder is read through the jail too", () => {
         reason: expect.stringMatching(/escapes the workspace through a symlink/),
       },
     ]);
+  });
+});
+
+describe("the skills and memory folders are listed race-free", () => {
+  // Plan (found by the independent attacker): a concurrent command flips `skills` between a real
+  // folder and a link to the home folder while the harness scans it; the scan used to check the
+  // path, then list it by name, so names from outside leaked (and an ENOENT ended the turn).
+  it("a folder flipped to a link to outside while it is scanned never lists outside names", async () => {
+    const ws = tempDir();
+    const outside = tempDir();
+    mkdirSync(path.join(outside, "secret-project-name"));
+    mkdirSync(path.join(ws, "real-skills/a"), { recursive: true });
+    const flipper = killAfterTest(
+      spawn(
+        "bash",
+        [
+          "-c",
+          `cd ${ws}; for i in $(seq 4000); do ln -sfn real-skills skills; rm -f skills; ` +
+            `ln -s ${outside} skills; rm -f skills; done`,
+        ],
+        { stdio: "ignore" },
+      ),
+    );
+    let scans = 0;
+    try {
+      while (flipper.exitCode === null && scans < 3000) {
+        const index = scanSkills(ws);
+        expect(JSON.stringify(index)).not.toContain("secret-project-name");
+        const memory = loadMemories(path.join(ws, "skills"));
+        expect(JSON.stringify(memory)).not.toContain("secret-project-name");
+        scans++;
+        if (scans % 50 === 0) await new Promise((r) => setImmediate(r));
+      }
+    } finally {
+      flipper.kill("SIGKILL");
+    }
+    expect(scans).toBeGreaterThan(10);
   });
 });
