@@ -163,7 +163,7 @@ async function runCall(
     call,
     handlers,
     { root: env.workspace },
-    (rewritten) => gate(env, perms, rewritten),
+    (rewritten) => gate(env, perms, rewritten, TOOLS),
   );
 }
 
