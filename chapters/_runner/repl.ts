@@ -28,34 +28,60 @@ export interface ReplOptions {
 /** Reads stdin one line at a time; `next()` resolves null at end of input. */
 export class LineReader {
   private queue: string[] = [];
-  private waiting: ((line: string | null) => void)[] = [];
+  private waiting: { resolve: (line: string | null) => void; prompt?: string }[] = [];
   private closed = false;
   readonly rl;
 
-  constructor(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, terminal: boolean) {
+  constructor(
+    input: NodeJS.ReadableStream,
+    private readonly output: NodeJS.WritableStream,
+    terminal: boolean,
+  ) {
     this.rl = createInterface({ input, output, terminal });
-    this.rl.on("line", (line) =>
-      this.waiting.length ? this.waiting.shift()!(line) : this.queue.push(line),
-    );
+    this.rl.on("line", (line) => {
+      const waiter = this.waiting.shift();
+      if (!waiter) return void this.queue.push(line);
+      waiter.resolve(line);
+      // Someone else still waits (the REPL behind a question it answered): show their prompt again.
+      const next = this.waiting[0];
+      if (next?.prompt !== undefined && !this.closed) this.draw(next.prompt);
+    });
     this.rl.on("close", () => {
       this.closed = true;
-      for (const w of this.waiting.splice(0)) w(null);
+      for (const w of this.waiting.splice(0)) w.resolve(null);
     });
+  }
+
+  private draw(prompt: string): void {
+    this.rl.setPrompt(prompt);
+    this.rl.prompt();
   }
 
   /** Ctrl-C during a question or a --step pause: whoever waits gets no answer (null). */
   cancelWaiting(): void {
-    for (const w of this.waiting.splice(0)) w(null);
+    for (const w of this.waiting.splice(0)) w.resolve(null);
   }
 
   next(prompt?: string): Promise<string | null> {
-    if (prompt !== undefined && !this.closed) {
-      this.rl.setPrompt(prompt);
-      this.rl.prompt();
-    }
+    if (prompt !== undefined && !this.closed) this.draw(prompt);
     if (this.queue.length) return Promise.resolve(this.queue.shift()!);
     if (this.closed) return Promise.resolve(null);
-    return new Promise((resolve) => this.waiting.push(resolve));
+    return new Promise((resolve) => this.waiting.push({ resolve, prompt }));
+  }
+
+  /** A question for the person: only a line typed *after* it is on screen answers it. Lines typed
+   *  ahead are dropped (the model's text could say "type yes now", before the question exists),
+   *  and the question goes before whoever else waits (the REPL's `you ›`), so an answer meant for
+   *  it never lands there. Returns null at end of input. */
+  ask(question: string): Promise<string | null> {
+    const dropped = this.queue.splice(0).length;
+    if (this.closed) return Promise.resolve(null);
+    if (dropped)
+      this.output.write(
+        `(${dropped} line${dropped === 1 ? "" : "s"} typed before the question ignored)\n`,
+      );
+    this.draw(question);
+    return new Promise((resolve) => this.waiting.unshift({ resolve, prompt: question }));
   }
 
   close(): void {

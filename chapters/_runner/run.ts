@@ -71,7 +71,7 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
   const askPerson = interactive
     ? async (q: string, choices: string[]) => {
         const question = `${reset}${c.yellow("?")} ${oneLine(q)} [${choices.join("/")}] `;
-        return ((await lines.next(question)) ?? "no").trim();
+        return ((await lines.ask(question)) ?? "no").trim();
       }
     : undefined;
 
