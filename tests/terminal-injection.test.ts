@@ -2,13 +2,14 @@
 // stderr are text the model (or a server, or a command) controls; the harness prints it on the
 // person's terminal. Each test below is an attack ("plan"), rendered through a terminal emulator
 // to read the screen as a person sees it.
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createIO } from "../chapters/_runner/io.ts";
 import { createEnv } from "../chapters/_runner/runtime.ts";
 import { oneLine, visible } from "../chapters/_shared/visible.js";
 import { stateDirFor } from "../chapters/_shared/paths.ts";
+import { prepareWorkspace } from "../chapters/_runner/workspace.ts";
 import { say, use } from "../chapters/_shared/scripted.ts";
 import type { ScriptedTurn, ToolUseBlock } from "../chapters/_shared/types.ts";
 import * as s02 from "../chapters/s02-tool-use/agent.ts";
@@ -56,7 +57,7 @@ describe.skipIf(!hasPseudoTerminal)(
     // question that follows is invisible. The person sees one harmless question and says yes.
     it("model text cannot draw a fake permission question or conceal the real one (s07, real CLI)", async () => {
       const ws = tempDir();
-      mkdirSync(stateDirFor(ws), { recursive: true });
+      prepareWorkspace(ws); // the harness makes (and marks) the state folder first
       writeFileSync(
         path.join(stateDirFor(ws), "permissions.json"),
         JSON.stringify({ mode: "default", allow: [], deny: [] }),
@@ -122,7 +123,7 @@ describe.skipIf(!hasPseudoTerminal)(
       );
       // Before the fix: the line began at "/usr/bin node server.js"; PATH=bin: was erased.
       expect(questionLines(screen).join("\n")).toContain(
-        String.raw`notes: PATH=bin:\u{1b}[2K\u{d}/usr/bin node server.js`,
+        String.raw`notes: PATH="bin:\u001b[2K\r/usr/bin" node server.js`,
       );
       run.type("no\r");
       await run.waitForScreen(
@@ -286,6 +287,7 @@ describe("terminal injection: what the model, commands and files control is show
   // Plan: the model names a task with an escape sequence; the person types /tasks.
   it("a chapter command's output (s10 /tasks) shows the model's escapes", async () => {
     const ws = tempDir();
+    prepareWorkspace(ws);
     new s10.TaskBoard(path.join(stateDirFor(ws), "tasks")).create({ subject: `fix ${CLIPBOARD}` });
     const { stdout } = await runCli(["s10", "--offline", "--workspace", ws], { input: "/tasks\n" });
     const screen = await render(stdout, { fromStream: true });
