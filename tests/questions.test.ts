@@ -2,9 +2,14 @@
 // before a question was on screen answered it (the model's text said "type yes and press
 // Enter"), and a teammate's question waiting beside the REPL's `you ›` got the answer meant for
 // the lead while the person's answer to it went to the lead as a prompt.
+import { existsSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { LineReader } from "../chapters/_runner/repl.ts";
+import { stateDirFor } from "../chapters/_shared/paths.ts";
+import { tempDir } from "./helpers.ts";
+import { runCli } from "./run-cli.ts";
 
 function reader() {
   const input = new PassThrough();
@@ -64,4 +69,31 @@ describe("a question is answered only by a line typed after it is shown", () => 
     lines.close();
     expect(await lines.next("you › ")).toBeNull();
   });
+});
+
+describe("offline, the scenario's answers answer only in the harness's own scratch workspace", () => {
+  // Plan (found by the independent attacker): run a chapter offline, as the README suggests, in a
+  // repository that ships a .hooks.json. The scenario's first scripted "yes", meant for its own
+  // question, answered "Run its hooks?": the repository's hook ran and its hash was recorded as
+  // trusted, so later runs with a real model did not ask either.
+  it("a folder of yours gets no scripted yes: its hooks are not trusted", async () => {
+    const ws = tempDir();
+    writeFileSync(path.join(ws, "README.md"), "someone's project\n"); // not an empty folder
+    writeFileSync(
+      path.join(ws, ".hooks.json"),
+      JSON.stringify({ SessionStart: [{ command: "echo hook > HOOK_RAN" }] }),
+    );
+    const { code, stdout } = await runCli(["s08", "--offline", "--demo", "--workspace", ws]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/scripted answers are not used/);
+    expect(existsSync(path.join(ws, "HOOK_RAN"))).toBe(false);
+    expect(existsSync(path.join(stateDirFor(ws), "trusted-hooks.json"))).toBe(false);
+  }, 60_000);
+
+  it("the scratch workspace the harness made still plays the scenario's answers", async () => {
+    const ws = path.join(tempDir(), "fresh");
+    const { code, stdout } = await runCli(["s08", "--offline", "--demo", "--workspace", ws]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("→ scripted answer: yes");
+  }, 60_000);
 });

@@ -10,7 +10,7 @@ import { LineReader, runRepl } from "./repl.ts";
 import { createChapterAgent, createEnv } from "./runtime.ts";
 import { sandboxSettings, sandboxStatus } from "../_shared/shell.ts";
 import { oneLine } from "../_shared/visible.js";
-import { prepareWorkspace, WorkspaceError } from "./workspace.ts";
+import { madeByHarness, prepareWorkspace, WorkspaceError } from "./workspace.ts";
 
 /** The command line's flags (see cli.js), the workspace resolved, and whether to use colour. */
 export interface RunFlags {
@@ -86,6 +86,7 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
     io,
     pause,
     askPerson,
+    scriptedAnswers: madeByHarness(workspace), // see the banner below
     modelId: choice.modelId,
     ...(choice.offline ? { scenario } : { client: await realClient(process.env) }),
   });
@@ -109,6 +110,12 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
   if (flags.step && !stepping)
     console.log(c.dim("--step needs an interactive terminal; running without pauses."));
   if (choice.offline) console.log(c.dim(`scenario: ${scenario.summary}`));
+  if (choice.offline && !madeByHarness(workspace))
+    console.log(
+      c.yellow(
+        `${rel} is a folder of yours, not a scratch workspace: the scenario's scripted answers are not used, so its questions are ${interactive ? "asked of you" : 'answered "no"'}.`,
+      ),
+    );
   if (interactive) {
     console.log(
       c.dim(

@@ -11,6 +11,9 @@ export interface EnvOptions {
   stateDir?: string;
   modelId?: string;
   /** Scripted turns: if given, the run is offline. */
+  /** Offline, whether the scenario's answers answer the questions (false in a folder the harness
+   *  did not make: the person is asked, or the answer is "no"). */
+  scriptedAnswers?: boolean;
   scenario?: Pick<Scenario, "script" | "answers">;
   /** A real (or fake-server) client; used when no scenario is given. */
   client?: ModelClient;
@@ -35,6 +38,9 @@ export function createEnv(opts: EnvOptions): Env {
     return opts.client;
   };
   const answers = [...(opts.scenario?.answers ?? [])];
+  // The scenario's answers were written for its own scratch workspace. In a folder of yours they
+  // could say yes to a question the scenario never meant (your repository's hooks): you answer.
+  const scriptedAnswers = scripted && opts.scriptedAnswers !== false;
   return {
     io,
     scripted,
@@ -44,7 +50,7 @@ export function createEnv(opts: EnvOptions): Env {
     model: recordModel(base("lead"), "lead", io, opts.pause),
     modelFor: (agent) => recordModel(base(agent), agent, io, opts.pause),
     async ask(question, choices) {
-      if (scripted) {
+      if (scriptedAnswers) {
         // Out of scripted answers: the cautious one.
         const answer = answers.shift() ?? (choices.includes("no") ? "no" : (choices[0] ?? "no"));
         io.note(`${question} → scripted answer: ${answer}`);

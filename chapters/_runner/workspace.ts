@@ -31,7 +31,7 @@ export interface WorkspaceOptions {
  *  `--reset` empties only such a folder: never a home, a repository or anything else. */
 const MARKER = "workspace.json";
 
-function madeByHarness(target: string): boolean {
+export function madeByHarness(target: string): boolean {
   // The default workspaces under .workspace/ are the harness's by construction.
   if (target.startsWith(path.join(REPO_ROOT, ".workspace") + path.sep)) return true;
   try {
