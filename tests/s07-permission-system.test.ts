@@ -132,19 +132,15 @@ describe("s07 permission system", () => {
 
   it('"always" adds an allow rule: the same command runs again without asking', async () => {
     const env = scriptedEnv(
-      [
-        use("bash", { command: "echo first" }),
-        use("bash", { command: "echo first again" }),
-        say("ok"),
-      ],
+      [use("bash", { command: "echo first" }), use("bash", { command: "echo first" }), say("ok")],
       { answers: ["always"] },
     );
     const asked = recordAsks(env);
     const agent = createAgent(env, { mode: "default" });
     await agent.send("go");
     expect(asked).toEqual(['Allow bash "echo first"?']);
-    expect(results(env).map((r) => r.output)).toEqual(["first", "first again"]);
-    expect(await agent.commands!["/mode"].run("")).toMatch(/allow: .*bash echo first\*/);
+    expect(results(env).map((r) => r.output)).toEqual(["first", "first"]);
+    expect(await agent.commands!["/mode"].run("")).toMatch(/allow: .*bash echo first\b/);
   });
 
   it('"always" for a plain command never allows a command with operators it did not have', async () => {
@@ -168,7 +164,7 @@ describe("s07 permission system", () => {
       [
         use("bash", { command: "ls -la" }),
         ...attacks.map((command) => use("bash", { command })),
-        use("bash", { command: "ls -la ." }), // plain arguments are what the rule is for
+        use("bash", { command: "ls -la" }), // the command the person allowed runs unasked
         say("ok"),
       ],
       { answers: ["always", ...attacks.map(() => "no")] },
@@ -407,7 +403,7 @@ describe("s07 permission system", () => {
       expect(run).toMatchObject({ isError: false, output: expect.stringMatching(/# fail 0/) });
     const notes = env.io.trace.flatMap((e) => (e.kind === "note" ? [e.text] : []));
     expect(notes.filter((n) => n.startsWith("Allow bash"))).toHaveLength(1);
-    expect(notes).toContain("allow rule added for this session: bash node --test*");
+    expect(notes).toContain("allow rule added for this session: bash node --test");
     expect(readFileSync(path.join(ws, "greet.test.js"), "utf8")).toContain(
       'greet(), "Hello, world!"',
     );
@@ -563,7 +559,7 @@ describe("the gate's subject is the tool's declared field", () => {
     expect(existsSync(path.join(env.workspace, "build/keep.txt"))).toBe(true);
     expect(readFileSync(path.join(env.workspace, "notes.txt"), "utf8")).toBe("y");
     expect(existsSync(path.join(env.workspace, "run.sh"))).toBe(false);
-    expect(s07.ruleFor("bash", "* build")).toEqual({ tool: "bash", pattern: "\\* build*" });
+    expect(s07.ruleFor("bash", "* build")).toEqual({ tool: "bash", pattern: "\\* build" });
     expect(s07.ruleFor("write", "notes.txt")).toEqual({ tool: "write", pattern: "notes.txt" });
   });
 
@@ -596,7 +592,7 @@ describe("the gate's subject is the tool's declared field", () => {
     expect(s07.matches({ tool: "spawn", pattern: "x*" }, "spawn", undefined, "deny")).toBe(true);
     expect(s07.matches({ tool: "*", pattern: ".env*" }, "spawn", undefined, "deny")).toBe(false);
     for (const tool of ["background_run", "worktree_run"]) {
-      expect(s07.ruleFor(tool, "git status")).toEqual({ tool, pattern: "git status*" });
+      expect(s07.ruleFor(tool, "git status")).toEqual({ tool, pattern: "git status" });
       expect(
         s07.matches({ tool, pattern: "git status*" }, tool, "git status; rm -rf .", "allow"),
       ).toBe(false);
@@ -614,7 +610,7 @@ describe("the gate's subject is the tool's declared field", () => {
       e.kind === "note" && /allow rule/.test(e.text) ? [e.text] : [],
     );
     expect(note).toEqual([
-      "allow rule added for this session: bash echo \\u{202e}txt.exe\\u{9b}8m*",
+      "allow rule added for this session: bash echo \\u{202e}txt.exe\\u{9b}8m hidden \\u{1b}[2K",
     ]);
   });
 
@@ -627,5 +623,28 @@ describe("the gate's subject is the tool's declared field", () => {
     expect(await s07.checkPermission(env, p, call, [])).toBeNull();
     expect(asked).toEqual([`Allow spawn ${JSON.stringify(call.input)}?`]);
     expect(p.allow).toEqual([{ tool: "spawn" }]);
+  });
+
+  // Plan (found by the independent attacker): "always" used to remember a command's first two
+  // words and a star. "always" for a harmless `node -e "console.log(1+1)"` then let any `node -e`
+  // program run unasked; `find .*` let `find . -exec touch … {} +` run.
+  it('"always" for one command allows that command, not every command that starts the same way', async () => {
+    const env = scriptedEnv(
+      [
+        use("bash", { command: 'node -e "console.log(1+1)"' }),
+        use("bash", { command: "node -e \"require('fs').writeFileSync('pwned-node.txt','x')\"" }),
+        use("bash", { command: "find . -name '*.md'" }),
+        use("bash", { command: "find . -maxdepth 0 -exec touch pwned-find.txt {} +" }),
+        use("bash", { command: 'node -e "console.log(1+1)"' }),
+        say("ok"),
+      ],
+      { answers: ["always", "no", "always", "no"] },
+    );
+    const asked = recordAsks(startWith(env, { mode: "default" }));
+    await createAgent(env).send("go");
+    expect(asked).toHaveLength(4); // the last call, shown and allowed before, runs unasked
+    expect(existsSync(path.join(env.workspace, "pwned-node.txt"))).toBe(false);
+    expect(existsSync(path.join(env.workspace, "pwned-find.txt"))).toBe(false);
+    expect(results(env).at(-1)).toMatchObject({ isError: false, output: "2" });
   });
 });

@@ -248,16 +248,13 @@ export function dangerousCommand(command: string): string | undefined {
 /** Looking never changes anything, so read and glob need no permission (deny rules still apply). */
 const READ_ONLY = new Set(["read", "glob"]);
 
-/** "always" remembers a rule made from the subject the question showed, nothing else: for a
- *  plain command, its first two words (`npm test*`, and that `*` never matches an operator); for
- *  a command with operators, that exact command; for a path or a glob pattern, that one; for a
- *  tool without a subject, the tool itself. A `*` the question showed stays a `*` in the rule. */
+/** "always" remembers a rule made from the subject the question showed, nothing else: that
+ *  exact command, path or glob pattern; for a tool without a subject, the tool itself. Nothing
+ *  wider: "always" for `node -e "console.log(1)"` must not allow every `node -e` program. (A rule
+ *  for a family of commands, `npm test*`, is one you write in the rules file yourself.) A `*` the
+ *  question showed stays a `*` in the rule. */
 export function ruleFor(tool: string, subject: string | undefined): Rule {
-  if (subject === undefined) return { tool };
-  if (!runsCommand(tool) || SHELL_OPERATORS.test(subject))
-    return { tool, pattern: literal(subject) };
-  const words = subject.split(/\s+/).filter(Boolean).slice(0, 2);
-  return { tool, pattern: words.length ? `${words.map(literal).join(" ")}*` : "" };
+  return subject === undefined ? { tool } : { tool, pattern: literal(subject) };
 }
 
 /** The gate. Returns why the call is refused, or null to let it run. `tools` are the schemas the

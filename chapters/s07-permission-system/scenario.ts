@@ -60,7 +60,7 @@ export default {
         say(
           `Done: greet.js and greet.test.js are written, and \`node --test\` ` +
             `${/# fail 0\b/.test(lastResult()) ? "passes" : "fails"}. ` +
-            "The rule `bash node --test*` stays allowed for the rest of this session.",
+            "The rule `bash node --test` stays allowed for the rest of this session.",
         ),
     ],
   },
