@@ -609,6 +609,14 @@ __attribute__((constructor)) static void mark(void) {
     mkdirSync(path.join(ws, "sbin"));
     writeFileSync(path.join(ws, "sbin/node"), "#!/bin/sh\n");
     expect(await session([])).toEqual(BASE);
+    // A package.json naming the workspace after a package the server imports (found by the
+    // attacker: Node resolves a package's own name before node_modules) is asked about too.
+    expect(await session(["yes"])).toContain("mcp__f__echo");
+    writeFileSync(
+      path.join(ws, "package.json"),
+      JSON.stringify({ name: "zod", exports: "./z.mjs" }),
+    );
+    expect(await session([])).toEqual(BASE);
   });
 
   it("close() ends every server process, by the pids it started", async () => {

@@ -12,13 +12,14 @@ import { readInside, safePath } from "../s02-tool-use/agent.ts";
 const SCRIPT = /\.(sh|bash|zsh|js|mjs|cjs|ts|mts|cts|py|rb|pl|php|lua)$/i;
 
 /** The words of a shell command (or of a server's argv) that may name a file it runs: a path
- *  (it holds a `/`) or a script's name. Redirection targets are left out (they are written, not
- *  run: a hook's log may change every time), and so are options and `$` expansions. */
+ *  (it holds a `/`) or a script's name. Output redirections are left out (they are written, not
+ *  run: a hook's log may change every time), and so are options and `$` expansions; an input
+ *  redirection (`sh < hooks/guard.sh`) and a path from `$PWD` are files it runs. */
 export function scriptWords(command: string): string[] {
   return command
-    .replace(/\d*[<>]+&?\s*[^\s;&|()]+/g, " ")
-    .split(/[\s;&|()`]+/)
-    .map((word) => word.replace(/^['"]+|['"]+$/g, ""))
+    .replace(/\d*>+&?\s*[^\s;&|()]+/g, " ")
+    .split(/[\s;&|()`<]+/)
+    .map((word) => word.replace(/['"]/g, "").replace(/^\$\{?PWD\}?\//, ""))
     .filter(
       (w) => w && !w.startsWith("-") && !w.includes("$") && (w.includes("/") || SCRIPT.test(w)),
     );

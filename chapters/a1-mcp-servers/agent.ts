@@ -90,6 +90,9 @@ function serverScripts(server: ServerConfig): string[] {
   const dirs = server.env.PATH === undefined ? [] : server.env.PATH.split(":");
   return [
     ...[server.command, ...server.args, ...Object.values(server.env)].flatMap(scriptWords),
+    // Node resolves a package's import of its own name through package.json before node_modules:
+    // a package.json the model writes could turn `import "zod"` into a file of its own.
+    "package.json",
     ...(server.command.includes("/") ? [] : dirs.map((d) => path.join(d || ".", server.command))),
   ];
 }
