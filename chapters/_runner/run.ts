@@ -52,6 +52,7 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
   }
 
   sandboxSettings.network = Boolean(flags["allow-network"]);
+  sandboxSettings.workspace = workspace;
   sandboxSettings.disabled = Boolean(flags["no-sandbox"]);
 
   const interactive = Boolean(process.stdin.isTTY) && !flags.demo;

@@ -9,19 +9,17 @@ import path from "node:path";
  *  (a direnv'd PATH may name one of its folders). Throws one sentence if there is none. */
 export function ownProgram(name: string, workspace: string): string {
   const ws = realpathSync(workspace);
-  const found = (process.env.PATH ?? "")
-    .split(path.delimiter)
-    .filter((dir) => path.isAbsolute(dir))
-    .map((dir) => path.join(dir, name))
-    .find((file) => {
-      try {
-        accessSync(file, constants.X_OK);
-        const real = realpathSync(file);
-        return statSync(real).isFile() && real !== ws && !real.startsWith(ws + path.sep);
-      } catch {
-        return false;
-      }
-    });
-  if (!found) throw new Error(`${name} is not on the harness's PATH (outside the workspace)`);
-  return found;
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    if (!path.isAbsolute(dir)) continue;
+    try {
+      const real = realpathSync(path.join(dir, name));
+      accessSync(real, constants.X_OK);
+      // The resolved file is what runs: a link checked here and swapped before the start cannot
+      // then lead somewhere else.
+      if (statSync(real).isFile() && real !== ws && !real.startsWith(ws + path.sep)) return real;
+    } catch {
+      // not here
+    }
+  }
+  throw new Error(`${name} is not on the harness's PATH (outside the workspace)`);
 }

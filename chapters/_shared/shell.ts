@@ -98,7 +98,13 @@ export const sandboxSettings = {
   network: false,
   /** Turn the sandbox off (`--no-sandbox`); the banner says so. */
   disabled: false,
+  /** The workspace the runner works in: `bwrap` is never looked up inside it. */
+  workspace: undefined as string | undefined,
 };
+
+/** bwrap's full path, found once when the sandbox is probed (before the model has run anything)
+ *  and used for every command after: a file the model writes later cannot become it. */
+let bwrap: string | undefined;
 
 let probed: SandboxStatus | undefined;
 
@@ -117,9 +123,8 @@ export function sandboxStatus(): SandboxStatus {
       summary: `sandbox: none on ${process.platform} (bubblewrap is Linux-only); commands run with your permissions`,
     });
   }
-  let bwrap: string;
   try {
-    bwrap = ownProgram("bwrap", process.cwd());
+    bwrap = ownProgram("bwrap", sandboxSettings.workspace ?? process.cwd());
   } catch {
     return (probed = {
       kind: "none",
@@ -128,7 +133,7 @@ export function sandboxStatus(): SandboxStatus {
     });
   }
   const probe = (args: string[], stdio: StdioOptions = "ignore") =>
-    spawnSync(bwrap, [...args, "true"], { stdio, timeout: 10_000 });
+    spawnSync(bwrap!, [...args, "true"], { stdio, timeout: 10_000 });
   const test = probe(bwrapArgs(process.cwd(), []));
   // Folders are bound by the handle we hold open (`--bind-fd`, bubblewrap 0.7 and later).
   const byHandle = () => {
@@ -198,7 +203,7 @@ const SECRET_STORES = [
  *  (nvm's npm and pip's packages live there) — never the parent itself, which can hold
  *  credentials (~/.cargo/credentials.toml, ~/.local/share/keyrings). A PATH entry is followed to
  *  the real folder first, so `~/bin -> ~` cannot show the home folder. */
-function toolDirsUnder(hidden: string[]): string[] {
+function toolDirsUnder(hidden: string[], writable: string[]): string[] {
   const home = homedir();
   const secrets = SECRET_STORES.map((name) => path.join(home, name));
   const within = (dir: string, parent: string) =>
@@ -211,7 +216,10 @@ function toolDirsUnder(hidden: string[]): string[] {
     ...(process.env.PATH ?? "").split(path.delimiter),
     path.dirname(process.execPath),
   ];
-  const shown = onPath.map(real).filter(safe);
+  // A PATH folder the command may write itself (a direnv'd `bin` in the workspace) is the
+  // model's: it could be swapped for a link to anything in your home before the next command.
+  const ours = (dir: string) => !writable.some((w) => within(path.resolve(dir), w));
+  const shown = onPath.filter(ours).map(real).filter(safe).filter(ours);
   const libs = shown
     .filter((dir) => path.basename(dir) === "bin")
     .map((dir) => real(path.join(dir, "..", "lib")))
@@ -273,7 +281,7 @@ export function bwrapArgs(cwd: string, writable: string[], mounts?: Mount[]): st
   const hidden = [...new Set([homedir(), REPO_ROOT])].filter(existsSync);
   for (const dir of hidden) args.push("--tmpfs", dir);
   // ...but tools installed under them (node by nvm, ./node_modules/.bin) stay usable, read-only.
-  for (const dir of toolDirsUnder(hidden)) args.push("--ro-bind", dir, dir);
+  for (const dir of toolDirsUnder(hidden, [cwd, ...writable])) args.push("--ro-bind", dir, dir);
   for (const file of SECRET_FILES) if (existsSync(file)) args.push("--ro-bind", "/dev/null", file);
   if (!mounts) for (const dir of [cwd, ...writable]) args.push("--bind", dir, dir);
   for (const { path: at, fd, readOnly } of mounts ?? [])
@@ -373,9 +381,13 @@ function sandboxed(
   const fds = mounts.map(({ fd }) => fd);
   const inChild = mounts.map((mount, i) => ({ ...mount, fd: 3 + i }));
   const argv = [...bwrapArgs(folders[0], folders.slice(1), inChild), file, ...args];
-  // By its full path: a bare "bwrap" is looked up on PATH, and a relative entry there (`.`, `bin`)
-  // would find a file the model wrote in the workspace, run outside any sandbox.
-  const program = ownProgram("bwrap", folders[0]);
+  // By the full path found when the sandbox was probed: a bare "bwrap" is looked up on PATH, and
+  // a relative entry there (`.`, `bin`) would find a file the model wrote, run outside any sandbox.
+  const program = bwrap!;
+  if (folders.some((dir) => program.startsWith(dir + path.sep))) {
+    mounts.forEach(({ fd }) => closeSync(fd));
+    throw new Error(`${program} lies in a folder the command may write: not started`);
+  }
   return { program, argv, fds, close: () => fds.forEach((fd) => closeSync(fd)) };
 }
 

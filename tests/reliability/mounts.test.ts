@@ -9,6 +9,7 @@ import {
   existsSync,
   mkdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -18,6 +19,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { bwrapArgs, runCommand, sandboxStatus } from "../../chapters/_shared/shell.ts";
 import { bash } from "../../chapters/s01-agent-loop/agent.ts";
+import { ownProgram } from "../../chapters/_shared/programs.ts";
 import { tempDir } from "../helpers.ts";
 
 const sandboxed = sandboxStatus().kind === "bubblewrap";
@@ -222,5 +224,35 @@ describe.runIf(sandboxed)("the sandbox's mounts come only from what the harness 
       process.env.PATH = saved;
     }
     expect(existsSync(marker)).toBe(false);
+  });
+
+  // Plan (found by the independent attacker): with a workspace folder on the harness's PATH (a
+  // direnv'd `bin`), the model replaced `bin` with a link to ~/Documents, and the sandbox showed
+  // the link's target as a tool folder.
+  it("a PATH folder inside the workspace is not shown as a tool folder, whatever it links to", async () => {
+    const home = path.join(tempDir(), "home");
+    mkdirSync(path.join(home, "Documents"), { recursive: true });
+    writeFileSync(path.join(home, "Documents/diary.txt"), "dear-diary");
+    const ws = path.join(home, "code/app");
+    mkdirSync(ws, { recursive: true });
+    symlinkSync(path.join(home, "Documents"), path.join(ws, "bin"));
+    const out = await withHomeAndPath(home, [path.join(ws, "bin")], () =>
+      run(`cat ${home}/Documents/diary.txt bin/diary.txt 2>/dev/null; echo end`, ws),
+    );
+    expect(out).not.toContain("dear-diary");
+  });
+
+  // Plan (found by the independent attacker): the harness checked where `bwrap` on PATH led,
+  // then started it by its name; a link switched between the two ran the model's script.
+  it("the harness's own programs are started by the path it checked", () => {
+    const dir = tempDir();
+    symlinkSync("/bin/true", path.join(dir, "lah-prog"));
+    const saved = process.env.PATH;
+    process.env.PATH = `${dir}:${saved}`;
+    try {
+      expect(ownProgram("lah-prog", tempDir())).toBe(realpathSync("/bin/true"));
+    } finally {
+      process.env.PATH = saved;
+    }
   });
 });
