@@ -15,6 +15,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { REPO_ROOT } from "./paths.ts";
+import { gitDirIn, gitGuards, gitRunSurface, surfaceChanges } from "./git-guard.ts";
 import { ownProgram } from "./programs.ts";
 
 export interface CommandResult {
@@ -339,23 +340,6 @@ function openPinned(wanted: string, folder = true): number {
   return fd;
 }
 
-/** A repository's `.git` in a writable folder stays writable (commits, branches), but its config
- *  and hooks are read-only: what git *runs* — hooks, `core.fsmonitor`, filters, an `include.path`
- *  — is set there, and your own git would run it later, outside any sandbox. `.git` is bound onto
- *  itself too, so it cannot be renamed away and replaced by a copy with a new config. */
-function gitGuards(dir: string): { path: string; folder: boolean; readOnly: boolean }[] {
-  const kind = (p: string) => lstatSync(p, { throwIfNoEntry: false });
-  const git = path.basename(dir) === ".git" ? dir : path.join(dir, ".git");
-  if (!kind(git)?.isDirectory()) return [];
-  const config = path.join(git, "config");
-  const hooks = path.join(git, "hooks");
-  return [
-    ...(git === dir ? [] : [{ path: git, folder: true, readOnly: false }]),
-    ...(kind(config)?.isFile() ? [{ path: config, folder: false, readOnly: true }] : []),
-    ...(kind(hooks)?.isDirectory() ? [{ path: hooks, folder: true, readOnly: true }] : []),
-  ];
-}
-
 /** The program and arguments that run `file args` for the model: inside bubblewrap where it can
  *  start, with every folder to bind opened and handed over as descriptors 3, 4, … (`fds`). */
 function sandboxed(
@@ -364,9 +348,10 @@ function sandboxed(
   cwd: string,
   writable: string[],
   { guardGit = true } = {},
-): { program: string; argv: string[]; fds: number[]; close: () => void } {
+): { program: string; argv: string[]; fds: number[]; repos: string[]; close: () => void } {
+  const repos = [cwd, ...writable].flatMap(gitDirIn);
   if (sandboxStatus().kind !== "bubblewrap")
-    return { program: file, argv: args, fds: [], close() {} };
+    return { program: file, argv: args, fds: [], repos, close() {} };
   const folders = [cwd, ...writable].map((dir) => path.resolve(dir));
   const binds = folders.map((dir) => ({ path: dir, folder: true, readOnly: false }));
   if (guardGit) binds.push(...folders.flatMap(gitGuards));
@@ -388,7 +373,7 @@ function sandboxed(
     mounts.forEach(({ fd }) => closeSync(fd));
     throw new Error(`${program} lies in a folder the command may write: not started`);
   }
-  return { program, argv, fds, close: () => fds.forEach((fd) => closeSync(fd)) };
+  return { program, argv, fds, repos, close: () => fds.forEach((fd) => closeSync(fd)) };
 }
 
 /** Runs a program for the harness itself in the same sandbox as the model's commands, and waits:
@@ -428,6 +413,9 @@ export function startCommand(command: string, opts: CommandOptions): RunningComm
   } catch (err) {
     return refused(`Error: ${(err as Error).message}`);
   }
+  // What git runs in the repositories this command may write, to compare when it ends.
+  const repos = run.repos;
+  const before = gitRunSurface(repos);
   // detached: the command leads its own process group, so one kill reaches all its children.
   const child = spawn(run.program, run.argv, {
     cwd: opts.cwd,
@@ -478,6 +466,8 @@ export function startCommand(command: string, opts: CommandOptions): RunningComm
       clearTimeout(timer);
       if (child.pid) live.delete(child.pid);
       if (error) text.output += error;
+      const changed = surfaceChanges(before, gitRunSurface(repos));
+      if (changed.length) text.output += gitWarning(changed);
       resolve({ ...text, exitCode, timedOut, truncated });
     };
     child.on("exit", (code) => {
@@ -497,6 +487,11 @@ export function startCommand(command: string, opts: CommandOptions): RunningComm
   });
   return { pid: child.pid, output: () => text.output, done, kill };
 }
+
+/** Said in the command's result, so the person sees it with the call that did it. */
+const gitWarning = (changed: string[]) =>
+  `\n[harness] this command changed what git runs: ${changed.join(", ")}. Your own git would ` +
+  "run it, outside any sandbox: look before you run git there (git config --list --show-origin).";
 
 /** A command that never started: the reason is its output. */
 function refused(output: string): RunningCommand {

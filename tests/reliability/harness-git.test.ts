@@ -183,4 +183,25 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("s12's own git runs sandbo
     expect(inLane.output).toContain("ok");
     expect(git(ws, "log", "--format=%s", "-1", "wt/b")).toBe("lane");
   });
+
+  // Plan (found by the independent attacker): config and hooks are read-only, but the model can
+  // still create `.git/commondir` (your git then reads another config), `config.worktree`, a
+  // submodule's config, or hooks where the folder was missing, since commits need `.git`
+  // writable. Those are not blocked; the command's result says what changed, so you see it.
+  it("a command that changes anything else your git runs is named in its result", async () => {
+    const { ws } = repo();
+    const planted = await runCommand(
+      "mkdir .git/x && cp -r .git/objects .git/refs .git/x/ && printf '[core]\\n\\tfsmonitor = x\\n' > .git/x/config && echo x > .git/commondir",
+      { cwd: ws, timeoutMs: 10_000 },
+    );
+    expect(planted.output).toMatch(/changed what git runs: .*\.git\/commondir/);
+    const plain = await runCommand(
+      "echo 5 > app.js && git -c user.name=m -c user.email=m@m commit -qam plain",
+      {
+        cwd: path.join(ws),
+        timeoutMs: 10_000,
+      },
+    );
+    expect(plain.output).not.toMatch(/changed what git runs/);
+  });
 });

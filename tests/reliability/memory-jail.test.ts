@@ -106,7 +106,7 @@ describe("the skills and memory folders are listed race-free", () => {
           `cd ${ws}; for i in $(seq 4000); do ln -sfn real-skills skills; rm -f skills; ` +
             `ln -s ${outside} skills; rm -f skills; done`,
         ],
-        { stdio: "ignore" },
+        { stdio: "ignore", detached: true }, // its own group: one kill ends its ln and rm too
       ),
     );
     let scans = 0;
@@ -120,7 +120,16 @@ describe("the skills and memory folders are listed race-free", () => {
         if (scans % 50 === 0) await new Promise((r) => setImmediate(r));
       }
     } finally {
-      flipper.kill("SIGKILL");
+      // Wait for it to end: its last link must not land while the folder is being removed.
+      const ended = new Promise((resolve) =>
+        flipper.exitCode === null ? flipper.once("exit", resolve) : resolve(null),
+      );
+      try {
+        process.kill(-flipper.pid!, "SIGKILL");
+      } catch {
+        // already gone
+      }
+      await ended;
     }
     expect(scans).toBeGreaterThan(10);
   });
