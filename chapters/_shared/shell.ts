@@ -284,7 +284,14 @@ export function bwrapArgs(cwd: string, writable: string[], mounts?: Mount[]): st
   // ...but tools installed under them (node by nvm, ./node_modules/.bin) stay usable, read-only.
   for (const dir of toolDirsUnder(hidden, [cwd, ...writable])) args.push("--ro-bind", dir, dir);
   for (const file of SECRET_FILES) if (existsSync(file)) args.push("--ro-bind", "/dev/null", file);
-  if (!mounts) for (const dir of [cwd, ...writable]) args.push("--bind", dir, dir);
+  // Without handles (a1 starts its servers through a transport that passes none) the folders are
+  // bound by name, the repository guards too; it happens at start-up, before any model command.
+  if (!mounts)
+    for (const dir of [cwd, ...writable]) {
+      args.push("--bind", dir, dir);
+      for (const guard of gitGuards(dir))
+        args.push(guard.readOnly ? "--ro-bind" : "--bind", guard.path, guard.path);
+    }
   for (const { path: at, fd, readOnly } of mounts ?? [])
     args.push(readOnly ? "--ro-bind-fd" : "--bind-fd", String(fd), at);
   args.push("--chdir", cwd);

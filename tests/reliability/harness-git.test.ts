@@ -4,11 +4,11 @@
 // smudge filters ran with the API key and wrote anywhere; it followed a `.git` file into another
 // repository, a `.worktrees` link out of the workspace and a linked `info/exclude`; and it
 // committed everything, `.env` included, to a repository of yours that had no commits.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCommand, sandboxStatus } from "../../chapters/_shared/shell.ts";
+import { bwrapArgs, runCommand, sandboxStatus } from "../../chapters/_shared/shell.ts";
 import { WorktreeManager } from "../../chapters/s12-worktree-isolation/agent.ts";
 import { BASE_HANDLERS, runTool } from "../../chapters/s02-tool-use/agent.ts";
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
@@ -203,5 +203,23 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("s12's own git runs sandbo
       },
     );
     expect(plain.output).not.toMatch(/changed what git runs/);
+  });
+
+  // Plan (found by the independent attacker): a1's servers are sandboxed by name, not by handle
+  // (their transport passes no descriptors), and had no repository guards: code the server ran
+  // appended core.fsmonitor to .git/config.
+  it("a sandbox bound by name (a1's servers) guards the repository's config and hooks too", () => {
+    const { ws } = repo();
+    const before = readFileSync(path.join(ws, ".git/config"), "utf8");
+    const args = bwrapArgs(ws, []);
+    expect(args.join(" ")).toContain(`--ro-bind ${ws}/.git/config ${ws}/.git/config`);
+    const result = spawnSync(
+      "bwrap",
+      [...args, "sh", "-c", "echo '[core]' >> .git/config; echo x > .git/hooks/pre-commit"],
+      { encoding: "utf8" },
+    );
+    expect(result.stderr).toMatch(/Read-only file system/);
+    expect(readFileSync(path.join(ws, ".git/config"), "utf8")).toBe(before);
+    expect(existsSync(path.join(ws, ".git/hooks/pre-commit"))).toBe(false);
   });
 });
