@@ -1,7 +1,7 @@
 // Recording a chapter's run: the same scenario `npm run chapter sNN -- --demo` plays, offline,
 // in a fresh temporary workspace (playChapter copies in the chapter's workspace/ template, as
 // the CLI does).
-// Node only: `npm run traces` and tests/traces.test.ts use it; the site reads the JSON files.
+// Node only: `npm run traces` and tests/site/traces.test.ts use it; the site reads the JSON files.
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";

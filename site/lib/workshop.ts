@@ -4,7 +4,7 @@
 //
 // This is the kit's one schema. site/content.config.ts reads the files as the `workshops`
 // collection with it (Astro parses the YAML and reports a broken kit at build time), and
-// tests/workshop.test.ts checks every file against it outside Astro. That is why it imports
+// tests/site/workshop.test.ts checks every file against it outside Astro. That is why it imports
 // zod from `astro/zod` (the very zod behind `astro:content`'s `z`), not from `astro:content`.
 import { z } from "astro/zod";
 

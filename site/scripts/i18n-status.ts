@@ -4,7 +4,7 @@
 // ("code changed"). For a stale translation it prints
 // the English page's current hash to paste into the translation's `sourceHash` once the
 // translation is brought up to date. Works in a shallow clone: it compares hashes, not git
-// history. Exits 0 whatever it finds (CI fails only on a missing translation, in tests/i18n.test.ts).
+// history. Exits 0 whatever it finds (CI fails only on a missing translation, in tests/site/i18n.test.ts).
 //
 // The hashes (site/lib/translation.ts):
 // - `sourceHash` in a translation = the hash of the English page's normalised text (whitespace

@@ -1,6 +1,6 @@
 // `npm run traces [-- s03 s13 a1 ...]`: plays every chapter's and appendix's scripted scenario
 // offline and writes what happened to site/traces/<id>.json (sNN.json, aN.json) — the recorded runs the site's step-through player and
-// generated sequence diagrams show. tests/traces.test.ts fails when a committed trace no longer
+// generated sequence diagrams show. tests/site/traces.test.ts fails when a committed trace no longer
 // matches what the chapter does; then run this again and commit the result.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -13,7 +13,7 @@ import {
   TRACES_DIR,
 } from "../lib/record-trace.ts";
 import { traceDifference } from "../lib/traces.ts";
-import { teamDifference } from "../../tests/trace-counts.ts";
+import { teamDifference } from "../../tests/support/trace-counts.ts";
 
 const all = allRunnable();
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith("-"));
@@ -35,7 +35,7 @@ for (const info of chapters) {
     const before = readTrace(info.id);
     const file = traceFile(info.id);
     // A team run may interleave differently each time; keep the committed file if it is still right
-    // (the same comparison tests/traces.test.ts makes).
+    // (the same comparison tests/site/traces.test.ts makes).
     const same =
       before !== undefined &&
       traceDifference(before, trace) === null &&

@@ -8,9 +8,9 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { listChapters, playChapter, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import type { Browser, Page } from "playwright-core";
-import { hasChromium, launch } from "../browser/chromium.ts";
-import { serve } from "../browser/serve.ts";
-import { BASE, buildEnv, DIST } from "../site-build.ts";
+import { hasChromium, launch } from "../support/chromium.ts";
+import { serve } from "../support/serve.ts";
+import { BASE, buildEnv, DIST } from "../support/site-build.ts";
 
 const args = new Set(process.argv.slice(2));
 const rows: [string, string][] = [];

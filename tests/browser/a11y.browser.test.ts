@@ -3,8 +3,8 @@
 // with its rule, impact and the first elements it names.
 import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasChromium } from "./chromium.ts";
-import { chapter, openSite } from "./site.ts";
+import { hasChromium } from "../support/chromium.ts";
+import { chapter, openSite } from "../support/browser.ts";
 
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 // Every kind once (a chapter page has the player, diagrams and code; a translated chapter the

@@ -9,7 +9,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { listChapters, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { normalizeBase, rehypeBasePath, withBase } from "../../site/lib/base-path.ts";
-import { BASE, ensureSiteBuilt, REPO_URL } from "../site-build.ts";
+import { BASE, ensureSiteBuilt, REPO_URL } from "../support/site-build.ts";
 const chapter = listChapters()[0].name;
 
 describe("links under a base path (helpers)", () => {

@@ -10,7 +10,7 @@ import { toHtml } from "rehype-expressive-code/hast";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { compactTokens } from "../../site/lib/ec-plugins.mjs";
-import { hasChromium, launch } from "./chromium.ts";
+import { hasChromium, launch } from "../support/chromium.ts";
 
 const THEMES = path.join(
   REPO_ROOT,

@@ -3,7 +3,7 @@
 // language and theme pickers show their labels whole. (Every link and
 // image of every page is checked without a browser by tests/site.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasChromium } from "./chromium.ts";
+import { hasChromium } from "../support/chromium.ts";
 import {
   appendices,
   chapter,
@@ -12,7 +12,7 @@ import {
   LOCALES,
   openSite,
   visit,
-} from "./site.ts";
+} from "../support/browser.ts";
 
 /** English: a page of every kind (home, the first, largest and last chapter, the case study, the
  *  appendices, the site pages with tables, the translators' guide); the other locales: the home

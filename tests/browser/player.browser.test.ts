@@ -10,7 +10,7 @@ import { readTrace } from "../../site/lib/record-trace.ts";
 import { machineFocus } from "../../site/lib/state-machines.ts";
 import { notesStatus } from "../../site/lib/translation.ts";
 import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
-import { openSite, scriptsReady, visit } from "./site.ts";
+import { openSite, scriptsReady, visit } from "../support/browser.ts";
 
 let site: Awaited<ReturnType<typeof openSite>>;
 let browser: Browser;

@@ -6,10 +6,10 @@ import path from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
-import { underBase } from "../site-build.ts";
-import { hasChromium } from "./chromium.ts";
-import type { serve } from "./serve.ts";
-import { chapter, cutPickerLabels, LOCALES, openSite, scriptsReady } from "./site.ts";
+import { underBase } from "../support/site-build.ts";
+import { hasChromium } from "../support/chromium.ts";
+import type { serve } from "../support/serve.ts";
+import { chapter, cutPickerLabels, LOCALES, openSite, scriptsReady } from "../support/browser.ts";
 
 const SHOTS = path.join(REPO_ROOT, "artifacts/screenshots");
 

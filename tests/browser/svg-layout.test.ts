@@ -22,7 +22,7 @@ import { pathToFileURL } from "node:url";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
-import { hasChromium, launch } from "./chromium.ts";
+import { hasChromium, launch } from "../support/chromium.ts";
 
 const SVG_DIR = path.join(REPO_ROOT, "assets/svg");
 const TOLERANCE = 1;

@@ -9,8 +9,8 @@ import { runTool } from "../../chapters/s02-tool-use/agent.ts";
 import { BrokenStateError } from "../../chapters/_shared/fsutil.ts";
 import { TaskBoard, taskHandlers } from "../../chapters/s10-task-system/agent.ts";
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
-import { tempDir } from "../helpers.ts";
-import { startWorker } from "./workers.ts";
+import { tempDir } from "../support/helpers.ts";
+import { startWorker } from "../support/workers.ts";
 
 const CREATORS = 8;
 const CREATES_EACH = 50;

@@ -8,8 +8,8 @@ import { describe, expect, it } from "vitest";
 import { tryLock } from "../../chapters/_shared/lock.ts";
 import { TaskBoard } from "../../chapters/s10-task-system/agent.ts";
 import { claimTask, readyTasks } from "../../chapters/s13-agent-teams/agent.ts";
-import { seedFrom, seedLine, tempDir } from "../helpers.ts";
-import { startWorker } from "./workers.ts";
+import { seedFrom, seedLine, tempDir } from "../support/helpers.ts";
+import { startWorker } from "../support/workers.ts";
 
 const CLAIMERS = 16;
 const ROUNDS = 16; // 8 slow claimers hold 2 boards each, one after the other: 3 s of attack

@@ -17,15 +17,15 @@ import * as s13 from "../../chapters/s13-agent-teams/agent.ts";
 import type { TeamMessage } from "../../chapters/s13-agent-teams/agent.ts";
 import * as s15 from "../../chapters/s15-team-protocols/agent.ts";
 import { PendingRequests } from "../../chapters/s15-team-protocols/agent.ts";
-import { mulberry32, scriptedEnv, seedFrom, seedLine, tempDir } from "../helpers.ts";
+import { mulberry32, scriptedEnv, seedFrom, seedLine, tempDir } from "../support/helpers.ts";
 import {
   blobState,
   laneList,
   requestContent,
   taskDescription,
   taskVersion,
-} from "./workers/states.ts";
-import { startWorker } from "./workers.ts";
+} from "../support/workers/states.ts";
+import { startWorker } from "../support/workers.ts";
 
 /** Writers killed one after another in each of this many folders, side by side. */
 const LANES = 2;

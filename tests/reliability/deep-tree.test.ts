@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 import { prepareWorkspace } from "../../chapters/_runner/workspace.ts";
 import { BASE_HANDLERS, listInside, runTool } from "../../chapters/s02-tool-use/agent.ts";
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
-import { deepTree, removeDeep } from "../deep-tree.ts";
-import { tempDir } from "../helpers.ts";
+import { deepTree, removeDeep } from "../support/deep-tree.ts";
+import { tempDir } from "../support/helpers.ts";
 
 // Today's recursive walks overflow from about 2,000 (rmSync) and 8,000 (the glob's listing) levels.
 const DEPTH = 10_000;

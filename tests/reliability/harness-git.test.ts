@@ -12,7 +12,7 @@ import { bwrapArgs, runCommand, sandboxStatus } from "../../chapters/_shared/she
 import { WorktreeManager } from "../../chapters/s12-worktree-isolation/agent.ts";
 import { BASE_HANDLERS, runTool } from "../../chapters/s02-tool-use/agent.ts";
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
-import { tempDir } from "../helpers.ts";
+import { tempDir } from "../support/helpers.ts";
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();

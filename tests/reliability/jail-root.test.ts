@@ -7,7 +7,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BASE_HANDLERS, runTool } from "../../chapters/s02-tool-use/agent.ts";
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
-import { tempDir } from "../helpers.ts";
+import { tempDir } from "../support/helpers.ts";
 
 const call = (name: string, input: Record<string, unknown>): ToolUseBlock =>
   ({ type: "tool_use", id: `t_${name}`, name, input }) as ToolUseBlock;

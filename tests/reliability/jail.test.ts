@@ -14,7 +14,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BASE_HANDLERS, runTool, safePath } from "../../chapters/s02-tool-use/agent.ts";
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
-import { tempDir } from "../helpers.ts";
+import { tempDir } from "../support/helpers.ts";
 
 const SECRET = "TOP-SECRET-OUTSIDE";
 

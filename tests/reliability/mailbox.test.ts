@@ -7,8 +7,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { createIO } from "../../chapters/_runner/io.ts";
 import { MessageBus, type TeamMessage } from "../../chapters/s13-agent-teams/agent.ts";
-import { mulberry32, seedFrom, seedLine, tempDir } from "../helpers.ts";
-import { startWorker, type Worker } from "./workers.ts";
+import { mulberry32, seedFrom, seedLine, tempDir } from "../support/helpers.ts";
+import { startWorker, type Worker } from "../support/workers.ts";
 
 const WRITERS = 6;
 const PER_WRITER = 200;

@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { scanSkills } from "../../chapters/s04-skill-loading/agent.ts";
 import { createAgent, loadMemories } from "../../chapters/s09-memory-system/agent.ts";
 import { say, use } from "../../chapters/_shared/scripted.ts";
-import { killAfterTest, scriptedEnv, tempDir } from "../helpers.ts";
+import { killAfterTest, scriptedEnv, tempDir } from "../support/helpers.ts";
 import { spawn } from "node:child_process";
 
 const MEMORY =

@@ -28,8 +28,8 @@ import {
   startFakeApi,
   type FakeApi,
   type FakeReply,
-} from "../fake-api.ts";
-import { tempDir } from "../helpers.ts";
+} from "../support/fake-api.ts";
+import { tempDir } from "../support/helpers.ts";
 
 const MODEL = "test-model";
 

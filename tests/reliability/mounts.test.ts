@@ -20,7 +20,7 @@ import { describe, expect, it } from "vitest";
 import { bwrapArgs, runCommand, sandboxStatus } from "../../chapters/_shared/shell.ts";
 import { bash } from "../../chapters/s01-agent-loop/agent.ts";
 import { ownProgram } from "../../chapters/_shared/programs.ts";
-import { tempDir } from "../helpers.ts";
+import { tempDir } from "../support/helpers.ts";
 
 const sandboxed = sandboxStatus().kind === "bubblewrap";
 const run = async (command: string, cwd: string) =>

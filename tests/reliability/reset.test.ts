@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT, stateDirFor } from "../../chapters/_shared/paths.ts";
 import { prepareWorkspace, WorkspaceError } from "../../chapters/_runner/workspace.ts";
-import { tempDir } from "../helpers.ts";
+import { tempDir } from "../support/helpers.ts";
 
 /** A folder full of someone's files, as --reset would find a home or a repository. */
 function precious(): string {

@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
 import { runCommand, sandboxStatus } from "../../chapters/_shared/shell.ts";
-import { tempDir } from "../helpers.ts";
+import { tempDir } from "../support/helpers.ts";
 
 const sandboxed = sandboxStatus().kind === "bubblewrap";
 

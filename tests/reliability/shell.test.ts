@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { commandEnv, runCommand, startCommand } from "../../chapters/_shared/shell.ts";
 import { bash } from "../../chapters/s01-agent-loop/agent.ts";
-import { processesNamed, tempDir, waitFor } from "../helpers.ts";
+import { processesNamed, tempDir, waitFor } from "../support/helpers.ts";
 
 const marker = (what: string) => `lah-${what}-${process.pid}-${Date.now()}`;
 

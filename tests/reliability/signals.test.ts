@@ -4,8 +4,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
-import { endTurn, hang, startFakeApi, toolUse, type FakeApi } from "../fake-api.ts";
-import { processesNamed, tempDir, waitFor } from "../helpers.ts";
+import { endTurn, hang, startFakeApi, toolUse, type FakeApi } from "../support/fake-api.ts";
+import { processesNamed, tempDir, waitFor } from "../support/helpers.ts";
 
 const CLI = path.join(REPO_ROOT, "chapters/_runner/cli.js");
 const started: ChildProcessWithoutNullStreams[] = [];

@@ -20,7 +20,7 @@ import { prepareWorkspace, WorkspaceError } from "../../chapters/_runner/workspa
 import { BASE_HANDLERS, runTool } from "../../chapters/s02-tool-use/agent.ts";
 import * as s07 from "../../chapters/s07-permission-system/agent.ts";
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
-import { scriptedEnv, tempDir } from "../helpers.ts";
+import { scriptedEnv, tempDir } from "../support/helpers.ts";
 
 const write = (p: string, content: string) =>
   ({ type: "tool_use", id: `t_${p}`, name: "write", input: { path: p, content } }) as ToolUseBlock;

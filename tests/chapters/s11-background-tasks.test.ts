@@ -1,0 +1,170 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import * as s11 from "../../chapters/s11-background-tasks/agent.ts";
+import { BackgroundJobs, createAgent } from "../../chapters/s11-background-tasks/agent.ts";
+import scenario from "../../chapters/s11-background-tasks/scenario.ts";
+import { playScenario } from "../../chapters/_runner/runtime.ts";
+import { say, use } from "../../chapters/_shared/scripted.ts";
+import type { MessageParam } from "../../chapters/_shared/types.ts";
+import { processesNamed, scriptedEnv, tempDir, toolNames, waitFor } from "../support/helpers.ts";
+import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
+
+/** All text the harness injected as background results, across a history. */
+const injected = (messages: MessageParam[]): string[] =>
+  messages
+    .flatMap((m) => (typeof m.content === "string" ? [] : m.content))
+    .flatMap((b) =>
+      b.type === "text" && b.text.startsWith("<background-results>") ? [b.text] : [],
+    );
+
+/** Waits for a file a command writes (failing after 10 s), so a test never races its own fixture. */
+async function waitForFile(file: string): Promise<string> {
+  const text = () => (existsSync(file) ? readFileSync(file, "utf8").trim() : "");
+  await waitFor(() => text() !== "", `${file} to be written`);
+  return text();
+}
+
+describe("s11 background tasks", () => {
+  it("offers the base tools plus background_run and check_background (7)", async () => {
+    const env = scriptedEnv([say("hi")]);
+    await createAgent(env).send("hello");
+    expect(toolNames(env)).toEqual(CURRICULUM_TOOLS.s11.lead);
+  });
+
+  it("background_run returns before the command ends", async () => {
+    const env = scriptedEnv([
+      // The command cannot finish until the file "go" exists, and only the next turn creates it.
+      use("background_run", { command: "while [ ! -f go ]; do sleep 0.05; done; echo finished" }),
+      ({ lastResult }) => {
+        writeFileSync(path.join(env.workspace, "go"), "");
+        return use("check_background", { id: lastResult().match(/bg_\d+/)![0] });
+      },
+      say("waiting"),
+      say("done"),
+    ]);
+    const agent = createAgent(env);
+    await agent.send("start it");
+    const outputs = env.io.trace.flatMap((e) => (e.kind === "tool_result" ? [e.output] : []));
+    expect(outputs[0]).toMatch(/^Started bg_1/);
+    expect(outputs[1]).toMatch(/^\[bg_1\] running/);
+    expect(injected(agent.messages).join("")).toMatch(
+      /\[bg_1\] completed \(exit 0\)[^\n]*\nfinished/,
+    );
+  });
+
+  it("delivers each result exactly once", async () => {
+    const env = scriptedEnv([
+      use("background_run", { command: "echo one" }),
+      use("background_run", { command: "echo two" }),
+      say("waiting for both"),
+      say("waiting for the other"),
+      use("bash", { command: "echo later work" }),
+      say("done"),
+    ]);
+    const agent = createAgent(env);
+    await agent.send("run two");
+    const blocks = injected(agent.messages).join("\n");
+    expect(blocks.match(/\[bg_1\] completed/g)).toHaveLength(1);
+    expect(blocks.match(/\[bg_2\] completed/g)).toHaveLength(1);
+    // Every later request carries the result once, in the history, never a second injection.
+    const last = env.requests.at(-1)!.body.messages;
+    expect(
+      injected(last)
+        .join("\n")
+        .match(/\[bg_\d\] completed/g),
+    ).toHaveLength(2);
+    expect(
+      env.io.trace.filter((e) => e.kind === "event" && e.type === "background_result"),
+    ).toHaveLength(2);
+  });
+
+  it("the queue hands each finished result out once", async () => {
+    const jobs = new BackgroundJobs(tempDir());
+    jobs.start("echo hi");
+    await jobs.nextResult();
+    expect(jobs.drain().map((j) => j.id)).toEqual(["bg_1"]);
+    expect(jobs.drain()).toEqual([]);
+    await jobs.close();
+  });
+
+  it("does not end the loop while a result is pending", async () => {
+    const env = scriptedEnv([
+      use("background_run", { command: "sleep 0.3; echo slow result" }),
+      say("I'm done for now."), // the command is still running here
+      ({ request }) => say(`got: ${injected(request.messages).join("")}`),
+    ]);
+    const agent = createAgent(env);
+    await agent.send("go");
+    expect(env.requests).toHaveLength(3);
+    expect(injected(env.requests[2].body.messages).join("")).toContain("slow result");
+    expect(
+      env.io.trace.some((e) => e.kind === "note" && /waiting for 1 background/.test(e.text)),
+    ).toBe(true);
+  });
+
+  it("a command that runs too long gets status timeout, and its whole process group is killed", async () => {
+    const name = `lah-s11-timeout-${process.pid}-${Date.now()}`;
+    const env = scriptedEnv([
+      use("background_run", {
+        command: `(exec -a ${name} sleep 30) & echo started > child.pid; wait`,
+        timeout: 0.4,
+      }),
+      say("waiting"),
+      use("check_background", { id: "bg_1" }),
+      say("done"),
+    ]);
+    const agent = createAgent(env);
+    await agent.send("go");
+    expect(await waitForFile(path.join(env.workspace, "child.pid"))).toBe("started");
+    expect(injected(agent.messages).join("")).toMatch(/\[bg_1\] timeout \(killed after 0\.4s\)/);
+    const check = env.io.trace.filter((e) => e.kind === "tool_result").at(-1);
+    expect(check?.kind === "tool_result" && check.output).toMatch(/^\[bg_1\] timeout/);
+    await waitFor(() => processesNamed(name) === 0, `${name} to end`);
+  });
+
+  it("close() kills commands that are still running, children included", async () => {
+    const ws = tempDir();
+    const name = `lah-s11-close-${process.pid}-${Date.now()}`;
+    const agent = createAgent(
+      scriptedEnv(
+        [
+          use("background_run", {
+            command: `(exec -a ${name} sleep 30) & echo started > child.pid; wait`,
+          }),
+          use("bash", { command: "echo other work" }),
+        ],
+        { workspace: ws },
+      ),
+    );
+    const sending = agent.send("go"); // the model has no more turns but the command keeps the loop waiting
+    expect(await waitForFile(path.join(ws, "child.pid"))).toBe("started");
+    // the subshell may not have exec'd `sleep` yet when the file appears
+    await waitFor(() => processesNamed(name) === 1, `${name} to start`);
+    await agent.close!();
+    await sending;
+    await waitFor(() => processesNamed(name) === 0, `${name} to end`);
+  });
+
+  it("plays its scenario offline: the build lands on disk, is still running at the check, and its result is injected once", async () => {
+    const ws = tempDir();
+    const { env, agent } = await playScenario(s11, scenario, ws);
+    expect(readFileSync(path.join(ws, "dist/app.js"), "utf8")).toContain("bundle v1");
+    expect(readFileSync(path.join(ws, "RELEASE_NOTES.md"), "utf8")).toContain("Release 1.0");
+    expect(injected(agent.messages)).toHaveLength(1);
+    const last = env.io.trace.filter((e) => e.kind === "response").at(-1);
+    expect(last?.kind === "response" && last.text).toContain("build ok: dist/app.js");
+    // The build waited for the notes it packs: it cannot have finished before they were written.
+    expect(readFileSync(path.join(ws, "dist/RELEASE_NOTES.md"), "utf8")).toContain("Release 1.0");
+    const check = env.io.trace.find(
+      (e) => e.kind === "tool_result" && e.name === "check_background",
+    );
+    expect(check?.kind === "tool_result" && check.output).toMatch(/^\[bg_1\] running/);
+    const notes = env.io.trace.flatMap((e) => (e.kind === "note" ? [e.text] : []));
+    expect(notes).toEqual([
+      "waiting for 1 background command(s) to finish…",
+      "background results injected: bg_1 completed",
+    ]);
+    expect(env.scripted?.finished).toBe(true); // every scripted turn was played, none left over
+  });
+});

@@ -1,0 +1,127 @@
+// The state the player shows beside each step (site/lib/run-state.ts) and the state machines it
+// lights up (site/lib/state-machines.ts), rebuilt from the committed recordings and checked
+// against what the run itself printed and against the chapters' own tables.
+import { describe, expect, it } from "vitest";
+import { STATUS_FLOW } from "../../chapters/s10-task-system/agent.ts";
+import { TRANSITIONS } from "../../chapters/s15-team-protocols/agent.ts";
+import { readTrace } from "../../site/lib/record-trace.ts";
+import { contextMeter, stateTimeline } from "../../site/lib/run-state.ts";
+import {
+  machineDiagram,
+  machineEdges,
+  machineFocus,
+  MACHINES,
+} from "../../site/lib/state-machines.ts";
+
+const trace = (id: string) => readTrace(id)!;
+
+describe("the state after each step", () => {
+  it("s10: the board at the end is the board the last task_list printed", () => {
+    const run = trace("s10");
+    const last = stateTimeline(run).at(-1)!;
+    const printed = run.steps.findLast((s) => s.kind === "tool_result" && s.name === "task_list");
+    if (printed?.kind !== "tool_result") throw new Error("s10 never listed its board");
+    const lines = printed.output.split("\n").filter((l) => /^\[/.test(l));
+    expect(
+      last.tasks!.map(([mark, id, subject, notes]) => `${mark} ${id} ${subject}  (${notes})`),
+    ).toEqual(lines);
+  });
+
+  it("s03: the todo list is the last list the model wrote", () => {
+    const run = trace("s03");
+    const call = run.steps.findLast((s) => s.kind === "tool_call" && s.name === "todo");
+    if (call?.kind !== "tool_call") throw new Error("s03 wrote no todo list");
+    const items = (call.input as { items: { text: string }[] }).items;
+    expect(
+      stateTimeline(run)
+        .at(-1)!
+        .todos!.map((row) => row[1]),
+    ).toEqual(items.map((i) => i.text));
+  });
+
+  it("s13: every teammate ends shut down, with its mail read", () => {
+    const run = trace("s13");
+    const roster = stateTimeline(run).at(-1)!.roster!;
+    const teammates = roster.filter(([name]) => name !== "lead");
+    expect(teammates.map(([name]) => name).sort()).toEqual(["alice", "bob"]);
+    for (const [, state, , unread] of teammates) {
+      expect(state).toBe("shutdown");
+      expect(unread).toBe("0");
+    }
+  });
+
+  it("s15: each request's row holds its last recorded status", () => {
+    const run = trace("s15");
+    const last = new Map<string, string>();
+    for (const s of run.steps)
+      if (s.kind === "event" && s.type === "protocol")
+        last.set(String(s.data.request_id), String(s.data.status));
+    const rows = stateTimeline(run).at(-1)!.requests!;
+    expect(new Map(rows.map(([id, , , status]) => [id, status]))).toEqual(last);
+  });
+
+  it("a step that changes nothing shares the snapshot before it", () => {
+    const timeline = stateTimeline(trace("s13"));
+    const distinct = new Set(timeline);
+    expect(distinct.size).toBeLessThan(timeline.length / 2);
+  });
+});
+
+describe("the context meter", () => {
+  it("s05: compaction shows as a drop; every request has a size", () => {
+    const run = trace("s05");
+    const points = contextMeter(run).filter((p) => p.agent === "lead");
+    expect(points.every((p) => p.tokens > 0)).toBe(true);
+    const compacted = run.steps.findIndex((s) => s.kind === "event" && s.type === "compacted");
+    const before = points.filter((p) => p.step < compacted).at(-1)!;
+    const after = points.find((p) => p.step > compacted)!;
+    expect(after.tokens).toBeLessThan(before.tokens / 3);
+    expect(after.messages).toBe(1);
+  });
+
+  it("s06: the child starts from one message, and its reading never enters the parent's context", () => {
+    const points = contextMeter(trace("s06"));
+    const child = points.filter((p) => p.agent === "subagent");
+    const parentBefore = points.filter((p) => p.agent === "lead" && p.step < child[0].step).at(-1)!;
+    const parentAfter = points.find((p) => p.agent === "lead" && p.step > child.at(-1)!.step)!;
+    expect(child[0].messages).toBe(1);
+    // The parent grows by the child's summary only, far less than the child's own last context.
+    expect(parentAfter.tokens - parentBefore.tokens).toBeLessThan(child.at(-1)!.tokens / 2);
+  });
+});
+
+describe("the state machines", () => {
+  it("are drawn from the chapters' own tables, every allowed move an arrow", () => {
+    expect(MACHINES.s10.table).toBe(STATUS_FLOW);
+    expect(MACHINES.s15.table).toBe(TRANSITIONS);
+    const diagram = machineDiagram(MACHINES.s15);
+    for (const [from, targets] of Object.entries(TRANSITIONS))
+      for (const to of targets) expect(diagram).toContain(`${from} --> ${to}`);
+    expect(machineEdges(MACHINES.s15)[0]).toBe("[*]>pending");
+  });
+
+  it.each([["s10"], ["s13"], ["s15"]])(
+    "%s: every move the run made is one its table allows",
+    (id) => {
+      const machine = MACHINES[id];
+      const moves = machineFocus(id, trace(id)).filter((f) => f?.from);
+      expect(moves.length).toBeGreaterThan(1);
+      for (const move of moves) {
+        const allowed =
+          move!.from === "[*]"
+            ? move!.state === machine.initial
+            : machine.table[move!.from!].includes(move!.state);
+        expect(allowed, `${move!.who}: ${move!.from} → ${move!.state}`).toBe(true);
+      }
+    },
+  );
+
+  it("s10: the last task ends completed, after in_progress", () => {
+    const moves = machineFocus("s10", trace("s10")).filter((f) => f?.from && f.who === "#2");
+    expect(moves.map((m) => `${m!.from}>${m!.state}`)).toEqual([
+      "[*]>pending",
+      "pending>in_progress",
+      "in_progress>completed",
+    ]);
+  });
+});

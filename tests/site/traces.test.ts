@@ -1,0 +1,331 @@
+// The recorded runs the site's player and generated sequence diagrams show (site/traces/<id>.json)
+// must still be what the chapter does today: each chapter's and appendix's scenario is played again in a temp
+// workspace and compared with the committed trace (see canonicalTrace for what is compared).
+import { readdirSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { allRunnable } from "../../chapters/_runner/chapters.ts";
+import type { TraceEvent } from "../../chapters/_runner/io.ts";
+import { readTrace, recordTrace, TRACES_DIR } from "../../site/lib/record-trace.ts";
+import {
+  canonicalTrace,
+  normalizeTrace,
+  sequenceFromTrace,
+  stepView,
+  traceDifference,
+  type TraceFile,
+} from "../../site/lib/traces.ts";
+import { teamDifference } from "../support/trace-counts.ts";
+
+const chapters = allRunnable();
+const ADVICE =
+  "Run `npm run traces` to record it again, look at the diff of site/traces/, and commit it.";
+
+describe("recorded traces match what the chapters do today", () => {
+  for (const info of chapters) {
+    // Concurrent: most of a run is waiting (commands, polling, s14's real backoff sleeps).
+    it.concurrent(
+      `${info.id}: site/traces/${info.id}.json`,
+      async () => {
+        const committed = readTrace(info.id);
+        if (!committed) throw new Error(`site/traces/${info.id}.json is missing. ${ADVICE}`);
+        // One run, no retries: what legitimately varies between runs (which teammate took which task,
+        // the interleaving, timings, made-up ids, pids, temp paths, commit hashes) is blanked by
+        // canonicalTrace; who is on the team and how often each piece of work was done are not.
+        const today = await recordTrace(info);
+        const difference = traceDifference(committed, today) ?? teamDifference(committed, today);
+        if (difference !== null) {
+          throw new Error(
+            `site/traces/${info.id}.json no longer matches what ${info.name} does today.\n` +
+              `First difference: ${difference}\n${ADVICE}`,
+          );
+        }
+      },
+      90_000,
+    );
+  }
+
+  it("has no trace for a chapter that does not exist", () => {
+    const ids = chapters.map((c) => c.id);
+    const stray = readdirSync(TRACES_DIR).filter(
+      (f) => f.endsWith(".json") && !ids.includes(f.replace(/\.json$/, "")),
+    );
+    expect(stray, `remove these from site/traces/: ${stray.join(", ")}`).toEqual([]);
+  });
+
+  it("keeps machine-specific paths out of the committed traces", () => {
+    for (const info of chapters) {
+      const text = JSON.stringify(readTrace(info.id) ?? {});
+      expect(text, info.id).not.toMatch(/lah-trace-|\/tmp\/|\/home\/|\/Users\//);
+      expect(text, info.id).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d/);
+    }
+  });
+});
+
+describe("normalising a trace", () => {
+  const raw: TraceEvent[] = [
+    {
+      kind: "request",
+      agent: "lead",
+      messages: 1,
+      tools: ["bash"],
+      system: "Work in /tmp/lah-x1/ws.",
+    },
+    {
+      kind: "request",
+      agent: "lead",
+      messages: 3,
+      tools: ["bash"],
+      system: "Work in /tmp/lah-x1/ws.",
+    },
+    {
+      kind: "tool_call",
+      agent: "lead",
+      id: "toolu_lead_7",
+      name: "bash",
+      input: { command: "ls /tmp/lah-x1/ws" },
+    },
+    {
+      kind: "tool_result",
+      agent: "lead",
+      id: "toolu_lead_7",
+      name: "bash",
+      output: "a1b2c3d Add greet()\n9784563 initial commit",
+      is_error: false,
+    },
+    {
+      kind: "note",
+      agent: "alice",
+      text: "quoted 9784563 at 2026-11-30T12:01:52.391Z, saved transcript_1796040107527.jsonl (2.04ms)",
+    },
+    {
+      kind: "event",
+      agent: "alice",
+      type: "mailbox_send",
+      data: {
+        id: "msg_mx37wslm_1617_5",
+        from: "alice",
+        to: "lead",
+        type: "result",
+        content: "done",
+      },
+    },
+    { kind: "tool_call", agent: "alice", id: "toolu_alice_9", name: "send", input: { to: "lead" } },
+    {
+      kind: "tool_result",
+      agent: "lead",
+      id: "toolu_lead_8",
+      name: "inbox",
+      output: "Sent (msg_mx37wslm_1617_5)",
+      is_error: false,
+    },
+  ];
+  const steps = normalizeTrace(raw, ["/tmp/lah-x1/ws"]);
+
+  it("replaces the workspace path, times, durations and commit hashes", () => {
+    const text = JSON.stringify(steps);
+    expect(text).not.toContain("/tmp/lah-x1");
+    expect(text).toContain("ls <workspace>");
+    expect(text).toContain("<sha> Add greet()\\n<sha> initial commit");
+    expect(text).toContain("quoted <sha> at <time>, saved transcript_<epoch>.jsonl (<n>ms)");
+  });
+
+  it("renumbers made-up ids: tool ids per agent, mailbox ids by first appearance", () => {
+    expect(
+      steps.filter((s) => s.kind === "tool_call").map((s) => s.kind === "tool_call" && s.id),
+    ).toEqual(["toolu_lead_1", "toolu_alice_1"]);
+    expect(JSON.stringify(steps)).toContain('"id":"msg_1"');
+    expect(JSON.stringify(steps)).toContain("Sent (msg_1)");
+  });
+
+  it("keeps a request's system prompt only when it changed for that agent", () => {
+    const requests = steps.filter((s) => s.kind === "request");
+    expect(requests.map((r) => r.kind === "request" && r.system)).toEqual([
+      "Work in <workspace>.",
+      undefined,
+    ]);
+  });
+});
+
+describe("comparing traces", () => {
+  const trace = (steps: TraceEvent[]): TraceFile => ({
+    chapter: "s99",
+    name: "s99-x",
+    summary: "",
+    prompts: ["go"],
+    agents: ["lead", "alice", "bob"],
+    steps,
+  });
+  const send = (from: string, to: string, type: string): TraceEvent => ({
+    kind: "event",
+    agent: from,
+    type: "mailbox_send",
+    data: { id: "msg_1", from, to, type, content: "hi" },
+  });
+
+  it("notices a changed tool input, in order, for the lead", () => {
+    const a = trace([
+      {
+        kind: "tool_call",
+        agent: "lead",
+        id: "toolu_lead_1",
+        name: "bash",
+        input: { command: "ls" },
+      },
+    ]);
+    const b = trace([
+      {
+        kind: "tool_call",
+        agent: "lead",
+        id: "toolu_lead_1",
+        name: "bash",
+        input: { command: "ls -la" },
+      },
+    ]);
+    expect(traceDifference(a, a)).toBeNull();
+    expect(traceDifference(a, b)).toMatch(/lead, step 1[\s\S]*ls -la/);
+  });
+
+  it("accepts a different interleaving of teammates and who took which task, not different work", () => {
+    const work = (who: string, file: string): TraceEvent => ({
+      kind: "tool_call",
+      agent: who,
+      id: `toolu_${who}_1`,
+      name: "write",
+      input: { path: file },
+    });
+    const a = trace([send("lead", "alice", "message"), work("alice", "a.js"), work("bob", "b.md")]);
+    const swapped = trace([
+      work("alice", "b.md"),
+      send("lead", "alice", "message"),
+      work("bob", "a.js"),
+    ]);
+    const different = trace([
+      send("lead", "alice", "message"),
+      work("alice", "a.js"),
+      work("bob", "c.md"),
+    ]);
+    expect(traceDifference(a, swapped)).toBeNull();
+    expect(traceDifference(a, different)).toMatch(/teammates/);
+  });
+
+  it("notices work done twice, or by a renamed teammate, though the teammates' steps are compared as a set", () => {
+    const work = (who: string, file: string, n = 1): TraceEvent => ({
+      kind: "tool_call",
+      agent: who,
+      id: `toolu_${who}_${n}`,
+      name: "write",
+      input: { path: file },
+    });
+    const a = trace([send("lead", "alice", "message"), work("alice", "a.js"), work("bob", "b.md")]);
+    const twice = trace([
+      send("lead", "alice", "message"),
+      work("alice", "a.js"),
+      work("bob", "b.md"),
+      work("bob", "a.js", 2),
+    ]);
+    const renamed = {
+      ...trace([send("lead", "carol", "message"), work("carol", "a.js"), work("bob", "b.md")]),
+      agents: ["lead", "carol", "bob"],
+    };
+    expect(teamDifference(a, twice)).toMatch(
+      /write \{"path":"a\.js"\}\n {2}recorded: 1 times\n {2}today: {4}2 times/,
+    );
+    expect(teamDifference(a, renamed)).toMatch(
+      /agents:\n {2}recorded: alice, bob, lead\n {2}today: {4}bob, carol, lead/,
+    );
+    expect(
+      teamDifference(
+        a,
+        trace([work("bob", "b.md"), send("lead", "alice", "message"), work("alice", "a.js")]),
+      ),
+    ).toBeNull();
+  });
+
+  it("ignores noise: backoff delays, ls -l owners and dates, timings", () => {
+    const a = trace([
+      { kind: "note", agent: "lead", text: "waiting 532 ms" },
+      { kind: "event", agent: "lead", type: "recovery", data: { delay: 532 } },
+    ]);
+    const b = trace([
+      { kind: "note", agent: "lead", text: "waiting 1485 ms" },
+      { kind: "event", agent: "lead", type: "recovery", data: { delay: 1485 } },
+    ]);
+    expect(traceDifference(a, b)).toBeNull();
+    expect(
+      canonicalTrace(
+        trace([
+          {
+            kind: "tool_result",
+            agent: "lead",
+            id: "t",
+            name: "bash",
+            is_error: false,
+            output: "total 8\ndrwxr-xr-x  2 root root 4096 Nov 30 12:10 .",
+          },
+        ]),
+      ).lead[0],
+    ).toContain("drwxr-xr-x <ls> .");
+  });
+});
+
+describe("what the site makes of a trace", () => {
+  it("draws s13's team as a sequence diagram: agents as participants, messages as arrows", () => {
+    const s13 = readTrace("s13");
+    if (!s13) return expect.fail("site/traces/s13.json is missing");
+    const diagram = sequenceFromTrace(s13);
+    expect(diagram.split("\n")[0]).toBe("sequenceDiagram");
+    for (const agent of s13.agents) expect(diagram).toContain(`participant ${agent}`);
+    const sends = s13.steps.filter((s) => s.kind === "event" && s.type === "mailbox_send").length;
+    expect(diagram.split("\n").filter((l) => /->>|-->>/.test(l))).toHaveLength(sends);
+    expect(diagram).not.toMatch(/[;#]/);
+  });
+
+  it("labels s15's protocol messages with their request_id", () => {
+    const s15 = readTrace("s15");
+    if (!s15) return expect.fail("site/traces/s15.json is missing");
+    const diagram = sequenceFromTrace(s15);
+    expect(diagram).toMatch(/lead->>\w+: shutdown_request req_\d+/);
+    expect(diagram).toMatch(/-->>lead: shutdown_response req_\d+/);
+    expect(diagram).toMatch(/Note over \w+: req_\d+ (approved|rejected)/);
+  });
+
+  it("draws a1's MCP server as a participant: its start and every call the gate let through as arrows, a refused call as a note", () => {
+    const a1 = readTrace("a1");
+    if (!a1) return expect.fail("site/traces/a1.json is missing");
+    const diagram = sequenceFromTrace(a1);
+    expect(diagram).toContain("participant mcp_notes as MCP server notes");
+    expect(diagram).toContain("lead->>mcp_notes: start, initialize, tools/list");
+    const allowed = a1.steps.filter(
+      (s) => s.kind === "event" && s.type === "permission" && s.data.allowed === true,
+    );
+    const mcpAllowed = allowed.filter(
+      (s) => s.kind === "event" && String(s.data.tool).startsWith("mcp__"),
+    );
+    expect(diagram.match(/lead->>mcp_notes: tools\/call /g)).toHaveLength(mcpAllowed.length);
+    expect(diagram).toContain("Note over lead: mcp__notes__delete_note: refused by the gate");
+    expect(diagram).not.toMatch(/[;#]/);
+    // The tools its first request offered beyond TOOLS are kept with their definitions.
+    expect(a1.offered?.map((t) => t.name)).toEqual([
+      "mcp__notes__save_note",
+      "mcp__notes__list_notes",
+      "mcp__notes__delete_note",
+    ]);
+  });
+
+  it("shows every step of a recorded run in the player, tool results marked as errors when they failed", () => {
+    const s02 = readTrace("s02")!;
+    const labels = {
+      user: "user",
+      request: (m: number, t: number) => `→ ${m}/${t}`,
+      response: (s: string) => `← ${s}`,
+      system: "system",
+      note: "note",
+      result: "result",
+      error: "error",
+    };
+    const views = s02.steps.map((s) => stepView(s, labels));
+    expect(views).toHaveLength(s02.steps.length);
+    expect(views.some((v) => v.error && v.title.startsWith("error"))).toBe(true);
+    expect(views.find((v) => v.kind === "request")?.title).toBe(`→ 1/5`);
+  });
+});

@@ -1,0 +1,358 @@
+// "What changed" on every chapter page compares the chapter with the chapter its code builds on:
+// that base is read from its imports, the names it lists are the ones its import statements
+// name, every link from it lands on a page and an anchor that exist (an imported name's on code
+// that declares it), and every line figure is a diff of the files, computed here.
+//
+// The chapters' imports are read here a second way, with plain patterns and TypeScript's
+// preProcessFile, so the site's reader (site/lib/imports.ts, the TypeScript parser) is checked
+// against something it does not share.
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { structuredPatch } from "diff";
+import ts from "typescript";
+import { beforeAll, describe, expect, it } from "vitest";
+import { allRunnable, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
+import { exportedDeclarations, importedNames } from "../../site/lib/imports.ts";
+import { region } from "../../site/lib/regions.ts";
+import { decodeHtml, visibleText } from "../support/html.ts";
+import { BASE, ensureSiteBuilt } from "../support/site-build.ts";
+
+const site = await import("../../site/lib/chapters.ts");
+
+const chapters = allRunnable().map((c) => ({
+  ...c,
+  source: readFileSync(path.join(c.dir, "agent.ts"), "utf8"),
+}));
+const byId = (id: string) => chapters.find((c) => c.id === id)!;
+const number = (id: string) => Number(id.slice(1));
+
+/** The chapters a source imports, from TypeScript's pre-processor (its import scanner). */
+const importedChapters = (source: string) =>
+  [
+    ...new Set(
+      ts
+        .preProcessFile(source, true, true)
+        .importedFiles.map((f) => /^\.\.\/(s\d\d)-[\w-]+\/agent\.ts$/.exec(f.fileName)?.[1])
+        .filter((id): id is string => id !== undefined),
+    ),
+  ].sort((a, b) => number(a) - number(b));
+
+interface Written {
+  name: string;
+  type: boolean;
+  local?: string;
+}
+
+/** The names each import statement from a chapter writes, read with plain patterns. */
+function writtenImports(source: string): Map<string, Written[]> {
+  const found = new Map<string, Written[]>();
+  const add = (id: string, names: Written[]) => found.set(id, [...(found.get(id) ?? []), ...names]);
+  const from = String.raw`\s+from\s+"\.\./(s\d\d)-[\w-]+/agent\.ts"`;
+  for (const [, typeOnly, list, id] of source.matchAll(
+    new RegExp(String.raw`^import\s+(type\s+)?\{([^}]*)\}` + from, "gm"),
+  )) {
+    const names = list
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter(Boolean)
+      .map((entry) => {
+        const [, type, name, local] = /^(type\s+)?(\w+)(?:\s+as\s+(\w+))?$/.exec(entry)!;
+        return { name, type: Boolean(typeOnly || type), ...(local && { local }) };
+      });
+    add(id, names);
+  }
+  for (const [, alias, id] of source.matchAll(
+    new RegExp(String.raw`^import\s+\*\s+as\s+(\w+)` + from, "gm"),
+  )) {
+    const members = [...source.matchAll(new RegExp(String.raw`\b${alias}\.(\w+)`, "g"))].map(
+      (m) => m[1],
+    );
+    add(
+      id,
+      [...new Set(members)].map((name) => ({ name, type: false })),
+    );
+  }
+  return found;
+}
+
+/** The "(+12 / −3)" of a text (full-width brackets in ja and zh), as numbers. */
+function figures(text: string) {
+  const found = /[(（]\+(\d+) \/ −(\d+)/.exec(text);
+  return found ? { added: Number(found[1]), removed: Number(found[2]) } : undefined;
+}
+
+const hasLoop = (source: string) => /^\s*\/\/ #region loop$/m.test(source);
+
+/** Added and removed lines between two texts, counted from the `diff` library's line diff. */
+function counted(before: string, after: string) {
+  // Counted another way than the site does: the +/- lines of a unified patch.
+  const lines = structuredPatch("a", "b", before, after, "", "", { context: 0 }).hunks.flatMap(
+    (h) => h.lines,
+  );
+  return {
+    added: lines.filter((l) => l.startsWith("+")).length,
+    removed: lines.filter((l) => l.startsWith("-")).length,
+  };
+}
+
+/** The code an Expressive Code block shows, a line per line. */
+const codeText = (html: string) =>
+  decodeHtml(html.replace(/<div class="ec-line/g, "\n$&").replace(/<[^>]+>/g, ""));
+
+/** A declaration of `name` at the start of a line of some code. */
+const declares = (code: string, name: string) =>
+  new RegExp(
+    String.raw`^\s*(export\s+)?(async\s+)?(function\*?|class|const|let|interface|type|enum)\s+${name}\b`,
+    "m",
+  ).test(code);
+
+describe("the chapter each chapter builds on", () => {
+  it("is the highest-numbered chapter its agent.ts imports", () => {
+    for (const c of chapters) {
+      const imported = importedChapters(c.source);
+      expect(site.chapter(c.id).buildsOn, c.id).toBe(imported.at(-1));
+      expect(site.base(c.id)?.id, c.id).toBe(imported.at(-1));
+    }
+  });
+
+  it("is s02 for s03 to s11, s10 for s12, s12 for s13, s13 for s14 and s15; s07 for a1, s15 for a2; none for s01", () => {
+    const bases = Object.fromEntries(chapters.map((c) => [c.id, site.base(c.id)?.id ?? null]));
+    expect(bases).toEqual({
+      s01: null,
+      s02: "s01",
+      ...Object.fromEntries(
+        ["s03", "s04", "s05", "s06", "s07", "s08", "s09", "s10", "s11"].map((id) => [id, "s02"]),
+      ),
+      s12: "s10",
+      s13: "s12",
+      s14: "s13",
+      s15: "s13",
+      a1: "s07",
+      a2: "s15",
+    });
+  });
+});
+
+describe("what a chapter imports", () => {
+  it("lists, per chapter, exactly the names its import statements write", () => {
+    for (const c of chapters) {
+      const listed = importedNames(c.source);
+      const written = writtenImports(c.source);
+      expect([...listed.keys()], c.id).toEqual(importedChapters(c.source));
+      for (const [id, names] of written) {
+        const mine = listed.get(id) ?? [];
+        expect(mine.map((n) => n.name).sort(), `${c.id} from ${id}`).toEqual(
+          names.map((n) => n.name).sort(),
+        );
+        for (const n of names.filter((n) => n.local || n.type))
+          expect(
+            mine.find((m) => m.name === n.name),
+            `${c.id}: ${n.name}`,
+          ).toMatchObject(n);
+      }
+    }
+    // One that the text above spells out, so a reader can check it by eye.
+    expect(
+      importedNames(byId("s07").source)
+        .get("s02")
+        ?.map((n) => n.name),
+    ).toEqual(["BASE_HANDLERS", "BASE_TOOLS", "normalizeMessages", "runTool"]);
+  });
+
+  it("names only what the other chapter exports: its values at run time, its types in its source", async () => {
+    for (const c of chapters) {
+      for (const [id, names] of importedNames(c.source)) {
+        const from = byId(id);
+        const runtime = (await import(path.join(from.dir, "agent.ts"))) as Record<string, unknown>;
+        const declared = exportedDeclarations(from.source);
+        for (const n of names) {
+          expect(declared.has(n.name), `${c.id}: ${id}.${n.name} declared`).toBe(true);
+          if (!n.type) expect(n.name in runtime, `${c.id}: ${id}.${n.name} at run time`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it("places each name in the region of the other chapter that declares it, or in none", () => {
+    for (const c of chapters.filter((c) => site.base(c.id))) {
+      for (const { chapter: from, names } of site.whatChanged(c.id)!.imports) {
+        const regions = from.regions.map((r) => r.name);
+        for (const n of names) {
+          if (n.region) expect(declares(region(from.source, n.region), n.name), n.name).toBe(true);
+          else
+            expect(
+              regions.filter((r) => declares(region(from.source, r), n.name)),
+              `${c.id}: ${from.id}.${n.name} is in no region`,
+            ).toEqual([]);
+        }
+      }
+    }
+  });
+
+  it("shows as new the regions the base has no region of that name for, and diffs the loop where both have one", () => {
+    const regionNames = (source: string) =>
+      [...source.matchAll(/^\s*\/\/ #region (\S+)$/gm)].map((m) => m[1]);
+    for (const c of chapters) {
+      const changes = site.whatChanged(c.id);
+      const baseId = importedChapters(c.source).at(-1);
+      if (!baseId) {
+        expect(changes, c.id).toBeUndefined();
+        continue;
+      }
+      const base = byId(baseId);
+      const mine = regionNames(c.source);
+      const theirs = regionNames(base.source);
+      expect(changes!.newRegions, c.id).toEqual(mine.filter((r) => !theirs.includes(r)));
+      expect(changes!.loop.before !== undefined, c.id).toBe(hasLoop(base.source));
+      expect(changes!.loop.after !== undefined, c.id).toBe(hasLoop(c.source));
+    }
+  });
+});
+
+describe("What changed on the built pages", () => {
+  beforeAll(() => ensureSiteBuilt(), 660_000);
+
+  const dist = path.join(REPO_ROOT, "dist");
+  const prefixes = { en: "", ja: "ja/", zh: "zh/", de: "de/" } as const;
+  const file = (urlPath: string) => {
+    const rel = decodeURIComponent(urlPath.slice(BASE.length));
+    return path.join(dist, rel, rel === "" || rel.endsWith("/") ? "index.html" : "");
+  };
+  const pages = new Map<string, string>();
+  const read = (urlPath: string) => {
+    const name = file(urlPath);
+    if (!pages.has(name)) pages.set(name, readFileSync(name, "utf8"));
+    return pages.get(name)!;
+  };
+  /** The "What changed" block of a page: from its <div class="lah-changes"> to its compare link. */
+  const block = (html: string) =>
+    /<div class="lah-changes"[\s\S]*?<p class="lah-changes-more">[\s\S]*?<\/p>/.exec(html)?.[0];
+  /** The element with an id, up to its end (the excerpt's wrapper, or the source's <details>). */
+  const element = (html: string, id: string) => {
+    const start = html.search(new RegExp(`<(\\w+)[^>]*\\sid="${id}"`));
+    if (start < 0) return undefined;
+    const tag = /^<(\w+)/.exec(html.slice(start))![1];
+    let depth = 0;
+    const re = new RegExp(`<(/?)${tag}\\b[^>]*>`, "g");
+    re.lastIndex = start;
+    for (let m = re.exec(html); m; m = re.exec(html)) {
+      depth += m[1] ? -1 : 1;
+      if (depth === 0) return html.slice(start, m.index + m[0].length);
+    }
+    return undefined;
+  };
+
+  for (const c of chapters) {
+    it(`${c.id}: compares with the chapter it builds on, in every locale`, () => {
+      const baseId = importedChapters(c.source).at(-1);
+      for (const [locale, prefix] of Object.entries(prefixes)) {
+        const html = read(`${BASE}${prefix}${c.name}/`);
+        if (!baseId) {
+          expect(html, `${locale}/${c.id}`).toMatch(/<p class="lah-changes">/);
+          continue;
+        }
+        const base = byId(baseId);
+        const changes = block(html);
+        expect(changes, `${locale}/${c.id}: What changed`).toBeDefined();
+        const where = `${locale}/${c.id}`;
+        // The base, named and linked in the heading.
+        expect(changes, where).toContain(`data-base="${baseId}"`);
+        expect(changes, where).toMatch(
+          new RegExp(`<strong>[^<]*<a href="${BASE}${prefix}${base.name}/">${baseId}</a>`),
+        );
+        // What it imports, chapter by chapter: the names its import statements write.
+        const written = writtenImports(c.source);
+        const listed = [
+          ...changes!.matchAll(
+            /<li class="lah-changes-imports" data-chapter="(\w+)">([\s\S]*?)<\/li>/g,
+          ),
+        ];
+        expect(listed.map((m) => m[1]).sort(), where).toEqual([...written.keys()].sort());
+        expect(listed[0][1], `${where}: the base comes first`).toBe(baseId);
+        for (const [, id, item] of listed)
+          expect(
+            [...item.matchAll(/<code>(\w+)<\/code>/g)].map((m) => m[1]).sort(),
+            `${where} from ${id}`,
+          ).toEqual(
+            written
+              .get(id)!
+              .map((n) => n.name)
+              .sort(),
+          );
+
+        // The figures: lines of both files, the whole-file diff, and the loop's diff.
+        const text = visibleText(changes!);
+        const lines = (s: string) => s.trimEnd().split("\n").length;
+        expect(text, where).toContain(`${lines(base.source)} → ${lines(c.source)}`);
+        const whole = counted(base.source, c.source);
+        const summary = visibleText(/<summary>([\s\S]*?)<\/summary>/.exec(changes!)![1]);
+        expect(figures(summary), where).toEqual(whole);
+        const loopNote = visibleText(
+          /<p class="lah-changes-loop">([\s\S]*?)<\/p>/.exec(changes!)![1],
+        );
+        if (hasLoop(base.source) && hasLoop(c.source)) {
+          const loop = counted(region(base.source, "loop"), region(c.source, "loop"));
+          if (loop.added + loop.removed > 0) {
+            expect(figures(loopNote), where).toEqual(loop);
+            // The diff block itself: one marked line per added and removed line.
+            const diff = changes!.slice(changes!.indexOf('<p class="lah-changes-loop">'));
+            const ec = /<div class="expressive-code[\s\S]*?<\/figure>/.exec(diff)![0];
+            expect(ec.match(/class="ec-line[^"]* ins"/g)?.length ?? 0, where).toBe(loop.added);
+            expect(ec.match(/class="ec-line[^"]* del"/g)?.length ?? 0, where).toBe(loop.removed);
+          } else expect(figures(loopNote), where).toBeUndefined();
+        } else expect(changes, where).not.toContain("expressive-code");
+      }
+    });
+  }
+
+  it("every link in What changed opens a page that exists, at an anchor that exists: an imported name at code that declares it", () => {
+    const problems: string[] = [];
+    let anchors = 0;
+    let names = 0;
+    const targets = new Map<string, string | undefined>();
+    for (const c of chapters) {
+      for (const prefix of Object.values(prefixes)) {
+        const changes = block(read(`${BASE}${prefix}${c.name}/`));
+        if (!changes) continue;
+        const imports = [...changes.matchAll(/<li class="lah-changes-imports"[\s\S]*?<\/li>/g)]
+          .map((m) => m[0])
+          .join("");
+        for (const [link, raw, inner] of changes.matchAll(/<a href="([^"]+)">([\s\S]*?)<\/a>/g)) {
+          const url = new URL(decodeHtml(raw), "http://site");
+          const where = `${prefix}${c.id}: ${link}`;
+          if (!existsSync(file(url.pathname))) {
+            problems.push(`${where}: no page`);
+            continue;
+          }
+          const id = url.hash.slice(1);
+          if (!id) continue;
+          anchors++;
+          const key = `${url.pathname}#${id}`;
+          if (!targets.has(key)) targets.set(key, element(read(url.pathname), id));
+          const target = targets.get(key);
+          if (!target) {
+            problems.push(`${where}: no #${id}`);
+            continue;
+          }
+          const excerpt = /^code-(s\d\d|a\d+)-/.test(id);
+          if (excerpt && !target.includes('class="expressive-code'))
+            problems.push(`${where}: #${id} is not an excerpt`);
+          // Else the page's full source (a name outside its excerpts), or the /code/ page's diff.
+          const source = /^<details[^>]*class="lah-on-demand lah-source"/.test(target);
+          const diff = id === "changes" && target.startsWith("<section");
+          if (!excerpt && !source && !diff) problems.push(`${where}: #${id} is neither`);
+          // A name imported from another chapter: the excerpt it opens declares it.
+          const name = /^<code>(\w+)<\/code>$/.exec(inner)?.[1];
+          if (name && excerpt && imports.includes(link)) {
+            names++;
+            if (!declares(codeText(target), name))
+              problems.push(`${where}: #${id} does not declare ${name}`);
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(anchors).toBeGreaterThan(chapters.length * 4 * 3);
+    expect(names).toBeGreaterThan(chapters.length * 4);
+  });
+});

@@ -1,0 +1,126 @@
+// What a person sees: the harness's output rendered by a terminal emulator (@xterm/headless), and
+// the runner driven through a real pseudo-terminal (util-linux `script`), so its questions are
+// asked as they are at a keyboard.
+import { spawn, spawnSync } from "node:child_process";
+import xterm from "@xterm/headless";
+import { killAfterTest } from "./helpers.ts";
+import { CLI } from "./run-cli.ts";
+import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
+import { waitFor } from "./wait.ts";
+
+const { Terminal } = xterm;
+
+export interface Screen {
+  /** Every row of the buffer (scrollback included), as a person reads it: concealed cells are
+   *  blank, trailing spaces trimmed. */
+  lines: string[];
+  /** The OSC sequences the terminal acted on (52: clipboard, 8: hyperlink, 0/2: window title). */
+  oscs: number[];
+  /** What the terminal typed back, as keyboard input, in answer to a query (ESC[6n: "where is
+   *  the cursor?", ESC[c: "what are you?"): the harness would read it as the person's answer. */
+  typed: string;
+}
+
+/** Renders `output` (what a program wrote to its terminal) the way a terminal would. Output
+ *  written to a stream, not a pseudo-terminal, gets the terminal driver's newline translation
+ *  (`\n` → `\r\n`) with `fromStream`. A row the terminal wrapped is joined to the row before. */
+export async function render(output: string, { fromStream = false } = {}): Promise<Screen> {
+  const term = new Terminal({
+    cols: 120,
+    rows: 40,
+    scrollback: 5000,
+    allowProposedApi: true,
+    convertEol: fromStream,
+  });
+  const oscs: number[] = [];
+  let typed = "";
+  term.onData((data) => (typed += data));
+  for (const id of [0, 1, 2, 8, 52])
+    term.parser.registerOscHandler(id, () => (oscs.push(id), true));
+  await new Promise<void>((done) => term.write(output, done));
+  const buffer = term.buffer.active;
+  const lines: string[] = [];
+  for (let y = 0; y < buffer.length; y++) {
+    const line = buffer.getLine(y)!;
+    let text = "";
+    for (let x = 0; x < line.length; x++) {
+      const cell = line.getCell(x)!;
+      if (cell.getWidth() === 0) continue; // the second half of a wide character
+      text += cell.isInvisible() ? " ".repeat(cell.getWidth()) : cell.getChars() || " ";
+    }
+    if (line.isWrapped && lines.length) lines[lines.length - 1] += text;
+    else lines.push(text);
+  }
+  for (let i = 0; i < lines.length; i++) lines[i] = lines[i].trimEnd();
+  term.dispose();
+  while (lines.length && lines.at(-1) === "") lines.pop();
+  return { lines, oscs, typed };
+}
+
+/** The lines a person would read as one of the harness's questions: `? … [yes/no…]` at the
+ *  start of a line. */
+export const questionLines = (screen: Screen) =>
+  screen.lines.filter((l) => /^\? .*\[yes\/no/.test(l));
+
+export interface TerminalRun {
+  /** Everything the runner wrote to its terminal so far. */
+  output(): string;
+  /** Types `text` at the keyboard. */
+  type(text: string): void;
+  /** Waits until the rendered screen satisfies `condition`. */
+  waitForScreen(condition: (s: Screen) => boolean, what: string): Promise<Screen>;
+  /** Resolves with the exit code once the runner has ended. */
+  exited: Promise<number | null>;
+}
+
+/** util-linux's `script` gives a command a pseudo-terminal (macOS's takes other flags). */
+export const hasPseudoTerminal = /util-linux/.test(
+  spawnSync("script", ["--version"], { encoding: "utf8" }).stdout ?? "",
+);
+
+/** Starts `node cli.js args…` on a pseudo-terminal of 120×40, as a learner at a terminal does
+ *  (stdin a TTY, so permission and trust questions are asked, not answered "no"). */
+export function runCliInTerminal(args: string[], env: Record<string, string> = {}): TerminalRun {
+  const quoted = [process.execPath, CLI, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`);
+  const child = killAfterTest(
+    spawn("script", ["-qfec", `stty cols 120 rows 40; exec ${quoted.join(" ")}`, "/dev/null"], {
+      cwd: REPO_ROOT,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "/tmp",
+        TERM: "xterm-256color",
+        ...env,
+      },
+    }),
+  );
+  let output = "";
+  child.stdout!.on("data", (d) => (output += d));
+  child.stderr!.on("data", (d) => (output += d));
+  const exited = new Promise<number | null>((r) => child.on("close", r));
+  return {
+    output: () => output,
+    type: (text) => child.stdin!.write(text),
+    exited,
+    async waitForScreen(condition, what) {
+      let screen: Screen = { lines: [], oscs: [], typed: "" };
+      let checking = false;
+      try {
+        await waitFor(
+          () => {
+            // render() is asynchronous: look at its last result and start the next one.
+            if (!checking) {
+              checking = true;
+              void render(output).then((s) => ((screen = s), (checking = false)));
+            }
+            return condition(screen);
+          },
+          what,
+          20_000,
+        );
+      } catch (err) {
+        throw new Error(`${(err as Error).message}; the screen:\n${screen.lines.join("\n")}`);
+      }
+      return screen;
+    },
+  };
+}
