@@ -15,8 +15,10 @@ import { killAfterTest } from "./helpers.ts";
 
 const WORKERS = fileURLToPath(new URL("./workers/", import.meta.url));
 // Inside the repository, so the bundles' imports of packages resolve to its node_modules; one
-// folder per test process, so parallel test files never write each other's bundles.
-const COMPILED = path.join(REPO_ROOT, "node_modules", ".cache", "lah-workers", String(process.pid));
+// folder per test run and process, so parallel test files (and another checkout's run sharing this
+// node_modules) never write or remove each other's bundles.
+const COMPILED_RUNS = path.join(REPO_ROOT, "node_modules", ".cache", "lah-workers");
+const COMPILED = path.join(COMPILED_RUNS, process.env.LAH_TEST_RUN ?? "run", String(process.pid));
 
 /** Bundled code keeps each source file's own `import.meta.url` and `import.meta.dirname`
  *  (REPO_ROOT and s07's starting rules are found from them), not the bundle's. */
