@@ -88,7 +88,9 @@ describe("file tools against a swap race", () => {
         console.log(
           `swap race: ${attempts} tool calls against ${flips}+ swaps to a symlink in ${RACE_SECONDS} s, ${leaks} reads leaked`,
         );
-        expect(attempts).toBeGreaterThan(100);
+        // The floor the s02 page and the README cite: a real race, not a handful of calls.
+        expect(attempts).toBeGreaterThanOrEqual(1000);
+        expect(flips).toBeGreaterThanOrEqual(100);
         expect(leaks).toBe(0);
         expect(readdirSync(outside).sort()).toEqual(["f.txt", "passwd"]);
         expect(readFileSync(path.join(outside, "f.txt"), "utf8")).toBe("OUTSIDE original");
@@ -132,7 +134,7 @@ describe("file tools against odd files", () => {
     }
   });
 
-  it("a symlink inside the workspace is not followed by read, write or edit", async () => {
+  it("a symlink in the workspace that leads outside (to a file or a folder) is refused by read and write", async () => {
     const { ws, outside } = arena();
     symlinkSync(path.join(outside, "f.txt"), path.join(ws, "link.txt"));
     symlinkSync(outside, path.join(ws, "dir-link"));

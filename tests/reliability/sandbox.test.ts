@@ -1,7 +1,7 @@
 // The sandbox, attacked: what a command the model runs must not be able to do. Each case ran
 // unsandboxed before (the command saw the harness's /proc, the repository's .env, the home
 // folder, the network, and could write anywhere the user can).
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { homedir } from "node:os";
 import path from "node:path";
@@ -17,6 +17,13 @@ describe("sandbox availability", () => {
   it.runIf(process.env.CI)("starts on CI", () => {
     expect(sandboxStatus().kind).toBe("bubblewrap");
   });
+  // Where bubblewrap is missing the attacks below are skipped; this line says so in the output.
+  it.runIf(!sandboxed)(
+    "NOT RUN: bubblewrap is missing, so the sandbox attacks are skipped (apt-get install bubblewrap)",
+    () => {
+      console.warn(`sandbox attacks skipped: ${sandboxStatus().summary}`);
+    },
+  );
   it("says in one line what it is", () => {
     expect(sandboxStatus().summary).toMatch(/^sandbox: /);
     expect(sandboxStatus().summary).not.toContain("\n");
@@ -42,6 +49,7 @@ describe.runIf(sandboxed)("sandbox: a command the model runs", () => {
     const targets = [
       path.join(parent, "beside.txt"),
       path.join(REPO_ROOT, `lah-escape-${process.pid}.txt`),
+      `/tmp/lah-escape-${process.pid}`,
       `/etc/lah-escape-${process.pid}`,
     ];
     const out = await run(
@@ -70,18 +78,25 @@ describe.runIf(sandboxed)("sandbox: a command the model runs", () => {
   it("cannot read the repository (.env, the source, other workspaces) even from a default workspace", async () => {
     const ws = path.join(REPO_ROOT, ".workspace", `lah-test-${process.pid}`);
     mkdirSync(ws, { recursive: true });
+    // A secret in the repository's .env: planted when there is none (a real one is only read).
+    const env = path.join(REPO_ROOT, ".env");
+    const planted = !existsSync(env);
+    if (planted) writeFileSync(env, `ANTHROPIC_API_KEY=sk-ant-dotenv-${process.pid}\n`);
+    const secret = readFileSync(env, "utf8").trim().split("\n")[0];
     try {
       const out = await run(
         "cat ../../package.json ../../.env 2>&1; echo ---; ls -A ../..; ls -A ..",
         ws,
       );
       expect(out).not.toContain("learn-agent-harness");
+      if (secret) expect(out).not.toContain(secret);
       // The repository is empty but for the path down to this workspace (and node_modules/.bin,
       // read-only, when npm put it on PATH).
       const listed = out.split("---\n")[1].trim().split("\n");
       expect(listed.filter((f) => f !== "node_modules")).toEqual([".workspace", path.basename(ws)]);
     } finally {
       rmSync(ws, { recursive: true, force: true });
+      if (planted) rmSync(env, { force: true });
     }
   });
 
