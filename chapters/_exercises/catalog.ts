@@ -1,0 +1,13 @@
+// Every exercise, in chapter order. An exercise's chapter is its id before the dot ("s03.1" → s03).
+import type { ChapterModule } from "../_shared/types.ts";
+import type { Exercise } from "./kit.ts";
+import { exercises as s01 } from "./s01.ts";
+import { exercises as s03 } from "./s03.ts";
+
+export const EXERCISES = [...s01, ...s03] as unknown as Exercise<ChapterModule>[];
+
+export const chapterOf = (id: string) => id.split(".")[0];
+
+export function findExercise(id: string): Exercise<ChapterModule> | undefined {
+  return EXERCISES.find((e) => e.id === id);
+}

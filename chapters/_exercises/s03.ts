@@ -1,0 +1,193 @@
+// s03's exercises: rebuild the reminder; extend it (remind only while the plan has unfinished
+// items; name the item in progress). The behaviours are the curriculum's for s03, and
+// tests/chapters/s03-todo-write.test.ts runs the same ones against the chapter's own code.
+import { say, use } from "../_shared/scripted.ts";
+import type { CreateParams } from "../_shared/types.ts";
+import type * as S03 from "../s03-todo-write/agent.ts";
+import { expectThat, type Check, type CheckEnv, type Exercise } from "./kit.ts";
+
+type M = typeof S03;
+
+const bash = (command = "true") => use("bash", { command });
+const plan = (...statuses: string[]) =>
+  use("todo", { items: statuses.map((status, i) => ({ text: `step ${i + 1}`, status })) });
+
+/** The text blocks (not tool results) of a request's last user message. */
+const injected = (body: CreateParams): string[] => {
+  const last = body.messages.at(-1);
+  if (!last || typeof last.content === "string") return [];
+  return last.content.flatMap((b) => (b.type === "text" ? [b.text] : []));
+};
+const hasReminder = (body: CreateParams) => injected(body).some((t) => t.includes("<reminder>"));
+
+/** Plays the env's script on the module's agent; returns, per request, whether a reminder rode
+ *  in it. */
+async function reminders(module: M, env: CheckEnv): Promise<boolean[]> {
+  await module.createAgent(env).send("work");
+  return env.requests.map((r) => hasReminder(r.body));
+}
+
+/** Request n+1 carries round n's results, so `expected[n]` says whether round n ended in one. */
+function expectReminders(got: boolean[], expected: boolean[]) {
+  for (let i = 0; i < expected.length; i++) {
+    if (got[i] === expected[i]) continue;
+    expectThat(false, expected[i] ? "missing-reminder" : "extra-reminder", {
+      request: i + 1,
+      round: i,
+    });
+  }
+}
+
+export const reminderAfterThree: Check<M> = {
+  id: "reminder-after-3",
+  async run(module, kit) {
+    const env = kit.env([bash(), bash(), bash(), bash(), bash(), bash(), say("done")]);
+    expectReminders(await reminders(module, env), [false, false, false, true, false, false, true]);
+  },
+};
+
+export const todoResets: Check<M> = {
+  id: "todo-resets",
+  async run(module, kit) {
+    const env = kit.env([bash(), bash(), plan("in_progress"), bash(), bash(), say("done")]);
+    expectReminders(await reminders(module, env), [false, false, false, false, false, false]);
+  },
+};
+
+export const resultsFirst: Check<M> = {
+  id: "results-first",
+  async run(module, kit) {
+    const env = kit.env([bash(), bash(), bash(), say("done")]);
+    await module.createAgent(env).send("work");
+    const last = env.requests[3]?.body.messages.at(-1);
+    const kinds =
+      typeof last?.content === "string" ? ["text"] : (last?.content ?? []).map((b) => b.type);
+    expectThat(kinds[0] === "tool_result" && kinds.at(-1) === "text", "reminder-order", {
+      got: kinds.join(", ") || "nothing",
+    });
+  },
+};
+
+export const finishedPlanQuiet: Check<M> = {
+  id: "finished-plan-quiet",
+  async run(module, kit) {
+    const env = kit.env([
+      plan("completed", "completed"),
+      bash(),
+      bash(),
+      bash(),
+      bash(),
+      say("done"),
+    ]);
+    expectReminders(await reminders(module, env), [false, false, false, false, false, false]);
+  },
+};
+
+export const unfinishedPlanReminds: Check<M> = {
+  id: "unfinished-plan-reminds",
+  async run(module, kit) {
+    const env = kit.env([plan("completed", "in_progress"), bash(), bash(), bash(), say("done")]);
+    expectReminders(await reminders(module, env), [false, false, false, false, true]);
+  },
+};
+
+export const namesItemInProgress: Check<M> = {
+  id: "names-item-in-progress",
+  async run(module, kit) {
+    const env = kit.env([
+      use("todo", {
+        items: [
+          { text: "write the parser", status: "completed" },
+          { text: "wire up the CLI", status: "in_progress" },
+        ],
+      }),
+      bash(),
+      bash(),
+      bash(),
+      say("done"),
+    ]);
+    await module.createAgent(env).send("work");
+    const request = env.requests[4];
+    const text = request ? injected(request.body).join("\n") : "";
+    expectThat(text.includes("<reminder>") && text.includes("</reminder>"), "missing-reminder", {
+      request: 5,
+      round: 4,
+    });
+    expectThat(text.includes("wire up the CLI"), "reminder-unnamed", { item: "wire up the CLI" });
+  },
+};
+
+const REMINDER_STUB = `// #region reminder
+/** After this many rounds without a \`todo\` call, the harness nudges the model. */
+export const REMIND_AFTER = 3;
+export const REMINDER =
+  \`<reminder>You have not updated your todo list for \${REMIND_AFTER} rounds. Mark what you finished as \` +
+  "completed and what you are doing now as in_progress (or write a plan if you have none).</reminder>";
+
+/** The harness's side of planning: the plan, and how many rounds it has gone untouched. */
+export interface Planning {
+  todos: TodoList;
+  roundsWithoutTodo: number;
+}
+
+/** Called by the loop once per round (one model reply with tool calls); \`calledTodo\` says whether
+ *  that reply called \`todo\`. Returns REMINDER when the reminder is due, else undefined.
+ *  The curriculum's rule: after REMIND_AFTER rounds in a row without a todo call, remind once and
+ *  start counting again; any todo call (even one the list refused) resets the count. */
+export function reminderDue(planning: Planning, calledTodo: boolean): string | undefined {
+  void planning;
+  void calledTodo;
+  throw new Error("not started: reminderDue");
+}
+// #endregion reminder`;
+
+export const exercises: Exercise<M>[] = [
+  {
+    id: "s03",
+    kind: "rebuild",
+    file: "agent.ts",
+    stubs: { reminder: REMINDER_STUB },
+    checks: [reminderAfterThree, todoResets, resultsFirst],
+  },
+  {
+    id: "s03.1",
+    kind: "extend",
+    file: "agent.ts",
+    solution: {
+      reminder: REMINDER_STUB.replace(
+        /export function reminderDue[\s\S]*?\n}\n/,
+        `export function reminderDue(planning: Planning, calledTodo: boolean): string | undefined {
+  planning.roundsWithoutTodo = calledTodo ? 0 : planning.roundsWithoutTodo + 1;
+  if (planning.roundsWithoutTodo < REMIND_AFTER) return undefined;
+  planning.roundsWithoutTodo = 0;
+  // A plan with every item completed needs no nudge; no plan at all still gets one.
+  const items = planning.todos.current;
+  const finished = items.length > 0 && items.every((t) => t.status === "completed");
+  return finished ? undefined : REMINDER;
+}
+`,
+      ),
+    },
+    checks: [finishedPlanQuiet, unfinishedPlanReminds, todoResets],
+  },
+  {
+    id: "s03.2",
+    kind: "extend",
+    file: "agent.ts",
+    solution: {
+      reminder: REMINDER_STUB.replace(
+        /export function reminderDue[\s\S]*?\n}\n/,
+        `export function reminderDue(planning: Planning, calledTodo: boolean): string | undefined {
+  planning.roundsWithoutTodo = calledTodo ? 0 : planning.roundsWithoutTodo + 1;
+  if (planning.roundsWithoutTodo < REMIND_AFTER) return undefined;
+  planning.roundsWithoutTodo = 0;
+  const doing = planning.todos.current.find((t) => t.status === "in_progress");
+  if (!doing) return REMINDER;
+  return REMINDER.replace("</reminder>", \` You were working on "\${doing.text}".</reminder>\`);
+}
+`,
+      ),
+    },
+    checks: [namesItemInProgress, reminderAfterThree, todoResets],
+  },
+];

@@ -1,0 +1,109 @@
+// The learner's copies: workbench/<exercise>-<slug>/ (git-ignored), one folder per exercise, so one
+// exercise never depends on another. Starting an exercise copies the chapter's lesson file with
+// the exercise's regions replaced by stubs (rebuild) or as it is (extend); its imports are pointed
+// back at the chapters, so the copy uses the shared plumbing and the reference chapters it builds
+// on. Nothing here ever overwrites a learner's work without being asked.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { REPO_ROOT } from "../_shared/paths.ts";
+import { writeJsonAtomic } from "../_shared/fsutil.ts";
+import type { ChapterInfo } from "../_runner/discovery.js";
+import type { Exercise } from "./kit.ts";
+
+export const WORKBENCH = path.join(REPO_ROOT, "workbench");
+
+/** Where a learner's copy lives: workbench/s03-todo-write/, workbench/s03.1-todo-write/. */
+export function exerciseDir(exercise: Exercise, chapter: ChapterInfo): string {
+  return path.join(WORKBENCH, `${exercise.id}-${chapter.slug}`);
+}
+
+/** What the workbench remembers of an exercise (for --status and the next hint). */
+export interface Progress {
+  id: string;
+  started: string;
+  hintsShown: number;
+  lastCheck?: { at: string; passed: number; total: number };
+}
+
+const progressFile = (dir: string) => path.join(dir, ".exercise.json");
+
+export function readProgress(dir: string): Progress | undefined {
+  try {
+    return JSON.parse(readFileSync(progressFile(dir), "utf8")) as Progress;
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeProgress(dir: string, progress: Progress): void {
+  writeJsonAtomic(progressFile(dir), progress);
+}
+
+/** The lines `// #region name` … `// #endregion name` (markers included), as a 0-based span. */
+function regionSpan(lines: string[], name: string): [number, number] | undefined {
+  const start = lines.findIndex((l) => l.trim() === `// #region ${name}`);
+  const end = lines.findIndex((l, i) => i > start && l.trim() === `// #endregion ${name}`);
+  return start >= 0 && end > start ? [start, end] : undefined;
+}
+
+/** The source with each named region (markers included) replaced by `replacements[name]`. */
+export function replaceRegions(source: string, replacements: Record<string, string>): string {
+  let lines = source.split("\n");
+  for (const [name, text] of Object.entries(replacements)) {
+    const span = regionSpan(lines, name);
+    if (!span)
+      throw new Error(`no region "${name}" in the file (its // #region markers are gone?)`);
+    lines = [...lines.slice(0, span[0]), ...text.split("\n"), ...lines.slice(span[1] + 1)];
+  }
+  return lines.join("\n");
+}
+
+/** The text of a region, markers included (what a rebuild's solution puts back). */
+export function regionText(source: string, name: string): string {
+  const lines = source.split("\n");
+  const span = regionSpan(lines, name);
+  if (!span) throw new Error(`no region "${name}"`);
+  return lines.slice(span[0], span[1] + 1).join("\n");
+}
+
+/** `../s02-tool-use/agent.ts` → `../../chapters/s02-tool-use/agent.ts`: from workbench/<x>/, the
+ *  chapters the lesson imports are two folders up. */
+export function pointImportsAtChapters(source: string): string {
+  return source.replace(/(from\s+|import\s*\(\s*)(["'])\.\.\//g, "$1$2../../chapters/");
+}
+
+/** Starts an exercise: writes the copy, unless one is there already (then says where it is). */
+export function startExercise(
+  exercise: Exercise,
+  chapter: ChapterInfo,
+): { dir: string; file: string; existed: boolean } {
+  const dir = exerciseDir(exercise, chapter);
+  const file = path.join(dir, exercise.file);
+  if (existsSync(file)) return { dir, file, existed: true };
+  const reference = readFileSync(path.join(chapter.dir, exercise.file), "utf8");
+  const copy = pointImportsAtChapters(replaceRegions(reference, exercise.stubs ?? {}));
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(file, copy, { flag: "wx" }); // never over a file that appeared meanwhile
+  writeProgress(dir, { id: exercise.id, started: new Date().toISOString(), hintsShown: 0 });
+  return { dir, file, existed: false };
+}
+
+/** The reference answer, put into the learner's copy in place of the exercise's regions. */
+export function solutionRegions(exercise: Exercise, chapter: ChapterInfo): Record<string, string> {
+  const reference = readFileSync(path.join(chapter.dir, exercise.file), "utf8");
+  if (exercise.solution)
+    return Object.fromEntries(
+      Object.entries(exercise.solution).map(([name, answer]) => [
+        name,
+        typeof answer === "string" ? answer : answer(regionText(reference, name)),
+      ]),
+    );
+  return Object.fromEntries(
+    Object.keys(exercise.stubs ?? {}).map((name) => [name, regionText(reference, name)]),
+  );
+}
+
+export function applySolution(exercise: Exercise, chapter: ChapterInfo, file: string): void {
+  const mine = readFileSync(file, "utf8");
+  writeFileSync(file, replaceRegions(mine, solutionRegions(exercise, chapter)));
+}
