@@ -38,7 +38,7 @@ export function learnerLocale(lang?: string): Locale {
 
 /** `{name}` in `template` filled in from `values`. */
 export function fill(template: string, values: Record<string, string | number>): string {
-  return template.replace(/\{(\w+)\}/g, (all, name: string) =>
+  return template.replace(/\{\{?(\w+)\}?\}/g, (all, name: string) =>
     name in values ? String(values[name]) : all,
   );
 }
