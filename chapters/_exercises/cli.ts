@@ -84,7 +84,14 @@ function list(): void {
 function status(json: boolean): void {
   const rows = EXERCISES.map((exercise) => {
     const { state, passed, total } = stateOf(exercise);
-    return { exercise: exercise.id, chapter: chapterOf(exercise.id), kind: exercise.kind, state, passed: passed ?? 0, total };
+    return {
+      exercise: exercise.id,
+      chapter: chapterOf(exercise.id),
+      kind: exercise.kind,
+      state,
+      passed: passed ?? 0,
+      total,
+    };
   });
   if (json) {
     console.log(JSON.stringify(rows, null, 2));
@@ -99,11 +106,23 @@ function start(exercise: Exercise): void {
   const { file, existed } = startExercise(exercise, chapter);
   const task = taskOf(chapter, locale, exercise.id);
   console.log(pc.bold(`${exercise.id} · ${task?.task ?? ""}`));
-  console.log(existed ? ui("resumed", { file: relative(file) }) : ui("started", { file: relative(file) }));
+  console.log(
+    existed ? ui("resumed", { file: relative(file) }) : ui("started", { file: relative(file) }),
+  );
   console.log(ui("checks"));
   for (const check of exercise.checks)
     console.log(`  • ${word(chapter, locale, "checks", check.id) ?? check.id}`);
-  console.log(pc.dim(ui("next", { id: exercise.id })));
+  console.log(pc.dim(ui("next", { id: exercise.id, chapter: chapter.id })));
+}
+
+/** esbuild's "Transform failed with 1 error: /abs/agent.ts:116:28: ERROR: Unexpected "="" as
+ *  "agent.ts:116:28: Unexpected "="". */
+function compileMessage(message: string, file: string): string {
+  return message
+    .split("\n")[0]
+    .replace(/^Transform failed with \d+ errors?:\s*/, "")
+    .replaceAll(`${path.dirname(file)}/`, "")
+    .replace(": ERROR: ", ": ");
 }
 
 /** One line for a failed check: what was expected and what happened. */
@@ -116,7 +135,8 @@ function explain(outcome: Outcome, chapter: ChapterInfo, file: string): string {
     );
   if ("notStarted" in outcome) return ui("notStartedStub", { name: outcome.notStarted });
   if ("timedOut" in outcome) return ui("timedOut", { seconds: outcome.timedOut / 1000 });
-  if ("compile" in outcome) return ui("compile", { message: outcome.compile.split("\n").slice(0, 3).join(" ") });
+  if ("compile" in outcome)
+    return ui("compile", { message: compileMessage(outcome.compile, file) });
   return outcome.where
     ? ui("threwAt", { where: outcome.where, message: outcome.thrown })
     : ui("threw", { message: outcome.thrown, file: path.basename(file) });
@@ -132,7 +152,11 @@ async function check(exercise: Exercise): Promise<number> {
   }
   const outcomes = await runChecks(exercise, file);
   let firstFailure = true;
-  const progress = readProgress(dir) ?? { id: exercise.id, started: new Date().toISOString(), hintsShown: 0 };
+  const progress = readProgress(dir) ?? {
+    id: exercise.id,
+    started: new Date().toISOString(),
+    hintsShown: 0,
+  };
   const task = taskOf(chapter, locale, exercise.id);
   console.log(pc.bold(`${exercise.id} · ${task?.task ?? ""}`) + pc.dim(`  ${relative(file)}`));
   outcomes.forEach((outcome, i) => {
@@ -155,7 +179,11 @@ async function check(exercise: Exercise): Promise<number> {
   const passed = outcomes.filter((o) => o.ok).length;
   progress.lastCheck = { at: new Date().toISOString(), passed, total: outcomes.length };
   writeProgress(dir, progress);
-  console.log(passed === outcomes.length ? pc.green(ui("allPass")) : ui("somePass", { passed, total: outcomes.length }));
+  console.log(
+    passed === outcomes.length
+      ? pc.green(ui("allPass"))
+      : ui("somePass", { passed, total: outcomes.length }),
+  );
   return passed === outcomes.length ? 0 : 1;
 }
 
@@ -168,7 +196,9 @@ async function solution(exercise: Exercise): Promise<number> {
       return 1;
     }
     const rl = createInterface({ input: process.stdin, output: process.stdout });
-    const answer = (await rl.question(ui("solutionAsk", { file: relative(file) }))).trim().toLowerCase();
+    const answer = (await rl.question(ui("solutionAsk", { file: relative(file) })))
+      .trim()
+      .toLowerCase();
     rl.close();
     if (!["y", "yes", "j", "ja", "はい", "是"].includes(answer)) {
       console.log(ui("solutionKept"));

@@ -4,7 +4,8 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { findExercise } from "./catalog.ts";
-import { CheckFailure, checkKit, NOT_STARTED } from "./kit.ts";
+import type { ChapterModule } from "../_shared/types.ts";
+import { CheckFailure, checkKit, NOT_STARTED, type CheckKit, type Exercise } from "./kit.ts";
 
 export type CheckResult =
   | { index: number; ok: true }
@@ -28,6 +29,26 @@ function resultOf(index: number, err: unknown, file: string): CheckResult {
   return { index, ok: false, thrown: message.split("\n")[0], where: whereIn(file, err) };
 }
 
+/** Runs the checks from `from` on against an imported module, each result handed to `report`
+ *  as it finishes (the child sends it to the parent; the exercises' tests collect it). */
+export async function runChecksOn(
+  exercise: Exercise,
+  module: unknown,
+  file: string,
+  kit: CheckKit,
+  report: (result: CheckResult) => Promise<void> | void,
+  from = 0,
+): Promise<void> {
+  for (let i = from; i < exercise.checks.length; i++) {
+    try {
+      await exercise.checks[i].run(module as ChapterModule, kit);
+      await report({ index: i, ok: true });
+    } catch (err) {
+      await report(resultOf(i, err, file));
+    }
+  }
+}
+
 async function main() {
   const [id, file, from] = process.argv.slice(2);
   const exercise = findExercise(id);
@@ -43,23 +64,18 @@ async function main() {
   }
   const kit = checkKit();
   try {
-    for (let i = Number(from); i < exercise.checks.length; i++) {
-      try {
-        await exercise.checks[i].run(module, kit);
-        await send({ index: i, ok: true });
-      } catch (err) {
-        await send(resultOf(i, err, file));
-      }
-    }
+    await runChecksOn(exercise, module, file, kit, send, Number(from));
   } finally {
     kit.cleanUp();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(2);
-  },
-);
+// Run as the checker's child, not when the exercises' tests import runChecksOn.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
+  main().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err instanceof Error ? err.message : err);
+      process.exit(2);
+    },
+  );

@@ -7,14 +7,15 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { REPO_ROOT } from "../_shared/paths.ts";
 import { writeJsonAtomic } from "../_shared/fsutil.ts";
-import type { ChapterInfo } from "../_runner/discovery.js";
+import { CHAPTERS_DIR, type ChapterInfo } from "../_runner/discovery.js";
 import type { Exercise } from "./kit.ts";
 
 export const WORKBENCH = path.join(REPO_ROOT, "workbench");
 
-/** Where a learner's copy lives: workbench/s03-todo-write/, workbench/s03.1-todo-write/. */
-export function exerciseDir(exercise: Exercise, chapter: ChapterInfo): string {
-  return path.join(WORKBENCH, `${exercise.id}-${chapter.slug}`);
+/** Where a learner's copy lives: workbench/s03-todo-write/, workbench/s03.1-todo-write/ (the
+ *  tests use a workbench of their own, `root`). */
+export function exerciseDir(exercise: Exercise, chapter: ChapterInfo, root = WORKBENCH): string {
+  return path.join(root, `${exercise.id}-${chapter.slug}`);
 }
 
 /** What the workbench remembers of an exercise (for --status and the next hint). */
@@ -66,22 +67,24 @@ export function regionText(source: string, name: string): string {
   return lines.slice(span[0], span[1] + 1).join("\n");
 }
 
-/** `../s02-tool-use/agent.ts` → `../../chapters/s02-tool-use/agent.ts`: from workbench/<x>/, the
- *  chapters the lesson imports are two folders up. */
-export function pointImportsAtChapters(source: string): string {
-  return source.replace(/(from\s+|import\s*\(\s*)(["'])\.\.\//g, "$1$2../../chapters/");
+/** `../s02-tool-use/agent.ts` → `../../chapters/s02-tool-use/agent.ts`: the lesson's imports of
+ *  earlier chapters and the shared plumbing, seen from the copy's folder `dir`. */
+export function pointImportsAtChapters(source: string, dir: string): string {
+  const chapters = path.relative(dir, CHAPTERS_DIR).split(path.sep).join("/");
+  return source.replace(/(from\s+|import\s*\(\s*)(["'])\.\.\//g, `$1$2${chapters}/`);
 }
 
 /** Starts an exercise: writes the copy, unless one is there already (then says where it is). */
 export function startExercise(
   exercise: Exercise,
   chapter: ChapterInfo,
+  root = WORKBENCH,
 ): { dir: string; file: string; existed: boolean } {
-  const dir = exerciseDir(exercise, chapter);
+  const dir = exerciseDir(exercise, chapter, root);
   const file = path.join(dir, exercise.file);
   if (existsSync(file)) return { dir, file, existed: true };
   const reference = readFileSync(path.join(chapter.dir, exercise.file), "utf8");
-  const copy = pointImportsAtChapters(replaceRegions(reference, exercise.stubs ?? {}));
+  const copy = pointImportsAtChapters(replaceRegions(reference, exercise.stubs ?? {}), dir);
   mkdirSync(dir, { recursive: true });
   writeFileSync(file, copy, { flag: "wx" }); // never over a file that appeared meanwhile
   writeProgress(dir, { id: exercise.id, started: new Date().toISOString(), hintsShown: 0 });

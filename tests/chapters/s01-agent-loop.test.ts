@@ -4,13 +4,15 @@ import { describe, expect, it } from "vitest";
 import { bash, createAgent, MAX_OUTPUT } from "../../chapters/s01-agent-loop/agent.ts";
 import scenario from "../../chapters/s01-agent-loop/scenario.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
-import { say, use, useAll } from "../../chapters/_shared/scripted.ts";
+import { say } from "../../chapters/_shared/scripted.ts";
 import * as s01 from "../../chapters/s01-agent-loop/agent.ts";
-import { scriptedEnv, tempDir, toolNames } from "../support/helpers.ts";
+import { scriptedEnv, tempDir, testKit, toolNames } from "../support/helpers.ts";
+import {
+  oneResultPerCall,
+  resultsReachTheModel,
+  stopsWhenAnswered,
+} from "../../chapters/_exercises/s01.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
-
-const results = (env: ReturnType<typeof scriptedEnv>) =>
-  env.io.trace.filter((e) => e.kind === "tool_result");
 
 describe("s01 agent loop", () => {
   it("has exactly one tool, bash, in its first request", async () => {
@@ -19,37 +21,10 @@ describe("s01 agent loop", () => {
     expect(toolNames(env)).toEqual(CURRICULUM_TOOLS.s01.lead);
   });
 
-  it("stops as soon as stop_reason is not tool_use", async () => {
-    const env = scriptedEnv([
-      use("bash", { command: "echo one" }),
-      say("done"),
-      use("bash", { command: "echo never" }),
-    ]);
-    await createAgent(env).send("go");
-    expect(env.requests).toHaveLength(2);
-    expect(results(env).map((r) => r.kind === "tool_result" && r.output)).toEqual(["one"]);
-  });
-
-  it("answers every tool_use with one tool_result of the same id, all in one user message", async () => {
-    const env = scriptedEnv([
-      useAll([
-        { name: "bash", input: { command: "echo a" } },
-        { name: "bash", input: { command: "echo b" } },
-      ]),
-      say("ok"),
-    ]);
-    const agent = createAgent(env);
-    await agent.send("two at once");
-    const [, assistant, user] = agent.messages;
-    const ids = (assistant.content as { type: string; id?: string }[])
-      .filter((b) => b.type === "tool_use")
-      .map((b) => b.id);
-    expect(user.role).toBe("user");
-    const blocks = user.content as { type: string; tool_use_id: string; content: string }[];
-    expect(blocks.map((b) => b.type)).toEqual(["tool_result", "tool_result"]);
-    expect(blocks.map((b) => b.tool_use_id)).toEqual(ids);
-    expect(blocks.map((b) => b.content)).toEqual(["a", "b"]);
-  });
+  // The curriculum's loop behaviours, defined once with the exercises (chapters/_exercises/s01.ts)
+  // and run here against the chapter's own code.
+  for (const check of [stopsWhenAnswered, oneResultPerCall, resultsReachTheModel])
+    it(`behaviour: ${check.id}`, () => check.run(s01, testKit()));
 
   it("never runs a blocked command", async () => {
     const ws = tempDir();

@@ -7,7 +7,8 @@ import scenario from "../../chapters/s03-todo-write/scenario.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { say, use } from "../../chapters/_shared/scripted.ts";
 import type { CreateParams } from "../../chapters/_shared/types.ts";
-import { scriptedEnv, tempDir, toolNames } from "../support/helpers.ts";
+import { scriptedEnv, tempDir, testKit, toolNames } from "../support/helpers.ts";
+import { reminderAfterThree, resultsFirst, todoResets } from "../../chapters/_exercises/s03.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 type Env = ReturnType<typeof scriptedEnv>;
@@ -86,28 +87,16 @@ describe("s03 todo-write", () => {
     expect(todos.current).toEqual([]);
   });
 
-  it("injects a reminder after 3 rounds without todo, then the counter starts again", async () => {
+  // The curriculum's reminder behaviours, defined once with the exercises (chapters/_exercises/s03.ts)
+  // and run here against the chapter's own code.
+  for (const check of [reminderAfterThree, todoResets, resultsFirst])
+    it(`behaviour: ${check.id}`, () => check.run(s03, testKit()));
+
+  it("the reminder is announced with a note each time", async () => {
     const env = scriptedEnv([bash(), bash(), bash(), bash(), bash(), bash(), say("done")]);
     await createAgent(env).send("work");
-    // request n+1 carries round n's results: reminders after rounds 3 and 6, nowhere else
     expect(reminders(env)).toEqual([false, false, false, true, false, false, true]);
-    const notes = env.io.trace.filter((e) => e.kind === "note");
-    expect(notes).toHaveLength(2);
-    const last = env.requests[3].body.messages.at(-1)!.content as { type: string }[];
-    expect(last.map((b) => b.type)).toEqual(["tool_result", "text"]); // results first, reminder after
-  });
-
-  it("a todo call resets the counter", async () => {
-    const env = scriptedEnv([
-      bash(),
-      bash(),
-      todo(item("a", "in_progress")),
-      bash(),
-      bash(),
-      say("done"),
-    ]);
-    await createAgent(env).send("work");
-    expect(reminders(env)).toEqual([false, false, false, false, false, false]);
+    expect(env.io.trace.filter((e) => e.kind === "note")).toHaveLength(2);
   });
 
   it("plays its scenario offline: the plan is finished, the reminder shows, the test passes", async () => {

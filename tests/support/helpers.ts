@@ -6,12 +6,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createEnv, type Env } from "../../chapters/_runner/runtime.ts";
 import type { ScriptedTurn } from "../../chapters/_shared/types.ts";
+import { checkKit, type CheckKit } from "../../chapters/_exercises/kit.ts";
 
 const made: string[] = [];
 
-/** A fresh folder under the OS temp dir, removed after the test. */
-export function tempDir(prefix = "lah-"): string {
-  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+/** A fresh folder under the OS temp dir (or under `base`), removed after the test. */
+export function tempDir(prefix = "lah-", base = tmpdir()): string {
+  const dir = mkdtempSync(path.join(base, prefix));
   made.push(dir);
   return dir;
 }
@@ -72,3 +73,7 @@ export function processesNamed(marker: string): number {
     .split("\n")
     .filter((l) => l.startsWith(`${marker} `)).length;
 }
+
+/** The kit an exercise's check runs with, for a chapter test that runs the same behaviour
+ *  against the chapter's own code (chapters/_exercises/): its folders are this test's. */
+export const testKit = (): CheckKit => checkKit(() => tempDir("lah-ws-"));

@@ -1,0 +1,36 @@
+// s01's exercises: the checks pass on the answers, fail on the stub and on these wrong answers.
+import { exerciseSuite } from "../support/exercises.ts";
+
+const swap = (from: string, to: string) => (region: string) => {
+  if (!region.includes(from)) throw new Error(`the mutant's text is not in the region: ${from}`);
+  return region.replace(from, to);
+};
+
+exerciseSuite("s01", {
+  s01: {
+    "answers only the first of two tool calls": {
+      loop: swap("      results.push({", "      if (results.length === 0) results.push({"),
+    },
+    "sends each result in a user message of its own": {
+      loop: swap(
+        '      results.push({\n        type: "tool_result",',
+        '      messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: block.id, content: output }] });\n      results.push({\n        type: "tool_result",',
+      ),
+    },
+    "forgets to send the results back": {
+      loop: swap('    messages.push({ role: "user", content: results });', "    void results;"),
+    },
+    "goes on after the model has answered": {
+      loop: swap(
+        'if (response.stop_reason !== "tool_use") return;',
+        'if (response.stop_reason !== "tool_use" && messages.length > 4) return;',
+      ),
+    },
+  },
+  "s01.2": {
+    "stops one round early": { loop: swap("round > MAX_ROUNDS", "round >= MAX_ROUNDS") },
+    "stops without a word": {
+      loop: swap("env.io.note(`stopped after ${MAX_ROUNDS} rounds: the turn ends here`);", ""),
+    },
+  },
+});

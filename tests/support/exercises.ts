@@ -1,0 +1,106 @@
+// How the exercises' checks are shown to be worth trusting (tests/exercises/): for every exercise
+// of a chapter, its checks pass on the reference answer, fail on what the learner starts from (the
+// stub of a rebuild, the unextended chapter of an extend) and fail on each plausible wrong answer
+// (a mutant: the reference region with one mistake a learner could make). Each copy is made in a
+// workbench of the test's own and imported in-process; `npm run exercise -- --check` runs the same
+// checks in a child process (tests/exercises/cli.test.ts).
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { findChapter } from "../../chapters/_runner/discovery.js";
+import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
+import { chapterOf, EXERCISES } from "../../chapters/_exercises/catalog.ts";
+import { checkKit, type Exercise } from "../../chapters/_exercises/kit.ts";
+import { runChecksOn, type CheckResult } from "../../chapters/_exercises/run-checks.ts";
+import {
+  applySolution,
+  regionText,
+  replaceRegions,
+  startExercise,
+} from "../../chapters/_exercises/workbench.ts";
+import { tempDir } from "./helpers.ts";
+
+const WORKBENCHES = path.join(REPO_ROOT, ".workspace", "exercise-tests");
+
+/** A wrong answer: for each region it changes, the reference region → the mistaken one. */
+export type Mutant = Record<string, (reference: string) => string>;
+
+/** Every check's result for a copy of the exercise, after `edit` changed the started copy. */
+async function checkCopy(exercise: Exercise, edit: (file: string) => void): Promise<CheckResult[]> {
+  const chapter = findChapter(chapterOf(exercise.id))!;
+  // Inside the repository (git-ignored .workspace/), where vitest's loader imports TypeScript.
+  mkdirSync(WORKBENCHES, { recursive: true });
+  const { file } = startExercise(exercise, chapter, tempDir("bench-", WORKBENCHES));
+  edit(file);
+  const module: unknown = await import(pathToFileURL(file).href);
+  const results: CheckResult[] = [];
+  await runChecksOn(
+    exercise,
+    module,
+    file,
+    checkKit(() => tempDir("lah-ws-")),
+    (r) => {
+      results.push(r);
+    },
+  );
+  return results;
+}
+
+const said = (r: CheckResult) => ("failure" in r ? r.failure.key : "thrown" in r ? r.thrown : "");
+
+/** The suite for one chapter's exercises; `mutants` by exercise id, at least three per rebuild. */
+export function exerciseSuite(chapterId: string, mutants: Record<string, Record<string, Mutant>>) {
+  const chapter = findChapter(chapterId)!;
+  for (const exercise of EXERCISES.filter((e) => chapterOf(e.id) === chapterId)) {
+    describe(`exercise ${exercise.id} (${exercise.kind})`, () => {
+      it("passes every check on the reference answer", async () => {
+        const results = await checkCopy(exercise, (file) => applySolution(exercise, chapter, file));
+        expect(results.filter((r) => !r.ok).map(said)).toEqual([]);
+        expect(results).toHaveLength(exercise.checks.length);
+      });
+
+      if (exercise.kind === "rebuild")
+        it("fails every check on the untouched stub, as not started", async () => {
+          const results = await checkCopy(exercise, () => {});
+          expect(results.map((r) => r.ok || "notStarted" in r)).toEqual(
+            exercise.checks.map(() => true),
+          );
+          expect(results.some((r) => r.ok)).toBe(false);
+        });
+      else
+        it("fails a check on the chapter as it is, before the extension", async () => {
+          const results = await checkCopy(exercise, () => {});
+          expect(results.some((r) => !r.ok)).toBe(true);
+        });
+
+      const wrong = Object.entries(mutants[exercise.id] ?? {});
+      if (exercise.kind === "rebuild")
+        it("has at least three mutants", () => expect(wrong.length).toBeGreaterThanOrEqual(3));
+      for (const [name, mutant] of wrong)
+        it(`catches a wrong answer: ${name}`, async () => {
+          const results = await checkCopy(exercise, (file) => {
+            applySolution(exercise, chapter, file);
+            const answer = readFileSync(file, "utf8");
+            const changed = replaceRegions(
+              answer,
+              Object.fromEntries(
+                Object.entries(mutant).map(([region, mutate]) => {
+                  const before = regionText(answer, region);
+                  const after = mutate(before);
+                  if (after === before) throw new Error(`mutant "${name}" changes nothing`);
+                  return [region, after];
+                }),
+              ),
+            );
+            writeFileSync(file, changed);
+          });
+          expect(results.filter((r) => !r.ok).length, "no check failed").toBeGreaterThan(0);
+          expect(
+            results.every((r) => r.ok || !("thrown" in r)),
+            "a check crashed",
+          ).toBe(true);
+        });
+    });
+  }
+}
