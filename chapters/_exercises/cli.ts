@@ -119,8 +119,8 @@ function start(exercise: Exercise): void {
  *  "agent.ts:116:28: Unexpected "="". */
 function compileMessage(message: string, file: string): string {
   return message
-    .split("\n")[0]
     .replace(/^Transform failed with \d+ errors?:\s*/, "")
+    .split("\n")[0]
     .replaceAll(`${path.dirname(file)}/`, "")
     .replace(": ERROR: ", ": ");
 }

@@ -10,7 +10,8 @@ import { writeJsonAtomic } from "../_shared/fsutil.ts";
 import { CHAPTERS_DIR, type ChapterInfo } from "../_runner/discovery.js";
 import type { Exercise } from "./kit.ts";
 
-export const WORKBENCH = path.join(REPO_ROOT, "workbench");
+/** workbench/ in the repository; LAH_WORKBENCH moves it (the command line's tests use their own). */
+export const WORKBENCH = process.env.LAH_WORKBENCH ?? path.join(REPO_ROOT, "workbench");
 
 /** Where a learner's copy lives: workbench/s03-todo-write/, workbench/s03.1-todo-write/ (the
  *  tests use a workbench of their own, `root`). */

@@ -5,10 +5,12 @@ import path from "node:path";
 import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 
 export const CLI = path.join(REPO_ROOT, "chapters/_runner/cli.js");
+/** `npm run exercise`, as npm runs it. */
+export const EXERCISE_CLI = ["--import", "tsx", path.join(REPO_ROOT, "chapters/_exercises/cli.ts")];
 
 export function runCli(
   args: string[],
-  opts: { input?: string; env?: Record<string, string> } = {},
+  opts: { input?: string; env?: Record<string, string>; program?: string[] } = {},
 ) {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "",
@@ -17,7 +19,7 @@ export function runCli(
     ...opts.env,
   };
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(process.execPath, [...(opts.program ?? [CLI]), ...args], {
       cwd: REPO_ROOT,
       env,
     });
