@@ -278,20 +278,24 @@ export function summarize(
   return totals;
 }
 
-/** Step notes (chapters/<chapter>/notes/<locale>.yaml, see chapters/_runner/notes.ts): the same
+/** Step notes (chapters/<chapter>/notes/<locale>.yaml, see chapters/_runner/notes.ts), and the
+ *  same for the exercises' words (`folder` "exercises", chapters/_exercises/words.ts): the same
  *  three states as pages. A translation records the hash of the English file it was made from in
  *  its `sourceHash` field (the hash skips that line, as a page's skips its stamps). A missing
- *  translation is reported, not a failure: the player shows the English note with a notice. */
-export function notesStatus(root = process.cwd()): PageStatus[] {
+ *  translation is reported, not a failure: the player (or the checker) shows English instead. */
+export function notesStatus(
+  root = process.cwd(),
+  folder: "notes" | "exercises" = "notes",
+): PageStatus[] {
   const chaptersDir = path.join(root, "chapters");
   const dirs = existsSync(chaptersDir) ? readdirSync(chaptersDir).sort() : [];
   return dirs.flatMap((dir) => {
-    const english = `chapters/${dir}/notes/en.yaml`;
+    const english = `chapters/${dir}/${folder}/en.yaml`;
     if (!existsSync(path.join(root, english))) return [];
     const currentHash = notesHash(readFileSync(path.join(root, english), "utf8"));
     return TRANSLATED_LOCALES.map((locale): PageStatus => {
-      const translation = `chapters/${dir}/notes/${locale}.yaml`;
-      const base = { page: `${dir}/notes`, locale, english, translation, currentHash };
+      const translation = `chapters/${dir}/${folder}/${locale}.yaml`;
+      const base = { page: `${dir}/${folder}`, locale, english, translation, currentHash };
       const full = path.join(root, translation);
       if (!existsSync(full)) return { ...base, status: "missing" };
       const recordedHash = /^sourceHash:\s*["']?([0-9a-f]+)/m.exec(readFileSync(full, "utf8"))?.[1];

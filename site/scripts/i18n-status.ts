@@ -95,23 +95,29 @@ for (const locale of LOCALES) {
     );
   }
 }
-// Step notes: the same states, reported per chapter; a missing translation shows English notes.
-const notes = notesStatus(REPO_ROOT);
-const notesTotals = summarize(notes);
-console.log(
-  `\nstep notes: ${notes.length / 3} chapters; ` +
-    Object.entries(notesTotals)
-      .map(([l, t]) => `${l} ${t.fresh} fresh, ${t.stale} stale, ${t.missing} missing`)
-      .join("; "),
-);
-for (const row of notes) {
-  if (row.status === "fresh" && !verbose) continue;
-  const mark = { fresh: "  ok     ", stale: "  STALE  ", missing: "  MISSING" }[row.status];
-  const detail =
-    row.status === "fresh"
-      ? ""
-      : `translate ${row.english}${row.status === "stale" ? " (changes since)" : ""}, then set sourceHash: "${row.currentHash}"`;
-  console.log(`${mark} ${row.translation.padEnd(42)} ${detail}`);
+// Step notes and the exercises' words: the same states, reported per chapter; a missing
+// translation shows English.
+for (const [what, folder] of [
+  ["step notes", "notes"],
+  ["exercise words", "exercises"],
+] as const) {
+  const rows = notesStatus(REPO_ROOT, folder);
+  const rowTotals = summarize(rows);
+  console.log(
+    `\n${what}: ${rows.length / 3} chapters; ` +
+      Object.entries(rowTotals)
+        .map(([l, t]) => `${l} ${t.fresh} fresh, ${t.stale} stale, ${t.missing} missing`)
+        .join("; "),
+  );
+  for (const row of rows) {
+    if (row.status === "fresh" && !verbose) continue;
+    const mark = { fresh: "  ok     ", stale: "  STALE  ", missing: "  MISSING" }[row.status];
+    const detail =
+      row.status === "fresh"
+        ? ""
+        : `translate ${row.english}${row.status === "stale" ? " (changes since)" : ""}, then set sourceHash: "${row.currentHash}"`;
+    console.log(`${mark} ${row.translation.padEnd(42)} ${detail}`);
+  }
 }
 
 const all = Object.values(totals).reduce((sum, t) => sum + t.fresh + t.stale + t.missing, 0);
