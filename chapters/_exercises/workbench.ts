@@ -3,7 +3,7 @@
 // the exercise's regions replaced by stubs (rebuild) or as it is (extend); its imports are pointed
 // back at the chapters, so the copy uses the shared plumbing and the reference chapters it builds
 // on. Nothing here ever overwrites a learner's work without being asked.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { REPO_ROOT } from "../_shared/paths.ts";
 import { writeJsonAtomic } from "../_shared/fsutil.ts";
@@ -87,6 +87,10 @@ export function startExercise(
   const reference = readFileSync(path.join(chapter.dir, exercise.file), "utf8");
   const copy = pointImportsAtChapters(replaceRegions(reference, exercise.stubs ?? {}), dir);
   mkdirSync(dir, { recursive: true });
+  // The copies are ES modules wherever the workbench is (the repository's package.json says so
+  // for workbench/; a workbench elsewhere needs its own).
+  const marker = path.join(root, "package.json");
+  if (!existsSync(marker)) writeFileSync(marker, '{ "private": true, "type": "module" }\n');
   writeFileSync(file, copy, { flag: "wx" }); // never over a file that appeared meanwhile
   writeProgress(dir, { id: exercise.id, started: new Date().toISOString(), hintsShown: 0 });
   return { dir, file, existed: false };
@@ -110,4 +114,16 @@ export function solutionRegions(exercise: Exercise, chapter: ChapterInfo): Recor
 export function applySolution(exercise: Exercise, chapter: ChapterInfo, file: string): void {
   const mine = readFileSync(file, "utf8");
   writeFileSync(file, replaceRegions(mine, solutionRegions(exercise, chapter)));
+}
+
+/** The learner's most recently changed copy of a chapter's lesson file (`npm run chapter s03 --
+ *  --mine`): of workbench/s03-…/, s03.1-…/ …, the one whose agent.ts changed last. */
+export function latestCopy(chapter: ChapterInfo, root = WORKBENCH): string | undefined {
+  if (!existsSync(root)) return undefined;
+  const mine = new RegExp(`^${chapter.id}(\\.\\d+)?-${chapter.slug}$`);
+  return readdirSync(root)
+    .filter((name) => mine.test(name))
+    .map((name) => path.join(root, name, "agent.ts"))
+    .filter((file) => existsSync(file))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
 }

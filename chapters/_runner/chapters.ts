@@ -20,10 +20,13 @@ export {
 } from "./discovery.js";
 export { LOCALES, type Locale } from "../../i18n/locales.ts";
 
+/** The chapter's agent.ts and scenario; `agentFile` runs another copy of the lesson (a learner's
+ *  own, from workbench/) with the chapter's scenario. */
 export async function loadChapter(
   info: ChapterInfo,
+  agentFile = path.join(info.dir, "agent.ts"),
 ): Promise<{ module: ChapterModule; scenario: Scenario }> {
-  const module = (await import(path.join(info.dir, "agent.ts"))) as ChapterModule;
+  const module = (await import(agentFile)) as ChapterModule;
   const scenario = ((await import(path.join(info.dir, "scenario.ts"))) as { default: Scenario })
     .default;
   return { module, scenario };

@@ -26,6 +26,7 @@ Options (after "--" when run through npm):
   --step             pause before every model call and tool run (press Enter to go on)
                      offline, --step and --demo print the scenario's step notes
   --lang LANG        the notes' language: en, ja, zh or de (default: from LANG, else en)
+  --mine             run your own copy of the lesson (workbench/, from npm run exercise)
   --workspace DIR    work in DIR instead of .workspace/<chapter>/
   --reset            empty the workspace first (only one the harness created)
   --allow-network    let the model's commands reach the network (the sandbox blocks it)
@@ -69,6 +70,7 @@ async function main(argv) {
         "allow-network": { type: "boolean" },
         "no-sandbox": { type: "boolean" },
         debug: { type: "boolean" },
+        mine: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     });

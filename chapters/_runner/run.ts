@@ -3,6 +3,7 @@
 import path from "node:path";
 import pc from "picocolors";
 import { loadChapter, REPO_ROOT, type ChapterInfo } from "./chapters.ts";
+import { latestCopy } from "../_exercises/workbench.ts";
 import { createIO } from "./io.ts";
 import { notesFor, terminalLocale } from "./notes.ts";
 import { chooseModel, realClient } from "./model.ts";
@@ -24,6 +25,8 @@ export interface RunFlags {
   "allow-network"?: boolean;
   "no-sandbox"?: boolean;
   debug?: boolean;
+  /** Run the learner's own copy of the lesson (workbench/, from `npm run exercise`). */
+  mine?: boolean;
   color: boolean;
 }
 
@@ -76,7 +79,13 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
       }
     : undefined;
 
-  const { module, scenario } = await loadChapter(info);
+  const mine = flags.mine ? latestCopy(info) : undefined;
+  if (flags.mine && !mine) {
+    console.error(`You have no copy of ${info.id} yet: start one with npm run exercise ${info.id}`);
+    return 2;
+  }
+  const { module, scenario } = await loadChapter(info, mine);
+  if (mine) console.log(c.cyan(`code: your copy, ${path.relative(process.cwd(), mine)}`));
   const choice = chooseModel(process.env, Boolean(flags.offline));
   // The notes explain the scripted run; a real model's run is its own, so they stay quiet there.
   const teaching = choice.offline && (flags.step || flags.demo);

@@ -123,4 +123,20 @@ describe("npm run exercise", () => {
     expect(out.stdout).toMatch(/^s03\.1\s+extend/m);
     expect(existsSync(path.join(root, "s01-agent-loop"))).toBe(false);
   });
+
+  it("npm run chapter s03 -- --mine runs the learner's copy with the chapter's scenario", async () => {
+    const { root, run } = workbench();
+    const none = await runCli(["s03", "--mine", "--demo"], { env: { LAH_WORKBENCH: root } });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/no copy of s03 yet: start one with npm run exercise s03/);
+    await run(["s03"]);
+    await run(["s03", "--solution", "--yes"]);
+    const ws = tempDir("lah-ws-");
+    const out = await runCli(["s03", "--mine", "--demo", "--workspace", ws], {
+      env: { LAH_WORKBENCH: root },
+    });
+    expect(out.stdout).toMatch(/code: your copy, .*s03-todo-write\/agent\.ts/);
+    expect(out.stdout).toMatch(/reminder injected/);
+    expect(out.code).toBe(0);
+  });
 });
