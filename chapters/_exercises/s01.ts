@@ -84,6 +84,24 @@ export const roundCap: Check<M> = {
   },
 };
 
+export const nowTool: Check<M> = {
+  id: "now-tool",
+  async run(module, kit) {
+    const names = module.TOOLS.map((t) => t.name);
+    expectThat(names.includes("bash") && names.includes("now"), "no-now-tool", {
+      tools: names.join(", "),
+    });
+    const env = kit.env([use("now", {}), say("ok")]);
+    await module.createAgent(env).send("what time is it?");
+    const [result] = toolResults(env.requests[1]?.body.messages.at(-1));
+    const text =
+      typeof result?.content === "string" ? result.content : JSON.stringify(result?.content);
+    expectThat(result && !result.is_error && /\d{4}-\d{2}-\d{2}/.test(text), "now-not-a-date", {
+      got: text ?? "no result",
+    });
+  },
+};
+
 const LOOP_STUB = `// #region loop
 /** The whole agent: call the model while it asks for tools; run them; append the results.
  *  Contract: call env.model.messages.create({ model: env.modelId, system: SYSTEM, messages,
@@ -106,6 +124,30 @@ export const exercises: Exercise<M>[] = [
     file: "agent.ts",
     stubs: { loop: LOOP_STUB },
     checks: [stopsWhenAnswered, oneResultPerCall, resultsReachTheModel],
+  },
+  {
+    id: "s01.1",
+    kind: "extend",
+    file: "agent.ts",
+    solution: {
+      tools: (reference) =>
+        reference.replace(
+          "\n];\n// #endregion tools",
+          `\n  {
+    name: "now",
+    description: "Return the current date and time (ISO 8601, UTC).",
+    input_schema: { type: "object", properties: {} },
+  },
+];
+// #endregion tools`,
+        ),
+      loop: (reference) =>
+        reference.replace(
+          'block.name !== "bash"',
+          'block.name === "now"\n          ? { output: new Date().toISOString(), isError: false }\n          : block.name !== "bash"',
+        ),
+    },
+    checks: [nowTool, stopsWhenAnswered, oneResultPerCall],
   },
   {
     id: "s01.2",

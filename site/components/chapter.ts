@@ -8,3 +8,4 @@ export { default as RunIt } from "./RunIt.astro";
 export { default as Source } from "./Source.astro";
 export { default as ToolTable } from "./ToolTable.astro";
 export { default as TraceSequence } from "./TraceSequence.astro";
+export { default as Exercises } from "./Exercises.astro";

@@ -27,6 +27,11 @@ exerciseSuite("s01", {
       ),
     },
   },
+  "s01.1": {
+    "returns the time as a number, not a date": {
+      loop: swap("new Date().toISOString()", "String(Date.now())"),
+    },
+  },
   "s01.2": {
     "stops one round early": { loop: swap("round > MAX_ROUNDS", "round >= MAX_ROUNDS") },
     "stops without a word": {
