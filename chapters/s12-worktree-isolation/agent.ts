@@ -96,16 +96,15 @@ export interface Lane {
 
 /** What events.jsonl records about lanes: the harness's lane events (events.ts), one per line. */
 export type LaneEventKind =
-  | "worktree_create"
-  | "task_bound"
-  | "worktree_run"
-  | "task_completed"
-  | "worktree_remove";
+  "worktree_create" | "task_bound" | "worktree_run" | "task_completed" | "worktree_remove";
 export type LaneEvent = {
   [K in LaneEventKind]: { event: K } & Extract<HarnessEvents[K], { worktree: string }>;
 }[LaneEventKind];
 /** What a lane event says besides its kind, its lane and its time. */
-type LaneDetails<K extends LaneEventKind> = Omit<Extract<LaneEvent, { event: K }>, "event" | "ts" | "worktree">;
+type LaneDetails<K extends LaneEventKind> = Omit<
+  Extract<LaneEvent, { event: K }>,
+  "event" | "ts" | "worktree"
+>;
 
 /** Folders in a workspace that are not part of the project: the lanes' checkouts (here), and the
  *  places where harness state lived before it moved beside the workspace (the task board, the
@@ -389,7 +388,12 @@ export class WorktreeManager {
    *  the last line short, the next entry starts on a line of its own instead of gluing onto it. */
   private log<K extends LaneEventKind>(event: K, worktree: string, details: LaneDetails<K>): void {
     // (TypeScript cannot follow K through the spread; each call's details are checked against K.)
-    const entry = { ts: new Date().toISOString(), event, worktree, ...details } as unknown as LaneEvent;
+    const entry = {
+      ts: new Date().toISOString(),
+      event,
+      worktree,
+      ...details,
+    } as unknown as LaneEvent;
     mkdirSync(this.stateDir, { recursive: true });
     appendFileSync(
       this.eventsFile,

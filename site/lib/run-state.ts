@@ -128,7 +128,11 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
       }
       case "worktree_create": {
         const d = step.data;
-        lanes.set(d.worktree, { branch: d.branch, task: d.task ? `#${d.task}` : "", status: "open" });
+        lanes.set(d.worktree, {
+          branch: d.branch,
+          task: d.task ? `#${d.task}` : "",
+          status: "open",
+        });
         return;
       }
       case "task_bound": {
@@ -159,7 +163,9 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
         const d = step.data;
         setTask(d.task, (t) => {
           t.mark = MARKS.in_progress;
-          t.notes = [`owner: ${d.owner}`, d.lane ? `lane: ${d.lane}` : ""].filter(Boolean).join("; ");
+          t.notes = [`owner: ${d.owner}`, d.lane ? `lane: ${d.lane}` : ""]
+            .filter(Boolean)
+            .join("; ");
         });
         return;
       }
@@ -181,7 +187,11 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
       }
       case "protocol": {
         const d = step.data;
-        requests.set(d.request_id, { kind: d.type, route: `${d.from} → ${d.to}`, status: d.status });
+        requests.set(d.request_id, {
+          kind: d.type,
+          route: `${d.from} → ${d.to}`,
+          status: d.status,
+        });
         return;
       }
       // Shown by the context meter, the sequence diagram or the step itself, not by a panel:

@@ -11,6 +11,8 @@ const traces = import.meta.glob<TraceFile>("/site/traces/*.json", {
 export function traceOf(id: string): TraceFile | undefined {
   const trace = traces[`/site/traces/${id}.json`];
   if (trace && (trace.version ?? 1) !== TRACE_VERSION)
-    throw new Error(`site/traces/${id}.json is a version ${trace.version ?? 1} trace, not ${TRACE_VERSION}: run npm run traces`);
+    throw new Error(
+      `site/traces/${id}.json is a version ${trace.version ?? 1} trace, not ${TRACE_VERSION}: run npm run traces`,
+    );
   return trace;
 }

@@ -70,10 +70,7 @@ function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
         .slice(at + 1, at + 4)
         .find(
           (s) =>
-            s.kind === "event" &&
-            s.type === "protocol" &&
-            s.data.from === from &&
-            s.data.to === to,
+            s.kind === "event" && s.type === "protocol" && s.data.from === from && s.data.to === to,
         );
       if (next?.kind === "event" && next.type === "protocol") requestId = next.data.request_id;
     }

@@ -21,7 +21,13 @@ import { runCli } from "../support/run-cli.ts";
 
 const chapters = allRunnable();
 const claim = (task: number, owner: string) => ({ task, owner, lane: null });
-const request = { request_id: "req_1", type: "shutdown", from: "lead", to: "bob", status: "pending" };
+const request = {
+  request_id: "req_1",
+  type: "shutdown",
+  from: "lead",
+  to: "bob",
+  status: "pending",
+};
 
 describe("step keys", () => {
   it("count prompts, each agent's responses, harness lines and events as a run happens", () => {

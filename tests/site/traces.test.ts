@@ -239,7 +239,12 @@ describe("comparing traces", () => {
   });
 
   it("ignores noise: backoff delays, ls -l owners and dates, timings", () => {
-    const backoff = (delay: number) => ({ kind: "backoff" as const, attempt: 1, delay, status: 529 });
+    const backoff = (delay: number) => ({
+      kind: "backoff" as const,
+      attempt: 1,
+      delay,
+      status: 529,
+    });
     const a = trace([
       { kind: "note", agent: "lead", text: "waiting 532 ms" },
       { kind: "event", agent: "lead", type: "recovery", data: backoff(532) },
