@@ -1,37 +1,16 @@
 // How a run is shown and remembered: a terminal printer and a trace recorder behind one IO.
 import pc from "picocolors";
 import { InterruptedError, turnSignal, unlessInterrupted } from "./interrupt.ts";
-import type { CreateParams, IO, Message, ModelClient, ToolUseBlock } from "../_shared/types.ts";
+import type { CreateParams, Message, ModelClient, ToolUseBlock } from "../_shared/types.ts";
 import { StepKeys, type StepNotes } from "./notes.ts";
+import { clip as clipTo } from "./text.ts";
+import type { Recorder, TraceEvent } from "./trace.ts";
+import { estimateTokens } from "../s05-context-compact/agent.ts";
 import { oneLine, visible } from "../_shared/visible.js";
 
-export type TraceEvent =
-  | { kind: "user"; agent: string; text: string }
-  | {
-      kind: "request";
-      agent: string;
-      messages: number;
-      /** The messages' estimated size: s05's rough rule, four characters a token. */
-      tokens?: number;
-      tools: string[];
-      system?: string;
-    }
-  | { kind: "response"; agent: string; stop_reason: string | null; text: string; calls: string[] }
-  | { kind: "tool_call"; agent: string; id: string; name: string; input: unknown }
-  | {
-      kind: "tool_result";
-      agent: string;
-      id: string;
-      name: string;
-      output: string;
-      is_error: boolean;
-    }
-  | { kind: "note"; agent: string; text: string }
-  | { kind: "event"; agent: string; type: string; data: Record<string, unknown> };
-
-export interface Recorder extends IO {
-  readonly trace: TraceEvent[];
-}
+// The trace contract moved to trace.ts; these re-exports keep older imports working until they
+// move too (site/ should not import the printer: import from ./trace.ts).
+export type { Recorder, TraceEvent };
 
 export interface IOOptions {
   /** Print to this stream (omit for a silent recorder, as in tests). */
@@ -43,13 +22,8 @@ export interface IOOptions {
   notes?: StepNotes;
 }
 
-const clip = (text: string, lines = 12, chars = 800): string => {
-  let out = text.length > chars ? `${text.slice(0, chars)}…` : text;
-  const rows = out.split("\n");
-  if (rows.length > lines)
-    out = [...rows.slice(0, lines), `… (${rows.length - lines} more lines)`].join("\n");
-  return out;
-};
+/** What the terminal shows of a long text (the trace keeps all of it). */
+const clip = (text: string, lines = 12, chars = 800) => clipTo(text, lines, chars);
 const indent = (text: string, pad: string) =>
   text
     .split("\n")
@@ -123,8 +97,8 @@ export function createIO({ stream, color = false, pause, notes }: IOOptions = {}
       print(`${who(agent)}${c.blue(`  ◆ ${hanging(visible(text), "    ")}`)}`);
       teach(trace.at(-1)!);
     },
-    event(type: string, data: Record<string, unknown>, agent = "lead") {
-      record({ kind: "event", agent, type, data });
+    event(type, data, agent = "lead") {
+      record({ kind: "event", agent, type, data } as TraceEvent);
     },
   };
 }
@@ -141,7 +115,7 @@ export function recordModel(
       async create(body: CreateParams) {
         const tools = (body.tools ?? []).map((t) => ("name" in t ? t.name : "?"));
         const system = typeof body.system === "string" ? body.system : undefined;
-        const tokens = Math.ceil(JSON.stringify(body.messages).length / 4);
+        const tokens = estimateTokens(body.messages);
         io.trace.push({
           kind: "request",
           agent,

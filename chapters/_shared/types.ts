@@ -1,6 +1,7 @@
 // Types shared by every chapter. They are thin aliases of the Anthropic SDK's own types,
 // so a chapter reads in the vocabulary of the Messages API.
 import type Anthropic from "@anthropic-ai/sdk";
+import type { EventKind, HarnessEvents } from "./events.ts";
 
 export type Message = Anthropic.Message;
 export type MessageParam = Anthropic.MessageParam;
@@ -27,8 +28,9 @@ export interface IO {
   toolResult(call: ToolUseBlock, output: string, isError?: boolean, agent?: string): void;
   /** Something the harness did on its own (a reminder injected, history compacted, ...). */
   note(text: string, agent?: string): void;
-  /** A structured event for the trace (a mailbox message, a protocol state change, ...). */
-  event(kind: string, data: Record<string, unknown>, agent?: string): void;
+  /** A structured event for the trace (a mailbox message, a protocol state change, ...): its
+   *  kinds and their data are listed in events.ts. */
+  event<K extends EventKind>(kind: K, data: HarnessEvents[K], agent?: string): void;
 }
 
 /** Everything a chapter's agent gets from the outside world. */

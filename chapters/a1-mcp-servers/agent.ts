@@ -238,6 +238,16 @@ export async function connect(
 /** The API's rule for a tool name. */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
+/** A server's tool as the model sees it: `mcp__<server>__<tool>`. */
+export const mcpToolName = (server: string, tool: string) => `mcp__${server}__${tool}`;
+
+/** mcpToolName read back: the server and the tool of a name, or undefined for a tool of no server.
+ *  (A server's name has no "__" in it: see SERVER_NAME.) */
+export function parseMcpToolName(name: string): { server: string; tool: string } | undefined {
+  const m = /^mcp__(.+?)__(.+)$/.exec(name);
+  return m ? { server: m[1], tool: m[2] } : undefined;
+}
+
 /** Each server's tools as the model sees them: `mcp__<server>__<tool>`, so two servers may both
  *  offer `search`, and a rule can name one server's tools (`mcp__notes__*`). A name the API would
  *  refuse, or one already taken, is left out with a sentence: the model never sees a tool it
@@ -247,7 +257,7 @@ export function namespace(servers: Connection[], note: (text: string) => void, t
   const handlers: Record<string, s02.ToolHandler> = { ...s02.BASE_HANDLERS };
   for (const conn of servers) {
     for (const tool of conn.tools) {
-      const name = `mcp__${conn.name}__${tool.name}`;
+      const name = mcpToolName(conn.name, tool.name);
       const why = handlers[name]
         ? `the name ${name} is taken already`
         : !TOOL_NAME.test(name) &&

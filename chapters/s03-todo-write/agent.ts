@@ -14,6 +14,7 @@ import {
   runTool,
   type ToolHandler,
 } from "../s02-tool-use/agent.ts";
+import { MARKS } from "../_shared/marks.ts";
 import type { Agent, AgentEnv, ContentBlockParam, MessageParam, Tool } from "../_shared/types.ts";
 
 const SYSTEM = `You are a coding agent working in a scratch workspace. Use your tools to inspect and
@@ -33,7 +34,6 @@ export interface TodoItem {
 
 export const MAX_TODOS = 20;
 const STATUSES: readonly TodoStatus[] = ["pending", "in_progress", "completed"];
-const MARKS: Record<TodoStatus, string> = { pending: "[ ]", in_progress: "[>]", completed: "[x]" };
 
 /** The model's plan. Every `todo` call sends the whole list; it replaces the old list only if it
  *  is valid, so a bad update becomes an error result and the previous plan stays as it was. */

@@ -24,6 +24,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { withLock } from "../_shared/lock.ts";
+import { MARKS } from "../_shared/marks.ts";
 import {
   BASE_HANDLERS,
   BASE_TOOLS,
@@ -439,8 +440,6 @@ const idList = (value: unknown): number[] =>
 // #endregion checks
 
 // #region render
-const MARKS: Record<TaskStatus, string> = { pending: "[ ]", in_progress: "[>]", completed: "[x]" };
-
 /** One task on one line, as a person (or a model) reads it. */
 export function taskLine(t: Task): string {
   const notes = [
@@ -449,6 +448,17 @@ export function taskLine(t: Task): string {
     t.worktree ? `lane: ${t.worktree}` : "",
   ].filter(Boolean);
   return `${MARKS[t.status]} #${t.id} ${t.subject}${notes.length ? `  (${notes.join("; ")})` : ""}`;
+}
+
+/** taskLine read back (the site's player rebuilds the board from the tools' output with it): a
+ *  line's status, id, subject and notes ("owner: alice; lane: greet"); undefined for another line.
+ *  A line "Unblocked: …" (task_update's) is read too. */
+export function parseTaskLine(
+  line: string,
+): { status: TaskStatus; id: number; subject: string; notes: string } | undefined {
+  const m = /^(?:Unblocked: )?(\[.\]) #(\d+) (.+?)(?: {2}\((.+)\))?$/.exec(line.trim());
+  const status = m && STATUSES.find((s) => MARKS[s] === m[1]);
+  return status ? { status, id: Number(m[2]), subject: m[3], notes: m[4] ?? "" } : undefined;
 }
 
 export function renderBoard(tasks: Task[]): string {

@@ -207,6 +207,15 @@ export function headline(job: BackgroundJob): string {
   return `[${job.id}] ${job.status}${how}: ${job.command}`;
 }
 
+/** What background_run answers: the job's id first, so the model can check on it by name. */
+export const startedLine = (job: BackgroundJob): string =>
+  `Started ${job.id} in the background: ${job.command}\nIts result will be delivered when it finishes.`;
+
+/** startedLine read back: the id of the job a background_run result started (the site's player
+ *  lists the jobs with it); undefined for any other text. */
+export const startedJobId = (output: string): string | undefined =>
+  /^Started (bg_\d+) in the background: /.exec(output)?.[1];
+
 export const listJobs = (jobs: BackgroundJobs): string =>
   jobs.list().map(headline).join("\n") || "(no background commands)";
 
@@ -220,7 +229,7 @@ export function backgroundHandlers(jobs: BackgroundJobs): Record<string, ToolHan
         command,
         typeof timeout === "number" && timeout > 0 ? timeout * 1000 : undefined,
       );
-      return `Started ${job.id} in the background: ${command}\nIts result will be delivered when it finishes.`;
+      return startedLine(job);
     },
     check_background({ id }) {
       if (id === undefined || id === "") return listJobs(jobs);

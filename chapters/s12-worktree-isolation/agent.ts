@@ -18,6 +18,7 @@
 import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { BrokenStateError, endsMidLine, readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
+import type { HarnessEvents } from "../_shared/events.ts";
 import { stateDirFor } from "../_shared/paths.ts";
 import { runSandboxedSync } from "../_shared/shell.ts";
 import { bash } from "../s01-agent-loop/agent.ts";
@@ -93,12 +94,17 @@ export interface Lane {
   createdAt: string;
 }
 
-export interface LaneEvent {
-  ts: string;
-  event: string;
-  worktree: string;
-  [detail: string]: unknown;
-}
+/** What events.jsonl records about lanes: the harness's lane events (events.ts), one per line. */
+export type LaneEventKind =
+  "worktree_create" | "task_bound" | "worktree_run" | "task_completed" | "worktree_remove";
+export type LaneEvent = {
+  [K in LaneEventKind]: { event: K } & Extract<HarnessEvents[K], { worktree: string }>;
+}[LaneEventKind];
+/** What a lane event says besides its kind, its lane and its time. */
+type LaneDetails<K extends LaneEventKind> = Omit<
+  Extract<LaneEvent, { event: K }>,
+  "event" | "ts" | "worktree"
+>;
 
 /** Folders in a workspace that are not part of the project: the lanes' checkouts (here), and the
  *  places where harness state lived before it moved beside the workspace (the task board, the
@@ -250,11 +256,11 @@ export class WorktreeManager {
       createdAt: new Date().toISOString(),
     };
     this.saveIndex([...this.list(), lane]);
-    this.log("worktree.create", name, { branch, path: lane.path, taskId: lane.taskId });
+    this.log("worktree_create", name, { branch, path: lane.path, task: lane.taskId });
 
     if (taskId !== undefined) {
       this.board!.update(taskId, { worktree: name, status: "in_progress" });
-      this.log("task.bound", name, { taskId });
+      this.log("task_bound", name, { task: taskId });
     }
     return lane;
   }
@@ -279,7 +285,7 @@ export class WorktreeManager {
     const cwd = this.path(lane.name);
     if (!existsSync(cwd)) throw new Error(`the folder of lane "${name}" is missing (${lane.path})`);
     const result = await bash(command, cwd, { writable: laneWritable(this.root) });
-    this.log("worktree.run", name, { command, ok: !result.isError });
+    this.log("worktree_run", name, { command, ok: !result.isError });
     return result;
   }
   // #endregion run
@@ -309,12 +315,12 @@ export class WorktreeManager {
         worktree: null,
         ...(completeTask ? { status: "completed" as const } : {}),
       });
-      if (completeTask) this.log("task.completed", name, { taskId: lane.taskId });
+      if (completeTask) this.log("task_completed", name, { task: lane.taskId });
     }
     if (existsSync(cwd)) git(this.root, "worktree", "remove", ...(force ? ["--force"] : []), cwd);
     git(this.root, "worktree", "prune");
     this.saveIndex(this.list().filter((l) => l.name !== name));
-    this.log("worktree.remove", name, {
+    this.log("worktree_remove", name, {
       branch: lane.branch,
       force,
       discarded: force && changes ? changes.split("\n").length : 0,
@@ -380,8 +386,14 @@ export class WorktreeManager {
 
   /** Append-only: one JSON object per line, so the log survives a crash mid-write. If a crash cut
    *  the last line short, the next entry starts on a line of its own instead of gluing onto it. */
-  private log(event: string, worktree: string, details: Record<string, unknown>): void {
-    const entry: LaneEvent = { ts: new Date().toISOString(), event, worktree, ...details };
+  private log<K extends LaneEventKind>(event: K, worktree: string, details: LaneDetails<K>): void {
+    // (TypeScript cannot follow K through the spread; each call's details are checked against K.)
+    const entry = {
+      ts: new Date().toISOString(),
+      event,
+      worktree,
+      ...details,
+    } as unknown as LaneEvent;
     mkdirSync(this.stateDir, { recursive: true });
     appendFileSync(
       this.eventsFile,

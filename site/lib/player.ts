@@ -4,11 +4,13 @@
 // handled it, step-code.ts, goes to the player's data.) Pure: the Player component and the tests call it.
 import type { StepNotes } from "../../chapters/_runner/notes.ts";
 import { attachNotes } from "../../chapters/_runner/notes.ts";
-import { stepView, type StepView, type TraceEvent, type TraceFile } from "./traces.ts";
+import { otherEvent, type HarnessEvent } from "../../chapters/_shared/events.ts";
+import type { TraceEvent, TraceFile } from "../../chapters/_runner/trace.ts";
+import { stepView, type StepView } from "./trace-view.ts";
 
 export type Translate = (key: string, vars?: Record<string, string | number>) => string;
 
-/** A step as the player shows it: the transcript view (traces.ts) and what teaches around it. */
+/** A step as the player shows it: the transcript view (trace-view.ts) and what teaches around it. */
 export interface PlayerStep extends StepView {
   /** The headline, in plain words: "alice claims task #2", "→ model · 5 messages · 10 tools". */
   title: string;
@@ -28,11 +30,32 @@ export interface PlayerStep extends StepView {
 function isMinor(step: TraceEvent): boolean {
   if (step.kind === "request") return true;
   if (step.kind !== "event") return false;
-  const data = step.data;
-  if (step.type === "mailbox_read" || step.type === "task.bound") return true;
-  if (step.type === "member_state") return data.state !== "shutdown";
-  if (step.type === "permission") return data.allowed === true;
-  return false;
+  switch (step.type) {
+    case "mailbox_read":
+    case "task_bound":
+      return true;
+    case "member_state":
+      return step.data.state !== "shutdown";
+    case "permission":
+      return step.data.allowed;
+    case "compacted":
+    case "hook":
+    case "background_result":
+    case "worktree_create":
+    case "worktree_run":
+    case "worktree_remove":
+    case "task_completed":
+    case "task_claimed":
+    case "task_handed_back":
+    case "mailbox_send":
+    case "protocol":
+    case "recovery":
+    case "mcp_server":
+      return false;
+    default:
+      otherEvent(step);
+      return false;
+  }
 }
 
 const str = (v: unknown) => (v === null || v === undefined ? "" : String(v));
@@ -41,60 +64,73 @@ const short = (text: unknown, max = 60) => {
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 };
 
-/** An event in plain words ("alice claims task #2"); unknown types keep their name. */
-export function eventWords(type: string, data: Record<string, unknown>, t: Translate): string {
-  const d = data;
-  switch (type) {
-    case "permission":
+/** An event in plain words ("alice claims task #2"); a kind this site does not know keeps its name. */
+export function eventWords(event: HarnessEvent, t: Translate): string {
+  switch (event.type) {
+    case "permission": {
+      const d = event.data;
       return d.allowed
-        ? t("event.permission.allowed", { tool: str(d.tool) })
-        : t("event.permission.refused", { tool: str(d.tool), reason: short(d.reason, 80) });
-    case "hook":
+        ? t("event.permission.allowed", { tool: d.tool })
+        : t("event.permission.refused", { tool: d.tool, reason: short(d.reason, 80) });
+    }
+    case "hook": {
+      const d = event.data;
       return d.timedOut
-        ? t("event.hook.timedOut", { event: str(d.event) })
-        : t("event.hook", { event: str(d.event), exit: str(d.exitCode) });
+        ? t("event.hook.timedOut", { event: d.event })
+        : t("event.hook", { event: d.event, exit: str(d.exitCode) });
+    }
     case "compacted":
-      return t("event.compacted", { before: str(d.before), after: str(d.after) });
+      return t("event.compacted", { before: event.data.before, after: event.data.after });
     case "background_result":
-      return t("event.background_result", { id: str(d.id), status: str(d.status) });
-    case "worktree.create":
-      return t("event.worktree.create", { lane: str(d.worktree), branch: str(d.branch) });
-    case "worktree.run":
-      return t("event.worktree.run", { lane: str(d.worktree), command: short(d.command, 50) });
-    case "worktree.remove":
-      return t("event.worktree.remove", { lane: str(d.worktree) });
-    case "task.bound":
-      return t("event.task.bound", { task: str(d.taskId), lane: str(d.worktree) });
-    case "task.completed":
-      return t("event.task.completed", { task: str(d.taskId), lane: str(d.worktree) });
+      return t("event.background_result", { id: event.data.id, status: event.data.status });
+    case "worktree_create":
+      return t("event.worktree.create", { lane: event.data.worktree, branch: event.data.branch });
+    case "worktree_run":
+      return t("event.worktree.run", {
+        lane: event.data.worktree,
+        command: short(event.data.command, 50),
+      });
+    case "worktree_remove":
+      return t("event.worktree.remove", { lane: event.data.worktree });
+    case "task_bound":
+      return t("event.task.bound", { task: event.data.task, lane: event.data.worktree });
+    case "task_completed": {
+      const d = event.data;
+      // s12: removing a lane completed it; s13: a teammate did.
+      return "worktree" in d
+        ? t("event.task.completed", { task: d.task, lane: d.worktree })
+        : t("event.task_completed", { owner: d.owner, task: d.task });
+    }
     case "member_state":
-      return t("event.member_state", { name: str(d.name), state: str(d.state) });
+      return t("event.member_state", { name: event.data.name, state: event.data.state });
     case "mailbox_send":
-      return t("event.mailbox_send", { from: str(d.from), to: str(d.to), type: str(d.type) });
-    case "mailbox_read":
-      return t("event.mailbox_read", { from: str(d.from), to: str(d.to), type: str(d.type) });
+    case "mailbox_read": {
+      const { from, to, type } = event.data;
+      return t(`event.${event.type}`, { from, to, type });
+    }
     case "task_claimed":
-      return t("event.task_claimed", { owner: str(d.owner), task: str(d.task) });
-    case "task_completed":
-      return t("event.task_completed", { owner: str(d.owner), task: str(d.task) });
+      return t("event.task_claimed", { owner: event.data.owner, task: event.data.task });
     case "task_handed_back":
-      return t("event.task_handed_back", { owner: str(d.owner), task: str(d.task) });
+      return t("event.task_handed_back", { owner: event.data.owner, task: event.data.task });
     case "protocol":
       return t("event.protocol", {
-        id: str(d.request_id),
-        kind: str(d.type),
-        status: str(d.status),
+        id: event.data.request_id,
+        kind: event.data.type,
+        status: event.data.status,
       });
-    case "recovery":
+    case "recovery": {
+      const d = event.data;
       if (d.kind === "backoff")
-        return t("event.recovery.backoff", { status: str(d.status), attempt: str(d.attempt) });
+        return t("event.recovery.backoff", { status: str(d.status), attempt: d.attempt });
       if (d.kind === "max_tokens")
         return d.action === "continue" ? t("event.recovery.continue") : t("event.recovery.stop");
-      return t("event.recovery.other", { kind: str(d.kind), action: str(d.action) });
+      return t("event.recovery.other", { kind: d.kind, action: d.action });
+    }
     case "mcp_server":
-      return t("event.mcp_server", { server: str(d.server) });
+      return t("event.mcp_server", { server: event.data.server });
     default:
-      return type;
+      otherEvent(event);
+      return (event as { type: string }).type;
   }
 }
 
@@ -124,7 +160,7 @@ export function playerSteps(
     const note = local[i].note ?? english[i].note;
     const plain =
       step.kind === "event"
-        ? { title: `◇ ${eventWords(step.type, step.data, t)}`, body: undefined, raw: view.body }
+        ? { title: `◇ ${eventWords(step, t)}`, body: undefined, raw: view.body }
         : { title: view.title, body: view.body };
     return {
       kind: step.kind,

@@ -1,6 +1,6 @@
 // Recording a chapter's run: the same scenario `npm run chapter sNN -- --demo` plays, offline,
 // in a fresh temporary workspace (playChapter copies in the chapter's workspace/ template, as
-// the CLI does).
+// the CLI does), and reading and writing the committed files (the format is chapters/_runner/trace.ts).
 // Node only: `npm run traces` and tests/site/traces.test.ts use it; the site reads the JSON files.
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,9 +11,11 @@ import {
   playChapter,
   REPO_ROOT,
 } from "../../chapters/_runner/chapters.ts";
-import { createIO } from "../../chapters/_runner/io.ts";
+import { parseTraceFile, TRACE_VERSION, type TraceFile } from "../../chapters/_runner/trace.ts";
 import type { Tool } from "../../chapters/_shared/types.ts";
-import { agentsOf, normalizeTrace, type TraceFile } from "./traces.ts";
+import { agentsOf, normalizeTrace } from "./trace-normalize.ts";
+
+export { serializeTrace } from "../../chapters/_runner/trace.ts";
 
 export const TRACES_DIR = path.join(REPO_ROOT, "site", "traces");
 
@@ -24,9 +26,8 @@ export async function recordTrace(info: ChapterInfo): Promise<TraceFile> {
   const { module, scenario } = await loadChapter(info);
   const workspace = mkdtempSync(path.join(tmpdir(), `lah-trace-${info.id}-`));
   try {
-    const io = createIO();
-    const { env } = await playChapter(info, workspace, io);
-    const steps = normalizeTrace(io.trace, [workspace, realpathSync(workspace)]);
+    const { env } = await playChapter(info, workspace);
+    const steps = normalizeTrace(env.io.trace, [workspace, realpathSync(workspace)]);
     // The trace's steps name the tools of each request. A tool the chapter's TOOLS does not list
     // exists only at run time (an MCP server's, in appendix A): keep its definition as the lead's
     // first request sent it, so the site can show it as the model saw it.
@@ -36,6 +37,7 @@ export async function recordTrace(info: ChapterInfo): Promise<TraceFile> {
       .filter((t): t is Tool => "input_schema" in t && !known.has(t.name))
       .map(({ name, description, input_schema }) => ({ name, description, input_schema }));
     return {
+      version: TRACE_VERSION,
       chapter: info.id,
       name: info.name,
       summary: scenario.summary,
@@ -49,11 +51,11 @@ export async function recordTrace(info: ChapterInfo): Promise<TraceFile> {
   }
 }
 
-/** The committed trace of a chapter, or undefined if there is none yet. */
+/** The committed trace of a chapter, or undefined if there is none yet; an error if it was
+ *  written in another version of the format. */
 export function readTrace(chapterId: string, dir = TRACES_DIR): TraceFile | undefined {
   const file = traceFile(chapterId, dir);
-  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as TraceFile) : undefined;
+  return existsSync(file)
+    ? parseTraceFile(readFileSync(file, "utf8"), path.relative(REPO_ROOT, file))
+    : undefined;
 }
-
-/** How a trace is written: stable key order, two-space indent, trailing newline. */
-export const serializeTrace = (trace: TraceFile) => `${JSON.stringify(trace, null, 2)}\n`;

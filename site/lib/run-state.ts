@@ -4,7 +4,11 @@
 // background tasks (s11), lanes (s12), the roster with each teammate's state and unread mail
 // (s13), recoveries (s14) and the request table (s15). Plus, per model request, its size (the
 // context meter). Pure: the player's data endpoint and the tests call it.
-import type { TraceEvent, TraceFile } from "./traces.ts";
+import { MARKS } from "../../chapters/_shared/marks.ts";
+import { otherEvent } from "../../chapters/_shared/events.ts";
+import type { TraceEvent, TraceFile } from "../../chapters/_runner/trace.ts";
+import { parseTaskLine } from "../../chapters/s10-task-system/agent.ts";
+import { startedJobId } from "../../chapters/s11-background-tasks/agent.ts";
 
 export type PanelId =
   | "todos"
@@ -31,20 +35,12 @@ export interface MeterPoint {
   tokens: number;
 }
 
-const MARK: Record<string, string> = { pending: "[ ]", in_progress: "[>]", completed: "[x]" };
-/** A board line as s10's taskLine writes it: "[>] #1 Write src/greet.js  (owner: lead; lane: greet)". */
-const BOARD_LINE = /^(?:Unblocked: )?(\[[ >x]\]) #(\d+) (.+?)(?: {2}\((.+)\))?$/;
-const STATUS_OF = Object.fromEntries(Object.entries(MARK).map(([status, mark]) => [mark, status]));
+/** The tasks a task tool's output lists, in its order, read with s10's own parseTaskLine. */
+export const boardLines = (output: string) =>
+  output.split("\n").flatMap((line) => parseTaskLine(line) ?? []);
 
-/** The tasks a task tool's output lists, in its order: id, mark ("[>]"), status, subject, notes. */
-export function boardLines(output: string) {
-  return output.split("\n").flatMap((line) => {
-    const m = BOARD_LINE.exec(line.trim());
-    return m
-      ? [{ id: m[2], mark: m[1], status: STATUS_OF[m[1]], subject: m[3], notes: m[4] ?? "" }]
-      : [];
-  });
-}
+/** The mark of a status (s03's and s10's), or the status itself if it has none. */
+const markOf = (status: unknown) => MARKS[status as keyof typeof MARKS] ?? String(status);
 const LAST = 8;
 const short = (text: unknown, max = 48) => {
   const s = String(text ?? "")
@@ -69,8 +65,8 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
   const calls = new Map<string, Extract<TraceEvent, { kind: "tool_call" }>>();
 
   const readBoard = (output: string) => {
-    for (const { id, mark, subject, notes } of boardLines(output))
-      tasks.set(id, { mark, subject, notes });
+    for (const { id, status, subject, notes } of boardLines(output))
+      tasks.set(String(id), { mark: MARKS[status], subject, notes });
   };
   const member = (name: string) => {
     let m = roster.get(name);
@@ -92,7 +88,7 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
       if ((step.name === "todo" || step.name === "todo_write") && Array.isArray(input.items)) {
         todos.length = 0;
         for (const item of input.items as Record<string, unknown>[])
-          todos.push([MARK[String(item.status)] ?? String(item.status), short(item.text, 60)]);
+          todos.push([markOf(item.status), short(item.text, 60)]);
       }
       if (step.name === "load_skill" && !skills.some((s) => s[0] === input.name))
         skills.push([String(input.name)]);
@@ -104,100 +100,107 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
       if (step.name === "save_memory")
         memory.push([short(input.name, 40), String(input.type ?? "")]);
       if (step.name === "background_run") {
-        const id = /\b(bg_\d+)\b/.exec(step.output)?.[1];
+        const id = startedJobId(step.output);
         if (id) jobs.set(id, { status: "running", command: short(input.command, 40) });
       }
-    } else if (step.kind === "event") {
-      const d = step.data;
-      switch (step.type) {
-        case "permission":
-          permissions.push([
-            String(d.tool),
-            d.allowed ? "allowed" : "refused",
-            short(d.reason, 60),
-          ]);
-          break;
-        case "hook":
-          hooks.push([
-            String(d.event),
-            short(d.command, 40),
-            d.timedOut ? "timeout" : String(d.exitCode),
-          ]);
-          break;
-        case "background_result": {
-          const job = jobs.get(String(d.id));
-          if (job) job.status = String(d.status);
-          else jobs.set(String(d.id), { status: String(d.status), command: "" });
-          break;
-        }
-        case "worktree.create":
-          lanes.set(String(d.worktree), {
-            branch: String(d.branch),
-            task: d.taskId ? `#${d.taskId}` : "",
-            status: "open",
-          });
-          break;
-        case "task.bound": {
-          const lane = lanes.get(String(d.worktree));
-          if (lane) lane.task = `#${d.taskId}`;
-          break;
-        }
-        case "task.completed":
-          setTask(d.taskId, (t) => (t.mark = MARK.completed));
-          break;
-        case "worktree.remove": {
-          const lane = lanes.get(String(d.worktree));
-          if (lane) lane.status = "removed";
-          break;
-        }
-        case "member_state": {
-          const m = member(String(d.name));
-          m.state = String(d.state);
-          m.task = d.task ? `#${d.task}` : "";
-          break;
-        }
-        case "mailbox_send":
-          member(String(d.to)).unread++;
-          break;
-        case "mailbox_read": {
-          const m = member(String(d.to));
-          m.unread = Math.max(0, m.unread - 1);
-          break;
-        }
-        case "task_claimed":
-          setTask(d.task, (t) => {
-            t.mark = MARK.in_progress;
-            t.notes = [`owner: ${d.owner}`, d.lane ? `lane: ${d.lane}` : ""]
-              .filter(Boolean)
-              .join("; ");
-          });
-          break;
-        case "task_completed":
-          setTask(d.task, (t) => (t.mark = MARK.completed));
-          break;
-        case "task_handed_back":
-          setTask(d.task, (t) => (t.mark = MARK.pending));
-          break;
-        case "recovery":
-          recovery.push([
-            String(d.kind),
-            [
-              d.status ? `HTTP ${d.status}` : "",
-              d.attempt ? `try ${d.attempt}` : "",
-              d.action ?? "",
-            ]
-              .filter(Boolean)
-              .join(", "),
-          ]);
-          break;
-        case "protocol":
-          requests.set(String(d.request_id), {
-            kind: String(d.type),
-            route: `${d.from} → ${d.to}`,
-            status: String(d.status),
-          });
-          break;
+    } else if (step.kind === "event") event(step);
+  };
+
+  /** What an event changes; every kind is named, so a new one must be decided on. */
+  const event = (step: Extract<TraceEvent, { kind: "event" }>) => {
+    switch (step.type) {
+      case "permission": {
+        const d = step.data;
+        permissions.push([d.tool, d.allowed ? "allowed" : "refused", short(d.reason, 60)]);
+        return;
       }
+      case "hook": {
+        const d = step.data;
+        hooks.push([d.event, short(d.command, 40), d.timedOut ? "timeout" : String(d.exitCode)]);
+        return;
+      }
+      case "background_result": {
+        const { id, status } = step.data;
+        const job = jobs.get(id);
+        if (job) job.status = status;
+        else jobs.set(id, { status, command: "" });
+        return;
+      }
+      case "worktree_create": {
+        const d = step.data;
+        lanes.set(d.worktree, {
+          branch: d.branch,
+          task: d.task ? `#${d.task}` : "",
+          status: "open",
+        });
+        return;
+      }
+      case "task_bound": {
+        const lane = lanes.get(step.data.worktree);
+        if (lane) lane.task = `#${step.data.task}`;
+        return;
+      }
+      case "worktree_remove": {
+        const lane = lanes.get(step.data.worktree);
+        if (lane) lane.status = "removed";
+        return;
+      }
+      case "member_state": {
+        const m = member(step.data.name);
+        m.state = step.data.state;
+        m.task = step.data.task ? `#${step.data.task}` : "";
+        return;
+      }
+      case "mailbox_send":
+        member(step.data.to).unread++;
+        return;
+      case "mailbox_read": {
+        const m = member(step.data.to);
+        m.unread = Math.max(0, m.unread - 1);
+        return;
+      }
+      case "task_claimed": {
+        const d = step.data;
+        setTask(d.task, (t) => {
+          t.mark = MARKS.in_progress;
+          t.notes = [`owner: ${d.owner}`, d.lane ? `lane: ${d.lane}` : ""]
+            .filter(Boolean)
+            .join("; ");
+        });
+        return;
+      }
+      case "task_completed":
+        setTask(step.data.task, (t) => (t.mark = MARKS.completed));
+        return;
+      case "task_handed_back":
+        setTask(step.data.task, (t) => (t.mark = MARKS.pending));
+        return;
+      case "recovery": {
+        const d = step.data;
+        const how = [
+          "status" in d && d.status ? `HTTP ${d.status}` : "",
+          "attempt" in d && d.attempt ? `try ${d.attempt}` : "",
+          "action" in d ? d.action : "",
+        ];
+        recovery.push([d.kind, how.filter(Boolean).join(", ")]);
+        return;
+      }
+      case "protocol": {
+        const d = step.data;
+        requests.set(d.request_id, {
+          kind: d.type,
+          route: `${d.from} → ${d.to}`,
+          status: d.status,
+        });
+        return;
+      }
+      // Shown by the context meter, the sequence diagram or the step itself, not by a panel:
+      case "compacted":
+      case "worktree_run":
+      case "mcp_server":
+        return;
+      default:
+        otherEvent(step);
     }
   };
 

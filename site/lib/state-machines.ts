@@ -5,8 +5,8 @@
 import { STATUS_FLOW } from "../../chapters/s10-task-system/agent.ts";
 import { LIFECYCLE } from "../../chapters/s13-agent-teams/agent.ts";
 import { TRANSITIONS } from "../../chapters/s15-team-protocols/agent.ts";
+import type { TraceFile } from "../../chapters/_runner/trace.ts";
 import { boardLines } from "./run-state.ts";
-import type { TraceFile } from "./traces.ts";
 
 export interface Machine {
   /** What moves through the states: "task", "teammate", "request". */
@@ -73,9 +73,9 @@ export function machineFocus(chapterId: string, trace: TraceFile): (MachineFocus
       for (const task of boardLines(step.output)) moved = move(`#${task.id}`, task.status) ?? moved;
     }
     if (machine.subject === "teammate" && step.kind === "event" && step.type === "member_state")
-      moved = move(String(step.data.name), String(step.data.state));
+      moved = move(step.data.name, step.data.state);
     if (machine.subject === "request" && step.kind === "event" && step.type === "protocol")
-      moved = move(String(step.data.request_id), String(step.data.status));
+      moved = move(step.data.request_id, step.data.status);
     if (moved) last = moved;
     return moved ?? (last && { who: last.who, state: last.state });
   });

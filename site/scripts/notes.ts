@@ -5,7 +5,7 @@ import { allRunnable, findChapter } from "../../chapters/_runner/chapters.ts";
 import { attachNotes, readNotes } from "../../chapters/_runner/notes.ts";
 import { LOCALES, type Locale } from "../../i18n/locales.ts";
 import { readTrace } from "../lib/record-trace.ts";
-import { stepView } from "../lib/traces.ts";
+import { stepView } from "../lib/trace-view.ts";
 
 const args = process.argv.slice(2);
 const at = args.indexOf("--locale");

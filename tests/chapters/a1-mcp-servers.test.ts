@@ -790,3 +790,28 @@ describe("a1's gate judges a call by its tool's declared field", () => {
     expect(results(env)[0].output).not.toContain("echo {"); // the server's echo never came
   });
 });
+
+describe("a1's tool names, read back", () => {
+  it("parseMcpToolName is the inverse of mcpToolName, for every tool namespace() offers", () => {
+    const servers = [
+      { name: "notes", tools: [{ name: "save_note" }, { name: "list__all" }] },
+      { name: "my_files", tools: [{ name: "read" }] },
+    ].map((s) => ({
+      ...s,
+      tools: s.tools.map((t) => ({ ...t, inputSchema: { type: "object" as const } })),
+    })) as unknown as a1.Connection[];
+    const { tools } = a1.namespace(servers, () => {}, 1000);
+    const offered = tools.flatMap((t) => a1.parseMcpToolName(t.name) ?? []);
+    expect(offered).toEqual([
+      { server: "notes", tool: "save_note" },
+      { server: "notes", tool: "list__all" },
+      { server: "my_files", tool: "read" },
+    ]);
+    for (const { server, tool } of offered)
+      expect(a1.parseMcpToolName(a1.mcpToolName(server, tool))).toEqual({ server, tool });
+    // The base tools belong to no server.
+    expect(tools.filter((t) => !a1.parseMcpToolName(t.name)).map((t) => t.name)).toEqual(
+      a1.TOOLS.map((t) => t.name),
+    );
+  });
+});

@@ -240,10 +240,14 @@ describe("a2 the whole harness, on a git repository of your own", () => {
       [1, "completed", null],
       [2, "completed", "alice"],
     ]);
+    // The lane's removal completes task #1 (s12's task_completed names the lane) before alice claims #2.
     const order = trace().flatMap((e) =>
-      e.kind === "event" && ["task.completed", "task_claimed"].includes(e.type) ? [e.type] : [],
+      e.kind === "event" &&
+      (e.type === "task_claimed" || (e.type === "task_completed" && "worktree" in e.data))
+        ? [e.type]
+        : [],
     );
-    expect(order).toEqual(["task.completed", "task_claimed"]);
+    expect(order).toEqual(["task_completed", "task_claimed"]);
     expect(readFileSync(path.join(repo, "CHANGELOG.md"), "utf8")).toContain("- Add slugify()");
   });
 
@@ -261,11 +265,11 @@ describe("a2 the whole harness, on a git repository of your own", () => {
       (l) => JSON.parse(l).event,
     );
     expect(logged).toEqual([
-      "worktree.create",
-      "task.bound",
-      "worktree.run",
-      "task.completed",
-      "worktree.remove",
+      "worktree_create",
+      "task_bound",
+      "worktree_run",
+      "task_completed",
+      "worktree_remove",
     ]);
     expect(JSON.parse(readFileSync(path.join(state, "lanes", "index.json"), "utf8"))).toEqual({
       lanes: [],

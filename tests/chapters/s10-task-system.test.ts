@@ -5,6 +5,7 @@ import * as s10 from "../../chapters/s10-task-system/agent.ts";
 import { createAgent, TaskBoard, taskHandlers } from "../../chapters/s10-task-system/agent.ts";
 import scenario from "../../chapters/s10-task-system/scenario.ts";
 import { runTool } from "../../chapters/s02-tool-use/agent.ts";
+import { TodoList } from "../../chapters/s03-todo-write/agent.ts";
 import { stateDirFor } from "../../chapters/_shared/paths.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { say, use } from "../../chapters/_shared/scripted.ts";
@@ -169,5 +170,54 @@ describe("s10 task system", () => {
     ).toEqual([expect.stringMatching(/blocked by #1/)]);
     expect(readFileSync(path.join(ws, "src/greet.js"), "utf8")).toContain("Hello");
     expect(env.scripted!.finished).toBe(true);
+  });
+});
+
+describe("s10's board lines, read back", () => {
+  it("parseTaskLine reads what taskLine writes: every status, with and without owner, blockers and lane", () => {
+    const board = new TaskBoard(tempDir());
+    const first = board.create({ subject: "Write src/greet.js" });
+    const second = board.create({ subject: "Test it (both cases)", blockedBy: [first.id] });
+    const third = board.create({ subject: "Docs", worktree: "docs" });
+    board.update(first.id, { status: "in_progress", owner: "alice" });
+    board.update(third.id, { status: "completed" });
+    for (const task of board.list()) {
+      const line = s10.taskLine(task);
+      const notes = /\s{2}\((.+)\)$/.exec(line)?.[1] ?? "";
+      expect(s10.parseTaskLine(line), line).toEqual({
+        status: task.status,
+        id: task.id,
+        subject: task.subject,
+        notes,
+      });
+    }
+    expect(s10.parseTaskLine(s10.taskLine(board.get(second.id)))?.notes).toBe("blocked by #1");
+    // task_update's "Unblocked: …" lines, and nothing that is not a task line.
+    expect(s10.parseTaskLine(`Unblocked: ${s10.taskLine(board.get(second.id))}`)?.id).toBe(2);
+    const summary = s10.renderBoard(board.list()).split("\n").at(-1)!;
+    expect(s10.parseTaskLine(summary)).toBeUndefined();
+    expect(s10.parseTaskLine("Created task #4")).toBeUndefined();
+  });
+
+  it("shows a status with the same mark as s03's plan does", () => {
+    const plan = new TodoList();
+    const rendered = plan.update({
+      items: [
+        { text: "a", status: "completed" },
+        { text: "b", status: "in_progress" },
+        { text: "c", status: "pending" },
+      ],
+    });
+    const board = new TaskBoard(tempDir());
+    const marks = (["completed", "in_progress", "pending"] as const).map((status, i) => {
+      const task = board.create({ subject: String(i) });
+      return s10.taskLine(board.update(task.id, { status })).slice(0, 3);
+    });
+    expect(
+      rendered
+        .split("\n")
+        .slice(0, 3)
+        .map((l) => l.slice(0, 3)),
+    ).toEqual(marks);
   });
 });

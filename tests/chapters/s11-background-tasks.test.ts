@@ -168,3 +168,22 @@ describe("s11 background tasks", () => {
     expect(env.scripted?.finished).toBe(true); // every scripted turn was played, none left over
   });
 });
+
+describe("s11's job ids, read back", () => {
+  it("startedJobId reads the id out of what background_run answers", async () => {
+    const jobs = new BackgroundJobs(tempDir());
+    try {
+      const handlers = s11.backgroundHandlers(jobs);
+      for (const command of ["true", "echo 'Started bg_9 in the background: no'"]) {
+        const output = await handlers.background_run({ command }, { root: tempDir() });
+        const id = s11.startedJobId(String(output));
+        expect(id).toMatch(/^bg_\d+$/);
+        expect(s11.startedLine(jobs.get(id!))).toBe(output);
+      }
+      expect(jobs.list().map((j) => j.id)).toEqual(["bg_1", "bg_2"]);
+      expect(s11.startedJobId(s11.headline(jobs.get("bg_1")))).toBeUndefined();
+    } finally {
+      await jobs.close();
+    }
+  });
+});

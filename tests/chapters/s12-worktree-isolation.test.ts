@@ -211,14 +211,14 @@ describe("s12 worktree isolation", () => {
     const lines = readFileSync(laneFile(ws, "events.jsonl"), "utf8").trim().split("\n");
     const events = lines.map((line) => JSON.parse(line));
     expect(events.map((e) => e.event)).toEqual([
-      "worktree.create",
-      "task.bound",
-      "worktree.run",
-      "task.completed",
-      "worktree.remove",
+      "worktree_create",
+      "task_bound",
+      "worktree_run",
+      "task_completed",
+      "worktree_remove",
     ]);
     expect(events.every((e) => e.worktree === "docs" && typeof e.ts === "string")).toBe(true);
-    expect(events[1].taskId).toBe(task.id);
+    expect(events[1].task).toBe(task.id);
     expect(events[2]).toMatchObject({ command: "echo hi", ok: true });
   });
 
@@ -233,15 +233,15 @@ describe("s12 worktree isolation", () => {
       '{"ts":"2026-01-01T00:00:00.000Z","event":"worktree.ru',
     ); // the crash
     await lanes.run("docs", "echo hi"); // logged after the cut-off line, not glued onto it
-    expect(lanes.events().map((e) => e.event)).toEqual(["worktree.create", "worktree.run"]);
+    expect(lanes.events().map((e) => e.event)).toEqual(["worktree_create", "worktree_run"]);
     expect(notes).toEqual([`skipped a malformed line in ${laneFile(ws, "events.jsonl")} (line 2)`]);
 
     // Valid JSON that is not an event is skipped the same way.
     writeFileSync(
       laneFile(ws, "events.jsonl"),
-      '["not an event"]\n{"event":"worktree.run","worktree":"docs"}\n',
+      '["not an event"]\n{"event":"worktree_run","worktree":"docs"}\n',
     );
-    expect(lanes.events().map((e) => e.event)).toEqual(["worktree.run"]);
+    expect(lanes.events().map((e) => e.event)).toEqual(["worktree_run"]);
     expect(notes.at(-1)).toBe(
       `skipped a malformed line in ${laneFile(ws, "events.jsonl")} (line 1)`,
     );
@@ -278,6 +278,6 @@ describe("s12 worktree isolation", () => {
       worktree: null,
     });
     expect(results(env).filter((r) => r.isError)).toHaveLength(1); // only the refused remove of uncommitted work
-    expect(env.io.trace.some((e) => e.kind === "event" && e.type === "task.completed")).toBe(true);
+    expect(env.io.trace.some((e) => e.kind === "event" && e.type === "task_completed")).toBe(true);
   });
 });

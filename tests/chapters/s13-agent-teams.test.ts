@@ -271,10 +271,10 @@ describe("s13 agent teams", () => {
 
     // alice opened the lane, so the lane's events are hers, not the lead's.
     const laneEvents = run.env.io.trace.filter(
-      (e) => e.kind === "event" && e.type.startsWith("worktree."),
+      (e) => e.kind === "event" && e.type.startsWith("worktree_"),
     );
     expect(laneEvents.map((e) => [e.agent, e.kind === "event" && e.type])).toEqual([
-      ["alice", "worktree.create"],
+      ["alice", "worktree_create"],
     ]);
     // The team's own files stay out of git: the lane's first commit and the main checkout's status.
     const git = (...args: string[]) =>

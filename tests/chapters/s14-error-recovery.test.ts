@@ -268,7 +268,9 @@ describe("s14 error recovery", () => {
       await agent.send("hello");
       const waited = performance.now() - start;
       const delays = env.io.trace.flatMap((e) =>
-        e.kind === "event" && e.type === "recovery" ? [e.data.delay] : [],
+        e.kind === "event" && e.type === "recovery" && e.data.kind === "backoff"
+          ? [e.data.delay]
+          : [],
       );
       expect(delays).toEqual([625, 1250]);
       expect(waited).toBeGreaterThanOrEqual(1_800);

@@ -12,7 +12,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { mermaidText } from "../../site/lib/mermaid.ts";
-import { sequenceFromTrace, type TraceFile } from "../../site/lib/traces.ts";
+import { TRACE_VERSION, type TraceFile } from "../../chapters/_runner/trace.ts";
+import { sequenceFromTrace } from "../../site/lib/trace-sequence.ts";
 import {
   buildTimeRendering,
   closeMermaidRenderer,
@@ -186,6 +187,7 @@ describe("mermaid labels: the model of mermaid's lexer", () => {
 
   it("sequenceFromTrace keeps task names, request ids and statuses that contain '#' or ';'", () => {
     const trace: TraceFile = {
+      version: TRACE_VERSION,
       chapter: "sX",
       name: "sX-test",
       summary: "",
@@ -206,7 +208,7 @@ describe("mermaid labels: the model of mermaid's lexer", () => {
           type: "protocol",
           data: { from: "lead", to: "alice", request_id: "req#1", status: "pending; 50%" },
         },
-      ] as TraceFile["steps"],
+      ] as unknown as TraceFile["steps"], // not well-typed data on purpose: labels must survive it
     };
     const drawn = labelsOf(sequenceFromTrace(trace)).map((l) => l.drawn);
     expect(drawn).toEqual([

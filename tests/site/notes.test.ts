@@ -13,13 +13,21 @@ import {
   StepKeys,
   terminalLocale,
 } from "../../chapters/_runner/notes.ts";
-import type { TraceEvent } from "../../chapters/_runner/io.ts";
+import type { TraceEvent } from "../../chapters/_runner/trace.ts";
 import { TRANSLATED_LOCALES } from "../../i18n/locales.ts";
 import { readTrace } from "../../site/lib/record-trace.ts";
 import { notesHash, notesStatus } from "../../site/lib/translation.ts";
 import { runCli } from "../support/run-cli.ts";
 
 const chapters = allRunnable();
+const claim = (task: number, owner: string) => ({ task, owner, lane: null });
+const request = {
+  request_id: "req_1",
+  type: "shutdown",
+  from: "lead",
+  to: "bob",
+  status: "pending",
+};
 
 describe("step keys", () => {
   it("count prompts, each agent's responses, harness lines and events as a run happens", () => {
@@ -27,9 +35,9 @@ describe("step keys", () => {
       { kind: "user", agent: "lead", text: "go" },
       { kind: "request", agent: "lead", messages: 1, tools: [] },
       { kind: "response", agent: "lead", stop_reason: "tool_use", text: "", calls: ["spawn"] },
-      { kind: "event", agent: "alice", type: "task_claimed", data: {} },
+      { kind: "event", agent: "alice", type: "task_claimed", data: claim(1, "alice") },
       { kind: "response", agent: "alice", stop_reason: "end_turn", text: "", calls: [] },
-      { kind: "event", agent: "bob", type: "task_claimed", data: {} },
+      { kind: "event", agent: "bob", type: "task_claimed", data: claim(2, "bob") },
       { kind: "note", agent: "lead", text: "cleared" },
       { kind: "response", agent: "lead", stop_reason: "end_turn", text: "", calls: [] },
     ];
@@ -48,8 +56,8 @@ describe("step keys", () => {
 
   it("a key that names no step is reported, and the most specific key wins", () => {
     const steps: TraceEvent[] = [
-      { kind: "event", agent: "bob", type: "protocol", data: {} },
-      { kind: "event", agent: "bob", type: "protocol", data: {} },
+      { kind: "event", agent: "bob", type: "protocol", data: request },
+      { kind: "event", agent: "bob", type: "protocol", data: request },
     ];
     const { byStep, unused } = attachNotes(steps, {
       phases: { "@protocol": "Requests" },

@@ -7,7 +7,7 @@ import { LOCALES } from "../../i18n/locales.ts";
 import { allChapters, chapter } from "../../site/lib/chapters.ts";
 import { eventWords, playerSteps, type Translate } from "../../site/lib/player.ts";
 import { codeFinder, regionsOf } from "../../site/lib/step-code.ts";
-import { sequenceFromTrace, sequenceLinks } from "../../site/lib/traces.ts";
+import { sequenceFromTrace, sequenceLinks } from "../../site/lib/trace-sequence.ts";
 import { readTrace } from "../../site/lib/record-trace.ts";
 import { allRunnable } from "../../chapters/_runner/chapters.ts";
 import { translatorFor } from "../support/ui-strings.ts";
@@ -74,7 +74,7 @@ describe("plain words", () => {
       for (const c of allChapters) {
         for (const step of readTrace(c.id)!.steps) {
           if (step.kind !== "event") continue;
-          const words = eventWords(step.type, step.data, t);
+          const words = eventWords(step, t);
           expect(words, `${c.id} ${step.type}`).not.toBe(step.type);
           expect(words).not.toMatch(/\{\w+\}|undefined|\[object/);
         }

@@ -4,16 +4,12 @@
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { allRunnable } from "../../chapters/_runner/chapters.ts";
-import type { TraceEvent } from "../../chapters/_runner/io.ts";
+import { TRACE_VERSION, type TraceEvent, type TraceFile } from "../../chapters/_runner/trace.ts";
 import { readTrace, recordTrace, TRACES_DIR } from "../../site/lib/record-trace.ts";
-import {
-  canonicalTrace,
-  normalizeTrace,
-  sequenceFromTrace,
-  stepView,
-  traceDifference,
-  type TraceFile,
-} from "../../site/lib/traces.ts";
+import { canonicalTrace, traceDifference } from "../../site/lib/trace-compare.ts";
+import { normalizeTrace } from "../../site/lib/trace-normalize.ts";
+import { sequenceFromTrace } from "../../site/lib/trace-sequence.ts";
+import { stepView } from "../../site/lib/trace-view.ts";
 import { teamDifference } from "../support/trace-counts.ts";
 
 const chapters = allRunnable();
@@ -148,6 +144,7 @@ describe("normalising a trace", () => {
 
 describe("comparing traces", () => {
   const trace = (steps: TraceEvent[]): TraceFile => ({
+    version: TRACE_VERSION,
     chapter: "s99",
     name: "s99-x",
     summary: "",
@@ -242,13 +239,19 @@ describe("comparing traces", () => {
   });
 
   it("ignores noise: backoff delays, ls -l owners and dates, timings", () => {
+    const backoff = (delay: number) => ({
+      kind: "backoff" as const,
+      attempt: 1,
+      delay,
+      status: 529,
+    });
     const a = trace([
       { kind: "note", agent: "lead", text: "waiting 532 ms" },
-      { kind: "event", agent: "lead", type: "recovery", data: { delay: 532 } },
+      { kind: "event", agent: "lead", type: "recovery", data: backoff(532) },
     ]);
     const b = trace([
       { kind: "note", agent: "lead", text: "waiting 1485 ms" },
-      { kind: "event", agent: "lead", type: "recovery", data: { delay: 1485 } },
+      { kind: "event", agent: "lead", type: "recovery", data: backoff(1485) },
     ]);
     expect(traceDifference(a, b)).toBeNull();
     expect(
@@ -299,7 +302,7 @@ describe("what the site makes of a trace", () => {
       (s) => s.kind === "event" && s.type === "permission" && s.data.allowed === true,
     );
     const mcpAllowed = allowed.filter(
-      (s) => s.kind === "event" && String(s.data.tool).startsWith("mcp__"),
+      (s) => s.kind === "event" && s.type === "permission" && s.data.tool.startsWith("mcp__"),
     );
     expect(diagram.match(/lead->>mcp_notes: tools\/call /g)).toHaveLength(mcpAllowed.length);
     expect(diagram).toContain("Note over lead: mcp__notes__delete_note: refused by the gate");

@@ -1,13 +1,12 @@
-// What canonicalTrace (site/lib/traces.ts) blanks more widely than it must, checked on its own.
+// What canonicalTrace (site/lib/trace-compare.ts) blanks more widely than it must, checked on its own.
 // In a team run it compares the teammates' steps as a set with their names blanked, and the
 // scenario by its number of agents. Which teammate did a piece of work, and in which order, varies
 // from run to run; who is on the team, and how often each piece of work was done, does not. So:
 // the agents' names (sorted), and every tool call of a teammate, name blanked, counted. (Idle
 // notices, waits and mail batches are not tool calls: their counts may vary.)
 // Used by tests/site/traces.test.ts and `npm run traces` (site/scripts/traces.ts), so both agree.
-import type { TraceFile } from "../../site/lib/traces.ts";
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+import { escapeRegExp } from "../../chapters/_runner/text.ts";
+import type { TraceFile } from "../../chapters/_runner/trace.ts";
 
 /** How many times each teammate tool call (name and input, teammate names blanked) occurs. */
 export function teammateCallCounts(trace: TraceFile): Map<string, number> {

@@ -1,0 +1,13 @@
+// Small text helpers the runner, the site and the tests share (the lessons keep their own).
+
+/** `text` cut to at most `lines` lines and `chars` characters, saying how much was left out. */
+export function clip(text: string, lines: number, chars: number): string {
+  let out = text.length > chars ? `${text.slice(0, chars)}…` : text;
+  const rows = out.split("\n");
+  if (rows.length > lines)
+    out = [...rows.slice(0, lines), `… (${rows.length - lines} more lines)`].join("\n");
+  return out;
+}
+
+/** `text` as a regular expression that matches it literally. */
+export const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

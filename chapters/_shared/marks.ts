@@ -1,0 +1,9 @@
+// How a piece of work's status looks on one line: the same marks in s03's plan and s10's board
+// (the site's player reads them back from s10's lines, with s10's parseTaskLine).
+export type WorkStatus = "pending" | "in_progress" | "completed";
+
+export const MARKS: Record<WorkStatus, string> = {
+  pending: "[ ]",
+  in_progress: "[>]",
+  completed: "[x]",
+};

@@ -1,0 +1,99 @@
+// Normalising a recorded run: what differs between two runs of the same scenario and means
+// nothing (the workspace path, times, commit hashes, made-up ids) becomes a placeholder, so the
+// committed trace (site/traces/<id>.json) is the same each time it is recorded. Pure.
+import { escapeRegExp } from "../../chapters/_runner/text.ts";
+import type { TraceEvent } from "../../chapters/_runner/trace.ts";
+
+/** What differs between two runs of the same scenario and means nothing: it becomes a
+ *  placeholder in the committed trace. (Ids are renamed before the hex-hash rule runs.) */
+const VOLATILE: [RegExp, string][] = [
+  [/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?/g, "<time>"],
+  [/\b\d{4}-\d\d-\d\d\b/g, "<date>"],
+  // the machine's Node version (s08's SessionStart hook prints `node -v`)
+  [/\bNode v\d+\.\d+\.\d+\b/g, "Node <version>"],
+  [/(?<!\d)1\d{12}(?!\d)/g, "<epoch>"],
+  // test runners' timings: "(2.04ms)", "duration_ms: 6.09", "# duration_ms 327.8"
+  [/\bduration_ms:? [\d.]+/g, "duration_ms <n>"],
+  [/\b\d+(?:\.\d+)?ms\b/g, "<n>ms"],
+  // git commit hashes: `git log --oneline` lines, `[branch abc1234]`, and any hex with a digit and a letter
+  [/(\[[^\]\s]+ (?:\(root-commit\) )?)[0-9a-f]{7,40}\]/g, "$1<sha>]"],
+  [/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/g, "<sha>"],
+];
+
+/** Ids a run makes up: `toolu_<agent>_<n>` from the scripted model (one counter shared by all
+ *  agents) and `<prefix>_<base36 time>_<pid>_<n>` from mailboxes. Both are renumbered in order
+ *  of first appearance — tool ids per agent, the others per prefix. */
+function idRenamer(): (text: string) => string {
+  const names = new Map<string, string>();
+  const counters = new Map<string, number>();
+  const rename = (id: string, group: string, make: (n: number) => string) => {
+    let name = names.get(id);
+    if (!name) {
+      const n = (counters.get(group) ?? 0) + 1;
+      counters.set(group, n);
+      name = make(n);
+      names.set(id, name);
+    }
+    return name;
+  };
+  return (text) =>
+    text
+      .replace(/\btoolu_([A-Za-z0-9-]+?)_(\d+)\b/g, (id, agent: string) =>
+        rename(id, `toolu:${agent}`, (n) => `toolu_${agent}_${n}`),
+      )
+      .replace(/\b([a-z]+)_[0-9a-z]{6,}_\d+_\d+\b/g, (id, prefix: string) =>
+        rename(id, prefix, (n) => `${prefix}_${n}`),
+      );
+}
+
+function mapStrings(value: unknown, fn: (s: string) => string): unknown {
+  if (typeof value === "string") return fn(value);
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, fn));
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, fn)]));
+  }
+  return value;
+}
+
+/** Makes a raw trace repeatable: the workspace path becomes `<workspace>`, times, dates,
+ *  durations and commit hashes become placeholders, made-up ids are renumbered, and a
+ *  request's system prompt is kept only when it changed for that agent. */
+export function normalizeTrace(
+  events: readonly TraceEvent[],
+  workspaces: readonly string[],
+): TraceEvent[] {
+  const paths = [...new Set(workspaces)].filter(Boolean).sort((a, b) => b.length - a.length);
+  const pathPattern = paths.length ? new RegExp(paths.map(escapeRegExp).join("|"), "g") : null;
+  const renameIds = idRenamer();
+  // A short hash can be all digits: learn the hashes from git's own output lines first, then
+  // replace them wherever they are quoted (a teammate's summary, a mailbox message).
+  const hashes = new Set<string>();
+  mapStrings(events, (text) => {
+    for (const m of text.matchAll(/^([0-9a-f]{7,40}) \S/gm)) hashes.add(m[1]);
+    return text;
+  });
+  const hashPattern = hashes.size ? new RegExp(`\\b(?:${[...hashes].join("|")})\\b`, "g") : null;
+  const clean = (text: string) => {
+    let out = pathPattern ? text.replace(pathPattern, "<workspace>") : text;
+    out = renameIds(out);
+    if (hashPattern) out = out.replace(hashPattern, "<sha>");
+    for (const [pattern, replacement] of VOLATILE) out = out.replace(pattern, replacement);
+    return out;
+  };
+  const lastSystem = new Map<string, string | undefined>();
+  return events.map((event) => {
+    const step = mapStrings(structuredClone(event), clean) as TraceEvent;
+    if (step.kind === "request") {
+      const { system, ...rest } = step;
+      const changed = lastSystem.get(step.agent) !== system || !lastSystem.has(step.agent);
+      lastSystem.set(step.agent, system);
+      return changed && system !== undefined ? { ...rest, system } : rest;
+    }
+    return step;
+  });
+}
+
+export function agentsOf(steps: readonly TraceEvent[]): string[] {
+  const agents = [...new Set(steps.map((s) => s.agent))];
+  return agents.includes("lead") ? ["lead", ...agents.filter((a) => a !== "lead")] : agents;
+}

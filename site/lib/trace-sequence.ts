@@ -1,0 +1,173 @@
+// A recorded run as a mermaid sequence diagram of who told whom what (team chapters, appendix A's
+// MCP server), and for each arrow and note the step it came from, so the player can light up the
+// arrow of the current step. Pure: the TraceSequence component and the tests call it.
+import { parseMcpToolName } from "../../chapters/a1-mcp-servers/agent.ts";
+import { otherEvent } from "../../chapters/_shared/events.ts";
+import type { TraceEvent, TraceFile } from "../../chapters/_runner/trace.ts";
+import { mermaidId, mermaidText } from "./mermaid.ts";
+import { agentsOf } from "./trace-normalize.ts";
+
+/** Participant ids mermaid accepts (agent names are plain words, but be safe). */
+const participant = mermaidId;
+/** Text mermaid draws character for character: '#', ';', '<' ... become entity codes (#35; ...). */
+const label = mermaidText;
+const serverId = (server: string) => participant(`mcp_${server}`);
+
+type EventStep = Extract<TraceEvent, { kind: "event" }>;
+
+/** A mermaid sequence diagram of who told whom what: one participant per agent, one arrow per
+ *  mailbox message (its type, and its request_id when a protocol sent it) and per spawn; task
+ *  claims, protocol state changes, shutdowns and recoveries (s14) as notes. An MCP server
+ *  (appendix A) is a participant too: its start, each call the gate let through and its answer
+ *  are arrows, a call the gate refused is a note. */
+function buildSequence(trace: TraceFile): { code: string; stepOf: number[] } {
+  // The diagram and its links, for the page in every locale: built once per recorded run.
+  let built = sequences.get(trace);
+  if (!built) sequences.set(trace, (built = sequenceOf(trace)));
+  return built;
+}
+const sequences = new WeakMap<TraceFile, { code: string; stepOf: number[] }>();
+
+function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
+  const lines: string[] = [];
+  // For each line after the participants, the step it came from (the player links the two).
+  const stepOf: number[] = [];
+  let at = 0;
+  const add = (line: string) => {
+    lines.push(line);
+    stepOf.push(at);
+  };
+  const seen = new Set<string>();
+  const servers: string[] = [];
+  const steps = trace.steps;
+
+  /** An MCP server's tool call: an arrow to the server and its answer back, or a refusal. */
+  const serverCall = (step: Extract<TraceEvent, { kind: "tool_call" }>, server: string) => {
+    const rest = steps.slice(at + 1);
+    const gate = rest.find(
+      (s) => s.kind === "event" && s.type === "permission" && s.data.tool === step.name,
+    );
+    const result = rest.find((s) => s.kind === "tool_result" && s.id === step.id);
+    const who = participant(step.agent);
+    if (gate?.kind === "event" && gate.type === "permission" && gate.data.allowed === false) {
+      add(`  Note over ${who}: ${label(`${step.name}: refused by the gate`)}`);
+      return;
+    }
+    const tool = parseMcpToolName(step.name)!.tool;
+    add(`  ${who}->>${serverId(server)}: ${label(`tools/call ${tool}`)}`);
+    if (result?.kind === "tool_result")
+      add(`  ${serverId(server)}-->>${who}: ${label(result.is_error ? "error" : "result")}`);
+  };
+
+  /** A message between agents: an arrow, labelled with its type and request_id. */
+  const message = (step: Extract<EventStep, { type: "mailbox_send" }>) => {
+    const { from, to } = step.data;
+    const type = step.data.type ?? "message";
+    let requestId = step.data.request_id as string | undefined;
+    if (!requestId && type !== "message") {
+      // Protocol chapters record the request_id in a `protocol` event right after the send.
+      const next = steps
+        .slice(at + 1, at + 4)
+        .find(
+          (s) =>
+            s.kind === "event" && s.type === "protocol" && s.data.from === from && s.data.to === to,
+        );
+      if (next?.kind === "event" && next.type === "protocol") requestId = next.data.request_id;
+    }
+    const dashed = /result|response|idle|ack/.test(type);
+    add(
+      `  ${participant(from)}${dashed ? "-->>" : "->>"}${participant(to)}: ${label(type)}${requestId ? ` ${label(requestId)}` : ""}`,
+    );
+    seen.add(step.agent).add(from).add(to);
+  };
+
+  /** What an event adds to the diagram; every kind is named, so a new one must be decided on. */
+  const event = (step: EventStep) => {
+    const note = (text: string) => {
+      add(`  Note over ${participant(step.agent)}: ${label(text)}`);
+      seen.add(step.agent);
+    };
+    switch (step.type) {
+      case "mcp_server": {
+        const { server, tools } = step.data;
+        servers.push(server);
+        const who = participant(step.agent);
+        add(`  ${who}->>${serverId(server)}: ${label("start, initialize, tools/list")}`);
+        add(`  ${serverId(server)}-->>${who}: ${label(tools.join(", ") || "no tools")}`);
+        seen.add(step.agent);
+        return;
+      }
+      case "mailbox_send":
+        return message(step);
+      case "protocol":
+        if (!step.data.request_id) return;
+        add(
+          `  Note over ${participant(step.data.from)}: ${label(`${step.data.request_id} ${step.data.status}`)}`,
+        );
+        seen.add(step.agent).add(step.data.from).add(step.data.to);
+        return;
+      case "task_claimed":
+        return note(`claims task ${step.data.task}`);
+      case "member_state":
+        if (step.data.state === "shutdown") note("shutdown");
+        return;
+      case "compacted":
+        return note("compacted");
+      case "recovery": {
+        const d = step.data;
+        return note([d.kind, "action" in d ? d.action : `try ${d.attempt}`].join(" "));
+      }
+      // Not part of who told whom what:
+      case "permission":
+      case "hook":
+      case "background_result":
+      case "worktree_create":
+      case "task_bound":
+      case "worktree_run":
+      case "worktree_remove":
+      case "task_completed":
+      case "task_handed_back":
+      case "mailbox_read":
+        return;
+      default:
+        otherEvent(step);
+    }
+  };
+
+  for (let i = 0; i < steps.length; i++) {
+    at = i;
+    const step = steps[i];
+    if (step.kind === "tool_call" && step.name === "spawn") {
+      const name = String((step.input as { name?: unknown })?.name ?? "");
+      if (name) add(`  ${participant(step.agent)}-)${participant(name)}: spawn`);
+    } else if (step.kind === "tool_call") {
+      const server = parseMcpToolName(step.name)?.server;
+      if (server && servers.includes(server)) serverCall(step, server);
+    } else if (step.kind === "event") event(step);
+  }
+  const order = agentsOf(trace.steps).filter((a) => seen.has(a) || a === "lead");
+  const declare = (a: string) =>
+    participant(a) === a ? `  participant ${a}` : `  participant ${participant(a)} as ${label(a)}`;
+  const declareServer = (server: string) =>
+    `  participant ${serverId(server)} as ${label(`MCP server ${server}`)}`;
+  const code = ["sequenceDiagram", ...order.map(declare), ...servers.map(declareServer), ...lines];
+  return { code: code.join("\n"), stepOf };
+}
+
+export function sequenceFromTrace(trace: TraceFile): string {
+  return buildSequence(trace).code;
+}
+
+/** For the drawn diagram: the step each arrow (in the order mermaid draws them) and each note
+ *  came from, so the player can light up the arrow of the current step, and an arrow can take
+ *  the player to its step. */
+export function sequenceLinks(trace: TraceFile): { messages: number[]; notes: number[] } {
+  const { code, stepOf } = buildSequence(trace);
+  const body = code.split("\n").slice(-stepOf.length || Infinity);
+  const links = { messages: [] as number[], notes: [] as number[] };
+  body.forEach((line, k) => {
+    if (/^\s*Note over /.test(line)) links.notes.push(stepOf[k]);
+    else if (/^\s*\S+?(?:--?>>|-\))\S/.test(line)) links.messages.push(stepOf[k]);
+  });
+  return links;
+}
