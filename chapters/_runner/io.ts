@@ -8,10 +8,6 @@ import type { Recorder, TraceEvent } from "./trace.ts";
 import { estimateTokens } from "../s05-context-compact/agent.ts";
 import { oneLine, visible } from "../_shared/visible.js";
 
-// The trace contract moved to trace.ts; these re-exports keep older imports working until they
-// move too (site/ should not import the printer: import from ./trace.ts).
-export type { Recorder, TraceEvent };
-
 export interface IOOptions {
   /** Print to this stream (omit for a silent recorder, as in tests). */
   stream?: NodeJS.WritableStream;

@@ -14,6 +14,7 @@ import { lineChanges, toolChanges, type ToolChanges } from "./changes.ts";
 import { exportedDeclarations, importedNames, type ImportedName } from "./imports.ts";
 import { codeRefs, region, regionAt, regionsOf, type RegionSpan } from "./regions.ts";
 import { traceOf } from "./trace-files.ts";
+import { parseMcpToolName } from "../../chapters/a1-mcp-servers/agent.ts";
 
 const modules = import.meta.glob<{ TOOLS: Tool[] }>("/chapters/{s,a}*/agent.ts", { eager: true });
 const sources = import.meta.glob<string>("/chapters/{s,a}*/agent.ts", {
@@ -89,7 +90,7 @@ function load(file: string): ChapterData | undefined {
   const firstRequest = trace?.steps.find((s) => s.kind === "request" && s.agent === "lead");
   const offered = firstRequest?.kind === "request" ? firstRequest.tools : tools.map((t) => t.name);
   const serverTools = (trace?.offered ?? []).flatMap((t): ServerTool[] => {
-    const server = /^mcp__(.+?)__./.exec(t.name)?.[1];
+    const server = parseMcpToolName(t.name)?.server;
     return server ? [{ ...(t as Tool), server }] : [];
   });
   return {

@@ -7,7 +7,7 @@
 //   a harness line (◆)       → the `note(` whose fixed text the line starts with
 // The chapter's own code is searched first, then the chapters it imports, newest first, so a
 // step handled by imported code (s02's bash in s13) points at s02, named as such.
-import type { TraceEvent } from "../../chapters/_runner/io.ts";
+import type { TraceEvent } from "../../chapters/_runner/trace.ts";
 import { importsOf } from "./imports.ts";
 
 export interface CodeSource {

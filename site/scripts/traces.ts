@@ -13,7 +13,7 @@ import {
   TRACES_DIR,
 } from "../lib/record-trace.ts";
 import { traceDifference } from "../lib/trace-compare.ts";
-import { teamDifference } from "../../tests/support/trace-counts.ts";
+import { teamDifference } from "../lib/trace-counts.ts";
 
 const all = allRunnable();
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith("-"));

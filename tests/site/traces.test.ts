@@ -10,7 +10,7 @@ import { canonicalTrace, traceDifference } from "../../site/lib/trace-compare.ts
 import { normalizeTrace } from "../../site/lib/trace-normalize.ts";
 import { sequenceFromTrace } from "../../site/lib/trace-sequence.ts";
 import { stepView } from "../../site/lib/trace-view.ts";
-import { teamDifference } from "../support/trace-counts.ts";
+import { teamDifference } from "../../site/lib/trace-counts.ts";
 
 const chapters = allRunnable();
 const ADVICE =

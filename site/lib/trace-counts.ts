@@ -1,4 +1,4 @@
-// What canonicalTrace (site/lib/trace-compare.ts) blanks more widely than it must, checked on its own.
+// What canonicalTrace (trace-compare.ts) blanks more widely than it must, checked on its own.
 // In a team run it compares the teammates' steps as a set with their names blanked, and the
 // scenario by its number of agents. Which teammate did a piece of work, and in which order, varies
 // from run to run; who is on the team, and how often each piece of work was done, does not. So:
