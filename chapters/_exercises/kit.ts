@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createEnv, type Env } from "../_runner/runtime.ts";
 import type { ChapterModule, ScriptedTurn } from "../_shared/types.ts";
+import type { Blank } from "./blanks.ts";
 
 /** A behaviour did not hold. `key` names the message in the words file; `values` fill it in. */
 export class CheckFailure extends Error {
@@ -90,9 +91,9 @@ export interface Exercise<M = ChapterModule> {
   kind: "rebuild" | "extend";
   /** The lesson file the learner edits, in the chapter's folder ("agent.ts"). */
   file: string;
-  /** Rebuild: the regions (`// #region name`) replaced by a stub when the exercise starts, each
-   *  stub a piece of code that compiles, states the contract and throws "not started". */
-  stubs?: Record<string, string>;
+  /** Rebuild: the functions whose bodies the learner writes. Starting the exercise replaces each
+   *  body by a stub that compiles, states the contract and throws "not started" (blanks.ts). */
+  blanks?: Blank[];
   /** Extend: the reference answer, as the regions it replaces, each given as its text or as a
    *  change to the chapter's own region (rebuild: the chapter's own code is the answer). */
   solution?: Record<string, string | ((reference: string) => string)>;

@@ -102,27 +102,25 @@ export const nowTool: Check<M> = {
   },
 };
 
-const LOOP_STUB = `// #region loop
-/** The whole agent: call the model while it asks for tools; run them; append the results.
- *  Contract: call env.model.messages.create({ model: env.modelId, system: SYSTEM, messages,
- *  tools: TOOLS, max_tokens: 8000 }); push the reply as an assistant message and show it with
- *  env.io.assistant(reply); stop when reply.stop_reason is not "tool_use". Otherwise run every
- *  tool_use block (await env.io.toolCall(block) first; bash(command, env.workspace) runs one) and
- *  push ONE user message with one tool_result per tool_use, same tool_use_id, in order (report
- *  each with env.io.toolResult(block, output, isError)); then call the model again. */
-export async function agentLoop(env: AgentEnv, messages: MessageParam[]): Promise<void> {
-  void env;
-  void messages;
-  throw new Error("not started: agentLoop");
-}
-// #endregion loop`;
-
 export const exercises: Exercise<M>[] = [
   {
     id: "s01",
     kind: "rebuild",
     file: "agent.ts",
-    stubs: { loop: LOOP_STUB },
+    blanks: [
+      {
+        name: "agentLoop",
+        contract: [
+          "Call env.model.messages.create({ model: env.modelId, system: SYSTEM, messages,",
+          "tools: TOOLS, max_tokens: 8000 }); push the reply as an assistant message and show it",
+          'with env.io.assistant(reply); stop when reply.stop_reason is not "tool_use". Otherwise run',
+          "every tool_use block (await env.io.toolCall(block) first; bash(command, env.workspace)",
+          "runs one) and push ONE user message with one tool_result per tool_use, same tool_use_id,",
+          "in order (report each with env.io.toolResult(block, output, isError)); then call the",
+          "model again.",
+        ].join("\n"),
+      },
+    ],
     checks: [stopsWhenAnswered, oneResultPerCall, resultsReachTheModel],
   },
   {

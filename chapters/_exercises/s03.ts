@@ -117,36 +117,26 @@ export const namesItemInProgress: Check<M> = {
   },
 };
 
-const REMINDER_STUB = `// #region reminder
-/** After this many rounds without a \`todo\` call, the harness nudges the model. */
-export const REMIND_AFTER = 3;
-export const REMINDER =
-  \`<reminder>You have not updated your todo list for \${REMIND_AFTER} rounds. Mark what you finished as \` +
-  "completed and what you are doing now as in_progress (or write a plan if you have none).</reminder>";
-
-/** The harness's side of planning: the plan, and how many rounds it has gone untouched. */
-export interface Planning {
-  todos: TodoList;
-  roundsWithoutTodo: number;
-}
-
-/** Called by the loop once per round (one model reply with tool calls); \`calledTodo\` says whether
- *  that reply called \`todo\`. Returns REMINDER when the reminder is due, else undefined.
- *  The curriculum's rule: after REMIND_AFTER rounds in a row without a todo call, remind once and
- *  start counting again; any todo call (even one the list refused) resets the count. */
-export function reminderDue(planning: Planning, calledTodo: boolean): string | undefined {
-  void planning;
-  void calledTodo;
-  throw new Error("not started: reminderDue");
-}
-// #endregion reminder`;
+/** An extend's answer: reminderDue written anew, in the chapter's own reminder region. */
+const withReminderDue = (body: string) => (reference: string) =>
+  reference.replace(/export function reminderDue[\s\S]*?\n}\n/, body);
 
 export const exercises: Exercise<M>[] = [
   {
     id: "s03",
     kind: "rebuild",
     file: "agent.ts",
-    stubs: { reminder: REMINDER_STUB },
+    blanks: [
+      {
+        name: "reminderDue",
+        contract: [
+          "Called by the loop once per round (one model reply with tool calls); calledTodo says",
+          "whether that reply called todo. Return REMINDER when the reminder is due, else undefined.",
+          "The rule: after REMIND_AFTER rounds in a row without a todo call, remind once and start",
+          "counting again; any todo call (even one the list refused) resets the count.",
+        ].join("\n"),
+      },
+    ],
     checks: [reminderAfterThree, todoResets, resultsFirst],
   },
   {
@@ -154,8 +144,7 @@ export const exercises: Exercise<M>[] = [
     kind: "extend",
     file: "agent.ts",
     solution: {
-      reminder: REMINDER_STUB.replace(
-        /export function reminderDue[\s\S]*?\n}\n/,
+      reminder: withReminderDue(
         `export function reminderDue(planning: Planning, calledTodo: boolean): string | undefined {
   planning.roundsWithoutTodo = calledTodo ? 0 : planning.roundsWithoutTodo + 1;
   if (planning.roundsWithoutTodo < REMIND_AFTER) return undefined;
@@ -175,8 +164,7 @@ export const exercises: Exercise<M>[] = [
     kind: "extend",
     file: "agent.ts",
     solution: {
-      reminder: REMINDER_STUB.replace(
-        /export function reminderDue[\s\S]*?\n}\n/,
+      reminder: withReminderDue(
         `export function reminderDue(planning: Planning, calledTodo: boolean): string | undefined {
   planning.roundsWithoutTodo = calledTodo ? 0 : planning.roundsWithoutTodo + 1;
   if (planning.roundsWithoutTodo < REMIND_AFTER) return undefined;

@@ -8,6 +8,7 @@ import path from "node:path";
 import { REPO_ROOT } from "../_shared/paths.ts";
 import { writeJsonAtomic } from "../_shared/fsutil.ts";
 import { CHAPTERS_DIR, type ChapterInfo } from "../_runner/discovery.js";
+import { cutBlanks, putBack } from "./blanks.ts";
 import type { Exercise } from "./kit.ts";
 
 /** workbench/ in the repository; LAH_WORKBENCH moves it (the command line's tests use their own). */
@@ -85,7 +86,7 @@ export function startExercise(
   const file = path.join(dir, exercise.file);
   if (existsSync(file)) return { dir, file, existed: true };
   const reference = readFileSync(path.join(chapter.dir, exercise.file), "utf8");
-  const copy = pointImportsAtChapters(replaceRegions(reference, exercise.stubs ?? {}), dir);
+  const copy = pointImportsAtChapters(cutBlanks(reference, exercise.blanks ?? []), dir);
   mkdirSync(dir, { recursive: true });
   // The copies are ES modules wherever the workbench is (the repository's package.json says so
   // for workbench/; a workbench elsewhere needs its own).
@@ -96,24 +97,25 @@ export function startExercise(
   return { dir, file, existed: false };
 }
 
-/** The reference answer, put into the learner's copy in place of the exercise's regions. */
-export function solutionRegions(exercise: Exercise, chapter: ChapterInfo): Record<string, string> {
-  const reference = readFileSync(path.join(chapter.dir, exercise.file), "utf8");
-  if (exercise.solution)
-    return Object.fromEntries(
-      Object.entries(exercise.solution).map(([name, answer]) => [
-        name,
-        typeof answer === "string" ? answer : answer(regionText(reference, name)),
-      ]),
-    );
-  return Object.fromEntries(
-    Object.keys(exercise.stubs ?? {}).map((name) => [name, regionText(reference, name)]),
-  );
-}
-
+/** The reference answer, put into the learner's copy in place of the exercise's part (a
+ *  rebuild's functions, an extend's regions); everything else stays as the learner left it. */
 export function applySolution(exercise: Exercise, chapter: ChapterInfo, file: string): void {
-  const mine = readFileSync(file, "utf8");
-  writeFileSync(file, replaceRegions(mine, solutionRegions(exercise, chapter)));
+  const reference = readFileSync(path.join(chapter.dir, exercise.file), "utf8");
+  let mine = readFileSync(file, "utf8");
+  if (exercise.blanks?.length)
+    mine = putBack(
+      mine,
+      reference,
+      exercise.blanks.map((b) => b.name),
+    );
+  if (exercise.solution) {
+    const answers = Object.entries(exercise.solution).map(([name, answer]) => [
+      name,
+      typeof answer === "string" ? answer : answer(regionText(reference, name)),
+    ]);
+    mine = replaceRegions(mine, Object.fromEntries(answers));
+  }
+  writeFileSync(file, mine);
 }
 
 /** The learner's most recently changed copy of a chapter's lesson file (`npm run chapter s03 --

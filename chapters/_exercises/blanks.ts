@@ -1,0 +1,96 @@
+// Cutting an exercise out of a lesson file, and putting the answer back, by name: the bodies of the
+// named functions (or methods) become a stub that compiles, states the contract and throws "not
+// started"; the answer is the chapter's own declaration of the same name. Read with the
+// TypeScript parser, so the cut follows the code as it stays, whatever else changes around it.
+import ts from "typescript";
+import { NOT_STARTED } from "./kit.ts";
+
+/** A piece to write: a function or method by name, and its contract in a sentence or three. */
+export interface Blank {
+  name: string;
+  contract: string;
+}
+
+interface Found {
+  /** The whole declaration (function, method, or `const name = (…) => …`), with its comment. */
+  node: ts.Node;
+  /** Its body, `{ … }`; for an arrow function with an expression body, that expression. */
+  body: ts.Node;
+}
+
+function find(source: ts.SourceFile, name: string): Found[] {
+  const found: Found[] = [];
+  const visit = (node: ts.Node) => {
+    if (
+      (ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) &&
+      node.name?.getText(source) === name &&
+      node.body
+    )
+      found.push({ node, body: node.body });
+    else if (
+      ts.isVariableDeclaration(node) &&
+      node.name.getText(source) === name &&
+      node.initializer &&
+      (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer))
+    )
+      found.push({ node: node.parent.parent, body: node.initializer.body });
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+const parse = (text: string) =>
+  ts.createSourceFile("lesson.ts", text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+
+/** Replaces spans of `text`, given as [start, end, replacement], from the last to the first. */
+function splice(text: string, edits: [number, number, string][]): string {
+  return edits
+    .sort((a, b) => b[0] - a[0])
+    .reduce((out, [start, end, value]) => out.slice(0, start) + value + out.slice(end), text);
+}
+
+/** The indentation of the line `pos` is on. */
+function indentAt(text: string, pos: number): string {
+  const lineStart = text.lastIndexOf("\n", pos - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(lineStart))![0];
+}
+
+function exactlyOne(found: Found[], name: string): Found {
+  if (found.length !== 1)
+    throw new Error(
+      `the lesson has ${found.length} declarations named ${name}; an exercise needs one`,
+    );
+  return found[0];
+}
+
+/** The lesson with each blank's body replaced by its stub. */
+export function cutBlanks(text: string, blanks: Blank[]): string {
+  const source = parse(text);
+  const edits = blanks.map((blank): [number, number, string] => {
+    const { body } = exactlyOne(find(source, blank.name), blank.name);
+    const indent = indentAt(text, body.getStart(source));
+    const inner = `${indent}  `;
+    const contract = blank.contract
+      .split("\n")
+      .map((line) => `${inner}// ${line}`.trimEnd())
+      .join("\n");
+    const stub = `{\n${inner}// TO DO (npm run exercise): ${blank.name}\n${contract}\n${inner}throw new Error("${NOT_STARTED} ${blank.name}");\n${indent}}`;
+    return [body.getStart(source), body.getEnd(), stub];
+  });
+  return splice(text, edits);
+}
+
+/** `mine` with each blank's whole declaration replaced by the one in `reference`. */
+export function putBack(mine: string, reference: string, names: string[]): string {
+  const ours = parse(reference);
+  const theirs = parse(mine);
+  const edits = names.map((name): [number, number, string] => {
+    const answer = exactlyOne(find(ours, name), name);
+    const found = find(theirs, name);
+    if (found.length !== 1)
+      throw new Error(`your file has ${found.length} declarations named ${name}; expected one`);
+    return [found[0].node.getStart(theirs), found[0].node.getEnd(), answer.node.getText(ours)];
+  });
+  return splice(mine, edits);
+}
