@@ -300,7 +300,6 @@ export function normalizeMessages(messages: MessageParam[]): MessageParam[] {
 }
 // #endregion hygiene
 
-// #region loop
 /** What a chapter may change about the loop. The loop itself stays this one. */
 export interface LoopParts {
   /** The system prompt, or a function that builds it for each request (s09 rebuilds it). */
@@ -313,6 +312,7 @@ export interface LoopParts {
   runCall?: (call: ToolUseBlock) => Promise<ToolOutcome>;
 }
 
+// #region loop
 export async function agentLoop(
   env: AgentEnv,
   messages: MessageParam[],
