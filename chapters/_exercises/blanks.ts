@@ -3,13 +3,7 @@
 // started"; the answer is the chapter's own declaration of the same name. Read with the
 // TypeScript parser, so the cut follows the code as it stays, whatever else changes around it.
 import ts from "typescript";
-import { NOT_STARTED } from "./kit.ts";
-
-/** A piece to write: a function or method by name, and its contract in a sentence or three. */
-export interface Blank {
-  name: string;
-  contract: string;
-}
+import { NOT_STARTED, type Blank } from "./kit.ts";
 
 interface Found {
   /** The whole declaration (function, method, or `const name = (…) => …`), with its comment. */

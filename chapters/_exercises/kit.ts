@@ -12,7 +12,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createEnv, type Env } from "../_runner/runtime.ts";
 import type { ChapterModule, ScriptedTurn } from "../_shared/types.ts";
-import type { Blank } from "./blanks.ts";
 
 /** A behaviour did not hold. `key` names the message in the words file; `values` fill it in. */
 export class CheckFailure extends Error {
@@ -74,6 +73,13 @@ export function checkKit(makeDir?: () => string): CheckKit & { cleanUp(): void }
         for (const d of [dir, `${dir}.harness`]) rmSync(d, { recursive: true, force: true });
     },
   };
+}
+
+/** A piece a rebuild's learner writes: a function or method by name, and its contract in a
+ *  sentence or three (blanks.ts cuts it out of the lesson and puts the answer back). */
+export interface Blank {
+  name: string;
+  contract: string;
 }
 
 /** One behaviour. `id` keys its words (`checks.<id>`: the behaviour in plain words). */

@@ -1,12 +1,18 @@
 // What a "yes" to a workspace's config (s08's .hooks.json, a1's .mcp.json) is given to. The config
 // names commands, and a command like `sh hooks/guard.sh` runs a file the model can rewrite with
 // one write call. So the yes is kept for a fingerprint of the config's text *and* of every
-// workspace file its commands name, read through s02's jail: change a script and it no longer
-// matches, and the person is asked again.
+// workspace file its commands name, read through the chapter's jail (s02's safePath and
+// readInside, passed in: _shared/ imports no chapter): change a script and it no longer matches,
+// and the person is asked again.
 import { createHash } from "node:crypto";
 import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { readInside, safePath } from "../s02-tool-use/agent.ts";
+
+/** The jail the files are read through: s02's `safePath` and `readInside`. */
+export interface Jail {
+  safePath(root: string, requested: string): string;
+  readInside(root: string, requested: string): string;
+}
 
 /** How a file that is run usually ends, when its word holds no `/` (`node lint.js`). */
 const SCRIPT = /\.(sh|bash|zsh|js|mjs|cjs|ts|mts|cts|py|rb|pl|php|lua)$/i;
@@ -34,10 +40,10 @@ const MAX_READ = 16 * 1024 * 1024;
  *  symlink is resolved and must stay inside, the file is opened without following links and
  *  must be a regular file (a FIFO would block the harness). A word outside the workspace or
  *  missing is recorded as such, so a script created later changes the fingerprint too. */
-function fileState(root: string, word: string): string {
+function fileState(jail: Jail, root: string, word: string): string {
   let real: string;
   try {
-    real = safePath(root, word);
+    real = jail.safePath(root, word);
   } catch (err) {
     return `${OUTSIDE}${(err as Error).message}`; // the model's commands cannot write there
   }
@@ -54,15 +60,15 @@ function fileState(root: string, word: string): string {
   const stamp = `inode ${st.ino}, ${st.size} bytes, changed ${st.ctimeMs}`;
   if (st.size > MAX_READ) return `${rel}: ${stamp}`;
   try {
-    return `${rel}\n${readInside(root, rel)}`;
+    return `${rel}\n${jail.readInside(root, rel)}`;
   } catch (err) {
     return `${rel}: ${(err as Error).message} (${stamp})`;
   }
 }
 
 /** Each word's file as it is now (what a yes is given to, and what is compared later). */
-export function wordStates(root: string, words: string[]): Map<string, string> {
-  return new Map([...new Set(words)].map((w) => [w, fileState(root, w)]));
+export function wordStates(jail: Jail, root: string, words: string[]): Map<string, string> {
+  return new Map([...new Set(words)].map((w) => [w, fileState(jail, root, w)]));
 }
 
 /** The words that name a file in the workspace now (what a trust question lists). */
@@ -72,8 +78,10 @@ export const filesAmong = (states: Map<string, string>) =>
     .map(([word]) => word);
 
 /** The words whose file is no longer what `earlier` recorded (for a note that says what). */
-export function changedWords(root: string, earlier: Map<string, string>): string[] {
-  return [...earlier].filter(([word, state]) => fileState(root, word) !== state).map(([w]) => w);
+export function changedWords(jail: Jail, root: string, earlier: Map<string, string>): string[] {
+  return [...earlier]
+    .filter(([word, state]) => fileState(jail, root, word) !== state)
+    .map(([w]) => w);
 }
 
 /** SHA-256 of the config's text and of the states of the files its words name, sorted by word

@@ -27,13 +27,7 @@ import { ownProgram } from "../_shared/programs.ts";
 import { bwrapArgs, commandEnv, sandboxStatus } from "../_shared/shell.ts";
 import { fingerprint, scriptWords, wordStates } from "../_shared/trust.ts";
 import { oneLine } from "../_shared/visible.js";
-import type {
-  Agent,
-  AgentEnv,
-  MessageParam,
-  Tool,
-  ToolResultBlockParam,
-} from "../_shared/types.ts";
+import type { Agent, AgentEnv, MessageParam, Tool } from "../_shared/types.ts";
 
 const SYSTEM = `You are a coding agent working in a scratch workspace. Besides the file and shell
 tools, tools named mcp__<server>__<tool> are served by MCP servers the user configured. A
@@ -107,7 +101,7 @@ const shown = (word: string) =>
  *  is kept by their fingerprint in the state folder, out of the model's reach. */
 async function trusted(env: AgentEnv, text: string, servers: Record<string, ServerConfig>) {
   const file = path.join(env.stateDir, "trusted-mcp.json");
-  const scripts = wordStates(env.workspace, Object.values(servers).flatMap(serverScripts));
+  const scripts = wordStates(s02, env.workspace, Object.values(servers).flatMap(serverScripts));
   const hash = fingerprint(text, scripts);
   const known = existsSync(file) ? (readJson<{ sha256?: string[] }>(file).sha256 ?? []) : [];
   if (known.includes(hash)) return true;
@@ -316,51 +310,6 @@ export async function callTool(
 }
 // #endregion dispatch
 
-// #region loop
-export async function agentLoop(
-  env: AgentEnv,
-  messages: MessageParam[],
-  perms: s07.Permissions,
-  session: { tools: Tool[]; handlers: Record<string, s02.ToolHandler> },
-): Promise<void> {
-  for (;;) {
-    const response = await env.model.messages.create({
-      model: env.modelId,
-      system: `${SYSTEM}\n\nPermission mode: ${perms.mode}.`,
-      messages: s02.normalizeMessages(messages),
-      tools: session.tools,
-      max_tokens: 8000,
-    });
-    messages.push({ role: "assistant", content: response.content });
-    env.io.assistant(response);
-    if (response.stop_reason !== "tool_use") return;
-
-    const results: ToolResultBlockParam[] = [];
-    for (const block of response.content) {
-      if (block.type !== "tool_use") continue;
-      await env.io.toolCall(block);
-      // An MCP tool passes the same gate as a base tool: its server is not asked what is allowed.
-      // Its input must fit the schema its server declared; it has no subject (s07), so a rule
-      // names the tool and the question shows the whole input.
-      const refusal = await s07.checkPermission(env, perms, block, session.tools);
-      env.io.event("permission", { tool: block.name, allowed: refusal === null, reason: refusal });
-      const { output, isError } =
-        refusal === null
-          ? await s02.runTool(session.handlers, block, { root: env.workspace }, session.tools)
-          : { output: `Permission denied: ${refusal}. The tool did not run.`, isError: true };
-      env.io.toolResult(block, output, isError);
-      results.push({
-        type: "tool_result",
-        tool_use_id: block.id,
-        content: output,
-        is_error: isError,
-      });
-    }
-    messages.push({ role: "user", content: results });
-  }
-}
-// #endregion loop
-
 // #region session
 export interface McpOptions extends s07.PermissionOptions {
   /** Start the config's servers without asking (tests, or a harness that asked already). */
@@ -453,9 +402,16 @@ export function createAgent(env: AgentEnv, options: McpOptions = {}): Agent {
   return {
     messages,
     async send(prompt) {
-      const tools = await ready();
+      const { tools, handlers } = await ready();
       messages.push({ role: "user", content: prompt });
-      await agentLoop(env, messages, perms, tools);
+      // s02's loop with s07's gate. An MCP tool passes the same gate as a base tool: its server is
+      // not asked what is allowed. Its input must fit the schema its server declared; it has no
+      // subject (s07), so a rule names the tool and the question shows the whole input.
+      await s02.agentLoop(env, messages, {
+        system: () => `${SYSTEM}\n\nPermission mode: ${perms.mode}.`,
+        tools,
+        runCall: (call) => s07.runGated(env, perms, call, tools, handlers),
+      });
     },
     commands: {
       "/mcp": {

@@ -3,29 +3,30 @@
  *
  * One tool is not enough, and a bigger toolbox needs three things:
  *   1. a dispatch map from tool name to handler, so adding a tool is one entry, not a new if;
- *   2. a workspace jail, so file tools can never touch anything outside the workspace;
+ *   2. a workspace jail, so file tools can never touch anything outside the workspace (the idea
+ *      is safePath here; the hardening against races and tricks is in _shared/jail.ts);
  *   3. message hygiene, so the history we send is always one the API accepts.
- * The loop itself is the loop of s01.
+ * The loop itself is the loop of s01, with its parts (prompt, tools, how a call runs) passed in,
+ * so a later chapter that changes only those imports this loop instead of writing its own.
  */
-import {
-  type Dirent,
-  closeSync,
-  constants,
-  existsSync,
-  fstatSync,
-  ftruncateSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  realpathSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, ftruncateSync, readFileSync, writeSync } from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
 import { bash } from "../s01-agent-loop/agent.ts";
+import {
+  type Approved,
+  type OpenMode,
+  followLinks,
+  isInside,
+  jailRoot,
+  listApprovedFolder,
+  listInside,
+  MAX_LIST_DEPTH,
+  openApproved,
+  plainPath,
+  readApproved,
+  writeApproved,
+} from "../_shared/jail.ts";
 import { inputProblem } from "../_shared/schema.ts";
 import type {
   Agent,
@@ -42,271 +43,56 @@ change files: read before you edit, prefer edit over rewriting whole files. Path
 the workspace. When the task is done, say so briefly.`;
 
 // #region jail
-/** Every path a tool touches goes through here. Anything that would leave the workspace —
- *  `..`, an absolute path elsewhere, `~`, a symlink (even a dangling one, even a parent folder)
- *  that points outside — is refused before anything is read or written. */
+/** Every path a file tool touches goes through here, before anything is read or written. The
+ *  idea in two checks: the path, resolved against the workspace, must be inside it (no `..`, no
+ *  absolute path elsewhere); and it must still be inside once its symlinks are followed (a link
+ *  that stays inside is fine, one that leads outside is not). The fine print (NUL bytes, `~`,
+ *  dangling links, a workspace swapped for a link) is in _shared/jail.ts. */
 export function safePath(root: string, requested: unknown): string {
-  if (typeof requested !== "string" || requested.trim() === "")
-    throw new Error("path must be a non-empty string");
-  if (requested.includes("\0")) throw new Error("path contains a NUL byte");
-  if (requested.startsWith("~"))
-    throw new Error(`"~" paths are not allowed: use a path inside the workspace`);
-  if (
-    Buffer.byteLength(requested) > 1024 ||
-    requested.split(/[/\\]/).some((part) => Buffer.byteLength(part) > 255)
-  ) {
-    throw new Error("path is too long");
-  }
-  const realRoot = jailRoot(root);
-  const full = path.resolve(realRoot, requested);
-  const inside = (p: string) => p === realRoot || p.startsWith(realRoot + path.sep);
-  if (!inside(full)) throw new Error(`path escapes the workspace: ${requested}`);
-
-  // Follow symlinks: resolve the deepest part of the path that exists, then re-check.
-  let existing = full;
-  const rest: string[] = [];
-  while (!exists(existing)) {
-    rest.unshift(path.basename(existing));
-    existing = path.dirname(existing);
-  }
-  let real: string;
-  try {
-    real = realpathSync(existing);
-  } catch {
-    throw new Error(`path goes through a broken symlink: ${requested}`);
-  }
-  const resolved = path.join(real, ...rest);
-  if (!inside(resolved))
+  const workspace = jailRoot(root);
+  const full = path.resolve(workspace, plainPath(requested));
+  if (!isInside(workspace, full)) throw new Error(`path escapes the workspace: ${requested}`);
+  const real = followLinks(full, String(requested));
+  if (!isInside(workspace, real))
     throw new Error(`path escapes the workspace through a symlink: ${requested}`);
-  return resolved;
-}
-
-/** The folder the tools are jailed to, exactly as the harness named it. It must be a real folder,
- *  not a link: a teammate's lane that the lead's bash swapped for a link to your home must not
- *  move the jail there. */
-function jailRoot(root: string): string {
-  const real = realpathSync(root);
-  if (real !== path.resolve(root))
-    throw new Error(`the tools' folder ${root} is reached through a symlink (to ${real}); refused`);
   return real;
 }
 
-function exists(p: string): boolean {
-  try {
-    lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/* A check is not enough: between safePath saying yes and the tool opening the file, another
+ * process can swap a folder on the path for a symlink to /etc. So the file tools open what
+ * safePath approved race-free, one path part at a time inside the folder already open
+ * (_shared/jail.ts explains how). These are the doors every file tool, here and later, goes
+ * through. */
+const approve = (root: string, requested: unknown): Approved => ({
+  requested: String(requested),
+  real: safePath(root, requested),
+});
 
-/* A check is not enough. Between safePath saying yes and the tool opening the file, another
- * process (a background command, a teammate) can swap a folder for a symlink to /etc, and the
- * open follows it. So the tools open files the way the kernel can vouch for: one path part at a
- * time, each opened *inside the folder already open* and never through a symlink. On Linux,
- * /proc/self/fd/<n>/<name> names "<name> inside the folder I hold open as fd n", wherever that
- * folder is now; elsewhere we fall back to the checked path (the check alone, with its race). */
-const PINNED = existsSync("/proc/self/fd");
-const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
-
-interface OpenDir {
-  fd: number;
-  path: string;
-}
-const inDir = (dir: OpenDir, name: string) =>
-  PINNED ? `/proc/self/fd/${dir.fd}/${name}` : path.join(dir.path, name);
-
-function openDirIn(dir: OpenDir, name: string, create: boolean): OpenDir {
-  const at = inDir(dir, name);
-  if (create && !exists(at)) mkdirSync(at);
-  try {
-    // O_NOFOLLOW: a symlink here fails to open instead of leading somewhere else.
-    return {
-      fd: openSync(at, O_RDONLY | O_DIRECTORY | O_NOFOLLOW),
-      path: path.join(dir.path, name),
-    };
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ELOOP" || code === "ENOTDIR")
-      throw new Error(`${name} is a symlink or not a folder; file tools do not follow links`);
-    throw err;
-  }
-}
-
-/** Opens the jail's root itself, race-free: not through a link, and (on Linux) checked again
- *  through the open handle, so a swap after jailRoot's check is caught too. */
-function openRoot(root: string): OpenDir {
-  const real = jailRoot(root);
-  const fd = openSync(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-  if (PINNED && readlinkSync(`/proc/self/fd/${fd}`) !== real) {
-    closeSync(fd);
-    throw new Error(`the tools' folder ${root} was swapped for a symlink; refused`);
-  }
-  return { fd, path: real };
-}
-
-/** Opens a file inside the workspace for `mode`, race-free: returns its fd, which the caller
- *  closes. Refuses anything that is not a plain file with one name (a FIFO would freeze the
- *  harness, a device could be anything, a hard link may be a file outside by another name). */
-export function openInside(
+/** Opens a file inside the workspace for `mode`: its fd, which the caller closes. */
+export const openInside = (
   root: string,
   requested: unknown,
-  mode: "read" | "write" | "edit",
-  { intoGit = false } = {},
-): number {
-  const rel = path.relative(jailRoot(root), safePath(root, requested));
-  const parts = rel.split(path.sep).filter(Boolean);
-  const name = parts.pop();
-  if (!name) throw new Error(`${String(requested)} is the workspace itself, not a file`);
-  // A repository's .git is git's: its config and hooks say what git runs — yours too, later,
-  // outside any sandbox. The tools may read it, never change it. (Checked on the very parts
-  // opened below, so no link swapped in between can steer a write into it.)
-  if (mode !== "read" && !intoGit && [...parts, name].some((p) => p.toLowerCase() === ".git"))
-    throw new Error(`${String(requested)} is inside .git: the file tools do not change it`);
-  let dir = openRoot(root);
-  try {
-    for (const part of parts) {
-      const next = openDirIn(dir, part, mode === "write");
-      closeSync(dir.fd);
-      dir = next;
-    }
-    // O_NONBLOCK: opening a FIFO returns at once instead of waiting forever for a writer.
-    const flags =
-      { read: O_RDONLY, write: O_WRONLY | O_CREAT, edit: O_RDWR }[mode] | O_NOFOLLOW | O_NONBLOCK;
-    let fd: number;
-    try {
-      fd = openSync(inDir(dir, name), flags, 0o644);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === "ELOOP")
-        throw new Error(`${String(requested)} is a symlink; file tools do not follow links`);
-      if (code === "ENXIO") throw new Error(`${String(requested)} is not a regular file`);
-      throw err;
-    }
-    const st = fstatSync(fd);
-    const problem = !st.isFile()
-      ? "is not a regular file"
-      : st.nlink > 1
-        ? "has other hard links (it may be a file outside)"
-        : "";
-    if (problem) {
-      closeSync(fd);
-      throw new Error(`${String(requested)} ${problem}; refused`);
-    }
-    return fd;
-  } finally {
-    closeSync(dir.fd);
-  }
-}
+  mode: OpenMode,
+  options?: { intoGit?: boolean },
+) => openApproved(root, approve(root, requested), mode, options);
 
-/** The whole text of a file inside the workspace, opened race-free. */
-export function readInside(root: string, requested: unknown): string {
-  const fd = openInside(root, requested, "read");
-  try {
-    return readFileSync(fd, "utf8");
-  } finally {
-    closeSync(fd);
-  }
-}
+/** The whole text of a file inside the workspace. */
+export const readInside = (root: string, requested: unknown) =>
+  readApproved(root, approve(root, requested));
 
-/** Creates or replaces a file inside the workspace, opened race-free (parents are created). */
-export function writeInside(
+/** Creates or replaces a file inside the workspace (parent folders are created). */
+export const writeInside = (
   root: string,
   requested: unknown,
   text: string,
   options?: { intoGit?: boolean },
-): void {
-  const fd = openInside(root, requested, "write", options);
-  try {
-    ftruncateSync(fd); // only now: a file we refused is never truncated
-    writeSync(fd, text);
-  } finally {
-    closeSync(fd);
-  }
-}
+) => writeApproved(root, approve(root, requested), text, options);
 
-/** How deep a listing goes. A tree deeper than any call stack (a model's `mkdir d && cd d` loop)
- *  must neither crash the walk nor hold a file descriptor per level, so deeper folders are left
- *  out, and the listing says so. */
-export const MAX_LIST_DEPTH = 128;
+/** The entries of one folder inside the workspace; `[]` when it does not exist. */
+export const listFolderInside = (root: string, folder: string) =>
+  listApprovedFolder(root, approve(root, folder));
 
-interface Listing {
-  files: string[];
-  /** False when the listing stopped at `limit` entries or left folders out for depth. */
-  complete: boolean;
-  /** Folders deeper than MAX_LIST_DEPTH were not listed. */
-  tooDeep: boolean;
-}
-
-/** The entries of one folder inside the workspace, listed through open folders (no link is
- *  followed, however the path is swapped meanwhile); `[]` when it does not exist. */
-export function listFolderInside(root: string, folder: string): Dirent[] {
-  const parts = path.relative(jailRoot(root), safePath(root, folder)).split(path.sep);
-  let dir = openRoot(root);
-  try {
-    for (const part of parts.filter(Boolean)) {
-      const next = openDirIn(dir, part, false);
-      closeSync(dir.fd);
-      dir = next;
-    }
-    return readdirSync(PINNED ? `/proc/self/fd/${dir.fd}` : dir.path, { withFileTypes: true });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw err;
-  } finally {
-    closeSync(dir.fd);
-  }
-}
-
-/** Every file and link under the workspace, listed through open folders only, never following
- *  a link: a glob can only ever name what is inside. Stops after `limit` entries. The walk is a
- *  loop over an explicit stack of open folders (one per level), not a recursion. */
-export function listInside(root: string, limit = 100_000): Listing {
-  const files: string[] = [];
-  let tooDeep = false;
-  const stack: { dir: OpenDir; prefix: string; entries: Dirent[] }[] = [];
-  const enter = (dir: OpenDir, prefix: string) => {
-    try {
-      const entries = readdirSync(PINNED ? `/proc/self/fd/${dir.fd}` : dir.path, {
-        withFileTypes: true,
-      });
-      stack.push({ dir, prefix, entries: entries.reverse() }); // popped from the end: in order
-    } catch (err) {
-      closeSync(dir.fd);
-      throw err;
-    }
-  };
-  enter(openRoot(root), "");
-  try {
-    while (stack.length > 0) {
-      const level = stack.at(-1)!;
-      const entry = level.entries.pop();
-      if (!entry) {
-        closeSync(stack.pop()!.dir.fd);
-        continue;
-      }
-      if (files.length >= limit) return { files, complete: false, tooDeep };
-      const rel = level.prefix + entry.name;
-      if (!entry.isDirectory()) {
-        files.push(rel);
-        continue;
-      }
-      if (rel === ".git") continue;
-      if (stack.length >= MAX_LIST_DEPTH) {
-        tooDeep = true;
-        continue;
-      }
-      try {
-        enter(openDirIn(level.dir, entry.name, false), `${rel}/`);
-      } catch {
-        continue; // swapped for a link or removed since the listing: skip it
-      }
-    }
-    return { files, complete: !tooDeep, tooDeep };
-  } finally {
-    for (const level of stack) closeSync(level.dir.fd);
-  }
-}
+export { listInside, MAX_LIST_DEPTH };
 // #endregion jail
 
 // #region tools
@@ -440,6 +226,12 @@ export const BASE_HANDLERS: Record<string, ToolHandler> = {
 // #endregion tools
 
 // #region dispatch
+/** What one tool call comes to: the text of its tool_result, and whether it is an error. */
+export interface ToolOutcome {
+  output: string;
+  isError: boolean;
+}
+
 /** Name → handler. An unknown name, an input its tool's schema does not describe (a field it
  *  does not declare, a list where text goes) or a thrown error becomes an error result; the loop
  *  goes on. `tools` are the schemas the model was offered: a chapter with tools of its own passes
@@ -449,7 +241,7 @@ export async function runTool(
   call: ToolUseBlock,
   ctx: ToolContext,
   tools: Tool[] = BASE_TOOLS,
-): Promise<{ output: string; isError: boolean }> {
+): Promise<ToolOutcome> {
   const handler = handlers[call.name];
   if (!handler) return { output: `Error: unknown tool "${call.name}"`, isError: true };
   const tool = tools.find((t) => t.name === call.name);
@@ -508,14 +300,35 @@ export function normalizeMessages(messages: MessageParam[]): MessageParam[] {
 }
 // #endregion hygiene
 
+/** What a chapter may change about the loop. The loop itself stays this one. */
+export interface LoopParts {
+  /** The system prompt, or a function that builds it for each request (s09 rebuilds it). */
+  system: string | (() => string);
+  /** The tools the model is offered; each call's input is checked against their schemas. */
+  tools: Tool[];
+  /** Name → handler for those tools (by default the base tools'). */
+  handlers?: Record<string, ToolHandler>;
+  /** How one call runs (s07 gates it, s08 wraps it in hooks); by default its handler runs. */
+  runCall?: (call: ToolUseBlock) => Promise<ToolOutcome>;
+}
+
 // #region loop
-export async function agentLoop(env: AgentEnv, messages: MessageParam[]): Promise<void> {
+export async function agentLoop(
+  env: AgentEnv,
+  messages: MessageParam[],
+  {
+    system,
+    tools,
+    handlers = BASE_HANDLERS,
+    runCall = (call) => runTool(handlers, call, { root: env.workspace }, tools),
+  }: LoopParts,
+): Promise<void> {
   for (;;) {
     const response = await env.model.messages.create({
       model: env.modelId,
-      system: SYSTEM,
+      system: typeof system === "string" ? system : system(),
       messages: normalizeMessages(messages),
-      tools: TOOLS,
+      tools,
       max_tokens: 8000,
     });
     messages.push({ role: "assistant", content: response.content });
@@ -526,7 +339,7 @@ export async function agentLoop(env: AgentEnv, messages: MessageParam[]): Promis
     for (const block of response.content) {
       if (block.type !== "tool_use") continue;
       await env.io.toolCall(block);
-      const { output, isError } = await runTool(BASE_HANDLERS, block, { root: env.workspace });
+      const { output, isError } = await runCall(block);
       env.io.toolResult(block, output, isError);
       results.push({
         type: "tool_result",
@@ -546,7 +359,7 @@ export function createAgent(env: AgentEnv): Agent {
     messages,
     async send(prompt) {
       messages.push({ role: "user", content: prompt });
-      await agentLoop(env, messages);
+      await agentLoop(env, messages, { system: SYSTEM, tools: TOOLS, handlers: BASE_HANDLERS });
     },
   };
 }

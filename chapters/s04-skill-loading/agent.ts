@@ -12,21 +12,14 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import {
+  agentLoop,
   BASE_HANDLERS,
   BASE_TOOLS,
-  normalizeMessages,
   readInside,
-  runTool,
   listFolderInside,
   type ToolHandler,
 } from "../s02-tool-use/agent.ts";
-import type {
-  Agent,
-  AgentEnv,
-  MessageParam,
-  Tool,
-  ToolResultBlockParam,
-} from "../_shared/types.ts";
+import type { Agent, AgentEnv, MessageParam, Tool } from "../_shared/types.ts";
 
 const BASE_SYSTEM = `You are a coding agent working in a scratch workspace. Use your tools to inspect and
 change files: read before you edit, prefer edit over rewriting whole files. Paths are relative to
@@ -135,46 +128,14 @@ export function loadSkill(root: string, index: SkillIndex, name: unknown): strin
 }
 // #endregion load
 
-// #region loop
-export async function agentLoop(
-  env: AgentEnv,
-  messages: MessageParam[],
-  index: SkillIndex,
-): Promise<void> {
-  const handlers: Record<string, ToolHandler> = {
-    ...BASE_HANDLERS,
-    load_skill: ({ name }, { root }) => loadSkill(root, index, name),
-  };
-  const system = systemPrompt(index);
-  for (;;) {
-    const response = await env.model.messages.create({
-      model: env.modelId,
-      system,
-      messages: normalizeMessages(messages),
-      tools: TOOLS,
-      max_tokens: 8000,
-    });
-    messages.push({ role: "assistant", content: response.content });
-    env.io.assistant(response);
-    if (response.stop_reason !== "tool_use") return;
-
-    const results: ToolResultBlockParam[] = [];
-    for (const block of response.content) {
-      if (block.type !== "tool_use") continue;
-      await env.io.toolCall(block);
-      const { output, isError } = await runTool(handlers, block, { root: env.workspace });
-      env.io.toolResult(block, output, isError);
-      results.push({
-        type: "tool_result",
-        tool_use_id: block.id,
-        content: output,
-        is_error: isError,
-      });
-    }
-    messages.push({ role: "user", content: results });
-  }
-}
-// #endregion loop
+// #region handlers
+/** A turn's handler map: the base tools, and load_skill bound to the index this turn's prompt
+ *  was built from. The loop that runs them is s02's. */
+export const skillHandlers = (index: SkillIndex): Record<string, ToolHandler> => ({
+  ...BASE_HANDLERS,
+  load_skill: ({ name }, { root }) => loadSkill(root, index, name),
+});
+// #endregion handlers
 
 // #region agent
 export function createAgent(env: AgentEnv): Agent {
@@ -209,7 +170,11 @@ export function createAgent(env: AgentEnv): Agent {
     async send(prompt) {
       const index = scan();
       messages.push({ role: "user", content: prompt });
-      await agentLoop(env, messages, index);
+      await agentLoop(env, messages, {
+        system: systemPrompt(index),
+        tools: TOOLS,
+        handlers: skillHandlers(index),
+      });
     },
   };
 }

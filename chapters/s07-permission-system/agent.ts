@@ -17,16 +17,16 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
-import { BASE_HANDLERS, BASE_TOOLS, normalizeMessages, runTool } from "../s02-tool-use/agent.ts";
+import {
+  agentLoop,
+  BASE_HANDLERS,
+  BASE_TOOLS,
+  runTool,
+  type ToolHandler,
+  type ToolOutcome,
+} from "../s02-tool-use/agent.ts";
 import { inputProblem } from "../_shared/schema.ts";
-import type {
-  Agent,
-  AgentEnv,
-  MessageParam,
-  Tool,
-  ToolResultBlockParam,
-  ToolUseBlock,
-} from "../_shared/types.ts";
+import type { Agent, AgentEnv, MessageParam, Tool, ToolUseBlock } from "../_shared/types.ts";
 // Text for the person's screen: control and bidi characters shown as escapes, never obeyed.
 import { oneLine } from "../_shared/visible.js";
 
@@ -300,47 +300,23 @@ export async function checkPermission(
 }
 // #endregion gate
 
-// #region loop
-export async function agentLoop(
+// #region gated
+/** How the loop runs one call in this chapter: through the gate first. A refused call never
+ *  reaches its handler, but it still gets its one tool_result. The loop itself is s02's. */
+export async function runGated(
   env: AgentEnv,
-  messages: MessageParam[],
   perms: Permissions,
-): Promise<void> {
-  for (;;) {
-    const response = await env.model.messages.create({
-      model: env.modelId,
-      system: `${SYSTEM}\n\nPermission mode: ${perms.mode}.`,
-      messages: normalizeMessages(messages),
-      tools: TOOLS,
-      max_tokens: 8000,
-    });
-    messages.push({ role: "assistant", content: response.content });
-    env.io.assistant(response);
-    if (response.stop_reason !== "tool_use") return;
-
-    const results: ToolResultBlockParam[] = [];
-    for (const block of response.content) {
-      if (block.type !== "tool_use") continue;
-      await env.io.toolCall(block);
-      const refusal = await checkPermission(env, perms, block);
-      env.io.event("permission", { tool: block.name, allowed: refusal === null, reason: refusal });
-      // A refused call never reaches its handler, but it still gets its one tool_result.
-      const { output, isError } =
-        refusal === null
-          ? await runTool(BASE_HANDLERS, block, { root: env.workspace })
-          : { output: `Permission denied: ${refusal}. The tool did not run.`, isError: true };
-      env.io.toolResult(block, output, isError);
-      results.push({
-        type: "tool_result",
-        tool_use_id: block.id,
-        content: output,
-        is_error: isError,
-      });
-    }
-    messages.push({ role: "user", content: results });
-  }
+  call: ToolUseBlock,
+  tools: Tool[] = TOOLS,
+  handlers: Record<string, ToolHandler> = BASE_HANDLERS,
+): Promise<ToolOutcome> {
+  const refusal = await checkPermission(env, perms, call, tools);
+  env.io.event("permission", { tool: call.name, allowed: refusal === null, reason: refusal });
+  return refusal === null
+    ? runTool(handlers, call, { root: env.workspace }, tools)
+    : { output: `Permission denied: ${refusal}. The tool did not run.`, isError: true };
 }
-// #endregion loop
+// #endregion gated
 
 // #region session
 export interface PermissionOptions {
@@ -363,7 +339,11 @@ export function createAgent(env: AgentEnv, options: PermissionOptions = {}): Age
     messages,
     async send(prompt) {
       messages.push({ role: "user", content: prompt });
-      await agentLoop(env, messages, perms);
+      await agentLoop(env, messages, {
+        system: () => `${SYSTEM}\n\nPermission mode: ${perms.mode}.`,
+        tools: TOOLS,
+        runCall: (call) => runGated(env, perms, call),
+      });
       // A turn in plan mode ends with a plan; the user decides whether the agent may carry it out.
       if (
         perms.mode === "plan" &&

@@ -18,13 +18,15 @@ import { createHash } from "node:crypto";
 import { existsSync, lstatSync } from "node:fs";
 import path from "node:path";
 import {
+  agentLoop,
   BASE_HANDLERS,
   BASE_TOOLS,
-  normalizeMessages,
   readInside,
   runTool,
+  safePath,
   type ToolContext,
   type ToolHandler,
+  type ToolOutcome,
 } from "../s02-tool-use/agent.ts";
 import { readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import { runCommand } from "../_shared/shell.ts";
@@ -36,14 +38,10 @@ import {
   wordStates,
 } from "../_shared/trust.ts";
 import { oneLine } from "../_shared/visible.js";
-import type {
-  Agent,
-  AgentEnv,
-  MessageParam,
-  Tool,
-  ToolResultBlockParam,
-  ToolUseBlock,
-} from "../_shared/types.ts";
+import type { Agent, AgentEnv, MessageParam, Tool, ToolUseBlock } from "../_shared/types.ts";
+
+/** The trust fingerprint reads the hooks' scripts through s02's jail. */
+const JAIL = { safePath, readInside };
 
 const SYSTEM = `You are a coding agent working in a scratch workspace. Use your tools to inspect and
 change files. The user's hooks may block a tool call or add notes to a result: follow what they
@@ -300,7 +298,7 @@ export async function runToolWithHooks(
   handlers: Record<string, ToolHandler> = BASE_HANDLERS,
   ctx: ToolContext = { root: env.workspace },
   regate?: (rewritten: ToolUseBlock) => Promise<string | null>,
-): Promise<{ output: string; isError: boolean }> {
+): Promise<ToolOutcome> {
   const pre = await hooks.fire("PreToolUse", { tool: call });
   if (pre.blocked !== undefined)
     return { output: `Blocked by a PreToolUse hook: ${pre.blocked}`, isError: true };
@@ -320,43 +318,6 @@ export async function runToolWithHooks(
   return { ...result, output: `${result.output}\n\n${notes.map((n) => `[hook] ${n}`).join("\n")}` };
 }
 // #endregion tool-with-hooks
-
-// #region loop
-export async function agentLoop(
-  env: AgentEnv,
-  messages: MessageParam[],
-  system: string,
-  hooks: HookRunner,
-): Promise<void> {
-  for (;;) {
-    const response = await env.model.messages.create({
-      model: env.modelId,
-      system,
-      messages: normalizeMessages(messages),
-      tools: TOOLS,
-      max_tokens: 8000,
-    });
-    messages.push({ role: "assistant", content: response.content });
-    env.io.assistant(response);
-    if (response.stop_reason !== "tool_use") return;
-
-    const results: ToolResultBlockParam[] = [];
-    for (const block of response.content) {
-      if (block.type !== "tool_use") continue;
-      await env.io.toolCall(block);
-      const { output, isError } = await runToolWithHooks(env, hooks, block);
-      env.io.toolResult(block, output, isError);
-      results.push({
-        type: "tool_result",
-        tool_use_id: block.id,
-        content: output,
-        is_error: isError,
-      });
-    }
-    messages.push({ role: "user", content: results });
-  }
-}
-// #endregion loop
 
 // #region session
 export interface HookOptions {
@@ -395,7 +356,7 @@ function changedSinceTrust(workspace: string, trusted: TrustedHooks): string[] {
     // gone or unreadable: it is not the text that was trusted
   }
   if (text !== trusted.text) return [HOOKS_FILE];
-  return changedWords(workspace, trusted.scripts);
+  return changedWords(JAIL, workspace, trusted.scripts);
 }
 
 /** Hooks are shell commands that came with the folder. Opening a folder must not run its code,
@@ -409,7 +370,7 @@ export async function trustedHooks(env: AgentEnv, options: HookOptions): Promise
   const trusted = {
     hooks,
     text,
-    scripts: wordStates(env.workspace, commands.flatMap(scriptWords)),
+    scripts: wordStates(JAIL, env.workspace, commands.flatMap(scriptWords)),
   };
   const hash = fingerprint(text, trusted.scripts);
   const known = trustedHashes(env);
@@ -449,9 +410,14 @@ export function createAgent(env: AgentEnv, options: HookOptions = {}): Agent {
   return {
     messages,
     async send(prompt) {
-      session ??= await startSession();
+      const { system, hooks } = (session ??= await startSession());
       messages.push({ role: "user", content: prompt });
-      await agentLoop(env, messages, session.system, session.hooks);
+      // s02's loop, each call wrapped in its hooks.
+      await agentLoop(env, messages, {
+        system,
+        tools: TOOLS,
+        runCall: (call) => runToolWithHooks(env, hooks, call),
+      });
     },
   };
 }

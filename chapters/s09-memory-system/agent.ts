@@ -14,23 +14,16 @@ import { existsSync, renameSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import {
+  agentLoop,
   BASE_HANDLERS,
   BASE_TOOLS,
   listFolderInside,
-  normalizeMessages,
   readInside,
-  runTool,
   safePath,
   writeInside,
   type ToolHandler,
 } from "../s02-tool-use/agent.ts";
-import type {
-  Agent,
-  AgentEnv,
-  MessageParam,
-  Tool,
-  ToolResultBlockParam,
-} from "../_shared/types.ts";
+import type { Agent, AgentEnv, MessageParam, Tool } from "../_shared/types.ts";
 
 // #region memory
 /** What kind of thing is remembered. The type tells the model how to use it later. */
@@ -316,44 +309,6 @@ export function memoryHandlers(folder: MemoryFolder): Record<string, ToolHandler
 }
 // #endregion tools
 
-// #region loop
-/** The loop of s02, except that `system` is a function: the prompt is rebuilt for every call. */
-export async function agentLoop(
-  env: AgentEnv,
-  messages: MessageParam[],
-  handlers: Record<string, ToolHandler>,
-  systemPrompt: () => string,
-): Promise<void> {
-  for (;;) {
-    const response = await env.model.messages.create({
-      model: env.modelId,
-      system: systemPrompt(),
-      messages: normalizeMessages(messages),
-      tools: TOOLS,
-      max_tokens: 8000,
-    });
-    messages.push({ role: "assistant", content: response.content });
-    env.io.assistant(response);
-    if (response.stop_reason !== "tool_use") return;
-
-    const results: ToolResultBlockParam[] = [];
-    for (const block of response.content) {
-      if (block.type !== "tool_use") continue;
-      await env.io.toolCall(block);
-      const { output, isError } = await runTool(handlers, block, { root: env.workspace });
-      env.io.toolResult(block, output, isError);
-      results.push({
-        type: "tool_result",
-        tool_use_id: block.id,
-        content: output,
-        is_error: isError,
-      });
-    }
-    messages.push({ role: "user", content: results });
-  }
-}
-// #endregion loop
-
 // #region agent
 export function createAgent(env: AgentEnv): Agent {
   const messages: MessageParam[] = [];
@@ -385,7 +340,8 @@ export function createAgent(env: AgentEnv): Agent {
     },
     async send(prompt) {
       messages.push({ role: "user", content: prompt });
-      await agentLoop(env, messages, handlers, systemPrompt);
+      // s02's loop, with the system prompt rebuilt for every request.
+      await agentLoop(env, messages, { system: systemPrompt, tools: TOOLS, handlers });
     },
   };
 }

@@ -25,21 +25,9 @@ import {
 import path from "node:path";
 import { withLock } from "../_shared/lock.ts";
 import { MARKS } from "../_shared/marks.ts";
-import {
-  BASE_HANDLERS,
-  BASE_TOOLS,
-  normalizeMessages,
-  runTool,
-  type ToolHandler,
-} from "../s02-tool-use/agent.ts";
+import { agentLoop, BASE_HANDLERS, BASE_TOOLS, type ToolHandler } from "../s02-tool-use/agent.ts";
 import { BrokenStateError, readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
-import type {
-  Agent,
-  AgentEnv,
-  MessageParam,
-  Tool,
-  ToolResultBlockParam,
-} from "../_shared/types.ts";
+import type { Agent, AgentEnv, MessageParam, Tool } from "../_shared/types.ts";
 
 const SYSTEM = `You are a coding agent working in a scratch workspace. Use your tools to inspect and
 change files; paths are relative to the workspace. For work with several steps, keep a task board:
@@ -319,32 +307,11 @@ export class TaskBoard {
         `state file ${file} is a folder, not a task file; rename or remove it`,
       );
     }
-    const task = readJson<Partial<Record<keyof Task, unknown>> | null>(file);
-    const ids = (list: unknown) =>
-      Array.isArray(list) && list.every((b) => Number.isInteger(b) && b >= 1 && b <= MAX_TASK_ID);
-    const isTextOrNull = (value: unknown) => value === null || typeof value === "string";
+    const task = readJson<unknown>(file);
     const problem =
       !task || typeof task !== "object" || Array.isArray(task)
         ? "expected a JSON object"
-        : !Number.isInteger(task.id)
-          ? '"id" must be a whole number'
-          : task.id !== id
-            ? `"id" must be ${id}, the number in its file name`
-            : typeof task.subject !== "string"
-              ? '"subject" must be text'
-              : !STATUSES.includes(task.status as TaskStatus)
-                ? `"status" must be one of ${STATUSES.join(", ")}`
-                : !Array.isArray(task.blockedBy) || !Array.isArray(task.blocks)
-                  ? '"blockedBy" and "blocks" must be lists'
-                  : !ids(task.blockedBy) || !ids(task.blocks)
-                    ? '"blockedBy" and "blocks" must be lists of task ids'
-                    : typeof task.description !== "string"
-                      ? '"description" must be text'
-                      : !isTextOrNull(task.owner)
-                        ? '"owner" must be text or null'
-                        : !isTextOrNull(task.worktree)
-                          ? '"worktree" must be text or null'
-                          : null;
+        : taskFileProblem(task, id);
     if (problem)
       throw new BrokenStateError(`state file ${file} is not a task (${problem}); fix or delete it`);
     return task as Task;
@@ -437,6 +404,41 @@ const idList = (value: unknown): number[] =>
   value === undefined || value === null
     ? []
     : (Array.isArray(value) ? value : [value]).map(checkTaskId);
+
+/** What a task file read from disk holds, field by field, before anything is known about it. */
+type StoredTask = Partial<Record<keyof Task, unknown>>;
+const isIdList = (list: unknown) =>
+  Array.isArray(list) && list.every((b) => Number.isInteger(b) && b >= 1 && b <= MAX_TASK_ID);
+const isTextOrNull = (value: unknown) => value === null || typeof value === "string";
+
+/** What a task file must hold, one row per rule, checked in order: the first rule it breaks is
+ *  the problem reported (a later row may rely on an earlier one, "blocks" being a list). */
+const TASK_FILE_RULES: [holds: (task: StoredTask, id: number) => boolean, problem: string][] = [
+  [(t) => Number.isInteger(t.id), '"id" must be a whole number'],
+  [(t, id) => t.id === id, '"id" must be {id}, the number in its file name'],
+  [(t) => typeof t.subject === "string", '"subject" must be text'],
+  [
+    (t) => STATUSES.includes(t.status as TaskStatus),
+    `"status" must be one of ${STATUSES.join(", ")}`,
+  ],
+  [
+    (t) => Array.isArray(t.blockedBy) && Array.isArray(t.blocks),
+    '"blockedBy" and "blocks" must be lists',
+  ],
+  [
+    (t) => isIdList(t.blockedBy) && isIdList(t.blocks),
+    '"blockedBy" and "blocks" must be lists of task ids',
+  ],
+  [(t) => typeof t.description === "string", '"description" must be text'],
+  [(t) => isTextOrNull(t.owner), '"owner" must be text or null'],
+  [(t) => isTextOrNull(t.worktree), '"worktree" must be text or null'],
+];
+
+/** The first rule a stored task breaks, or null for a valid task file named `task_<id>.json`. */
+function taskFileProblem(task: StoredTask, id: number): string | null {
+  const broken = TASK_FILE_RULES.find(([holds]) => !holds(task, id));
+  return broken ? broken[1].replace("{id}", String(id)) : null;
+}
 // #endregion checks
 
 // #region render
@@ -559,42 +561,7 @@ export function taskHandlers(board: TaskBoard): Record<string, ToolHandler> {
 export const TOOLS: Tool[] = [...BASE_TOOLS, ...TASK_TOOLS];
 // #endregion tools
 
-// #region loop
-export async function agentLoop(
-  env: AgentEnv,
-  messages: MessageParam[],
-  handlers: Record<string, ToolHandler>,
-): Promise<void> {
-  for (;;) {
-    const response = await env.model.messages.create({
-      model: env.modelId,
-      system: SYSTEM,
-      messages: normalizeMessages(messages),
-      tools: TOOLS,
-      max_tokens: 8000,
-    });
-    messages.push({ role: "assistant", content: response.content });
-    env.io.assistant(response);
-    if (response.stop_reason !== "tool_use") return;
-
-    const results: ToolResultBlockParam[] = [];
-    for (const block of response.content) {
-      if (block.type !== "tool_use") continue;
-      await env.io.toolCall(block);
-      const { output, isError } = await runTool(handlers, block, { root: env.workspace });
-      env.io.toolResult(block, output, isError);
-      results.push({
-        type: "tool_result",
-        tool_use_id: block.id,
-        content: output,
-        is_error: isError,
-      });
-    }
-    messages.push({ role: "user", content: results });
-  }
-}
-// #endregion loop
-
+// #region agent
 export function createAgent(env: AgentEnv): Agent {
   const messages: MessageParam[] = [];
   // The board lives beside the workspace, not in the agent: a new agent on the same folder sees it,
@@ -606,7 +573,8 @@ export function createAgent(env: AgentEnv): Agent {
     commands: { "/tasks": { help: "show the task board", run: () => renderBoard(board.list()) } },
     async send(prompt) {
       messages.push({ role: "user", content: prompt });
-      await agentLoop(env, messages, handlers);
+      await agentLoop(env, messages, { system: SYSTEM, tools: TOOLS, handlers }); // s02's loop
     },
   };
 }
+// #endregion agent

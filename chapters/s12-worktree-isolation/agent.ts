@@ -23,11 +23,10 @@ import { stateDirFor } from "../_shared/paths.ts";
 import { runSandboxedSync } from "../_shared/shell.ts";
 import { bash } from "../s01-agent-loop/agent.ts";
 import {
+  agentLoop,
   BASE_HANDLERS,
   BASE_TOOLS,
-  normalizeMessages,
   readInside,
-  runTool,
   safePath,
   writeInside,
   type ToolHandler,
@@ -40,13 +39,7 @@ import {
   taskHandlers,
   taskLine,
 } from "../s10-task-system/agent.ts";
-import type {
-  Agent,
-  AgentEnv,
-  MessageParam,
-  Tool,
-  ToolResultBlockParam,
-} from "../_shared/types.ts";
+import type { Agent, AgentEnv, MessageParam, Tool } from "../_shared/types.ts";
 
 const SYSTEM = `You are a coding agent working in a git repository (the workspace). Plan work on the task
 board. Do each task in its own lane: worktree_create gives the task a separate checkout in
@@ -493,42 +486,7 @@ export function worktreeHandlers(
 export const TOOLS: Tool[] = [...BASE_TOOLS, ...TASK_TOOLS, ...WORKTREE_TOOLS];
 // #endregion tools
 
-// #region loop
-export async function agentLoop(
-  env: AgentEnv,
-  messages: MessageParam[],
-  handlers: Record<string, ToolHandler>,
-): Promise<void> {
-  for (;;) {
-    const response = await env.model.messages.create({
-      model: env.modelId,
-      system: SYSTEM,
-      messages: normalizeMessages(messages),
-      tools: TOOLS,
-      max_tokens: 8000,
-    });
-    messages.push({ role: "assistant", content: response.content });
-    env.io.assistant(response);
-    if (response.stop_reason !== "tool_use") return;
-
-    const results: ToolResultBlockParam[] = [];
-    for (const block of response.content) {
-      if (block.type !== "tool_use") continue;
-      await env.io.toolCall(block);
-      const { output, isError } = await runTool(handlers, block, { root: env.workspace });
-      env.io.toolResult(block, output, isError);
-      results.push({
-        type: "tool_result",
-        tool_use_id: block.id,
-        content: output,
-        is_error: isError,
-      });
-    }
-    messages.push({ role: "user", content: results });
-  }
-}
-// #endregion loop
-
+// #region agent
 export function createAgent(env: AgentEnv): Agent {
   const messages: MessageParam[] = [];
   // The board and the lane index live in the harness's state folder; the lanes' checkouts in the workspace.
@@ -553,7 +511,8 @@ export function createAgent(env: AgentEnv): Agent {
     },
     async send(prompt) {
       messages.push({ role: "user", content: prompt });
-      await agentLoop(env, messages, handlers);
+      await agentLoop(env, messages, { system: SYSTEM, tools: TOOLS, handlers }); // s02's loop
     },
   };
 }
+// #endregion agent

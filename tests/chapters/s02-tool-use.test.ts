@@ -3,7 +3,9 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as s02 from "../../chapters/s02-tool-use/agent.ts";
 import {
+  agentLoop,
   BASE_HANDLERS,
+  BASE_TOOLS,
   createAgent,
   normalizeMessages,
   runTool,
@@ -24,6 +26,32 @@ describe("s02 tool use", () => {
     const env = scriptedEnv([say("hi")]);
     await createAgent(env).send("hello");
     expect(toolNames(env)).toEqual(CURRICULUM_TOOLS.s02.lead);
+  });
+
+  it("the loop takes its parts: a system prompt built per request, and how a call runs", async () => {
+    const env = scriptedEnv([
+      use("read", { path: "a.txt" }),
+      use("glob", { pattern: "*" }),
+      say("done"),
+    ]);
+    let built = 0;
+    const ran: string[] = [];
+    const messages: MessageParam[] = [{ role: "user", content: "go" }];
+    await agentLoop(env, messages, {
+      system: () => `prompt ${++built}`,
+      tools: BASE_TOOLS,
+      runCall: async (block) => {
+        ran.push(block.name);
+        return { output: `ran ${block.name}`, isError: false };
+      },
+    });
+    expect(env.requests.map((r) => (r.body as { system?: unknown }).system)).toEqual([
+      "prompt 1",
+      "prompt 2",
+      "prompt 3",
+    ]);
+    expect(ran).toEqual(["read", "glob"]);
+    expect(JSON.stringify(messages.at(-2))).toContain("ran glob");
   });
 
   it("turns an unknown tool into an error result and keeps looping", async () => {

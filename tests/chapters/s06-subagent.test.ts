@@ -114,12 +114,14 @@ describe("s06 subagent", () => {
 
   it("a task without a prompt is an error result and no child starts", async () => {
     const env = scriptedEnv({
-      lead: [use("task", { description: "nothing" }), say("ok")],
+      lead: [use("task", { description: "nothing" }), use("task", { prompt: "  " }), say("ok")],
       subagent: [say("never")],
     });
     const agent = createAgent(env);
     await agent.send("go");
-    expect(toolResults(agent.messages)[0].content).toMatch(/non-empty prompt/);
+    // No prompt at all: the task tool's schema refuses it; a blank one: its handler.
+    expect(toolResults(agent.messages)[0].content).toMatch(/task needs "prompt"/);
+    expect(toolResults(agent.messages)[1].content).toMatch(/non-empty prompt/);
     expect(env.requests.some((r) => r.agent === "subagent")).toBe(false);
   });
 

@@ -103,6 +103,30 @@ describe("s10 task system", () => {
     expect(board.isReady(board.get(b.id))).toBe(true);
   });
 
+  it("checks the input of its own tools against their schemas: an undeclared field is refused, and no task is made", async () => {
+    const ws = tempDir();
+    const env = scriptedEnv(
+      [
+        use("task_create", { subject: "ship", priority: "high" }),
+        use("task_update", { id: "1", status: "completed" }),
+        say("ok"),
+      ],
+      { workspace: ws },
+    );
+    await createAgent(env).send("plan");
+    expect(results(env)).toEqual([
+      {
+        output: expect.stringMatching(/task_create does not take the field "priority"/),
+        isError: true,
+      },
+      {
+        output: expect.stringMatching(/task_update needs "id" to be a whole number/),
+        isError: true,
+      },
+    ]);
+    expect(readdirSync(boardDir(ws)).filter((f) => f.startsWith("task_"))).toEqual([]);
+  });
+
   it("rejects an invalid status and writes nothing", async () => {
     const board = new TaskBoard(path.join(tempDir(), ".tasks"));
     board.create({ subject: "a" });

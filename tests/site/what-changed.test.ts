@@ -156,7 +156,14 @@ describe("what a chapter imports", () => {
       importedNames(byId("s07").source)
         .get("s02")
         ?.map((n) => n.name),
-    ).toEqual(["BASE_HANDLERS", "BASE_TOOLS", "normalizeMessages", "runTool"]);
+    ).toEqual([
+      "agentLoop",
+      "BASE_HANDLERS",
+      "BASE_TOOLS",
+      "runTool",
+      "ToolHandler",
+      "ToolOutcome",
+    ]);
   });
 
   it("names only what the other chapter exports: its values at run time, its types in its source", async () => {
