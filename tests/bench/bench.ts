@@ -266,6 +266,33 @@ async function main() {
     }
   }
 
+  // The exercises: one `--check` on the reference answer, and `--status` over every exercise, in a
+  // workbench of the bench's own (targets: ≤ 5 s and ≤ 30 s on the CI machine kind).
+  {
+    const workbench = mkdtempSync(path.join(tmpdir(), "bench-workbench-"));
+    const exercise = (...argv: string[]) =>
+      execFileSync("npm", ["run", "--silent", "exercise", "--", ...argv], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, LAH_WORKBENCH: workbench },
+        stdio: "ignore",
+      });
+    try {
+      for (const id of ["s01", "s03"]) {
+        exercise(id, "--solution", "--yes");
+        const checks = [0, 1, 2].map(() => timed(() => exercise(id, "--check")));
+        add(
+          `npm run exercise ${id} -- --check (reference answer), median of 3`,
+          secs(median(checks)),
+        );
+      }
+      add("npm run exercise -- --status (every exercise)", secs(timed(() => exercise("--status"))));
+    } catch (err) {
+      add("exercises", `failed: ${(err as Error).message.split("\n")[0]}`);
+    } finally {
+      rmSync(workbench, { recursive: true, force: true });
+    }
+  }
+
   if (!args.has("--skip-tests")) {
     // The median of several runs (--test-runs N, default 3): one run on a shared machine says little.
     const runs = Number(process.argv.find((a) => a.startsWith("--test-runs="))?.split("=")[1] ?? 3);
