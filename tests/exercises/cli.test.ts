@@ -17,7 +17,9 @@ function workbench() {
   return { root, run, file: (id: string) => path.join(root, id, "agent.ts") };
 }
 
-describe("npm run exercise", () => {
+// Each test starts the command line several times (and --check a child of its own): on a busy
+// 2-core machine that is seconds per start, so the tests get the time end-to-end tests need.
+describe("npm run exercise", { timeout: 120_000 }, () => {
   it("starts s03 with the stub, checks it as not started, then passes on the reference answer", async () => {
     const { run, file } = workbench();
     const started = await run(["s03"]);
