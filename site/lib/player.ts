@@ -84,21 +84,21 @@ export function eventWords(event: HarnessEvent, t: Translate): string {
     case "background_result":
       return t("event.background_result", { id: event.data.id, status: event.data.status });
     case "worktree_create":
-      return t("event.worktree.create", { lane: event.data.worktree, branch: event.data.branch });
+      return t("event.worktree_create", { lane: event.data.worktree, branch: event.data.branch });
     case "worktree_run":
-      return t("event.worktree.run", {
+      return t("event.worktree_run", {
         lane: event.data.worktree,
         command: short(event.data.command, 50),
       });
     case "worktree_remove":
-      return t("event.worktree.remove", { lane: event.data.worktree });
+      return t("event.worktree_remove", { lane: event.data.worktree });
     case "task_bound":
-      return t("event.task.bound", { task: event.data.task, lane: event.data.worktree });
+      return t("event.task_bound", { task: event.data.task, lane: event.data.worktree });
     case "task_completed": {
       const d = event.data;
       // s12: removing a lane completed it; s13: a teammate did.
       return "worktree" in d
-        ? t("event.task.completed", { task: d.task, lane: d.worktree })
+        ? t("event.task_completed.lane", { task: d.task, lane: d.worktree })
         : t("event.task_completed", { owner: d.owner, task: d.task });
     }
     case "member_state":
