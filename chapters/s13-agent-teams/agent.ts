@@ -197,6 +197,7 @@ export class Team {
       messages,
     );
   }
+
   /** The lead's team tools: s10's task tools (task_create with a lane), spawn, send and inbox. */
   private leadTeamHandlers(): Record<string, ToolHandler> {
     const tasks = taskHandlers(this.board);
@@ -358,7 +359,6 @@ export class Team {
     }
     this.send(member.name, LEAD, summary, "result", { ok, ...(task === null ? {} : { task }) });
   }
-
   // #endregion work
 
   // #region idle

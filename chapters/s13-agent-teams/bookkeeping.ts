@@ -1,11 +1,15 @@
 /**
  * s13 · Agent teams: the team's bookkeeping
  *
- * What the team keeps track of while agent.ts decides what happens: the roster (who is on the
- * team, in which state, on which task, saved for people to read), the team's clock, the lane
- * manager each agent opens lanes through, and when the team has settled (every teammate idle,
- * nothing left for one to do). Nothing here picks work or talks to a model; it is kept apart so
- * that agent.ts reads as the lesson.
+ * What the team keeps track of while agent.ts decides what happens:
+ *   - the roster: who is on the team, in which state (LIFECYCLE), on which task and where, saved
+ *     to `team/config.json` for people to read, with the REPL's /team and /inbox;
+ *   - a task given back to the board by a teammate that leaves for good;
+ *   - how a piece of work ended (the result the lead gets);
+ *   - the team's clock, the loop's description of who runs it, the lane manager;
+ *   - when the team has settled: every teammate idle, nothing left for one to do.
+ * Nothing here picks work or talks to a model; it is kept apart so that agent.ts reads as the
+ * lesson.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import path from "node:path";
