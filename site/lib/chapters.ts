@@ -253,18 +253,8 @@ function compareWithBase(id: string): WhatChanged | undefined {
   const loopOf = (c: ChapterData) =>
     c.regions.some((r) => r.name === "loop") ? excerpt(c.id, "loop").code : undefined;
   const mine = data.regions.map((r) => r.name).filter((n) => n !== "loop" || !baseRegions.has(n));
-  // A chapter without a loop of its own runs the one it imports: the base's if the base's loop
-  // region declares something it takes, else the newest such chapter's (s02's, for most).
-  const loopOwners = imports
-    .filter((i) => i.names.some((n) => n.region === "loop"))
-    .map((i) => i.chapter.id);
   const after = loopOf(data);
-  const importedFrom =
-    after === undefined
-      ? loopOwners.includes(before.id)
-        ? before.id
-        : loopOwners.at(-1)
-      : undefined;
+  const importedFrom = after === undefined ? loopImportedFrom(imports, before.id) : undefined;
   return {
     base: before,
     imports,
@@ -275,6 +265,19 @@ function compareWithBase(id: string): WhatChanged | undefined {
     newRegions: mine.filter((n) => !baseRegions.has(n)),
     ownRegions: mine.filter((n) => baseRegions.has(n)),
   };
+}
+
+/** For a chapter that writes no loop: whose loop it runs, i.e. a chapter whose `loop` region
+ *  declares a name it imports — its base if the base's does, else the newest such (s02, for the
+ *  chapters that import s02's loop). Undefined when it imports nothing from a loop region. */
+export function loopImportedFrom(
+  imports: readonly { chapter: { id: string }; names: readonly { region?: string }[] }[],
+  baseId: string,
+): string | undefined {
+  const owners = imports
+    .filter((i) => i.names.some((n) => n.region === "loop"))
+    .map((i) => i.chapter.id);
+  return owners.includes(baseId) ? baseId : owners.at(-1);
 }
 
 /** The tools the model sees, as Tool objects: TOOLS and the servers' tools (appendix A). */

@@ -290,6 +290,30 @@ describe("a chapter of several lesson files (s13: agent.ts, mailbox.ts …)", ()
   });
 });
 
+describe("a chapter that imports its loop instead of writing one", () => {
+  const from = (id: string, ...regions: (string | undefined)[]) => ({
+    chapter: { id },
+    names: regions.map((region) => ({ region })),
+  });
+  it("runs the base's loop if the base's loop region declares what it imports, else the newest such chapter's", () => {
+    expect(site.loopImportedFrom([from("s02", "loop", "tools")], "s02")).toBe("s02");
+    // s12 builds on s10 and takes s02's loop: the loop is s02's.
+    expect(site.loopImportedFrom([from("s02", "loop"), from("s10", "board")], "s10")).toBe("s02");
+    expect(site.loopImportedFrom([from("s02", "tools"), from("s10", undefined)], "s10")).toBe(
+      undefined,
+    );
+  });
+
+  it("says so in every locale, naming that chapter", () => {
+    for (const locale of ["en", "ja", "zh", "de"]) {
+      const ui = JSON.parse(
+        readFileSync(path.join(REPO_ROOT, "i18n", `ui.${locale}.json`), "utf8"),
+      ) as Record<string, string>;
+      expect(ui["changes.loopFrom"], locale).toContain("{{chapter}}");
+    }
+  });
+});
+
 describe("What changed on the built pages", () => {
   beforeAll(() => ensureSiteBuilt(), 660_000);
 
