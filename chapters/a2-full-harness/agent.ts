@@ -40,7 +40,8 @@ import * as s09 from "../s09-memory-system/agent.ts";
 import * as s10 from "../s10-task-system/agent.ts";
 import * as s11 from "../s11-background-tasks/agent.ts";
 import * as s12 from "../s12-worktree-isolation/agent.ts";
-import { LEAD, type CallModel, type TeamOptions } from "../s13-agent-teams/agent.ts";
+import { LEAD } from "../s13-agent-teams/agent.ts";
+import type { CallModel, TeamOptions } from "../s13-agent-teams/extension-points.ts";
 import * as s14 from "../s14-error-recovery/agent.ts";
 import * as s15 from "../s15-team-protocols/agent.ts";
 import type {
@@ -314,7 +315,7 @@ export function createAgent(outside: AgentEnv, options: FullOptions = {}): FullA
   const crew = s15.createAgent(env, {
     ...options,
     callModel,
-    teammateHandlers: (_team, member) => guarded(env, perms, member.name),
+    teammates: { handlers: (_team, member) => guarded(env, perms, member.name) },
   });
   const { team, requests } = crew;
 

@@ -22,14 +22,16 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { compactHistory } from "../s05-context-compact/agent.ts";
 import {
   createAgent as createTeamAgent,
-  errorLine,
   LEAD_TOOLS,
+  type TeamAgent,
+} from "../s13-agent-teams/agent.ts";
+import {
+  errorLine,
   plainCall,
   type CallModel,
   type ModelCall,
-  type TeamAgent,
   type TeamOptions,
-} from "../s13-agent-teams/agent.ts";
+} from "../s13-agent-teams/extension-points.ts";
 import type { AgentEnv, IO, Message } from "../_shared/types.ts";
 
 /** The same tools as s13: recovery changes how the model is called, not what it can do. */

@@ -19,8 +19,8 @@
  * inside a message can pass for a message from the lead.
  *
  * The team itself (message bus, teammates, task board, lanes, the loop) is s13's runtime, imported
- * unchanged: this chapter plugs into its extension points (extra lead and teammate tools with
- * their handlers, extra instructions).
+ * unchanged: this chapter plugs into its extension points (more tools for the lead and for the
+ * teammates, with their handlers and rules).
  */
 import path from "node:path";
 import { BrokenStateError, readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
@@ -32,10 +32,10 @@ import {
   TEAMMATE_TOOLS as TEAM_TEAMMATE_TOOLS,
   type Team,
   type TeamAgent,
-  type TeamMessage,
-  type Teammate,
-  type TeamOptions,
 } from "../s13-agent-teams/agent.ts";
+import type { Teammate } from "../s13-agent-teams/bookkeeping.ts";
+import { combine, type TeamOptions } from "../s13-agent-teams/extension-points.ts";
+import type { TeamMessage } from "../s13-agent-teams/mailbox.ts";
 import type { AgentEnv, IO, Tool } from "../_shared/types.ts";
 
 // #region protocols
@@ -472,10 +472,13 @@ function teammateProtocolHandlers(
 // #endregion teammate-handlers
 
 // #region guard
-/** `send` stays what it was in s13: an ordinary message. A protocol message can only come from a
- *  protocol tool, which goes through the state machine, so nobody can fake an approval with send. */
+/** `send` stays what it was in s13 (s13's own send tool): an ordinary message. A protocol message
+ *  can only come from a protocol tool, which goes through the state machine, so nobody can fake an
+ *  approval with send. */
 function guardedSend(team: Team, from: string, requests: PendingRequests): ToolHandler {
-  return ({ to, content, type, request_id }) => {
+  const send = team.sendTool(from);
+  return (input, context) => {
+    const { type, request_id } = input;
     if ((type !== undefined && type !== "message") || request_id !== undefined) {
       const forged = requests.messageTypes().has(String(type))
         ? `"${String(type)}" is a protocol message type`
@@ -484,12 +487,7 @@ function guardedSend(team: Team, from: string, requests: PendingRequests): ToolH
         `send carries ordinary messages only (${forged}): answer a request with its own tool`,
       );
     }
-    const message = team.send(from, String(to ?? ""), String(content ?? ""));
-    const gone =
-      team.members.get(message.to)?.state === "shutdown"
-        ? ` — ${message.to} has shut down and will not read it`
-        : "";
-    return `Sent to ${message.to} (${message.id})${gone}`;
+    return send(input, context);
   };
 }
 // #endregion guard
@@ -499,7 +497,9 @@ export interface ProtocolAgent extends TeamAgent {
   requests: PendingRequests;
 }
 
-/** s13's team with the two protocols plugged in, and /requests to look at the table. */
+/** s13's team with the two protocols plugged in, and /requests to look at the table. A caller's own
+ *  extensions of either side (the capstone guards the teammates' base tools) are kept: s13's
+ *  `combine` adds the protocols to them, the same way on both sides. */
 export function createAgent(env: AgentEnv, options: TeamOptions = {}): ProtocolAgent {
   const requests = new PendingRequests(
     path.join(env.stateDir, "team", "requests.json"),
@@ -508,15 +508,16 @@ export function createAgent(env: AgentEnv, options: TeamOptions = {}): ProtocolA
   );
   const agent = createTeamAgent(env, {
     ...options,
-    leadTools: LEAD_PROTOCOL_TOOLS,
-    leadHandlers: (team) => leadProtocolHandlers(team, requests),
-    teammateTools: TEAMMATE_PROTOCOL_TOOLS,
-    teammateHandlers: (team, member) => ({
-      ...options.teammateHandlers?.(team, member), // a harness's own (the capstone guards the base tools)
-      ...teammateProtocolHandlers(team, requests, member),
+    lead: combine(options.lead, {
+      tools: LEAD_PROTOCOL_TOOLS,
+      handlers: (team) => leadProtocolHandlers(team, requests),
+      instructions: LEAD_PROTOCOLS,
     }),
-    leadInstructions: LEAD_PROTOCOLS,
-    teammateInstructions: TEAMMATE_PROTOCOLS,
+    teammates: combine(options.teammates, {
+      tools: TEAMMATE_PROTOCOL_TOOLS,
+      handlers: (team, member) => teammateProtocolHandlers(team, requests, member),
+      instructions: TEAMMATE_PROTOCOLS,
+    }),
   });
   const commands = {
     ...agent.commands,

@@ -1,7 +1,9 @@
-// What changed between two chapters: tools added and removed, line counts, and the diff of
-// agent.ts. Pure functions over the chapters' TOOLS and sources, used at build time by
-// Changes.astro and the compare page, and in the browser by the compare page's script.
+// What changed between two chapters: tools added and removed, line counts, and the diff of their
+// lesson files (agent.ts, and any file beside it: s13's mailbox.ts), paired by name. Pure
+// functions over the chapters' TOOLS and sources, used at build time by Changes.astro and the
+// compare page, and in the browser by the compare page's script.
 import { diffLines, structuredPatch } from "diff";
+import type { LessonFile } from "./regions.ts";
 
 export interface ToolChanges {
   added: string[];
@@ -36,6 +38,54 @@ export function lineChanges(before: string, after: string): { added: number; rem
     if (part.removed) removed += part.count ?? 0;
   }
   return { added, removed };
+}
+
+/** Two chapters' lesson files, paired by name: agent.ts with agent.ts, a file only one of them has
+ *  with nothing (all of it added, or all removed). In the order of `after`, then what only
+ *  `before` has. */
+export function filePairs(
+  before: readonly LessonFile[],
+  after: readonly LessonFile[],
+): { file: string; before: string; after: string }[] {
+  const text = (files: readonly LessonFile[], file: string) =>
+    files.find((f) => f.file === file)?.source ?? "";
+  const names = [...after, ...before.filter((b) => !after.some((a) => a.file === b.file))];
+  return names.map(({ file }) => ({ file, before: text(before, file), after: text(after, file) }));
+}
+
+/** The paired files' names as the UI strings show them: "agent.ts", or "agent.ts + mailbox.ts". */
+export function filesLabel(before: readonly LessonFile[], after: readonly LessonFile[]): string {
+  return filePairs(before, after)
+    .map((p) => p.file)
+    .join(" + ");
+}
+
+/** lineChanges summed over the paired files: what "What changed" and the compare page count. */
+export function filesLineChanges(
+  before: readonly LessonFile[],
+  after: readonly LessonFile[],
+): { added: number; removed: number } {
+  const total = { added: 0, removed: 0 };
+  for (const pair of filePairs(before, after)) {
+    const { added, removed } = lineChanges(pair.before, pair.after);
+    total.added += added;
+    total.removed += removed;
+  }
+  return total;
+}
+
+/** The diff rows of every paired file that changed, each file's rows after a header row naming it
+ *  (when there is more than one file on either side). */
+export function filesDiffRows(
+  before: readonly LessonFile[],
+  after: readonly LessonFile[],
+): DiffRow[] {
+  const pairs = filePairs(before, after);
+  return pairs.flatMap(({ file, before: a, after: b }) => {
+    const rows = diffRows(a, b);
+    if (pairs.length === 1 || rows.length === 0) return rows;
+    return [{ kind: "hunk" as const, oldStart: 0, newStart: 0, text: `── ${file} ──` }, ...rows];
+  });
 }
 
 export type DiffRow =

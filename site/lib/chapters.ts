@@ -1,23 +1,38 @@
 // Everything the site knows about chapters comes from the chapter code itself, at build time:
 // the chapters (chapters/sNN-slug/) and the appendices (chapters/aN-slug/), which run the same way.
 //
+// A chapter's code is its lesson files: agent.ts, and any other .ts file in its folder but
+// scenario.ts (s13 has mailbox.ts, bookkeeping.ts and extension-points.ts beside agent.ts). The
+// site shows them all: excerpts find a region in whichever file has it, <Source> and the /code/
+// page show every file, "What changed" counts and diffs them all.
+//
 // A chapter builds on one earlier chapter, its base, and "What changed" compares it with that base.
-// The rule, in this one place: a chapter's base is the highest-numbered chapter its agent.ts
-// imports (s04 imports only s02, so s04 builds on s02 and not on s03; s14 imports s05's
+// The rule, in this one place: a chapter's base is the highest-numbered chapter its lesson files
+// import (s04 imports only s02, so s04 builds on s02 and not on s03; s14 imports s05's
 // compactHistory and s13's team, so it builds on s13; a1 builds on s07). Chapters import what
 // they reuse rather than copy it, so the latest chapter they import from is the one whose code
 // they extend; the ones before it are where borrowed pieces live. s01 imports nothing and has
 // no base.
 import type { Scenario, Tool } from "../../chapters/_shared/types.ts";
 import type { Locale } from "../../i18n/locales.ts";
-import { lineChanges, toolChanges, type ToolChanges } from "./changes.ts";
-import { exportedDeclarations, importedNames, type ImportedName } from "./imports.ts";
-import { codeRefs, region, regionAt, regionsOf, type RegionSpan } from "./regions.ts";
+import { filesLineChanges, toolChanges, type ToolChanges } from "./changes.ts";
+import { exportedDeclarations, importedNamesOfFiles, type ImportedName } from "./imports.ts";
+import {
+  codeRefs,
+  findRegion,
+  isLessonFile,
+  lessonOrder,
+  regionAt,
+  regionsOf,
+  type LessonFile,
+  type RegionSpan,
+} from "./regions.ts";
 import { traceOf } from "./trace-files.ts";
 import { parseMcpToolName } from "../../chapters/a1-mcp-servers/agent.ts";
 
 const modules = import.meta.glob<{ TOOLS: Tool[] }>("/chapters/{s,a}*/agent.ts", { eager: true });
-const sources = import.meta.glob<string>("/chapters/{s,a}*/agent.ts", {
+/** Every .ts file at the top of a chapter's folder, as text (the lesson files are all but scenario.ts). */
+const sources = import.meta.glob<string>("/chapters/{s,a}*/*.ts", {
   eager: true,
   query: "?raw",
   import: "default",
@@ -53,10 +68,10 @@ export interface ChapterData {
   /** Its base: the highest-numbered chapter its agent.ts imports (the rule at the top of this
    *  file). Undefined for s01, which imports nothing. */
   buildsOn?: string;
-  /** What its agent.ts imports from earlier chapters, by chapter in number order. */
+  /** What its lesson files import from earlier chapters, by chapter in number order. */
   imports: { chapter: string; names: ImportedName[] }[];
-  /** Its agent.ts's `// #region`s. */
-  regions: RegionSpan[];
+  /** The `// #region`s of its lesson files, file by file (a name is unique across them). */
+  regions: FileRegion[];
   /** The TOOLS its agent.ts exports. */
   tools: Tool[];
   /** Tools that exist only at run time, from its recorded run (site/traces/<id>.json): an MCP
@@ -65,9 +80,31 @@ export interface ChapterData {
   /** The names the model sees in the recorded run's first request, in order (TOOLS, then the
    *  servers' tools); TOOLS' names when there is no recorded run. */
   offered: string[];
+  /** Its lesson files, agent.ts first, each with its line count. */
+  files: (LessonFile & { lines: number })[];
+  /** agent.ts alone (its header comment names the chapter). */
   source: string;
+  /** The lines of all its lesson files. */
   lines: number;
   scenario?: Scenario;
+}
+
+/** A region and the lesson file it is in. */
+export interface FileRegion extends RegionSpan {
+  file: string;
+}
+
+const lineCount = (source: string) => source.trimEnd().split("\n").length;
+
+/** The lesson files of the chapter in `folder` ("/chapters/s13-agent-teams/"), agent.ts first. */
+function lessonFiles(folder: string): (LessonFile & { lines: number })[] {
+  const files = Object.entries(sources).flatMap(([path, source]) => {
+    const file = path.slice(folder.length);
+    return path.startsWith(folder) && isLessonFile(file)
+      ? [{ file, source, lines: lineCount(source) }]
+      : [];
+  });
+  return lessonOrder(files);
 }
 
 const FOLDER = /^(s\d\d|a\d+)-(.+)$/;
@@ -84,7 +121,11 @@ function load(file: string): ChapterData | undefined {
   const [, id, slug] = match;
   const appendix = id.startsWith("a");
   const source = sources[file];
-  const imports = [...importedNames(source)].map(([chapter, names]) => ({ chapter, names }));
+  const files = lessonFiles(file.slice(0, -"agent.ts".length));
+  const imports = [...importedNamesOfFiles(files.map((f) => f.source))].map(([chapter, names]) => ({
+    chapter,
+    names,
+  }));
   const tools = modules[file].TOOLS;
   const trace = traceOf(id);
   const firstRequest = trace?.steps.find((s) => s.kind === "request" && s.agent === "lead");
@@ -102,12 +143,13 @@ function load(file: string): ChapterData | undefined {
     appendix,
     buildsOn: baseOf(imports.map((i) => i.chapter)),
     imports,
-    regions: regionsOf(source),
+    regions: files.flatMap((f) => regionsOf(f.source).map((r) => ({ ...r, file: f.file }))),
     tools,
     serverTools,
     offered,
+    files,
     source,
-    lines: source.trimEnd().split("\n").length,
+    lines: files.reduce((sum, f) => sum + f.lines, 0),
     scenario: scenarios[file.replace("agent.ts", "scenario.ts")],
   };
 }
@@ -148,8 +190,15 @@ export function excerptsOn(id: string, locale: Locale): string[] {
     .map((ref) => ref.region!);
 }
 
-/** A name another chapter imports, with the region of this chapter's agent.ts that declares it. */
+/** A region of a chapter, wherever it lives among its lesson files: the file and the code. */
+export function excerpt(id: string, name: string): LessonFile & { code: string } {
+  return findRegion(chapter(id).files, name);
+}
+
+/** A name another chapter imports, with the lesson file and the region that declare it. */
 export interface ImportedFrom extends ImportedName {
+  /** The file that declares it (the one it is imported from, unless that one re-exports it). */
+  declaredIn?: string;
   region?: string;
 }
 
@@ -161,10 +210,11 @@ export interface WhatChanged {
   base: ChapterData;
   imports: { chapter: ChapterData; names: ImportedFrom[] }[];
   tools: ToolChanges;
-  /** agent.ts against the base's agent.ts, whole files. */
+  /** Its lesson files against the base's, whole files paired by name (changes.ts filePairs). */
   lines: { added: number; removed: number };
-  /** The `loop` region of each, where it has one. */
-  loop: { before?: string; after?: string };
+  /** The `loop` region of each, where it has one; and, for a chapter that writes no loop but
+   *  imports one, the chapter whose `loop` region declares what it imports (the base, or s02). */
+  loop: { before?: string; after?: string; importedFrom?: string };
   newRegions: string[];
   ownRegions: string[];
 }
@@ -183,30 +233,52 @@ function compareWithBase(id: string): WhatChanged | undefined {
   const before = base(id);
   if (!before) return undefined;
   const imports = data.imports.map(({ chapter: from, names }) => {
-    const source = chapter(from).source;
-    const declared = exportedDeclarations(source);
+    const source = chapter(from);
     return {
-      chapter: chapter(from),
-      names: names.map((n) => {
-        const line = declared.get(n.name);
-        return { ...n, region: line === undefined ? undefined : regionAt(source, line) };
+      chapter: source,
+      names: names.map((n): ImportedFrom => {
+        // Declared in the file it is imported from, or (a re-export) in another of its files.
+        const files = [...source.files].sort(
+          (a, b) => Number(b.file === n.file) - Number(a.file === n.file),
+        );
+        for (const f of files) {
+          const line = exportedDeclarations(f.source).get(n.name);
+          if (line !== undefined)
+            return { ...n, declaredIn: f.file, region: regionAt(f.source, line) };
+        }
+        return n;
       }),
     };
   });
   const baseRegions = new Set(before.regions.map((r) => r.name));
   const loopOf = (c: ChapterData) =>
-    c.regions.some((r) => r.name === "loop") ? region(c.source, "loop") : undefined;
+    c.regions.some((r) => r.name === "loop") ? excerpt(c.id, "loop").code : undefined;
   const mine = data.regions.map((r) => r.name).filter((n) => n !== "loop" || !baseRegions.has(n));
+  const after = loopOf(data);
+  const importedFrom = after === undefined ? loopImportedFrom(imports, before.id) : undefined;
   return {
     base: before,
     imports,
     // The tools the model sees: an appendix's MCP server tools count (they arrive with the session).
     tools: toolChanges(allTools(before), allTools(data)),
-    lines: lineChanges(before.source, data.source),
-    loop: { before: loopOf(before), after: loopOf(data) },
+    lines: filesLineChanges(before.files, data.files),
+    loop: { before: loopOf(before), after, ...(importedFrom && { importedFrom }) },
     newRegions: mine.filter((n) => !baseRegions.has(n)),
     ownRegions: mine.filter((n) => baseRegions.has(n)),
   };
+}
+
+/** For a chapter that writes no loop: whose loop it runs, i.e. a chapter whose `loop` region
+ *  declares a name it imports — its base if the base's does, else the newest such (s02, for the
+ *  chapters that import s02's loop). Undefined when it imports nothing from a loop region. */
+export function loopImportedFrom(
+  imports: readonly { chapter: { id: string }; names: readonly { region?: string }[] }[],
+  baseId: string,
+): string | undefined {
+  const owners = imports
+    .filter((i) => i.names.some((n) => n.region === "loop"))
+    .map((i) => i.chapter.id);
+  return owners.includes(baseId) ? baseId : owners.at(-1);
 }
 
 /** The tools the model sees, as Tool objects: TOOLS and the servers' tools (appendix A). */

@@ -1,22 +1,26 @@
-// What a chapter's agent.ts takes from earlier chapters, read with the TypeScript parser: which
-// chapters it imports, which names from each, and where the chapter that exports a name declares
-// it. Pure functions over source text (no Vite imports), so the site's "What changed" and the
+// What a chapter's lesson files (agent.ts, and any other .ts beside it but scenario.ts) take from
+// earlier chapters, read with the TypeScript parser: which chapters they import, which names from
+// each, and where the chapter that exports a name declares it. Pure functions over source text (no Vite imports), so the site's "What changed" and the
 // tests read the code the same way. The rule that picks a chapter's base from these imports is
 // in chapters.ts.
 import ts from "typescript";
 
-/** A name a chapter takes from another chapter's agent.ts. */
+/** A name a chapter takes from one of another chapter's lesson files. */
 export interface ImportedName {
   /** The name as the other chapter exports it (`runTool`, even if imported `as run`). */
   name: string;
+  /** The other chapter's file it comes from: "agent.ts", "mailbox.ts" (s13). */
+  file: string;
   /** Only used as a type (`import type { ToolHandler }`, `import { type Team }`). */
   type: boolean;
   /** The name it goes by in the importing file, where that differs (`LEAD_TOOLS as TEAM_LEAD_TOOLS`). */
   local?: string;
 }
 
-/** "../s02-tool-use/agent.ts" → "s02"; undefined for anything that is not a chapter's agent.ts. */
-const CHAPTER_MODULE = /^\.\.\/(s\d\d)-[\w-]+\/agent(?:\.ts)?$/;
+/** "../s02-tool-use/agent.ts" → s02's agent.ts, "../s13-agent-teams/mailbox.ts" → s13's
+ *  mailbox.ts; undefined for anything that is not a lesson file of a chapter (its scenario.ts is
+ *  not one, nor is a file of this chapter's own folder). */
+const CHAPTER_MODULE = /^\.\.\/(s\d\d)-[\w-]+\/(?!scenario\b)([\w-]+)(?:\.ts)?$/;
 
 const parse = (source: string) =>
   ts.createSourceFile("agent.ts", source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
@@ -27,7 +31,8 @@ const parse = (source: string) =>
 export function importedNames(source: string): Map<string, ImportedName[]> {
   const file = parse(source);
   const found = new Map<string, ImportedName[]>();
-  const namespaces = new Map<string, string>(); // local namespace name → chapter id
+  // local namespace name → the chapter id and its file
+  const namespaces = new Map<string, { chapter: string; file: string }>();
   const add = (chapter: string, name: ImportedName) => {
     const names = found.get(chapter) ?? [];
     const seen = names.find((n) => n.name === name.name);
@@ -39,18 +44,21 @@ export function importedNames(source: string): Map<string, ImportedName[]> {
   for (const statement of file.statements) {
     if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier))
       continue;
-    const chapter = CHAPTER_MODULE.exec(statement.moduleSpecifier.text)?.[1];
+    const [, chapter, module] = CHAPTER_MODULE.exec(statement.moduleSpecifier.text) ?? [];
     const clause = statement.importClause;
     if (!chapter || !clause) continue;
+    const file = `${module}.ts`;
     if (!found.has(chapter)) found.set(chapter, []);
     const bindings = clause.namedBindings;
-    if (bindings && ts.isNamespaceImport(bindings)) namespaces.set(bindings.name.text, chapter);
+    if (bindings && ts.isNamespaceImport(bindings))
+      namespaces.set(bindings.name.text, { chapter, file });
     else if (bindings)
       for (const element of bindings.elements) {
         const name = (element.propertyName ?? element.name).text;
         const local = element.name.text;
         add(chapter, {
           name,
+          file,
           type: clause.isTypeOnly || element.isTypeOnly,
           ...(local !== name && { local }),
         });
@@ -61,7 +69,7 @@ export function importedNames(source: string): Map<string, ImportedName[]> {
     const visit = (node: ts.Node): void => {
       // s07.checkPermission(…) as a value; s07.Rule, or `interface … extends s07.Options`, as a type.
       if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression)) {
-        const chapter = namespaces.get(node.expression.text);
+        const from = namespaces.get(node.expression.text);
         const heritage = ts.isExpressionWithTypeArguments(node.parent)
           ? node.parent.parent
           : undefined;
@@ -70,23 +78,23 @@ export function importedNames(source: string): Map<string, ImportedName[]> {
           ts.isHeritageClause(heritage) &&
           (heritage.token === ts.SyntaxKind.ImplementsKeyword ||
             ts.isInterfaceDeclaration(heritage.parent));
-        if (chapter) add(chapter, { name: node.name.text, type });
+        if (from) add(from.chapter, { name: node.name.text, file: from.file, type });
       } else if (ts.isQualifiedName(node) && ts.isIdentifier(node.left)) {
-        const chapter = namespaces.get(node.left.text);
-        if (chapter) add(chapter, { name: node.right.text, type: true });
+        const from = namespaces.get(node.left.text);
+        if (from) add(from.chapter, { name: node.right.text, file: from.file, type: true });
       }
       ts.forEachChild(node, visit);
     };
     visit(file);
     // A namespace's members in alphabetical order, as a named import would list them.
-    for (const chapter of new Set(namespaces.values()))
+    for (const chapter of new Set([...namespaces.values()].map((n) => n.chapter)))
       found.get(chapter)?.sort((a, b) => a.name.localeCompare(b.name, "en"));
   }
 
   return new Map([...found].sort(([a], [b]) => a.localeCompare(b, "en")));
 }
 
-/** Earlier chapters whose agent.ts this source imports ("s02", "s10" …), in number order. */
+/** Earlier chapters whose lesson files this source imports ("s02", "s10" …), in number order. */
 export function importsOf(source: string): string[] {
   return [...importedNames(source).keys()];
 }
@@ -136,4 +144,21 @@ export function exportedDeclarations(source: string): Map<string, number> {
     }
   }
   return lines;
+}
+
+/** importedNames over several files (a chapter's lesson files, agent.ts first): each chapter
+ *  once, in number order, its names in the order they are first met. */
+export function importedNamesOfFiles(sources: readonly string[]): Map<string, ImportedName[]> {
+  const merged = new Map<string, ImportedName[]>();
+  for (const source of sources)
+    for (const [chapter, names] of importedNames(source)) {
+      const list = merged.get(chapter) ?? [];
+      for (const n of names) {
+        const seen = list.find((m) => m.name === n.name);
+        if (!seen) list.push(n);
+        else seen.type &&= n.type;
+      }
+      merged.set(chapter, list);
+    }
+  return new Map([...merged].sort(([a], [b]) => Number(a.slice(1)) - Number(b.slice(1))));
 }

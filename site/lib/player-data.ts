@@ -40,12 +40,16 @@ export function chapterNotes(
 export function codeSpots(data: ChapterData): (CodeSpot | undefined)[] {
   const trace = traceOf(data.id);
   if (!trace) return [];
-  const sourceOf = (id: string) => allChapters.find((c) => c.id === id)?.source;
-  const spotOf = codeFinder({ id: data.id, source: data.source }, sourceOf);
+  const filesOf = (c: ChapterData) => c.files.map((f) => ({ id: c.id, ...f }));
+  const sourceOf = (id: string) => {
+    const found = allChapters.find((c) => c.id === id);
+    return found && filesOf(found);
+  };
+  const spotOf = codeFinder(filesOf(data), sourceOf);
   return trace.steps.map(spotOf);
 }
 
-/** A region's lines as they stand in the file (markers left out), and the first one's number. */
+/** A region's lines as they stand in its lesson file (markers left out), and the first one's number. */
 export function regionLines(spot: CodeSpot): {
   chapter: string;
   file: string;
@@ -54,11 +58,12 @@ export function regionLines(spot: CodeSpot): {
   lines: string[];
 } {
   const data = chapter(spot.chapter);
-  const region = regionsOf(data.source).find((r) => r.name === spot.region)!;
-  const lines = data.source.split("\n").slice(region.start, region.end - 1);
+  const source = data.files.find((f) => f.file === spot.file)!.source;
+  const region = regionsOf(source).find((r) => r.name === spot.region)!;
+  const lines = source.split("\n").slice(region.start, region.end - 1);
   return {
     chapter: data.id,
-    file: `chapters/${data.name}/agent.ts`,
+    file: `chapters/${data.name}/${spot.file}`,
     region: spot.region,
     start: region.start + 1,
     lines,

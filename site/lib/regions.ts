@@ -1,5 +1,6 @@
-// Marked regions of a chapter's agent.ts (`// #region name` … `// #endregion name`), and which of
-// them a page embeds. Plain code with no Vite imports, so the site's <Excerpt> and "What changed"
+// Marked regions of a chapter's lesson files (`// #region name` … `// #endregion name`), and which
+// of them a page embeds. A chapter's lesson files are the .ts files in its folder but scenario.ts,
+// agent.ts first (s13 has mailbox.ts beside it); a region name is unique across them. Plain code with no Vite imports, so the site's <Excerpt> and "What changed"
 // (through chapters.ts) and the Node-run translation check (translation.ts, `npm run i18n:status`)
 // read regions and pages the same way.
 
@@ -12,6 +13,33 @@ export function region(source: string, name: string): string {
   const body = lines.slice(start + 1, end).filter((l) => !/^\s*\/\/ #(end)?region /.test(l));
   const indent = Math.min(...body.filter((l) => l.trim()).map((l) => /^\s*/.exec(l)![0].length));
   return body.map((l) => l.slice(indent)).join("\n");
+}
+
+/** One lesson file of a chapter: its name in the folder ("agent.ts", "mailbox.ts") and its text. */
+export interface LessonFile {
+  file: string;
+  source: string;
+}
+
+/** A chapter's lesson files in the order the site shows them: agent.ts, then the others by name. */
+export function lessonOrder<T extends { file: string }>(files: readonly T[]): T[] {
+  const rank = (f: T) => (f.file === "agent.ts" ? "" : f.file);
+  return [...files].sort((a, b) => rank(a).localeCompare(rank(b), "en"));
+}
+
+/** Whether a file name in a chapter's folder is a lesson file (a .ts file other than scenario.ts). */
+export const isLessonFile = (file: string) => file.endsWith(".ts") && file !== "scenario.ts";
+
+/** The lesson file that has a region, and the region's code (as `region` cuts it out). */
+export function findRegion(
+  files: readonly LessonFile[],
+  name: string,
+): LessonFile & { code: string } {
+  const opens = (f: LessonFile) =>
+    f.source.split("\n").some((line) => line.trim() === `// #region ${name}`);
+  const found = files.find(opens);
+  if (!found) throw new Error(`region "${name}" not found`);
+  return { ...found, code: region(found.source, name) };
 }
 
 /** A region's place in its file: the lines (1-based) of its `#region` and `#endregion` markers. */
@@ -75,6 +103,6 @@ export function codeRefs(text: string): CodeRef[] {
 /** The id of an <Excerpt> on its page, so other pages can link to it: `code-s02-dispatch`. */
 export const excerptId = (chapter: string, name: string) => `code-${chapter}-${name}`;
 
-/** The id of a page's <Source> (its whole agent.ts, opened on demand): `code-s13`, for a name
+/** The id of a page's <Source> (its whole lesson files, opened on demand): `code-s13`, for a name
  *  declared outside the regions the page shows. */
 export const sourceId = (chapter: string) => `code-${chapter}`;

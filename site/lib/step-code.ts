@@ -1,23 +1,28 @@
-// Which code handled a step of a recorded run: the `// #region` of the chapter's agent.ts (or of
-// a chapter it imports) and the line in it. Derived from the source text, never written by hand:
+// Which code handled a step of a recorded run: the `// #region` of one of the chapter's lesson
+// files (agent.ts, or a file beside it such as s13's mailbox.ts; or of a chapter it imports) and
+// the line in it. Derived from the source text, never written by hand:
 //   a tool call or result   → the line that defines the tool's handler (`bash: (input) =>`),
 //                             else the tool's definition (`name: "bash"`)
 //   a model request/response → the line that calls the model (`messages.create(`)
 //   an event of type T       → the line that records it (`event("T"`)
 //   a harness line (◆)       → the `note(` whose fixed text the line starts with
-// The chapter's own code is searched first, then the chapters it imports, newest first, so a
-// step handled by imported code (s02's bash in s13) points at s02, named as such.
+// The chapter's own code (all its lesson files) is searched first, then the chapters it imports,
+// newest first, so a step handled by imported code (s02's bash in s13) points at s02, named as such.
 import type { TraceEvent } from "../../chapters/_runner/trace.ts";
 import { importsOf } from "./imports.ts";
 
+/** One lesson file of a chapter: agent.ts unless `file` names another ("mailbox.ts"). */
 export interface CodeSource {
   id: string;
   source: string;
+  file?: string;
 }
 
-/** A place in the code: a region of one chapter's agent.ts and the line (1-based, in the file). */
+/** A place in the code: a region of one of a chapter's lesson files and the line (1-based, in
+ *  that file). */
 export interface CodeSpot {
   chapter: string;
+  file: string;
   region: string;
   line: number;
 }
@@ -54,38 +59,55 @@ function regionAt(regions: Region[], line: number): Region | undefined {
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** Finds where steps are handled, for one chapter and the chapters it imports. */
-export function codeFinder(chapter: CodeSource, sourceOf: (id: string) => string | undefined) {
+/** Finds where steps are handled, for one chapter (one lesson file, or all of them) and the
+ *  chapters it imports; `sourceOf` gives a chapter's agent.ts, or its lesson files. */
+export function codeFinder(
+  chapter: CodeSource | CodeSource[],
+  sourceOf: (id: string) => string | CodeSource[] | undefined,
+) {
+  const filesOf = (id: string): CodeSource[] | undefined => {
+    const found = sourceOf(id);
+    return typeof found === "string" ? [{ id, source: found }] : found;
+  };
   // The chapter first, then what it imports (newest first), then what those import.
-  const order: CodeSource[] = [];
-  const visit = (src: CodeSource) => {
-    if (order.some((o) => o.id === src.id)) return;
-    order.push(src);
-    for (const id of importsOf(src.source).reverse()) {
-      const source = sourceOf(id);
-      if (source !== undefined) visit({ id, source });
+  const order: { id: string; files: CodeSource[] }[] = [];
+  const visit = (id: string, files: CodeSource[]) => {
+    if (order.some((o) => o.id === id)) return;
+    order.push({ id, files });
+    const imported = [...new Set(files.flatMap((f) => importsOf(f.source)))];
+    for (const next of imported.sort((a, b) => Number(b.slice(1)) - Number(a.slice(1)))) {
+      const found = filesOf(next);
+      if (found !== undefined) visit(next, found);
     }
   };
-  visit(chapter);
+  const own = Array.isArray(chapter) ? chapter : [chapter];
+  visit(own[0].id, own);
   const indexed = order.map((o) => ({
-    ...o,
-    lines: o.source.split("\n"),
-    regions: regionsOf(o.source),
+    id: o.id,
+    files: o.files.map((f) => ({
+      file: f.file ?? "agent.ts",
+      source: f.source,
+      lines: f.source.split("\n"),
+      regions: regionsOf(f.source),
+    })),
   }));
 
-  /** The first line that matches and lies in a region, searching in chapter order; `prefer`
-   *  picks among several such lines (the lead's model call in the region named "loop"). */
+  /** The first line that matches and lies in a region, searching in chapter order (a chapter's
+   *  files together); `prefer` picks among several such lines (the lead's model call in the
+   *  region named "loop"). */
   const find = (
     matches: (lines: string[], i: number) => boolean,
     prefer: (spot: CodeSpot) => boolean = () => true,
   ): CodeSpot | undefined => {
     for (const src of indexed) {
       const spots: CodeSpot[] = [];
-      for (let i = 0; i < src.lines.length; i++) {
-        if (!matches(src.lines, i)) continue;
-        const region = regionAt(src.regions, i + 1);
-        if (region) spots.push({ chapter: src.id, region: region.name, line: i + 1 });
-      }
+      for (const f of src.files)
+        for (let i = 0; i < f.lines.length; i++) {
+          if (!matches(f.lines, i)) continue;
+          const region = regionAt(f.regions, i + 1);
+          if (region)
+            spots.push({ chapter: src.id, file: f.file, region: region.name, line: i + 1 });
+        }
       if (spots.length) return spots.find(prefer) ?? spots[0];
     }
     return undefined;
@@ -96,17 +118,24 @@ export function codeFinder(chapter: CodeSource, sourceOf: (id: string) => string
     // Every note( call whose opening text is fixed: keep the longest one the line starts with.
     let best: (CodeSpot & { length: number }) | undefined;
     for (const src of indexed) {
-      const calls = src.source.matchAll(/\bnote\(\s*[`"']([^`"'$]{4,})/g);
-      for (const m of calls) {
-        const fixed = m[1];
-        if (!text.startsWith(fixed) || (best && best.length >= fixed.length)) continue;
-        const line = src.source.slice(0, m.index).split("\n").length;
-        const region = regionAt(src.regions, line);
-        if (region) best = { chapter: src.id, region: region.name, line, length: fixed.length };
-      }
+      for (const f of src.files)
+        for (const m of f.source.matchAll(/\bnote\(\s*[`"']([^`"'$]{4,})/g)) {
+          const fixed = m[1];
+          if (!text.startsWith(fixed) || (best && best.length >= fixed.length)) continue;
+          const line = f.source.slice(0, m.index).split("\n").length;
+          const region = regionAt(f.regions, line);
+          if (region)
+            best = {
+              chapter: src.id,
+              file: f.file,
+              region: region.name,
+              line,
+              length: fixed.length,
+            };
+        }
       if (best) break;
     }
-    return best && { chapter: best.chapter, region: best.region, line: best.line };
+    return best && { chapter: best.chapter, file: best.file, region: best.region, line: best.line };
   };
 
   // Many steps share an answer (every lead response, every bash call): look each one up once.

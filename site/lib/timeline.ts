@@ -1,5 +1,5 @@
 // The harness over fifteen chapters (and the appendices beside them): which layer each mechanism
-// belongs to, and a static SVG chart of how agent.ts and the tool list grow. (Which earlier
+// belongs to, and a static SVG chart of how the chapters' code and the tool list grow. (Which earlier
 // chapters a chapter imports is read in imports.ts.)
 // Pure functions: the timeline page renders them at build time (no chart library, no JS).
 
@@ -67,7 +67,7 @@ export function niceCeiling(value: number): number {
   return step * magnitude;
 }
 
-/** The growth chart: bars for the lines of each agent.ts (left axis), a line for the number of
+/** The growth chart: bars for the lines of each chapter's lesson files (left axis), a line for the number of
  *  tools the model sees (right axis), bands for the layers. Colours come from CSS classes, so
  *  the chart follows the light and dark themes. */
 export function growthChart(points: readonly ChartPoint[], labels: ChartLabels): string {
@@ -126,7 +126,7 @@ export function growthChart(points: readonly ChartPoint[], labels: ChartLabels):
     );
   }
 
-  // Bars: lines of agent.ts.
+  // Bars: lines of the lesson files.
   const barW = Math.min(28, slot * 0.6);
   points.forEach((p, i) => {
     const y = yLines(p.lines);

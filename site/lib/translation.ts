@@ -8,7 +8,8 @@
 // - `codeHash` (in every page, English included): the code hash of the code the page embeds when it
 //   was written or last reviewed. The code hash covers, sorted and without duplicates, every
 //   `<Excerpt chapter=".." region=".." />` (the region, cut out as <Excerpt> does) and every
-//   `<Source chapter=".." />` (the chapter's whole agent.ts), each as normalised text. Other
+//   `<Source chapter=".." />` (the chapter's whole lesson files: agent.ts, and any .ts beside it but
+//   scenario.ts), each as normalised text. A region is cut out of whichever lesson file has it. Other
 //   components (<Changes>, <Player>, …) are not counted: a chapter page shows its <Source>, which
 //   covers them. A page that embeds no code has the code hash "" and needs no `codeHash` field.
 //   Embeds inside code fences or `inline code` are examples, not embeds, and are not counted.
@@ -25,7 +26,7 @@ import {
   type Locale,
   type TranslatedLocale,
 } from "../../i18n/locales.ts";
-import { codeRefKey as refKey, codeRefs, region } from "./regions.ts";
+import { codeRefKey as refKey, codeRefs, isLessonFile, lessonOrder, region } from "./regions.ts";
 
 export { TRANSLATED_LOCALES, type TranslatedLocale };
 export { codeRefs, type CodeRef } from "./regions.ts";
@@ -78,17 +79,25 @@ export function sourceHash(file: string): string {
   return pageHash(readFileSync(file, "utf8"));
 }
 
-/** Reads a chapter's agent.ts by chapter id ("s03" or "s03-todo-write"); undefined if none. */
+/** Reads a chapter's code by chapter id ("s03" or "s03-todo-write"): its lesson files, agent.ts
+ *  first, one after the other (a region name is unique across them); undefined if none. */
 export type CodeReader = (chapter: string) => string | undefined;
 
-/** Reads agent.ts from root/chapters/<name>/, as the site's chapters.ts does at build time. */
+/** Reads the lesson files from root/chapters/<name>/, as the site's chapters.ts does at build time.
+ *  A chapter of one file reads as its agent.ts exactly. */
 export function fileCodeReader(root = process.cwd()): CodeReader {
   const dir = path.join(root, "chapters");
   const names = existsSync(dir) ? readdirSync(dir) : [];
   return (chapter) => {
     const name = names.find((n) => n === chapter || n.startsWith(`${chapter}-`));
-    const file = name && path.join(dir, name, "agent.ts");
-    return file && existsSync(file) ? readFileSync(file, "utf8") : undefined;
+    const folder = name && path.join(dir, name);
+    if (!folder || !existsSync(path.join(folder, "agent.ts"))) return undefined;
+    const files = lessonOrder(
+      readdirSync(folder)
+        .filter(isLessonFile)
+        .map((file) => ({ file })),
+    );
+    return files.map(({ file }) => readFileSync(path.join(folder, file), "utf8")).join("\n");
   };
 }
 

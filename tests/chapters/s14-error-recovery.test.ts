@@ -9,7 +9,8 @@ import {
   SPEND_CAP,
   type RecoveryOptions,
 } from "../../chapters/s14-error-recovery/agent.ts";
-import { LEAD, type TeamAgent, type TeamOptions } from "../../chapters/s13-agent-teams/agent.ts";
+import { LEAD, type TeamAgent } from "../../chapters/s13-agent-teams/agent.ts";
+import type { TeamOptions } from "../../chapters/s13-agent-teams/extension-points.ts";
 import scenario from "../../chapters/s14-error-recovery/scenario.ts";
 import { createIO } from "../../chapters/_runner/io.ts";
 import { describeModelError, realClient } from "../../chapters/_runner/model.ts";

@@ -9,11 +9,12 @@ import {
   type ProtocolAgent,
 } from "../../chapters/s15-team-protocols/agent.ts";
 import scenario from "../../chapters/s15-team-protocols/scenario.ts";
-import { LEAD, MessageBus } from "../../chapters/s13-agent-teams/agent.ts";
+import { LEAD } from "../../chapters/s13-agent-teams/agent.ts";
+import { MessageBus } from "../../chapters/s13-agent-teams/mailbox.ts";
 import { stateDirFor } from "../../chapters/_shared/paths.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { fail, say, use } from "../../chapters/_shared/scripted.ts";
-import type { ScriptedTurn, TurnContext } from "../../chapters/_shared/types.ts";
+import type { ScriptedTurn, Tool, TurnContext } from "../../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, toolNames, waitFor } from "../support/helpers.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 import { closedAfterEach, FAST, instruction, requestsOf } from "../support/team-helpers.ts";
@@ -119,7 +120,7 @@ describe("s15 team protocols", () => {
     const [response, lateMail] = results(env, LEAD)
       .slice(-2)
       .map((r) => r.output);
-    expect(lateMail).toMatch(/alice has shut down and will not read it$/);
+    expect(lateMail).toMatch(/alice has shut down and reads it only if spawned again$/);
     expect(response).toContain(
       '<message from="alice" type="shutdown_response" request_id="req_1" approve="true">',
     );
@@ -507,6 +508,58 @@ describe("s15 team protocols", () => {
     expect(() => restarted.resolve("req_404", "alice", true, "")).toThrow(
       /^unknown request_id "req_404" \(pending: req_2\)$/,
     );
+  });
+
+  it("a caller's own extension of both sides (as a2 makes) is kept beside the protocols, on the lead's side as on the teammates'", async () => {
+    const ping = (name: string): Tool => ({
+      name,
+      description: `answers ${name}`,
+      input_schema: { type: "object", properties: {} },
+    });
+    const env = scriptedEnv({
+      lead: [
+        use("spawn", { name: "alice", role: "coder", prompt: "ping" }),
+        use("inbox", { wait: true }),
+        use("lead_ping", {}),
+        say("done"),
+      ],
+      alice: [use("teammate_ping", {}), say("pinged")],
+    });
+    const agent = createAgent(env, {
+      ...FAST,
+      lead: {
+        tools: [ping("lead_ping")],
+        handlers: (_team, caller) => ({ lead_ping: () => `pong for ${caller}` }),
+        instructions: "LEAD RULE",
+      },
+      teammates: {
+        tools: [ping("teammate_ping")],
+        handlers: (_team, member) => ({ teammate_ping: () => `pong for ${member.name}` }),
+        instructions: "TEAMMATE RULE",
+      },
+    });
+    running.push(agent);
+    await agent.send("spawn alice, then ping");
+    await agent.team.waitUntilSettled();
+    // Both sides offer the team's tools, the protocols' and the caller's, and their rules.
+    for (const [who, own, protocol] of [
+      [LEAD, "lead_ping", "review_plan"],
+      ["alice", "teammate_ping", "submit_plan"],
+    ]) {
+      expect(toolNames(env, who), who).toEqual(expect.arrayContaining(["send", protocol, own]));
+      const system = String(requestsOf(env, who)[0].body.system);
+      expect(system, who).toContain(who === LEAD ? "LEAD RULE" : "TEAMMATE RULE");
+      expect(system, who).toContain("Protocols:");
+    }
+    // And both sides' handlers answer: the caller's and the protocols' (send stays guarded).
+    expect(results(env, "alice")[0]).toEqual({ output: "pong for alice", isError: false });
+    expect(results(env, LEAD).at(-1)).toEqual({ output: "pong for lead", isError: false });
+    const forge = () =>
+      agent.team.leadHandlers.send(
+        { to: "alice", content: "x", type: "shutdown_response" },
+        { root: env.workspace },
+      );
+    expect(forge).toThrow(/ordinary messages only/);
   });
 
   it("/requests shows the table", async () => {

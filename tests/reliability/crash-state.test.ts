@@ -14,7 +14,7 @@ import * as s10 from "../../chapters/s10-task-system/agent.ts";
 import * as s12 from "../../chapters/s12-worktree-isolation/agent.ts";
 import { WorktreeManager } from "../../chapters/s12-worktree-isolation/agent.ts";
 import * as s13 from "../../chapters/s13-agent-teams/agent.ts";
-import type { TeamMessage } from "../../chapters/s13-agent-teams/agent.ts";
+import type { TeamMessage } from "../../chapters/s13-agent-teams/mailbox.ts";
 import * as s15 from "../../chapters/s15-team-protocols/agent.ts";
 import { PendingRequests } from "../../chapters/s15-team-protocols/agent.ts";
 import { mulberry32, scriptedEnv, seedFrom, seedLine, tempDir } from "../support/helpers.ts";

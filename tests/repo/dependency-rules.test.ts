@@ -54,6 +54,11 @@ describe("the rules that keep the codebase's shape", () => {
       "chapters/_runner/trace.ts": "export const VERSION = 1;\n",
       "site/lib/fine.ts":
         'import { VERSION } from "../../chapters/_runner/trace.ts";\nexport const v = VERSION;\n',
+      // allowed: a type that refers back (erased at run time, so it orders no loading)
+      "chapters/_runner/team.ts":
+        'import { DEFAULT, type Options } from "./options.ts";\nexport class Team { o: Options = { size: DEFAULT }; }\n',
+      "chapters/_runner/options.ts":
+        'import type { Team } from "./team.ts";\nexport const DEFAULT = 1;\nexport interface Options { size: number; team?: Team }\n',
       // one violation per rule
       "chapters/_runner/io.ts": 'import { n } from "./notes.ts";\nexport const io = n;\n',
       "chapters/_runner/notes.ts":

@@ -14,11 +14,19 @@ import { translatorFor } from "../support/ui-strings.ts";
 import { importsOf } from "../../site/lib/imports.ts";
 
 const sourceOf = (id: string) => allChapters.find((c) => c.id === id)?.source;
+/** A chapter's lesson files (agent.ts, and s13's mailbox.ts …), as the player's finder reads them. */
+const filesOf = (id: string) => {
+  const data = allChapters.find((c) => c.id === id);
+  return data && data.files.map((f) => ({ id, file: f.file, source: f.source }));
+};
 /** A chapter and every chapter its code imports, directly or through another. */
 const reachableMemo = new Map<string, string[]>();
 const reachable = (id: string): string[] => {
   if (!reachableMemo.has(id))
-    reachableMemo.set(id, [id, ...importsOf(sourceOf(id) ?? "").flatMap((i) => reachable(i))]);
+    reachableMemo.set(id, [
+      id,
+      ...(filesOf(id) ?? []).flatMap((f) => importsOf(f.source)).flatMap((i) => reachable(i)),
+    ]);
   return reachableMemo.get(id)!;
 };
 const dirOf = (id: string) => allRunnable().find((c) => c.id === id)!.dir;
@@ -27,15 +35,14 @@ describe("the code beside each step", () => {
   it.each(allChapters.map((c) => [c.id]))(
     "%s: every model call, tool and event points at the line that does it",
     (id) => {
-      const data = chapter(id);
       const trace = readTrace(id)!;
-      const spotOf = codeFinder({ id, source: data.source }, sourceOf);
+      const spotOf = codeFinder(filesOf(id)!, filesOf);
       for (const step of trace.steps) {
         if (step.kind === "user" || step.kind === "note") continue;
         const spot = spotOf(step);
         const what = JSON.stringify(step).slice(0, 120);
         expect(spot, `no code for ${what}`).toBeDefined();
-        const source = sourceOf(spot!.chapter)!;
+        const source = filesOf(spot!.chapter)!.find((f) => f.file === spot!.file)!.source;
         const region = regionsOf(source).find((r) => r.name === spot!.region);
         expect(region, `${spot!.chapter} has no region ${spot!.region}`).toBeDefined();
         expect(spot!.line).toBeGreaterThan(region!.start);
@@ -55,6 +62,22 @@ describe("the code beside each step", () => {
       }
     },
   );
+
+  it("a step handled in a lesson file beside agent.ts points into that file: s13's mail events in mailbox.ts", () => {
+    const spotOf = codeFinder(filesOf("s13")!, filesOf);
+    for (const type of ["mailbox_send", "mailbox_read"] as const)
+      expect(spotOf({ kind: "event", type, data: {} as never, agent: "lead" })).toMatchObject({
+        chapter: "s13",
+        file: "mailbox.ts",
+        region: "post",
+      });
+    expect(
+      spotOf({ kind: "event", type: "task_claimed", data: {} as never, agent: "alice" }),
+    ).toMatchObject({
+      file: "agent.ts",
+      region: "lanes",
+    });
+  });
 
   it("the lead's model calls point at the loop, a child's at its own loop (s06)", () => {
     const data = chapter("s06");

@@ -5,24 +5,38 @@
 //
 // The chapters' imports are read here a second way, with plain patterns and TypeScript's
 // preProcessFile, so the site's reader (site/lib/imports.ts, the TypeScript parser) is checked
-// against something it does not share.
-import { existsSync, readFileSync } from "node:fs";
+// against something it does not share. A chapter's code is all its lesson files (the .ts files in
+// its folder but scenario.ts: s13 has mailbox.ts and others beside agent.ts), listed here with
+// readdirSync, not with the site's glob.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { structuredPatch } from "diff";
 import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 import { allRunnable, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
-import { exportedDeclarations, importedNames } from "../../site/lib/imports.ts";
+import {
+  exportedDeclarations,
+  importedNames,
+  importedNamesOfFiles,
+} from "../../site/lib/imports.ts";
 import { region } from "../../site/lib/regions.ts";
 import { decodeHtml, visibleText } from "../support/html.ts";
 import { BASE, ensureSiteBuilt } from "../support/site-build.ts";
 
 const site = await import("../../site/lib/chapters.ts");
 
-const chapters = allRunnable().map((c) => ({
-  ...c,
-  source: readFileSync(path.join(c.dir, "agent.ts"), "utf8"),
-}));
+/** A chapter's lesson files, agent.ts first, then the others by name. */
+const lessonFiles = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith(".ts") && f !== "scenario.ts")
+    .sort((a, b) => (a === "agent.ts" ? -1 : b === "agent.ts" ? 1 : a.localeCompare(b)))
+    .map((file) => ({ file, source: readFileSync(path.join(dir, file), "utf8") }));
+
+const chapters = allRunnable().map((c) => {
+  const files = lessonFiles(c.dir);
+  // `source`: all the files, one after the other (regions and imports are looked up across them).
+  return { ...c, files, source: files.map((f) => f.source).join("\n") };
+});
 const byId = (id: string) => chapters.find((c) => c.id === id)!;
 const number = (id: string) => Number(id.slice(1));
 
@@ -32,7 +46,9 @@ const importedChapters = (source: string) =>
     ...new Set(
       ts
         .preProcessFile(source, true, true)
-        .importedFiles.map((f) => /^\.\.\/(s\d\d)-[\w-]+\/agent\.ts$/.exec(f.fileName)?.[1])
+        .importedFiles.map(
+          (f) => /^\.\.\/(s\d\d)-[\w-]+\/(?!scenario\.)[\w-]+\.ts$/.exec(f.fileName)?.[1],
+        )
         .filter((id): id is string => id !== undefined),
     ),
   ].sort((a, b) => number(a) - number(b));
@@ -47,7 +63,7 @@ interface Written {
 function writtenImports(source: string): Map<string, Written[]> {
   const found = new Map<string, Written[]>();
   const add = (id: string, names: Written[]) => found.set(id, [...(found.get(id) ?? []), ...names]);
-  const from = String.raw`\s+from\s+"\.\./(s\d\d)-[\w-]+/agent\.ts"`;
+  const from = String.raw`\s+from\s+"\.\./(s\d\d)-[\w-]+/(?!scenario\.)[\w-]+\.ts"`;
   for (const [, typeOnly, list, id] of source.matchAll(
     new RegExp(String.raw`^import\s+(type\s+)?\{([^}]*)\}` + from, "gm"),
   )) {
@@ -95,6 +111,19 @@ function counted(before: string, after: string) {
   };
 }
 
+type Files = { file: string; source: string }[];
+const totalLines = (c: { files: Files }) =>
+  c.files.reduce((sum, f) => sum + f.source.trimEnd().split("\n").length, 0);
+
+/** `counted` over two chapters' lesson files paired by name (a file only one has: against ""). */
+function countedFiles(before: Files, after: Files) {
+  const names = [...new Set([...after, ...before].map((f) => f.file))];
+  const text = (files: Files, name: string) => files.find((f) => f.file === name)?.source ?? "";
+  return names
+    .map((name) => counted(text(before, name), text(after, name)))
+    .reduce((a, b) => ({ added: a.added + b.added, removed: a.removed + b.removed }));
+}
+
 /** The code an Expressive Code block shows, a line per line. */
 const codeText = (html: string) =>
   decodeHtml(html.replace(/<div class="ec-line/g, "\n$&").replace(/<[^>]+>/g, ""));
@@ -136,19 +165,23 @@ describe("the chapter each chapter builds on", () => {
 describe("what a chapter imports", () => {
   it("lists, per chapter, exactly the names its import statements write", () => {
     for (const c of chapters) {
-      const listed = importedNames(c.source);
+      const listed = importedNamesOfFiles(c.files.map((f) => f.source));
       const written = writtenImports(c.source);
       expect([...listed.keys()], c.id).toEqual(importedChapters(c.source));
       for (const [id, names] of written) {
         const mine = listed.get(id) ?? [];
+        // Several lesson files may import the same name: it is listed once.
         expect(mine.map((n) => n.name).sort(), `${c.id} from ${id}`).toEqual(
-          names.map((n) => n.name).sort(),
+          [...new Set(names.map((n) => n.name))].sort(),
         );
+        // Only a type if every file imports it as one (a value anywhere: a value).
+        const onlyType = (name: string) =>
+          names.filter((n) => n.name === name).every((n) => n.type);
         for (const n of names.filter((n) => n.local || n.type))
           expect(
             mine.find((m) => m.name === n.name),
             `${c.id}: ${n.name}`,
-          ).toMatchObject(n);
+          ).toMatchObject({ ...n, type: onlyType(n.name) });
       }
     }
     // One that the text above spells out, so a reader can check it by eye.
@@ -168,11 +201,12 @@ describe("what a chapter imports", () => {
 
   it("names only what the other chapter exports: its values at run time, its types in its source", async () => {
     for (const c of chapters) {
-      for (const [id, names] of importedNames(c.source)) {
+      for (const [id, names] of importedNamesOfFiles(c.files.map((f) => f.source))) {
         const from = byId(id);
-        const runtime = (await import(path.join(from.dir, "agent.ts"))) as Record<string, unknown>;
         const declared = exportedDeclarations(from.source);
         for (const n of names) {
+          // The module it is imported from: agent.ts, or another lesson file (s13's mailbox.ts).
+          const runtime = (await import(path.join(from.dir, n.file))) as Record<string, unknown>;
           expect(declared.has(n.name), `${c.id}: ${id}.${n.name} declared`).toBe(true);
           if (!n.type) expect(n.name in runtime, `${c.id}: ${id}.${n.name} at run time`).toBe(true);
         }
@@ -185,10 +219,11 @@ describe("what a chapter imports", () => {
       for (const { chapter: from, names } of site.whatChanged(c.id)!.imports) {
         const regions = from.regions.map((r) => r.name);
         for (const n of names) {
-          if (n.region) expect(declares(region(from.source, n.region), n.name), n.name).toBe(true);
+          const code = (r: string) => site.excerpt(from.id, r).code;
+          if (n.region) expect(declares(code(n.region), n.name), n.name).toBe(true);
           else
             expect(
-              regions.filter((r) => declares(region(from.source, r), n.name)),
+              regions.filter((r) => declares(code(r), n.name)),
               `${c.id}: ${from.id}.${n.name} is in no region`,
             ).toEqual([]);
         }
@@ -212,6 +247,76 @@ describe("what a chapter imports", () => {
       expect(changes!.newRegions, c.id).toEqual(mine.filter((r) => !theirs.includes(r)));
       expect(changes!.loop.before !== undefined, c.id).toBe(hasLoop(base.source));
       expect(changes!.loop.after !== undefined, c.id).toBe(hasLoop(c.source));
+    }
+  });
+});
+
+describe("a chapter of several lesson files (s13: agent.ts, mailbox.ts …)", () => {
+  it("finds an excerpt's region in whichever file has it: s13's bus is in mailbox.ts", () => {
+    const bus = site.excerpt("s13", "bus");
+    expect(bus.file).toBe("mailbox.ts");
+    expect(declares(bus.code, "MessageBus")).toBe(true);
+    expect(site.excerpt("s13", "claim").file).toBe("agent.ts");
+    expect(site.chapter("s13").files.map((f) => f.file)).toEqual(
+      lessonFiles(byId("s13").dir).map((f) => f.file),
+    );
+    expect(site.chapter("s13").files[0].file).toBe("agent.ts");
+  });
+
+  it("What changed counts and diffs every lesson file: s12 → s13 counts mailbox.ts's lines as added", () => {
+    const [s12, s13] = [byId("s12"), byId("s13")];
+    const changes = site.whatChanged("s13")!;
+    expect(changes.lines).toEqual(countedFiles(s12.files, s13.files));
+    const agentOnly = counted(s12.files[0].source, s13.files[0].source);
+    const mailbox = s13.files.find((f) => f.file === "mailbox.ts")!.source;
+    expect(changes.lines.added).toBeGreaterThanOrEqual(
+      agentOnly.added + mailbox.trimEnd().split("\n").length,
+    );
+    expect(site.chapter("s13").lines).toBe(totalLines(s13));
+    // And against s13 as a base (s14): all of s13's files count as the base's.
+    expect(site.whatChanged("s14")!.lines).toEqual(countedFiles(s13.files, byId("s14").files));
+    // Its new regions include mailbox.ts's.
+    expect(changes.newRegions).toEqual(expect.arrayContaining(["bus", "orphans", "envelope"]));
+  });
+
+  it("an import of ../s13-agent-teams/mailbox.ts counts as importing s13, and makes s13 the base", () => {
+    const source = 'import { MessageBus } from "../s13-agent-teams/mailbox.ts";\n';
+    expect([...importedNames(source)]).toEqual([
+      ["s13", [{ name: "MessageBus", file: "mailbox.ts", type: false }]],
+    ]);
+    expect(site.baseOf([...importedNames(source).keys(), "s10"])).toBe("s13");
+    // Its scenario is not a lesson file: importing it is not importing the chapter's code.
+    expect([...importedNames('import x from "../s13-agent-teams/scenario.ts";')]).toEqual([]);
+    // s15 takes TeamMessage from mailbox.ts: listed under s13, linked to the region declaring it.
+    const fromS13 = site.whatChanged("s15")!.imports.find((i) => i.chapter.id === "s13")!;
+    expect(fromS13.names.find((n) => n.name === "TeamMessage")).toMatchObject({
+      file: "mailbox.ts",
+      declaredIn: "mailbox.ts",
+      region: "bus",
+    });
+  });
+});
+
+describe("a chapter that imports its loop instead of writing one", () => {
+  const from = (id: string, ...regions: (string | undefined)[]) => ({
+    chapter: { id },
+    names: regions.map((region) => ({ region })),
+  });
+  it("runs the base's loop if the base's loop region declares what it imports, else the newest such chapter's", () => {
+    expect(site.loopImportedFrom([from("s02", "loop", "tools")], "s02")).toBe("s02");
+    // s12 builds on s10 and takes s02's loop: the loop is s02's.
+    expect(site.loopImportedFrom([from("s02", "loop"), from("s10", "board")], "s10")).toBe("s02");
+    expect(site.loopImportedFrom([from("s02", "tools"), from("s10", undefined)], "s10")).toBe(
+      undefined,
+    );
+  });
+
+  it("says so in every locale, naming that chapter", () => {
+    for (const locale of ["en", "ja", "zh", "de"]) {
+      const ui = JSON.parse(
+        readFileSync(path.join(REPO_ROOT, "i18n", `ui.${locale}.json`), "utf8"),
+      ) as Record<string, string>;
+      expect(ui["changes.loopFrom"], locale).toContain("{{chapter}}");
     }
   });
 });
@@ -280,18 +385,13 @@ describe("What changed on the built pages", () => {
           expect(
             [...item.matchAll(/<code>(\w+)<\/code>/g)].map((m) => m[1]).sort(),
             `${where} from ${id}`,
-          ).toEqual(
-            written
-              .get(id)!
-              .map((n) => n.name)
-              .sort(),
-          );
+          ).toEqual([...new Set(written.get(id)!.map((n) => n.name))].sort());
 
-        // The figures: lines of both files, the whole-file diff, and the loop's diff.
+        // The figures: lines of both chapters' lesson files, their whole-file diff (files paired
+        // by name), and the loop's diff.
         const text = visibleText(changes!);
-        const lines = (s: string) => s.trimEnd().split("\n").length;
-        expect(text, where).toContain(`${lines(base.source)} → ${lines(c.source)}`);
-        const whole = counted(base.source, c.source);
+        expect(text, where).toContain(`${totalLines(base)} → ${totalLines(c)}`);
+        const whole = countedFiles(base.files, c.files);
         const summary = visibleText(/<summary>([\s\S]*?)<\/summary>/.exec(changes!)![1]);
         expect(figures(summary), where).toEqual(whole);
         const loopNote = visibleText(

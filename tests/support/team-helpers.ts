@@ -1,7 +1,7 @@
 // Shared by the team chapters' tests (s13–s15): fast timings, teams closed after each test,
 // and readers for what a scripted teammate was asked.
 import { afterEach } from "vitest";
-import type { TeamOptions } from "../../chapters/s13-agent-teams/agent.ts";
+import type { TeamOptions } from "../../chapters/s13-agent-teams/extension-points.ts";
 import type { MessageParam } from "../../chapters/_shared/types.ts";
 import type { RecordedRequest } from "../../chapters/_runner/scripted-model.ts";
 

@@ -2,7 +2,7 @@
 // the stop file appears, then writes every message it took to `outFile`.
 import { existsSync, writeFileSync } from "node:fs";
 import { setImmediate as yieldToLoop } from "node:timers/promises";
-import { MessageBus, type TeamMessage } from "../../../chapters/s13-agent-teams/agent.ts";
+import { MessageBus, type TeamMessage } from "../../../chapters/s13-agent-teams/mailbox.ts";
 
 const [dir, stopFile, outFile] = process.argv.slice(2);
 const bus = new MessageBus(dir);
@@ -10,7 +10,8 @@ const taken: TeamMessage[] = [];
 let drains = 0;
 process.stdout.write("ready\n");
 while (!existsSync(stopFile)) {
-  taken.push(...bus.drain("lead"));
+  taken.push(...bus.receive("lead"));
+  bus.acknowledge("lead"); // no turn to lose: done with it at once
   drains++;
   await yieldToLoop();
 }

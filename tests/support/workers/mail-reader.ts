@@ -7,7 +7,7 @@
 //                kills it holding the mail.
 import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { MessageBus } from "../../../chapters/s13-agent-teams/agent.ts";
+import { MessageBus } from "../../../chapters/s13-agent-teams/mailbox.ts";
 import { mulberry32 } from "../random.ts";
 
 const [dir, mode, stopFile, seed] = process.argv.slice(2);

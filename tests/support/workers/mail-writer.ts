@@ -2,7 +2,7 @@
 // start together, then sends `count` messages to the lead through the real MessageBus.
 import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { MessageBus } from "../../../chapters/s13-agent-teams/agent.ts";
+import { MessageBus } from "../../../chapters/s13-agent-teams/mailbox.ts";
 
 const [dir, name, count, goFile] = process.argv.slice(2);
 const bus = new MessageBus(dir);

@@ -5,7 +5,7 @@ import path from "node:path";
 import { readJson, writeJsonAtomic } from "../../../chapters/_shared/fsutil.ts";
 import { TaskBoard } from "../../../chapters/s10-task-system/agent.ts";
 import { WorktreeManager, type Lane } from "../../../chapters/s12-worktree-isolation/agent.ts";
-import type { TeamMessage } from "../../../chapters/s13-agent-teams/agent.ts";
+import type { TeamMessage } from "../../../chapters/s13-agent-teams/mailbox.ts";
 import { blobState, laneList, requestContent, taskDescription, taskVersion } from "./states.ts";
 
 // `withRequests`: also write s15's request table. Loading s15 (and with it s13 and the SDK) makes
