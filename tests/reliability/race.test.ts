@@ -57,7 +57,8 @@ describe("file tools against a swap race", () => {
         try { fs.symlinkSync(out, d); flips++; } catch {}
         try { fs.unlinkSync(d); } catch {}
         try { if (!fs.existsSync(d)) fs.renameSync(real, d); } catch {}
-        if (flips % 100 === 1) { try { fs.writeFileSync(real + ".flips", String(flips)); } catch {} }
+        // The count is written whole (to a side file, then renamed): the test reads it at any moment.
+        if (flips % 100 === 1) { try { fs.writeFileSync(real + ".flips.tmp", String(flips)); fs.renameSync(real + ".flips.tmp", real + ".flips"); } catch {} }
       }`,
           path.join(ws, "d"),
           path.join(ws, "d-real"),
