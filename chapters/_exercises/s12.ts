@@ -3,7 +3,7 @@
 // the curriculum's for s12, and tests/chapters/s12-worktree-isolation.test.ts runs the same ones
 // against the chapter's own code. Every check works in a temporary git repository of its own.
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { stateDirFor } from "../_shared/paths.ts";
 import { say, use } from "../_shared/scripted.ts";
@@ -170,6 +170,103 @@ export const removeUnbinds: Check<M> = {
   },
 };
 
+// #region extend checks
+type Result = { output: string; isError: boolean };
+
+/** Plays a script in a workspace holding `files` (committed by the lane manager's first commit). */
+async function playIn(
+  module: M,
+  kit: CheckKit,
+  files: Record<string, string>,
+  script: ReturnType<typeof use>[],
+) {
+  const tools = module.TOOLS.map((t) => t.name);
+  expectThat(tools.includes("worktree_merge"), "no-merge-tool", { tools: tools.join(", ") });
+  const ws = kit.workspace();
+  for (const [name, text] of Object.entries(files)) writeFileSync(path.join(ws, name), text);
+  const env = kit.env([...script, say("done")], { workspace: ws });
+  await module.createAgent(env).send("go");
+  const results: Result[] = env.io.trace.flatMap((e) =>
+    e.kind === "tool_result" ? [{ output: e.output, isError: e.is_error }] : [],
+  );
+  return { ws, results };
+}
+
+const commitIn = (lane: string, file: string, text: string) =>
+  use("worktree_run", {
+    name: lane,
+    command: `printf '${text}\\n' > ${file} && git add ${file} && git commit -qm '${lane}: ${file}'`,
+  });
+const gitIn = (cwd: string, ...args: string[]) =>
+  execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
+const show = (r: Result | undefined) => (r ? r.output : "nothing");
+
+export const mergeBringsWork: Check<M> = {
+  id: "merge-brings-work",
+  limitMs: 30_000,
+  async run(module, kit) {
+    const { ws, results } = await playIn(module, kit, {}, [
+      use("worktree_create", { name: "greet" }),
+      commitIn("greet", "greet.txt", "hi"),
+      use("worktree_merge", { name: "greet" }),
+    ]);
+    const [, commit, merge] = results;
+    expectThat(commit && !commit.isError, "setup-failed", { got: show(commit) });
+    expectThat(merge && !merge.isError, "merge-refused", { got: show(merge) });
+    const file = path.join(ws, "greet.txt");
+    expectThat(existsSync(file) && readFileSync(file, "utf8") === "hi\n", "not-merged", {
+      branch: gitIn(ws, "branch", "--show-current"),
+    });
+  },
+};
+
+export const mergeRefusesDirty: Check<M> = {
+  id: "merge-refuses-dirty",
+  limitMs: 30_000,
+  async run(module, kit) {
+    const { ws, results } = await playIn(module, kit, { "notes.txt": "notes\n" }, [
+      use("worktree_create", { name: "greet" }),
+      commitIn("greet", "greet.txt", "hi"),
+      use("bash", { command: "echo 'half done' >> notes.txt" }),
+      use("worktree_merge", { name: "greet" }),
+    ]);
+    const merge = results[3];
+    expectThat(merge?.isError, "merged-dirty", { got: show(merge) });
+    expectThat(!existsSync(path.join(ws, "greet.txt")), "merged-dirty", { got: show(merge) });
+  },
+};
+
+export const mergeConflictAborts: Check<M> = {
+  id: "merge-conflict-aborts",
+  limitMs: 30_000,
+  async run(module, kit) {
+    const { ws, results } = await playIn(module, kit, { "shared.txt": "one line\n" }, [
+      use("worktree_create", { name: "a" }),
+      use("worktree_create", { name: "b" }),
+      commitIn("a", "shared.txt", "from a"),
+      commitIn("b", "shared.txt", "from b"),
+      use("worktree_merge", { name: "a" }),
+      use("worktree_merge", { name: "b" }),
+    ]);
+    const [first, second] = results.slice(4);
+    expectThat(first && !first.isError, "merge-refused", { got: show(first) });
+    expectThat(second?.isError, "conflict-not-error", { got: show(second) });
+    expectThat(second.output.includes("shared.txt"), "conflict-unnamed", { got: second.output });
+    const status = gitIn(ws, "status", "--porcelain");
+    const midMerge = existsSync(path.join(ws, ".git", "MERGE_HEAD"));
+    expectThat(!midMerge && status === "", "not-aborted", { got: status || "a merge in progress" });
+    const text = readFileSync(path.join(ws, "shared.txt"), "utf8");
+    expectThat(text === "from a\n", "not-aborted", { got: JSON.stringify(text) });
+  },
+};
+// #endregion extend checks
+
+/** Replaces `from` in a region, and says so when it is not there (the chapter changed). */
+const change = (from: string, to: string) => (reference: string) => {
+  if (!reference.includes(from)) throw new Error(`s12's solution: "${from}" not in the region`);
+  return reference.replace(from, to);
+};
+
 export const exercises: Exercise<M>[] = [
   {
     id: "s12",
@@ -204,5 +301,67 @@ export const exercises: Exercise<M>[] = [
       },
     ],
     checks: [createBindsTask, refusesUnbindable, removeCompletesTask, removeUnbinds],
+  },
+  {
+    id: "s12.1",
+    kind: "extend",
+    file: "agent.ts",
+    solution: {
+      run: change(
+        "  // #endregion run",
+        `
+  /** Merges wt/<name> into the workspace's current branch. Refused while the workspace has
+   *  uncommitted changes; a conflict is undone (git merge --abort) and its files named. */
+  merge(name: string): string {
+    const lane = this.get(name);
+    const dirty = git(this.root, "status", "--porcelain");
+    if (dirty) {
+      const count = dirty.split("\\n").length;
+      throw new Error(
+        \`the workspace has \${count} uncommitted change(s): commit them before merging \${lane.branch}\`,
+      );
+    }
+    try {
+      git(this.root, "merge", "--no-edit", "-q", lane.branch);
+    } catch (err) {
+      const conflicts = git(this.root, "diff", "--name-only", "--diff-filter=U");
+      if (!conflicts) throw err;
+      git(this.root, "merge", "--abort");
+      throw new Error(
+        \`merging \${lane.branch} conflicts in \${conflicts.split("\\n").join(", ")}: the merge was aborted, nothing changed\`,
+      );
+    }
+    return \`Merged \${lane.branch} into \${git(this.root, "branch", "--show-current")}\`;
+  }
+  // #endregion run`,
+      ),
+      tools: (reference) =>
+        change(
+          "];\n\nexport function worktreeHandlers",
+          `  {
+    name: "worktree_merge",
+    description:
+      "Merge a lane's branch wt/<name> into the workspace's current branch. Refused while the " +
+      "workspace has uncommitted changes; on a conflict the merge is aborted and the files named.",
+    input_schema: {
+      type: "object",
+      properties: { name: { type: "string" } },
+      required: ["name"],
+    },
+  },
+];
+
+export function worktreeHandlers`,
+        )(
+          change(
+            "    worktree_remove({ name, force, complete_task }) {",
+            `    worktree_merge({ name }) {
+      return lanes.merge(String(name ?? ""));
+    },
+    worktree_remove({ name, force, complete_task }) {`,
+          )(reference),
+        ),
+    },
+    checks: [mergeBringsWork, mergeRefusesDirty, mergeConflictAborts],
   },
 ];

@@ -37,4 +37,12 @@ exerciseSuite("s12", {
       ),
     },
   },
+  "s12.1": {
+    "merges a dirty workspace": {
+      run: swap("    if (dirty) {", "    if (false) {"),
+    },
+    "leaves a conflicting merge half done": {
+      run: swap('      git(this.root, "merge", "--abort");\n', ""),
+    },
+  },
 });
