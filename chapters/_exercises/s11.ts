@@ -105,6 +105,9 @@ export const deliveredOnce: Check<M> = {
         got: last || "nothing",
       });
     }
+    // The trace hears of each result once too (the site's player shows it with that event).
+    const events = env.io.trace.filter((e) => e.kind === "event" && e.type === "background_result");
+    expectThat(events.length === 2, "events-wrong", { got: events.length });
   },
 };
 
