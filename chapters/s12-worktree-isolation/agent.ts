@@ -250,12 +250,14 @@ export class WorktreeManager {
     };
     this.saveIndex([...this.list(), lane]);
     this.log("worktree_create", name, { branch, path: lane.path, task: lane.taskId });
-
-    if (taskId !== undefined) {
-      this.board!.update(taskId, { worktree: name, status: "in_progress" });
-      this.log("task_bound", name, { task: taskId });
-    }
+    if (taskId !== undefined) this.bindTask(name, taskId);
     return lane;
+  }
+
+  /** The binding, on the task's side: the task records its lane and starts. */
+  private bindTask(name: string, taskId: number): void {
+    this.board!.update(taskId, { worktree: name, status: "in_progress" });
+    this.log("task_bound", name, { task: taskId });
   }
 
   private checkBindable(taskId: number): void {
@@ -303,13 +305,7 @@ export class WorktreeManager {
       throw new Error(`lane "${name}" has no task to complete`);
 
     // The task first: if it cannot be completed (say it is blocked), the lane is still there.
-    if (lane.taskId !== null && this.board) {
-      this.board.update(lane.taskId, {
-        worktree: null,
-        ...(completeTask ? { status: "completed" as const } : {}),
-      });
-      if (completeTask) this.log("task_completed", name, { task: lane.taskId });
-    }
+    this.releaseTask(lane, completeTask);
     if (existsSync(cwd)) git(this.root, "worktree", "remove", ...(force ? ["--force"] : []), cwd);
     git(this.root, "worktree", "prune");
     this.saveIndex(this.list().filter((l) => l.name !== name));
@@ -319,6 +315,16 @@ export class WorktreeManager {
       discarded: force && changes ? changes.split("\n").length : 0,
     });
     return lane;
+  }
+
+  /** The lane's task is unbound (it runs in no lane any more) and, with completeTask, completed. */
+  private releaseTask(lane: Lane, completeTask: boolean): void {
+    if (lane.taskId === null || !this.board) return;
+    this.board.update(lane.taskId, {
+      worktree: null,
+      ...(completeTask ? { status: "completed" as const } : {}),
+    });
+    if (completeTask) this.log("task_completed", lane.name, { task: lane.taskId });
   }
   // #endregion remove
 

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as s11 from "../../chapters/s11-background-tasks/agent.ts";
@@ -7,7 +7,20 @@ import scenario from "../../chapters/s11-background-tasks/scenario.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { say, use } from "../../chapters/_shared/scripted.ts";
 import type { MessageParam } from "../../chapters/_shared/types.ts";
-import { processesNamed, scriptedEnv, tempDir, toolNames, waitFor } from "../support/helpers.ts";
+import {
+  processesNamed,
+  scriptedEnv,
+  tempDir,
+  testKit,
+  toolNames,
+  waitFor,
+} from "../support/helpers.ts";
+import {
+  deliveredOnce,
+  inFinishOrder,
+  returnsAtOnce,
+  waitsForPending,
+} from "../../chapters/_exercises/s11.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 /** All text the harness injected as background results, across a history. */
@@ -32,53 +45,6 @@ describe("s11 background tasks", () => {
     expect(toolNames(env)).toEqual(CURRICULUM_TOOLS.s11.lead);
   });
 
-  it("background_run returns before the command ends", async () => {
-    const env = scriptedEnv([
-      // The command cannot finish until the file "go" exists, and only the next turn creates it.
-      use("background_run", { command: "while [ ! -f go ]; do sleep 0.05; done; echo finished" }),
-      ({ lastResult }) => {
-        writeFileSync(path.join(env.workspace, "go"), "");
-        return use("check_background", { id: lastResult().match(/bg_\d+/)![0] });
-      },
-      say("waiting"),
-      say("done"),
-    ]);
-    const agent = createAgent(env);
-    await agent.send("start it");
-    const outputs = env.io.trace.flatMap((e) => (e.kind === "tool_result" ? [e.output] : []));
-    expect(outputs[0]).toMatch(/^Started bg_1/);
-    expect(outputs[1]).toMatch(/^\[bg_1\] running/);
-    expect(injected(agent.messages).join("")).toMatch(
-      /\[bg_1\] completed \(exit 0\)[^\n]*\nfinished/,
-    );
-  });
-
-  it("delivers each result exactly once", async () => {
-    const env = scriptedEnv([
-      use("background_run", { command: "echo one" }),
-      use("background_run", { command: "echo two" }),
-      say("waiting for both"),
-      say("waiting for the other"),
-      use("bash", { command: "echo later work" }),
-      say("done"),
-    ]);
-    const agent = createAgent(env);
-    await agent.send("run two");
-    const blocks = injected(agent.messages).join("\n");
-    expect(blocks.match(/\[bg_1\] completed/g)).toHaveLength(1);
-    expect(blocks.match(/\[bg_2\] completed/g)).toHaveLength(1);
-    // Every later request carries the result once, in the history, never a second injection.
-    const last = env.requests.at(-1)!.body.messages;
-    expect(
-      injected(last)
-        .join("\n")
-        .match(/\[bg_\d\] completed/g),
-    ).toHaveLength(2);
-    expect(
-      env.io.trace.filter((e) => e.kind === "event" && e.type === "background_result"),
-    ).toHaveLength(2);
-  });
-
   it("the queue hands each finished result out once", async () => {
     const jobs = new BackgroundJobs(tempDir());
     jobs.start("echo hi");
@@ -88,20 +54,8 @@ describe("s11 background tasks", () => {
     await jobs.close();
   });
 
-  it("does not end the loop while a result is pending", async () => {
-    const env = scriptedEnv([
-      use("background_run", { command: "sleep 0.3; echo slow result" }),
-      say("I'm done for now."), // the command is still running here
-      ({ request }) => say(`got: ${injected(request.messages).join("")}`),
-    ]);
-    const agent = createAgent(env);
-    await agent.send("go");
-    expect(env.requests).toHaveLength(3);
-    expect(injected(env.requests[2].body.messages).join("")).toContain("slow result");
-    expect(
-      env.io.trace.some((e) => e.kind === "note" && /waiting for 1 background/.test(e.text)),
-    ).toBe(true);
-  });
+  for (const check of [returnsAtOnce, deliveredOnce, inFinishOrder, waitsForPending])
+    it(`behaviour: ${check.id}`, () => check.run(s11, testKit()));
 
   it("a command that runs too long gets status timeout, and its whole process group is killed", async () => {
     const name = `lah-s11-timeout-${process.pid}-${Date.now()}`;

@@ -17,7 +17,13 @@ import { TaskBoard } from "../../chapters/s10-task-system/agent.ts";
 import { stateDirFor } from "../../chapters/_shared/paths.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { say, use } from "../../chapters/_shared/scripted.ts";
-import { scriptedEnv, tempDir, toolNames, type Env } from "../support/helpers.ts";
+import { scriptedEnv, tempDir, testKit, toolNames, type Env } from "../support/helpers.ts";
+import {
+  createBindsTask,
+  refusesUnbindable,
+  removeCompletesTask,
+  removeUnbinds,
+} from "../../chapters/_exercises/s12.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 const git = (cwd: string, ...args: string[]) =>
@@ -48,35 +54,8 @@ describe("s12 worktree isolation", () => {
     expect(toolNames(env)).toEqual(CURRICULUM_TOOLS.s12.lead);
   });
 
-  it("worktree_create makes the folder, the branch and the index entry, and binds the task", async () => {
-    const env = scriptedEnv([
-      use("task_create", { subject: "Build the login page" }),
-      use("worktree_create", { name: "login", task_id: 1 }),
-      say("done"),
-    ]);
-    await createAgent(env).send("go");
-    const ws = env.workspace;
-    expect(results(env)[1]).toEqual({
-      output: expect.stringContaining('Created lane "login"'),
-      isError: false,
-    });
-
-    const lane = path.join(ws, ".worktrees/login");
-    expect(existsSync(path.join(lane, ".git"))).toBe(true); // a worktree checkout, not a plain folder
-    expect(git(lane, "branch", "--show-current")).toBe("wt/login");
-    expect(branches(ws)).toContain("wt/login");
-    const index = JSON.parse(readFileSync(laneFile(ws, "index.json"), "utf8"));
-    expect(index.lanes).toEqual([
-      expect.objectContaining({
-        name: "login",
-        path: ".worktrees/login",
-        branch: "wt/login",
-        taskId: 1,
-      }),
-    ]);
-    const task = new TaskBoard(boardDir(ws)).get(1);
-    expect(task).toMatchObject({ worktree: "login", status: "in_progress" });
-  });
+  for (const check of [createBindsTask, refusesUnbindable, removeCompletesTask, removeUnbinds])
+    it(`behaviour: ${check.id}`, () => check.run(s12, testKit()));
 
   it("keeps the lane index and the board beside the workspace; the checkouts stay in it", async () => {
     const env = scriptedEnv([

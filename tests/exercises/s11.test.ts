@@ -1,0 +1,42 @@
+// s11's exercises: the checks pass on the answers, fail on the stub and on these wrong answers.
+import { exerciseSuite } from "../support/exercises.ts";
+
+/** The region with `from` replaced; throws if `from` is not in it (the chapter changed). */
+const swap = (from: string, to: string) => (region: string) => {
+  if (!region.includes(from)) throw new Error(`"${from}" is not in the region`);
+  return region.replace(from, to);
+};
+
+exerciseSuite("s11", {
+  s11: {
+    "drain hands out the queue but leaves it full": {
+      queue: swap("return this.queue.splice(0);", "return [...this.queue];"),
+    },
+    "injects the results in id order, not in the order they finished": {
+      inject: swap(
+        "const finished = jobs.drain();",
+        "const finished = jobs.drain().sort((a, b) => a.id.localeCompare(b.id));",
+      ),
+    },
+    "injects only the first result of the queue": {
+      inject: swap("...finished.map(", "...finished.slice(0, 1).map("),
+    },
+    "ends the turn when nothing is queued, though a command still runs": {
+      inject: swap(
+        "if (jobs.pending === 0 && jobs.running === 0) return true;",
+        "if (jobs.pending === 0) return true;",
+      ),
+    },
+    "waits for the running command, then ends the turn before injecting its result": {
+      inject: swap(
+        "await jobs.nextResult();\n    if (jobs.pending === 0) return true;",
+        "await jobs.nextResult();\n    return true;",
+      ),
+    },
+  },
+  "s11.1": {
+    "lets the killed command's exit overwrite its status": {
+      start: swap('        if (job.status === "killed") return;\n', ""),
+    },
+  },
+});

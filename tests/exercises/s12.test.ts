@@ -1,0 +1,48 @@
+// s12's exercises: the checks pass on the answers, fail on the stub and on these wrong answers.
+import { exerciseSuite } from "../support/exercises.ts";
+
+/** The region with `from` replaced; throws if `from` is not in it (the chapter changed). */
+const swap = (from: string, to: string) => (region: string) => {
+  if (!region.includes(from)) throw new Error(`"${from}" is not in the region`);
+  return region.replace(from, to);
+};
+
+exerciseSuite("s12", {
+  s12: {
+    "binds the lane but does not start the task": {
+      create: swap('{ worktree: name, status: "in_progress" }', "{ worktree: name }"),
+    },
+    "starts the task but does not record its lane": {
+      create: swap('{ worktree: name, status: "in_progress" }', '{ status: "in_progress" }'),
+    },
+    "lets a blocked task have a lane": {
+      create: swap("if (task.blockedBy.length) {", "if (false) {"),
+    },
+    "gives a task that has a lane a second one": {
+      create: swap("if (task.worktree) throw", "if (false) throw"),
+    },
+    "completes the task on every remove": {
+      remove: swap(
+        '...(completeTask ? { status: "completed" as const } : {}),',
+        'status: "completed",',
+      ),
+    },
+    "completes the task but leaves it bound to the removed lane": {
+      remove: swap("      worktree: null,\n", ""),
+    },
+    "completes the task without logging it": {
+      remove: swap(
+        '    if (completeTask) this.log("task_completed", lane.name, { task: lane.taskId });\n',
+        "",
+      ),
+    },
+  },
+  "s12.1": {
+    "merges a dirty workspace": {
+      run: swap("    if (dirty) {", "    if (false) {"),
+    },
+    "leaves a conflicting merge half done": {
+      run: swap('      git(this.root, "merge", "--abort");\n', ""),
+    },
+  },
+});
