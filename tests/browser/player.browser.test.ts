@@ -1,7 +1,8 @@
 // The player as a beginner uses it (site/components/Player.astro): the notes beside the steps,
 // the code that handled the current step, "story only", the parts of the run, one agent's steps,
-// a notice when a locale's notes are missing or older than the English ones, and the same run
-// readable without JavaScript.
+// a notice when a locale's notes are missing or older than the English ones, the same run
+// readable without JavaScript, and two players on one page that keep to themselves (each
+// <lah-player> element holds its own state).
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allRunnable } from "../../chapters/_runner/chapters.ts";
@@ -202,7 +203,7 @@ describe("the player", () => {
       [1, 1],
       [1, 2],
     ]);
-    // The code panel of each comes from its own fetch, at its own step.
+    // The code panel opens in the player the reader used, not in the other.
     const code = second.locator(".lah-code");
     await expect.poll(() => code.locator(".ln[data-here]").count(), { timeout: 15_000 }).toBe(1);
     expect(await first.locator(".lah-code").isHidden()).toBe(true);
