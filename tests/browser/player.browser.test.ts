@@ -1,7 +1,8 @@
 // The player as a beginner uses it (site/components/Player.astro): the notes beside the steps,
 // the code that handled the current step, "story only", the parts of the run, one agent's steps,
-// a notice when a locale's notes are missing or older than the English ones, and the same run
-// readable without JavaScript.
+// a notice when a locale's notes are missing or older than the English ones, the same run
+// readable without JavaScript, and two players on one page that keep to themselves (each
+// <lah-player> element holds its own state).
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allRunnable } from "../../chapters/_runner/chapters.ts";
@@ -157,6 +158,118 @@ describe("the player", () => {
       else expect(await notice.count(), `${row.locale}: ${row.status}`).toBe(1);
     }
   }, 180_000);
+
+  // A second player of the same run, from the page's own build-time markup (not a copy of the
+  // first one as its script left it), after the first: the element upgrades it as a new player.
+  const addSecondPlayer = (page: Page) =>
+    page.evaluate(async () => {
+      const built = new DOMParser().parseFromString(
+        await (await fetch(location.href)).text(),
+        "text/html",
+      );
+      const copy = document.importNode(built.querySelector("lah-player")!, true);
+      for (const el of copy.querySelectorAll("[id]")) el.id += "-copy";
+      document.querySelector("lah-player")!.after(copy);
+    });
+
+  it("two players on one page do not interfere: each steps, filters, plays and reports only itself", async () => {
+    const page = await site.tab({ width: 1280, height: 900 });
+    const first = await openPlayer(page, "/s13-agent-teams/");
+    await addSecondPlayer(page);
+    expect(await page.locator("lah-player").count()).toBe(2);
+    const second = page.locator("lah-player").nth(1).locator(".lah-player");
+    expect(await second.locator(".lah-player-controls").isVisible()).toBe(true);
+    expect(await currentIndex(second)).toBe(0);
+    // Each section's `lah-step` events, in order: who listens to one player hears only that one.
+    await page.evaluate(() => {
+      const heard: [number, number][] = [];
+      (window as unknown as { heard: typeof heard }).heard = heard;
+      document
+        .querySelectorAll(".lah-player")
+        .forEach((root, which) =>
+          root.addEventListener("lah-step", (e) =>
+            heard.push([which, (e as CustomEvent).detail.index]),
+          ),
+        );
+    });
+    const heard = () =>
+      page.evaluate(() => (window as unknown as { heard: [number, number][] }).heard);
+
+    await second.locator("button[data-action=next]").click();
+    await second.locator("button[data-action=next]").click();
+    expect(await currentIndex(second)).toBe(2);
+    expect(await currentIndex(first)).toBe(0);
+    expect(await heard()).toEqual([
+      [1, 1],
+      [1, 2],
+    ]);
+    // The code panel opens in the player the reader used, not in the other.
+    const code = second.locator(".lah-code");
+    await expect.poll(() => code.locator(".ln[data-here]").count(), { timeout: 15_000 }).toBe(1);
+    expect(await first.locator(".lah-code").isHidden()).toBe(true);
+
+    // One agent's steps in the first player filter the first player only.
+    await first.locator("select[data-action=agent]").selectOption("alice");
+    expect(await first.locator(".lah-step[data-filtered]").count()).toBeGreaterThan(0);
+    expect(await second.locator(".lah-step[data-filtered]").count()).toBe(0);
+    await second.locator("[data-action=story]").check();
+    expect(await first.locator("[data-action=story]").isChecked()).toBe(false);
+    await second.locator("[data-action=story]").uncheck();
+    const secondAt = await currentIndex(second);
+
+    // Playing the first leaves the second where it is, its button still saying "Play".
+    const heardFromSecond = (await heard()).filter(([which]) => which === 1);
+    await first.locator("select[data-action=speed]").selectOption("4");
+    const before = await currentIndex(first);
+    await first.locator("button[data-action=play]").click();
+    await expect.poll(() => currentIndex(first), { timeout: 10_000 }).toBeGreaterThan(before);
+    await first.locator("button[data-action=play]").click();
+    expect(await second.locator("button[data-action=play]").getAttribute("aria-label")).toBe(
+      "Play",
+    );
+    expect(await currentIndex(second)).toBe(secondAt);
+    expect((await heard()).filter(([which]) => which === 1)).toEqual(heardFromSecond);
+
+    // The keyboard and `lah-goto` move the player they reach, not the other.
+    await second.focus();
+    await page.keyboard.press("End");
+    const end = await currentIndex(second);
+    expect(end).toBeGreaterThan(2);
+    const firstAt = await currentIndex(first);
+    await second.evaluate((root) =>
+      root.dispatchEvent(new CustomEvent("lah-goto", { detail: { index: 5 } })),
+    );
+    expect(await currentIndex(second)).toBe(5);
+    expect(await currentIndex(first)).toBe(firstAt);
+  }, 120_000);
+
+  it("a player's state belongs to its element: kept when the element moves, wired once", async () => {
+    const page = await site.tab();
+    await openPlayer(page, "/s05-context-compact/");
+    await addSecondPlayer(page);
+    const [first, second] = [0, 1].map((n) => page.locator("lah-player").nth(n));
+    await second.locator("button[data-action=next]").click();
+    await first.locator("button[data-action=last]").click();
+    const at = () =>
+      page.evaluate(() => [...document.querySelectorAll("lah-player")].map((p) => p.current));
+    const last = (await first.locator(".lah-step").count()) - 1;
+    expect(await at()).toEqual([last, 1]);
+    // Moving an element (disconnected, connected again) keeps its step and does not wire it twice.
+    await page.evaluate(() => {
+      const [a, b] = document.querySelectorAll("lah-player");
+      a.before(b);
+    });
+    expect(await at()).toEqual([1, last]);
+    await page.locator("lah-player").first().locator("button[data-action=next]").click();
+    expect(await at()).toEqual([2, last]);
+    // A <lah-player> with nothing inside (made by a script) is left alone.
+    expect(
+      await page.evaluate(() => {
+        const empty = document.body.appendChild(document.createElement("lah-player"));
+        return empty.current;
+      }),
+    ).toBe(0);
+  }, 60_000);
 
   it("without JavaScript the run reads as a list of steps with their notes", async () => {
     const context = await browser.newContext({
