@@ -5,8 +5,15 @@ import { exercises as s01 } from "./s01.ts";
 import { exercises as s03 } from "./s03.ts";
 import { exercises as s07 } from "./s07.ts";
 import { exercises as s08 } from "./s08.ts";
+import { exercises as s09 } from "./s09.ts";
 
-export const EXERCISES = [...s01, ...s03, ...s07, ...s08] as unknown as Exercise<ChapterModule>[];
+export const EXERCISES = [
+  ...s01,
+  ...s03,
+  ...s07,
+  ...s08,
+  ...s09,
+] as unknown as Exercise<ChapterModule>[];
 
 export const chapterOf = (id: string) => id.split(".")[0];
 
