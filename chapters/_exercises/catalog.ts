@@ -6,6 +6,7 @@ import { exercises as s03 } from "./s03.ts";
 import { exercises as s07 } from "./s07.ts";
 import { exercises as s08 } from "./s08.ts";
 import { exercises as s09 } from "./s09.ts";
+import { exercises as a1 } from "./a1.ts";
 
 export const EXERCISES = [
   ...s01,
@@ -13,6 +14,7 @@ export const EXERCISES = [
   ...s07,
   ...s08,
   ...s09,
+  ...a1,
 ] as unknown as Exercise<ChapterModule>[];
 
 export const chapterOf = (id: string) => id.split(".")[0];
