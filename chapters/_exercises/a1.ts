@@ -2,8 +2,11 @@
 // call routed to its server). The checks hand namespace() stand-in connections whose client
 // answers in-process, so they need no server process. tests/chapters/a1-mcp-servers.test.ts runs
 // the same behaviours against the appendix's own code.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { say, use } from "../_shared/scripted.ts";
 import type * as A1 from "../a1-mcp-servers/agent.ts";
-import { expectThat, type Check, type Exercise } from "./kit.ts";
+import { expectThat, type Check, type CheckKit, type Exercise } from "./kit.ts";
 
 type M = typeof A1;
 
@@ -139,6 +142,139 @@ export const badNamesLeftOut: Check<M> = {
   },
 };
 
+/** A server that answers tools/list with one tool, ping, and crashes on a call: on the first call
+ *  only ("once"), or on every call ("always"). Each start adds a line to starts.log. Plain
+ *  JSON-RPC over stdio, so it needs no package inside the sandbox. */
+const FLAKY = `import { appendFileSync, existsSync, writeFileSync } from "node:fs";
+appendFileSync("starts.log", "start\\n");
+const mode = process.argv[2];
+const send = (msg) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...msg }) + "\\n");
+let buffer = "";
+process.stdin.on("data", (chunk) => {
+  buffer += chunk;
+  for (let i; (i = buffer.indexOf("\\n")) >= 0; ) {
+    const line = buffer.slice(0, i);
+    buffer = buffer.slice(i + 1);
+    if (line.trim()) handle(JSON.parse(line));
+  }
+});
+function handle(msg) {
+  if (msg.method === "initialize")
+    return send({ id: msg.id, result: { protocolVersion: msg.params.protocolVersion,
+      capabilities: { tools: {} }, serverInfo: { name: "flaky", version: "1.0.0" } } });
+  if (msg.method === "tools/list")
+    return send({ id: msg.id, result: { tools: [{ name: "ping", inputSchema: { type: "object" } }] } });
+  if (msg.method === "tools/call") {
+    if (mode === "always" || !existsSync("crashed-once")) {
+      writeFileSync("crashed-once", "");
+      process.exit(1);
+    }
+    return send({ id: msg.id, result: { content: [{ type: "text", text: "pong" }] } });
+  }
+  if (msg.id !== undefined) send({ id: msg.id, result: {} });
+}
+`;
+
+/** Plays `calls` calls of mcp__flaky__ping on a workspace whose one server is FLAKY; returns
+ *  each call's result and how many times the server started. The servers end with the agent. */
+async function flakyRun(module: M, kit: CheckKit, mode: "once" | "always", calls: number) {
+  const workspace = kit.workspace();
+  writeFileSync(path.join(workspace, "flaky.mjs"), FLAKY);
+  writeFileSync(
+    path.join(workspace, ".mcp.json"),
+    JSON.stringify({ mcpServers: { flaky: { command: "node", args: ["flaky.mjs", mode] } } }),
+  );
+  const env = kit.env(
+    [...Array.from({ length: calls }, () => use("mcp__flaky__ping", {})), say("done")],
+    { workspace },
+  );
+  // A rules file of its own, so the agent does not copy the starting policy, which lives beside
+  // the chapter's lesson and not beside a learner's copy of it.
+  mkdirSync(env.stateDir, { recursive: true });
+  writeFileSync(path.join(env.stateDir, "permissions.json"), JSON.stringify({ mode: "auto" }));
+  const agent = module.createAgent(env, { trusted: true, mode: "auto" });
+  try {
+    await agent.send("ping it");
+  } finally {
+    await agent.close?.();
+  }
+  const results = env.io.trace.flatMap((e) =>
+    e.kind === "tool_result" ? [{ output: e.output, isError: e.is_error }] : [],
+  );
+  let starts = 0;
+  try {
+    starts = readFileSync(path.join(workspace, "starts.log"), "utf8").split("\n").length - 1;
+  } catch {
+    // never started
+  }
+  return { results, starts };
+}
+
+export const restartsOnce: Check<M> = {
+  id: "restarts-once",
+  limitMs: 30_000,
+  async run(module, kit) {
+    const { results, starts } = await flakyRun(module, kit, "once", 2);
+    expectThat(results[0]?.isError, "crash-unsaid", { got: results[0]?.output ?? "no result" });
+    expectThat(results[1]?.output === "pong" && !results[1].isError, "not-restarted", {
+      got: results[1]?.output ?? "no result",
+      starts,
+    });
+    expectThat(starts === 2, "starts-once", { starts });
+  },
+};
+
+export const givesUpAfterSecondCrash: Check<M> = {
+  id: "gives-up-after-second-crash",
+  limitMs: 30_000,
+  async run(module, kit) {
+    const { results, starts } = await flakyRun(module, kit, "always", 4);
+    expectThat(results.length === 4 && results.every((r) => r.isError), "crash-not-error", {
+      got: results.map((r) => (r.isError ? "error" : r.output)).join(", "),
+    });
+    expectThat(starts === 2, "restarted-again", { starts });
+  },
+};
+
+/** a1.1's answer: a connection remembers how to start its server again; the first call after a
+ *  crash starts it once more, and a call goes to the latest start. */
+const restartSolution = {
+  connect: (reference: string) =>
+    reference.replace(
+      "  stopped?: string;\n",
+      "  stopped?: string;\n  /** Starts the server again (once: the new connection has none). */\n  restart?: () => Promise<Connection>;\n  /** The connection that replaced this one after a crash. */\n  replacement?: Connection;\n",
+    ),
+  dispatch: (reference: string) =>
+    reference.replace(
+      "  if (conn.stopped) throw new Error(",
+      `  while (conn.replacement) conn = conn.replacement;
+  if (conn.stopped && conn.restart) {
+    const restart = conn.restart;
+    conn.restart = undefined; // once: a server that crashes again stays down
+    conn.replacement = await restart();
+    conn = conn.replacement;
+  }
+  if (conn.stopped) throw new Error(`,
+    ),
+  session: (reference: string) =>
+    reference
+      .replace(
+        "    Object.entries(servers).map(([name, server]) => connect(env, name, server, timeout)),",
+        `    Object.entries(servers).map(async ([name, server]) => {
+      const conn = await connect(env, name, server, timeout);
+      conn.restart = async () => {
+        env.io.note(\`MCP server "\${name}" stopped (\${conn.stopped}); starting it again, once\`);
+        return connect(env, name, server, timeout);
+      };
+      return conn;
+    }),`,
+      )
+      .replace(
+        "      await Promise.all(servers.map((server) => server.stop()));",
+        "      const all = servers.flatMap((s) => (s.replacement ? [s, s.replacement] : [s]));\n      await Promise.all(all.map((server) => server.stop()));",
+      ),
+};
+
 export const exercises: Exercise<M>[] = [
   {
     id: "a1",
@@ -169,5 +305,12 @@ export const exercises: Exercise<M>[] = [
       },
     ],
     checks: [namespacedNames, namesReadBack, routesToItsServer, badNamesLeftOut],
+  },
+  {
+    id: "a1.1",
+    kind: "extend",
+    file: "agent.ts",
+    solution: restartSolution,
+    checks: [restartsOnce, givesUpAfterSecondCrash, routesToItsServer],
   },
 ];

@@ -33,4 +33,18 @@ exerciseSuite("a1", {
       namespace: swap(": !TOOL_NAME.test(name) &&", ": false &&"),
     },
   },
+  "a1.1": {
+    "passes the restart on, so the server restarts forever": {
+      dispatch: swap(
+        "    conn.replacement = await restart();\n",
+        "    conn.replacement = await restart();\n    conn.replacement.restart = restart;\n",
+      ),
+    },
+    "restarts the server but sends the call to the dead one": {
+      dispatch: swap("    conn = conn.replacement;\n", ""),
+    },
+    "restarts a server that is running": {
+      dispatch: swap("if (conn.stopped && conn.restart) {", "if (conn.restart) {"),
+    },
+  },
 });
