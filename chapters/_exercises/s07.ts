@@ -9,16 +9,15 @@ type M = typeof S07;
 type Perms = S07.Permissions;
 
 let ids = 0;
-const call = (name: string, input: Record<string, unknown>): ToolUseBlock => ({
-  type: "tool_use",
-  id: `call_${++ids}`,
-  name,
-  input,
-});
+const call = (name: string, input: Record<string, unknown>) =>
+  ({ type: "tool_use", id: `call_${++ids}`, name, input }) as ToolUseBlock;
 const bash = (command: string) => call("bash", { command });
 
 /** An env whose questions are answered from `answers` (then "no"), and the questions it asked. */
-function gateEnv(kit: CheckKit, answers: string[] = []): { env: CheckEnv; asked: string[] } {
+function gateEnv(
+  kit: CheckKit,
+  answers: string[] = [],
+): { env: CheckEnv; asked: string[]; count: () => number } {
   const env = kit.env([], { answers });
   const asked: string[] = [];
   const ask = env.ask.bind(env);
@@ -26,7 +25,7 @@ function gateEnv(kit: CheckKit, answers: string[] = []): { env: CheckEnv; asked:
     asked.push(question);
     return ask(question, choices);
   };
-  return { env, asked };
+  return { env, asked, count: () => asked.length };
 }
 
 const perms = (mode: Perms["mode"], allow: Perms["allow"] = [], deny: Perms["deny"] = []) => ({
@@ -40,7 +39,7 @@ const verdict = (refusal: string | null) => (refusal === null ? "allowed" : `ref
 export const planRefusesChanges: Check<M> = {
   id: "plan-refuses-changes",
   async run(module, kit) {
-    const { env, asked } = gateEnv(kit, ["yes", "yes", "yes"]);
+    const { env, asked, count } = gateEnv(kit, ["yes", "yes", "yes"]);
     const policy = perms("plan", [{ tool: "bash" }, { tool: "write" }]);
     for (const changing of [
       call("write", { path: "new.txt", content: "x" }),
@@ -55,7 +54,7 @@ export const planRefusesChanges: Check<M> = {
     }
     const look = await module.checkPermission(env, policy, call("read", { path: "keep.txt" }));
     expectThat(look === null, "plan-refused-look", { got: verdict(look) });
-    expectThat(asked.length === 0, "plan-asked", { question: asked[0] ?? "" });
+    expectThat(count() === 0, "plan-asked", { question: asked[0] ?? "" });
   },
 };
 
@@ -63,7 +62,7 @@ export const denyBeatsAllow: Check<M> = {
   id: "deny-beats-allow",
   async run(module, kit) {
     for (const mode of ["default", "auto"] as const) {
-      const { env, asked } = gateEnv(kit, ["yes", "yes"]);
+      const { env, asked, count } = gateEnv(kit, ["yes", "yes"]);
       const policy = perms(mode, [{ tool: "bash" }], [{ tool: "bash", pattern: "touch *" }]);
       const denied = await module.checkPermission(env, policy, bash("touch denied.txt"));
       expectThat(denied !== null && /denied by the rule/.test(denied), "deny-lost", {
@@ -72,7 +71,7 @@ export const denyBeatsAllow: Check<M> = {
       });
       const allowed = await module.checkPermission(env, policy, bash("echo allowed"));
       expectThat(allowed === null, "allow-lost", { mode, got: verdict(allowed) });
-      expectThat(asked.length === 0, "asked-despite-rules", { mode, question: asked[0] ?? "" });
+      expectThat(count() === 0, "asked-despite-rules", { mode, question: asked[0] ?? "" });
     }
   },
 };
@@ -80,7 +79,7 @@ export const denyBeatsAllow: Check<M> = {
 export const refusedInEveryMode: Check<M> = {
   id: "refused-in-every-mode",
   async run(module, kit) {
-    const { env, asked } = gateEnv(kit, ["yes", "yes", "yes"]);
+    const { env, asked, count } = gateEnv(kit, ["yes", "yes", "yes"]);
     const policy = perms("auto", [{ tool: "*" }]);
     for (const command of ["sudo touch pwned.txt", "rm -rf ~/"]) {
       const refusal = await module.checkPermission(env, policy, bash(command));
@@ -93,22 +92,22 @@ export const refusedInEveryMode: Check<M> = {
     expectThat(broken !== null, "malformed-let-through", {});
     const fine = await module.checkPermission(env, policy, bash("touch ok.txt"));
     expectThat(fine === null, "auto-refused", { got: verdict(fine) });
-    expectThat(asked.length === 0, "asked-in-auto", { question: asked[0] ?? "" });
+    expectThat(count() === 0, "asked-in-auto", { question: asked[0] ?? "" });
   },
 };
 
 export const askLast: Check<M> = {
   id: "ask-last",
   async run(module, kit) {
-    const { env, asked } = gateEnv(kit, ["no", "yes"]);
+    const { env, asked, count } = gateEnv(kit, ["no", "yes"]);
     const policy = perms("default", [{ tool: "bash", pattern: "npm test*" }]);
     const ruled = await module.checkPermission(env, policy, bash("npm test"));
-    expectThat(ruled === null && asked.length === 0, "allow-rule-ignored", {
+    expectThat(ruled === null && count() === 0, "allow-rule-ignored", {
       got: verdict(ruled),
-      asked: asked.length,
+      asked: count(),
     });
     const no = await module.checkPermission(env, policy, bash("echo hi"));
-    expectThat(asked.length === 1, "did-not-ask", { command: "echo hi", asked: asked.length });
+    expectThat(count() === 1, "did-not-ask", { command: "echo hi", asked: count() });
     expectThat(/echo hi/.test(asked[0] ?? ""), "question-hides-subject", { question: asked[0] });
     expectThat(no !== null, "no-allowed", { got: verdict(no) });
     const yes = await module.checkPermission(env, policy, bash("echo hi"));
@@ -120,25 +119,25 @@ export const askLast: Check<M> = {
 export const alwaysAddsRule: Check<M> = {
   id: "always-adds-rule",
   async run(module, kit) {
-    const { env, asked } = gateEnv(kit, ["always"]);
+    const { env, count } = gateEnv(kit, ["always"]);
     const policy = perms("default");
     const first = await module.checkPermission(env, policy, bash("echo first"));
     expectThat(first === null, "always-refused", { got: verdict(first) });
     const rule = policy.allow.map(module.describeRule).join(", ");
     expectThat(rule === "bash echo first", "always-rule", { rules: rule || "none" });
     const again = await module.checkPermission(env, policy, bash("echo first"));
-    expectThat(again === null && asked.length === 1, "always-asked-again", {
-      asked: asked.length,
+    expectThat(again === null && count() === 1, "always-asked-again", {
+      asked: count(),
     });
     const other = await module.checkPermission(env, policy, bash("echo first; touch pwned"));
-    expectThat(other !== null && asked.length === 2, "always-too-wide", { got: verdict(other) });
+    expectThat(other !== null && count() === 2, "always-too-wide", { got: verdict(other) });
   },
 };
 
 export const chainPartsAllowed: Check<M> = {
   id: "chain-parts-allowed",
   async run(module, kit) {
-    const { env, asked } = gateEnv(kit);
+    const { env, count } = gateEnv(kit);
     const policy = perms("default", [
       { tool: "bash", pattern: "npm test*" },
       { tool: "bash", pattern: "npm run lint*" },
@@ -148,9 +147,9 @@ export const chainPartsAllowed: Check<M> = {
       "npm test -- --watch=false || npm run lint",
     ]) {
       const refusal = await module.checkPermission(env, policy, bash(command));
-      expectThat(refusal === null && asked.length === 0, "chain-asked", {
+      expectThat(refusal === null && count() === 0, "chain-asked", {
         command,
-        got: asked.length ? "a question" : verdict(refusal),
+        got: count() ? "a question" : verdict(refusal),
       });
     }
   },
@@ -170,11 +169,11 @@ export const chainOtherPartAsked: Check<M> = {
       'npm test "x && npm run lint"',
       "npm test && npm run lint > out",
     ]) {
-      const { env, asked } = gateEnv(kit);
+      const { env, count } = gateEnv(kit);
       const refusal = await module.checkPermission(env, policy, bash(command));
-      expectThat(asked.length === 1 && refusal !== null, "chain-not-asked", {
+      expectThat(count() === 1 && refusal !== null, "chain-not-asked", {
         command,
-        got: asked.length ? verdict(refusal) : "ran without a question",
+        got: count() ? verdict(refusal) : "ran without a question",
       });
     }
   },
