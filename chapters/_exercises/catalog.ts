@@ -3,16 +3,24 @@ import type { ChapterModule } from "../_shared/types.ts";
 import type { Exercise } from "./kit.ts";
 import { exercises as s01 } from "./s01.ts";
 import { exercises as s03 } from "./s03.ts";
+import { exercises as s07 } from "./s07.ts";
+import { exercises as s08 } from "./s08.ts";
+import { exercises as s09 } from "./s09.ts";
 import { exercises as s10 } from "./s10.ts";
 import { exercises as s11 } from "./s11.ts";
 import { exercises as s12 } from "./s12.ts";
+import { exercises as a1 } from "./a1.ts";
 
 export const EXERCISES = [
   ...s01,
   ...s03,
+  ...s07,
+  ...s08,
+  ...s09,
   ...s10,
   ...s11,
   ...s12,
+  ...a1,
 ] as unknown as Exercise<ChapterModule>[];
 
 export const chapterOf = (id: string) => id.split(".")[0];

@@ -197,32 +197,18 @@ export function createHookRunner(
         if (event === "PreToolUse") outcome.blocked = why;
         return true;
       };
-      for (const hook of matching) {
-        if (changedNow("hooks not run")) return outcome;
-        const stdin = {
-          hook_event_name: event,
-          cwd: env.workspace,
-          ...(tool && { tool_name: tool.name, tool_input: outcome.input }),
-          ...(result && { tool_result: result.output, is_error: result.isError }),
-        };
-        const run = await runHook(hook.command, stdin, env.workspace, timeoutMs);
-        if (changedNow(`hook "${oneLine(hook.command)}" ignored`)) return outcome;
-        const label = `${event} hook "${hook.command}"`;
-        env.io.event("hook", {
-          event,
-          command: hook.command,
-          exitCode: run.exitCode,
-          timedOut: run.timedOut,
-        });
+      /** What one hook's answer means, by its exit code, added to the outcome (with a note for
+       *  the person). True when the call is blocked: then no more hooks run. */
+      const heedExitCode = (command: string, run: HookRun): boolean => {
+        const label = `${event} hook "${command}"`;
         const stderr = run.stderr.trim();
-
         if (run.timedOut) {
           env.io.note(`${label} timed out after ${timeoutMs / 1000}s; ignored`);
         } else if (run.exitCode === 0) {
           const reply = parseReply(run.stdout);
           if (typeof reply === "string") {
             env.io.note(`${label}: ${reply}`);
-            continue;
+            return false;
           }
           if (reply.updatedInput && event === "PreToolUse") {
             outcome.input = reply.updatedInput;
@@ -239,7 +225,7 @@ export function createHookRunner(
         } else if (run.exitCode === 1 && event === "PreToolUse") {
           outcome.blocked = stderr || "(no reason given)";
           env.io.note(`${label} exited 1: ${tool!.name} is blocked`);
-          return outcome; // a blocked call needs no more opinions
+          return true;
         } else if (run.exitCode === 2) {
           if (stderr) outcome.context.push(stderr);
           env.io.note(
@@ -252,6 +238,25 @@ export function createHookRunner(
             `${label} failed (exit ${run.exitCode}${stderr ? `: ${stderr}` : ""}); ignored`,
           );
         }
+        return false;
+      };
+      for (const hook of matching) {
+        if (changedNow("hooks not run")) return outcome;
+        const stdin = {
+          hook_event_name: event,
+          cwd: env.workspace,
+          ...(tool && { tool_name: tool.name, tool_input: outcome.input }),
+          ...(result && { tool_result: result.output, is_error: result.isError }),
+        };
+        const run = await runHook(hook.command, stdin, env.workspace, timeoutMs);
+        if (changedNow(`hook "${oneLine(hook.command)}" ignored`)) return outcome;
+        env.io.event("hook", {
+          event,
+          command: hook.command,
+          exitCode: run.exitCode,
+          timedOut: run.timedOut,
+        });
+        if (heedExitCode(hook.command, run)) return outcome; // a blocked call needs no more opinions
       }
       return outcome;
     },

@@ -22,7 +22,13 @@ import { prepareWorkspace } from "../../chapters/_runner/workspace.ts";
 import { say, use, useAll } from "../../chapters/_shared/scripted.ts";
 import { sandboxStatus } from "../../chapters/_shared/shell.ts";
 import type { Agent, ScriptedTurn } from "../../chapters/_shared/types.ts";
-import { scriptedEnv, tempDir, toolNames, waitFor } from "../support/helpers.ts";
+import { scriptedEnv, tempDir, testKit, toolNames, waitFor } from "../support/helpers.ts";
+import {
+  badNamesLeftOut,
+  namesReadBack,
+  namespacedNames,
+  routesToItsServer,
+} from "../../chapters/_exercises/a1.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 type TestEnv = ReturnType<typeof scriptedEnv>;
@@ -791,27 +797,9 @@ describe("a1's gate judges a call by its tool's declared field", () => {
   });
 });
 
-describe("a1's tool names, read back", () => {
-  it("parseMcpToolName is the inverse of mcpToolName, for every tool namespace() offers", () => {
-    const servers = [
-      { name: "notes", tools: [{ name: "save_note" }, { name: "list__all" }] },
-      { name: "my_files", tools: [{ name: "read" }] },
-    ].map((s) => ({
-      ...s,
-      tools: s.tools.map((t) => ({ ...t, inputSchema: { type: "object" as const } })),
-    })) as unknown as a1.Connection[];
-    const { tools } = a1.namespace(servers, () => {}, 1000);
-    const offered = tools.flatMap((t) => a1.parseMcpToolName(t.name) ?? []);
-    expect(offered).toEqual([
-      { server: "notes", tool: "save_note" },
-      { server: "notes", tool: "list__all" },
-      { server: "my_files", tool: "read" },
-    ]);
-    for (const { server, tool } of offered)
-      expect(a1.parseMcpToolName(a1.mcpToolName(server, tool))).toEqual({ server, tool });
-    // The base tools belong to no server.
-    expect(tools.filter((t) => !a1.parseMcpToolName(t.name)).map((t) => t.name)).toEqual(
-      a1.TOOLS.map((t) => t.name),
-    );
-  });
+// The curriculum's namespacing behaviours, defined once with the exercises
+// (chapters/_exercises/a1.ts) and run here against the appendix's own code.
+describe("a1's tool names: namespaced, read back, routed", () => {
+  for (const check of [namespacedNames, namesReadBack, routesToItsServer, badNamesLeftOut])
+    it(`behaviour: ${check.id}`, () => check.run(a1, testKit()));
 });

@@ -22,7 +22,14 @@ import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { say, use, useAll } from "../../chapters/_shared/scripted.ts";
 import { sandboxStatus } from "../../chapters/_shared/shell.ts";
 import { prepareWorkspace } from "../../chapters/_runner/workspace.ts";
-import { scriptedEnv, tempDir, toolNames } from "../support/helpers.ts";
+import { scriptedEnv, tempDir, testKit, toolNames } from "../support/helpers.ts";
+import {
+  alwaysAddsRule,
+  askLast,
+  denyBeatsAllow,
+  planRefusesChanges,
+  refusedInEveryMode,
+} from "../../chapters/_exercises/s07.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 type TestEnv = ReturnType<typeof scriptedEnv>;
@@ -51,6 +58,17 @@ const results = (env: TestEnv) =>
   );
 
 describe("s07 permission system", () => {
+  // The curriculum's gate behaviours, defined once with the exercises (chapters/_exercises/s07.ts)
+  // and run here against the chapter's own code.
+  for (const check of [
+    planRefusesChanges,
+    denyBeatsAllow,
+    refusedInEveryMode,
+    askLast,
+    alwaysAddsRule,
+  ])
+    it(`behaviour: ${check.id}`, () => check.run(s07, testKit()));
+
   it("offers exactly the five base tools", async () => {
     const env = scriptedEnv([say("hi")]);
     await createAgent(env).send("hello");
@@ -78,30 +96,6 @@ describe("s07 permission system", () => {
     expect(existsSync(path.join(env.workspace, "ran.txt"))).toBe(false);
     expect(readFileSync(path.join(env.workspace, "keep.txt"), "utf8")).toBe("original");
     expect(asked).toEqual(["Approve the plan and leave plan mode?"]); // no permission question was asked
-  });
-
-  it("deny beats allow, in default and in auto mode", async () => {
-    for (const mode of ["default", "auto"] as const) {
-      const env = scriptedEnv([
-        use("bash", { command: "touch denied.txt" }),
-        use("bash", { command: "echo allowed" }),
-        say("ok"),
-      ]);
-      const asked = recordAsks(env);
-      await createAgent(env, {
-        mode,
-        allow: [{ tool: "bash" }],
-        deny: [{ tool: "bash", pattern: "touch *" }],
-      }).send("go");
-      const [denied, allowed] = results(env);
-      expect(denied).toMatchObject({
-        isError: true,
-        output: expect.stringMatching(/denied by the rule "bash touch \*"/),
-      });
-      expect(allowed).toEqual({ name: "bash", output: "allowed", isError: false });
-      expect(existsSync(path.join(env.workspace, "denied.txt"))).toBe(false);
-      expect(asked).toEqual([]);
-    }
   });
 
   it("a path rule matches however the model spells the path", async () => {
@@ -265,25 +259,6 @@ describe("s07 permission system", () => {
     });
     expect(existsSync(path.join(ws, "pwned"))).toBe(false);
     expect(JSON.parse(readFileSync(rulesFile(second), "utf8")).mode).toBe("plan"); // the file the learner edits
-  });
-
-  it('"no" refuses the call and the loop goes on; "yes" allows it once', async () => {
-    const env = scriptedEnv(
-      [
-        use("write", { path: "a.txt", content: "a" }),
-        use("write", { path: "b.txt", content: "b" }),
-        use("write", { path: "c.txt", content: "c" }),
-        say("ok"),
-      ],
-      { answers: ["no", "yes", "no"] },
-    );
-    startWith(env, {});
-    const asked = recordAsks(env);
-    await createAgent(env).send("go");
-    expect(results(env).map((r) => r.isError)).toEqual([true, false, true]);
-    expect(asked).toHaveLength(3);
-    expect(existsSync(path.join(env.workspace, "a.txt"))).toBe(false);
-    expect(readFileSync(path.join(env.workspace, "b.txt"), "utf8")).toBe("b");
   });
 
   it("dangerous commands are refused even in auto mode, even with an allow rule", async () => {

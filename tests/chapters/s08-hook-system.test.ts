@@ -20,10 +20,16 @@ import {
 } from "../../chapters/s08-hook-system/agent.ts";
 import scenario from "../../chapters/s08-hook-system/scenario.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
-import { say, use, useAll } from "../../chapters/_shared/scripted.ts";
+import { say, use } from "../../chapters/_shared/scripted.ts";
 import { prepareWorkspace } from "../../chapters/_runner/workspace.ts";
-import type { MessageParam } from "../../chapters/_shared/types.ts";
-import { scriptedEnv, tempDir, toolNames } from "../support/helpers.ts";
+import { scriptedEnv, tempDir, testKit, toolNames } from "../support/helpers.ts";
+import {
+  exit0RewritesAndAdds,
+  matcherOnlyItsTool,
+  otherExitIgnored,
+  postExit2Appends,
+  preExit1Blocks,
+} from "../../chapters/_exercises/s08.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 type TestEnv = ReturnType<typeof scriptedEnv>;
@@ -46,50 +52,23 @@ const results = (env: TestEnv) =>
   );
 const notes = (env: TestEnv) => env.io.trace.flatMap((e) => (e.kind === "note" ? [e.text] : []));
 const file = (env: TestEnv, name: string) => path.join(env.workspace, name);
-const toolResultBlocks = (messages: MessageParam[]) =>
-  messages
-    .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
-    .filter((b) => b.type === "tool_result") as { tool_use_id: string; content: string }[];
 
 describe("s08 hook system", () => {
+  // The curriculum's exit-code behaviours, defined once with the exercises
+  // (chapters/_exercises/s08.ts) and run here against the chapter's own code.
+  for (const check of [
+    preExit1Blocks,
+    postExit2Appends,
+    exit0RewritesAndAdds,
+    otherExitIgnored,
+    matcherOnlyItsTool,
+  ])
+    it(`behaviour: ${check.id}`, () => check.run(s08, testKit()));
+
   it("offers exactly the five base tools", async () => {
     const env = scriptedEnv([say("hi")]);
     await createAgent(env).send("hello");
     expect(toolNames(env)).toEqual(CURRICULUM_TOOLS.s08.lead);
-  });
-
-  it("a PreToolUse hook that exits 1 blocks the call; its stderr is the reason", async () => {
-    const env = envWithHooks([use("bash", { command: "touch ran.txt" }), say("ok")], {
-      PreToolUse: [{ matcher: "bash", command: "echo 'no touching today' >&2; exit 1" }],
-    });
-    await createAgent(env, { trusted: true }).send("go");
-    expect(results(env)).toEqual([
-      { name: "bash", output: "Blocked by a PreToolUse hook: no touching today", isError: true },
-    ]);
-    expect(existsSync(file(env, "ran.txt"))).toBe(false);
-  });
-
-  it("a PostToolUse hook that exits 2 appends its stderr to that result: still one result per id", async () => {
-    const env = envWithHooks(
-      [
-        useAll([
-          { name: "bash", input: { command: "echo first" } },
-          { name: "read", input: { path: "a.txt" } },
-        ]),
-        say("ok"),
-      ],
-      { PostToolUse: [{ matcher: "bash", command: "echo 'lint: 2 warnings' >&2; exit 2" }] },
-    );
-    writeFileSync(file(env, "a.txt"), "A");
-    const agent = createAgent(env, { trusted: true });
-    await agent.send("go");
-    const blocks = toolResultBlocks(agent.messages);
-    const ids = (agent.messages[1].content as { type: string; id?: string }[]).flatMap((b) =>
-      b.type === "tool_use" ? [b.id] : [],
-    );
-    expect(blocks.map((b) => b.tool_use_id)).toEqual(ids); // two calls, two results, same ids, no extras
-    expect(blocks[0].content).toBe("first\n\n[hook] lint: 2 warnings");
-    expect(blocks[1].content).toBe("A");
   });
 
   it('a matcher fires only for its tool; "*" fires for every tool', async () => {

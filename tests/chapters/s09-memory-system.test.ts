@@ -3,15 +3,17 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import * as s09 from "../../chapters/s09-memory-system/agent.ts";
-import {
-  buildSystemPrompt,
-  createAgent,
-  loadMemories,
-} from "../../chapters/s09-memory-system/agent.ts";
+import { createAgent, loadMemories } from "../../chapters/s09-memory-system/agent.ts";
 import scenario from "../../chapters/s09-memory-system/scenario.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { say, use, useAll } from "../../chapters/_shared/scripted.ts";
-import { scriptedEnv, tempDir, toolNames, type Env } from "../support/helpers.ts";
+import { scriptedEnv, tempDir, testKit, toolNames, type Env } from "../support/helpers.ts";
+import {
+  emptySectionsDropped,
+  newSessionLoads,
+  savedMemoryNextRound,
+  sectionsInOrder,
+} from "../../chapters/_exercises/s09.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 const TABS = {
@@ -28,6 +30,16 @@ const results = (env: Env) =>
   );
 
 describe("s09 memory system", () => {
+  // The curriculum's prompt behaviours, defined once with the exercises (chapters/_exercises/s09.ts)
+  // and run here against the chapter's own code.
+  for (const check of [
+    sectionsInOrder,
+    emptySectionsDropped,
+    savedMemoryNextRound,
+    newSessionLoads,
+  ])
+    it(`behaviour: ${check.id}`, () => check.run(s09, testKit()));
+
   it("offers the five base tools plus save_memory", async () => {
     const env = scriptedEnv([say("hi")]);
     await createAgent(env).send("hello");
@@ -214,16 +226,6 @@ describe("s09 memory system", () => {
     expect(existsSync(path.join(env.workspace, ".memory"))).toBe(false);
   });
 
-  it("a memory saved in round N is in the system prompt of round N+1", async () => {
-    const env = scriptedEnv([use("save_memory", TABS), say("saved")]);
-    await createAgent(env).send("I use tabs");
-    expect(systemOf(env, 0)).not.toContain("Indent code with tabs");
-    expect(systemOf(env, 1)).toContain("Indent code with tabs");
-    expect(systemOf(env, 1)).toContain(
-      "- [Tabs please](tabs-please.md) — The user indents with tabs",
-    );
-  });
-
   it("a new session on the same workspace starts with the memory", async () => {
     const ws = tempDir();
     await createAgent(
@@ -235,25 +237,6 @@ describe("s09 memory system", () => {
     expect(next.io.trace).toContainEqual(
       expect.objectContaining({ kind: "note", text: expect.stringContaining("Tabs please") }),
     );
-  });
-
-  it("builds the system prompt from ordered sections: identity, rules, memory, environment", async () => {
-    expect(
-      buildSystemPrompt([
-        { title: "A", body: "one" },
-        { title: "Empty", body: " " },
-        { title: "B", body: "two" },
-      ]),
-    ).toBe("# A\n\none\n\n# B\n\ntwo");
-    const env = scriptedEnv([say("hi")]);
-    await createAgent(env).send("hello");
-    const system = systemOf(env, 0);
-    const at = ["# Identity", "# Tools and rules", "# Memory", "# Environment"].map((h) =>
-      system.indexOf(h),
-    );
-    expect(at.every((i) => i >= 0)).toBe(true);
-    expect([...at].sort((a, b) => a - b)).toEqual(at);
-    expect(system).toContain(`Workspace: ${env.workspace}`);
   });
 
   it("skips a malformed memory file with a note and keeps the good ones", async () => {

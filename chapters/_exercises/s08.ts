@@ -1,0 +1,286 @@
+// s08's exercises: rebuild what a hook's exit code decides, and the call it wraps; extend the hooks
+// (a UserPromptSubmit event). The behaviours are the curriculum's for s08, and
+// tests/chapters/s08-hook-system.test.ts runs the same ones against the chapter's own code.
+import { existsSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { say, use, useAll } from "../_shared/scripted.ts";
+import type { MessageParam, ScriptedTurn } from "../_shared/types.ts";
+import type * as S08 from "../s08-hook-system/agent.ts";
+import { expectThat, type Check, type CheckKit, type Exercise } from "./kit.ts";
+
+type M = typeof S08;
+
+/** An env whose workspace has this .hooks.json, and the agent the module makes for it (the hooks
+ *  trusted: trust is not what these checks are about). */
+function hooked(module: M, kit: CheckKit, script: ScriptedTurn[], hooks: object) {
+  const env = kit.env(script);
+  writeFileSync(path.join(env.workspace, ".hooks.json"), JSON.stringify(hooks));
+  return { env, agent: module.createAgent(env, { trusted: true }) };
+}
+
+/** Every tool_result of the conversation, in order, as its id and its text. */
+const results = (messages: MessageParam[]) =>
+  messages.flatMap((m) =>
+    typeof m.content === "string"
+      ? []
+      : m.content.flatMap((b) =>
+          b.type === "tool_result"
+            ? [
+                {
+                  id: b.tool_use_id,
+                  text: typeof b.content === "string" ? b.content : JSON.stringify(b.content),
+                  isError: b.is_error === true,
+                },
+              ]
+            : [],
+        ),
+  );
+const callIds = (messages: MessageParam[]) =>
+  messages.flatMap((m) =>
+    m.role !== "assistant" || typeof m.content === "string"
+      ? []
+      : m.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : [])),
+  );
+const shown = (text: string | undefined) => JSON.stringify(text ?? "no result");
+
+export const preExit1Blocks: Check<M> = {
+  id: "pre-exit-1-blocks",
+  async run(module, kit) {
+    const { env, agent } = hooked(
+      module,
+      kit,
+      [use("bash", { command: "touch ran.txt" }), say("ok")],
+      { PreToolUse: [{ matcher: "bash", command: "echo 'no touching today' >&2; exit 1" }] },
+    );
+    await agent.send("go");
+    const [result] = results(agent.messages);
+    expectThat(!existsSync(path.join(env.workspace, "ran.txt")), "blocked-call-ran", {});
+    expectThat(result?.isError && result.text.includes("no touching today"), "block-unsaid", {
+      got: shown(result?.text),
+    });
+  },
+};
+
+export const postExit2Appends: Check<M> = {
+  id: "post-exit-2-appends",
+  async run(module, kit) {
+    const { env, agent } = hooked(
+      module,
+      kit,
+      [
+        useAll([
+          { name: "bash", input: { command: "echo first" } },
+          { name: "read", input: { path: "a.txt" } },
+        ]),
+        say("ok"),
+      ],
+      { PostToolUse: [{ matcher: "bash", command: "echo 'lint: 2 warnings' >&2; exit 2" }] },
+    );
+    writeFileSync(path.join(env.workspace, "a.txt"), "A");
+    await agent.send("go");
+    const got = results(agent.messages);
+    const ids = callIds(agent.messages);
+    expectThat(
+      got.length === ids.length && got.every((r, i) => r.id === ids[i]),
+      "results-per-call",
+      { calls: ids.length, results: got.length },
+    );
+    expectThat(
+      got[0]?.text.startsWith("first") && got[0].text.includes("lint: 2 warnings"),
+      "stderr-not-appended",
+      { got: shown(got[0]?.text) },
+    );
+    expectThat(got[1]?.text === "A", "other-result-changed", { got: shown(got[1]?.text) });
+  },
+};
+
+export const exit0RewritesAndAdds: Check<M> = {
+  id: "exit-0-rewrites-and-adds",
+  async run(module, kit) {
+    const { agent } = hooked(module, kit, [use("bash", { command: "echo original" }), say("ok")], {
+      PreToolUse: [
+        { matcher: "bash", command: `echo '{"updatedInput": {"command": "echo rewritten"}}'` },
+      ],
+      PostToolUse: [{ command: `echo '{"additionalContext": "remember to commit"}'` }],
+    });
+    await agent.send("go");
+    const [result] = results(agent.messages);
+    expectThat(result?.text.startsWith("rewritten"), "input-not-rewritten", {
+      got: shown(result?.text),
+    });
+    expectThat(result.text.includes("remember to commit"), "context-not-added", {
+      got: shown(result.text),
+    });
+  },
+};
+
+export const otherExitIgnored: Check<M> = {
+  id: "other-exit-ignored",
+  async run(module, kit) {
+    const { env, agent } = hooked(
+      module,
+      kit,
+      [use("bash", { command: "echo still runs > ran.txt; echo ran" }), say("ok")],
+      {
+        PreToolUse: [{ command: "echo 'crashed' >&2; exit 3" }],
+        PostToolUse: [{ command: "echo 'too late to block' >&2; exit 1" }],
+      },
+    );
+    await agent.send("go");
+    const [result] = results(agent.messages);
+    expectThat(existsSync(path.join(env.workspace, "ran.txt")), "ignored-hook-blocked", {
+      got: shown(result?.text),
+    });
+    expectThat(result?.text === "ran" && !result.isError, "ignored-hook-heard", {
+      got: shown(result?.text),
+    });
+  },
+};
+
+export const matcherOnlyItsTool: Check<M> = {
+  id: "matcher-only-its-tool",
+  async run(module, kit) {
+    const { env, agent } = hooked(
+      module,
+      kit,
+      [
+        use("bash", { command: "echo hi" }),
+        use("write", { path: "b.txt", content: "b" }),
+        say("ok"),
+      ],
+      { PreToolUse: [{ matcher: "write", command: "echo 'no writes' >&2; exit 1" }] },
+    );
+    await agent.send("go");
+    const [bash, write] = results(agent.messages);
+    expectThat(bash?.text === "hi", "matcher-too-wide", { got: shown(bash?.text) });
+    expectThat(write?.isError && !existsSync(path.join(env.workspace, "b.txt")), "matcher-missed", {
+      got: shown(write?.text),
+    });
+  },
+};
+
+/** A UserPromptSubmit hook: refuses a prompt that mentions "deploy", adds context to any other. */
+const PROMPT_HOOK = `node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const e=JSON.parse(s);if(/deploy/.test(e.prompt)){console.error("no deploys on Fridays");process.exit(1)}console.log(JSON.stringify({additionalContext:"the tests run with npm test"}))})'`;
+
+export const promptHookRefuses: Check<M> = {
+  id: "prompt-hook-refuses",
+  async run(module, kit) {
+    const { env, agent } = hooked(module, kit, [say("ok"), say("deployed")], {
+      UserPromptSubmit: [{ command: PROMPT_HOOK }],
+    });
+    await agent.send("fix the bug");
+    const before = JSON.stringify(agent.messages);
+    expectThat(agent.messages.length === 2, "prompt-not-kept", {
+      messages: agent.messages.length,
+    });
+    await agent.send("deploy it");
+    expectThat(JSON.stringify(agent.messages) === before, "refused-prompt-kept", {
+      messages: agent.messages.length,
+    });
+    expectThat(env.requests.length === 1, "refused-prompt-sent", {
+      calls: env.requests.length,
+    });
+  },
+};
+
+export const promptHookAddsContext: Check<M> = {
+  id: "prompt-hook-adds-context",
+  async run(module, kit) {
+    const { env, agent } = hooked(module, kit, [say("ok")], {
+      UserPromptSubmit: [{ command: PROMPT_HOOK }],
+    });
+    await agent.send("fix the bug");
+    const sent = JSON.stringify(env.requests[0]?.body.messages ?? []);
+    expectThat(sent.includes("fix the bug"), "prompt-lost", {});
+    expectThat(sent.includes("the tests run with npm test"), "prompt-context-missing", {});
+  },
+};
+
+/** s08.1's answer: a UserPromptSubmit event, fired in send() before the prompt joins the history. */
+const promptEventSolution = {
+  config: (reference: string) =>
+    reference.replace(
+      'export const EVENTS = ["SessionStart", "PreToolUse", "PostToolUse"] as const;',
+      'export const EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"] as const;',
+    ),
+  fire: (reference: string) =>
+    reference
+      .replace(
+        "    payload: { tool?: ToolUseBlock; result?: { output: string; isError: boolean } },",
+        "    payload: {\n      tool?: ToolUseBlock;\n      result?: { output: string; isError: boolean };\n      prompt?: string;\n    },",
+      )
+      .replace(
+        "async fire(event, { tool, result }) {",
+        "async fire(event, { tool, result, prompt }) {",
+      )
+      .replace(
+        "          ...(result && { tool_result: result.output, is_error: result.isError }),\n        };",
+        "          ...(result && { tool_result: result.output, is_error: result.isError }),\n          ...(prompt !== undefined && { prompt }),\n        };",
+      )
+      .replace(
+        '} else if (run.exitCode === 1 && event === "PreToolUse") {\n          outcome.blocked = stderr || "(no reason given)";\n          env.io.note(`${label} exited 1: ${tool!.name} is blocked`);',
+        '} else if (run.exitCode === 1 && (event === "PreToolUse" || event === "UserPromptSubmit")) {\n          outcome.blocked = stderr || "(no reason given)";\n          env.io.note(`${label} exited 1: ${tool ? tool.name : "the prompt"} is blocked`);',
+      ),
+  session: (reference: string) =>
+    reference.replace(
+      '      messages.push({ role: "user", content: prompt });\n',
+      `      const submitted = await hooks.fire("UserPromptSubmit", { prompt });
+      if (submitted.blocked !== undefined) {
+        env.io.note(\`prompt refused by a UserPromptSubmit hook: \${submitted.blocked}\`);
+        return;
+      }
+      messages.push({
+        role: "user",
+        content: submitted.context.length
+          ? \`\${prompt}\\n\\n\${submitted.context.map((c) => \`[hook] \${c}\`).join("\\n")}\`
+          : prompt,
+      });
+`,
+    ),
+};
+
+export const exercises: Exercise<M>[] = [
+  {
+    id: "s08",
+    kind: "rebuild",
+    file: "agent.ts",
+    blanks: [
+      {
+        name: "heedExitCode",
+        contract: [
+          "Called once per hook that ran, with its command and run ({ exitCode, stdout, stderr, timedOut }).",
+          "Records in `outcome` what the exit code means, with an env.io.note for the person:",
+          "timed out: ignored. 0: parseReply(run.stdout) may give updatedInput (PreToolUse only:",
+          "outcome.input) and additionalContext (push to outcome.context). 1 in PreToolUse: set",
+          "outcome.blocked to the stderr (the reason) and return true. 2: push the stderr to",
+          "outcome.context. Anything else: ignored. Return false unless the call is blocked.",
+        ].join("\n"),
+      },
+      {
+        name: "runToolWithHooks",
+        contract: [
+          'Fire "PreToolUse" for the call; if it is blocked, the tool does NOT run: return an error',
+          'result "Blocked by a PreToolUse hook: <reason>". Otherwise run the call with the input',
+          "the hooks left (pre.input; if it changed and regate is given, a refusal from regate is the",
+          'result), using runTool(handlers, call, ctx); then fire "PostToolUse" with that result.',
+          "Return ONE result: the hooks' context (pre's, then post's) appended to its output as",
+          'lines "[hook] <text>", after a blank line.',
+        ].join("\n"),
+      },
+    ],
+    checks: [
+      preExit1Blocks,
+      postExit2Appends,
+      exit0RewritesAndAdds,
+      otherExitIgnored,
+      matcherOnlyItsTool,
+    ],
+  },
+  {
+    id: "s08.1",
+    kind: "extend",
+    file: "agent.ts",
+    solution: promptEventSolution,
+    checks: [promptHookRefuses, promptHookAddsContext, preExit1Blocks],
+  },
+];

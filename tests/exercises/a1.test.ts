@@ -1,0 +1,50 @@
+// a1's exercises: the checks pass on the answers, fail on the stub and on these wrong answers.
+import { exerciseSuite } from "../support/exercises.ts";
+
+const swap = (from: string, to: string) => (region: string) => {
+  if (!region.includes(from)) throw new Error(`the mutant's text is not in the region: ${from}`);
+  return region.replace(from, to);
+};
+
+exerciseSuite("a1", {
+  a1: {
+    "joins the parts with a single underscore": {
+      namespace: swap("`mcp__${server}__${tool}`", "`mcp_${server}_${tool}`"),
+    },
+    "reads the server's name greedily": {
+      namespace: swap("/^mcp__(.+?)__(.+)$/", "/^mcp__(.+)__(.+)$/"),
+    },
+    "sends the namespaced name to the server": {
+      namespace: swap(
+        "callTool(conn, tool.name, input, timeoutMs)",
+        "callTool(conn, name, input, timeoutMs)",
+      ),
+    },
+    "sends every call to the last server": {
+      namespace: swap(
+        "callTool(conn, tool.name, input, timeoutMs)",
+        "callTool(servers.at(-1)!, tool.name, input, timeoutMs)",
+      ),
+    },
+    "lets a second tool of the same name replace the first": {
+      namespace: swap("const why = handlers[name]\n", "const why = false\n"),
+    },
+    "offers names the API would refuse": {
+      namespace: swap(": !TOOL_NAME.test(name) &&", ": false &&"),
+    },
+  },
+  "a1.1": {
+    "passes the restart on, so the server restarts forever": {
+      dispatch: swap(
+        "    conn.replacement = await restart();\n",
+        "    conn.replacement = await restart();\n    conn.replacement.restart = restart;\n",
+      ),
+    },
+    "restarts the server but sends the call to the dead one": {
+      dispatch: swap("    conn = conn.replacement;\n", ""),
+    },
+    "restarts a server that is running": {
+      dispatch: swap("if (conn.stopped && conn.restart) {", "if (conn.restart) {"),
+    },
+  },
+});

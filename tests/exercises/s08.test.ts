@@ -1,0 +1,60 @@
+// s08's exercises: the checks pass on the answers, fail on the stub and on these wrong answers.
+import { exerciseSuite } from "../support/exercises.ts";
+
+const swap = (from: string, to: string) => (region: string) => {
+  if (!region.includes(from)) throw new Error(`the mutant's text is not in the region: ${from}`);
+  return region.replace(from, to);
+};
+
+exerciseSuite("s08", {
+  s08: {
+    "blocks on exit 2 instead of adding its stderr": {
+      fire: swap(
+        "} else if (run.exitCode === 2) {\n          if (stderr) outcome.context.push(stderr);",
+        "} else if (run.exitCode === 2) {\n          outcome.blocked = stderr;",
+      ),
+    },
+    "blocks on any exit code but 0": {
+      fire: swap(
+        'run.exitCode === 1 && event === "PreToolUse"',
+        'run.exitCode !== 0 && event === "PreToolUse"',
+      ),
+    },
+    "lets a PostToolUse hook block a call that already ran": {
+      fire: swap('run.exitCode === 1 && event === "PreToolUse"', "run.exitCode === 1"),
+      "tool-with-hooks": swap(
+        "  const notes = [...pre.context, ...post.context];",
+        "  if (post.blocked !== undefined)\n    return { output: `Blocked by a PostToolUse hook: ${post.blocked}`, isError: true };\n  const notes = [...pre.context, ...post.context];",
+      ),
+    },
+    "runs the tool before the PreToolUse hooks have their say": {
+      "tool-with-hooks": swap(
+        '  const pre = await hooks.fire("PreToolUse", { tool: call });',
+        '  await runTool(handlers, call, ctx);\n  const pre = await hooks.fire("PreToolUse", { tool: call });',
+      ),
+    },
+    "ignores updatedInput": {
+      "tool-with-hooks": swap(
+        "const input = pre.input ?? (call.input as Record<string, unknown>);",
+        "const input = call.input as Record<string, unknown>;",
+      ),
+    },
+    "drops the PostToolUse context": {
+      "tool-with-hooks": swap(
+        "const notes = [...pre.context, ...post.context];",
+        "const notes = [...pre.context];",
+      ),
+    },
+  },
+  "s08.1": {
+    "refuses the prompt but keeps it all the same": {
+      session: swap(
+        "        env.io.note(`prompt refused by a UserPromptSubmit hook: ${submitted.blocked}`);\n        return;\n",
+        "        env.io.note(`prompt refused by a UserPromptSubmit hook: ${submitted.blocked}`);\n",
+      ),
+    },
+    "drops the hook's context": {
+      session: swap("content: submitted.context.length", "content: false"),
+    },
+  },
+});

@@ -1,0 +1,50 @@
+// s09's exercises: the checks pass on the answers, fail on the stub and on these wrong answers.
+import { exerciseSuite } from "../support/exercises.ts";
+
+const swap = (from: string, to: string) => (region: string) => {
+  if (!region.includes(from)) throw new Error(`the mutant's text is not in the region: ${from}`);
+  return region.replace(from, to);
+};
+
+exerciseSuite("s09", {
+  s09: {
+    "builds the prompt once per prompt, not before every call": {
+      agent: swap("system: systemPrompt,", "system: systemPrompt(),"),
+    },
+    "puts the memory after the environment": {
+      prompt: (region) =>
+        swap(
+          "Platform: ${process.platform}`,\n    },\n  ];",
+          "Platform: ${process.platform}`,\n    },\n    MEMORY,\n  ];",
+        )(region)
+          .replace('    { title: "Memory", body: memoryBody(folder, index, memories) },\n', "")
+          .replace(
+            "  return [\n",
+            '  const MEMORY = { title: "Memory", body: memoryBody(folder, index, memories) };\n  return [\n',
+          ),
+    },
+    "keeps the empty sections": {
+      prompt: swap("    .filter((s) => s.body.trim())\n", ""),
+    },
+    "joins the sections without a blank line": {
+      prompt: swap('    .join("\\n\\n");', '    .join("\\n");'),
+    },
+    "reads the memory folder once, when the agent is made": {
+      agent: swap(
+        "  const systemPrompt = () => {\n    const { index, memories, skipped } = loadMemories(memory.dir);",
+        "  const loaded = loadMemories(memory.dir);\n  const systemPrompt = () => {\n    const { index, memories, skipped } = loaded;",
+      ),
+    },
+  },
+  "s09.2": {
+    "still puts the bodies in the prompt": {
+      prompt: swap(
+        "`Files (read one to see what it says):",
+        "...memories.map((m) => m.content),\n    `Files (read one to see what it says):",
+      ),
+    },
+    "lists the names but not their files": {
+      prompt: swap(": ${shown}/${m.file}`", "`"),
+    },
+  },
+});
