@@ -3,7 +3,16 @@
 // the exercise's regions replaced by stubs (rebuild) or as it is (extend); its imports are pointed
 // back at the chapters, so the copy uses the shared plumbing and the reference chapters it builds
 // on. Nothing here ever overwrites a learner's work without being asked.
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { REPO_ROOT } from "../_shared/paths.ts";
 import { writeJsonAtomic } from "../_shared/fsutil.ts";
@@ -13,6 +22,8 @@ import type { Exercise } from "./kit.ts";
 
 /** workbench/ in the repository; LAH_WORKBENCH moves it (the command line's tests use their own). */
 export const WORKBENCH = process.env.LAH_WORKBENCH ?? path.join(REPO_ROOT, "workbench");
+
+const isInside = (dir: string) => !path.relative(REPO_ROOT, dir).startsWith("..");
 
 /** Where a learner's copy lives: workbench/s03-todo-write/, workbench/s03.1-todo-write/ (the
  *  tests use a workbench of their own, `root`). */
@@ -93,6 +104,13 @@ export function startExercise(
   const marker = path.join(root, "package.json");
   if (!existsSync(marker)) writeFileSync(marker, '{ "private": true, "type": "module" }\n');
   writeFileSync(file, copy, { flag: "wx" }); // never over a file that appeared meanwhile
+  // Data the lesson reads from its own folder (s07's starting permissions.json) goes with it.
+  for (const name of readdirSync(chapter.dir))
+    if (/\.json$/.test(name)) copyFileSync(path.join(chapter.dir, name), path.join(dir, name));
+  // A workbench outside the repository still finds the packages the lesson imports by name.
+  const modules = path.join(root, "node_modules");
+  if (!isInside(root) && !existsSync(modules))
+    symlinkSync(path.join(REPO_ROOT, "node_modules"), modules);
   writeProgress(dir, { id: exercise.id, started: new Date().toISOString(), hintsShown: 0 });
   return { dir, file, existed: false };
 }
