@@ -237,7 +237,7 @@ export const exercises: Exercise<M>[] = [
     solution: {
       agent: (reference) =>
         reference.replace(
-          /        run: \(\) => \{\n          const \{ skills, problems \} = scanSkills\(env\.workspace\);\n[\s\S]*?\n        \},\n/,
+          / {8}run: \(\) => \{\n {10}const \{ skills, problems \} = scanSkills\(env\.workspace\);\n[\s\S]*?\n {8}\},\n/,
           `        run: () => {
           const { skills, problems } = scanSkills(env.workspace);
           // About four characters per token (s05 estimates the same way).
