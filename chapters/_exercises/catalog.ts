@@ -5,8 +5,15 @@ import { exercises as s01 } from "./s01.ts";
 import { exercises as s02 } from "./s02.ts";
 import { exercises as s03 } from "./s03.ts";
 import { exercises as s04 } from "./s04.ts";
+import { exercises as s05 } from "./s05.ts";
 
-export const EXERCISES = [...s01, ...s02, ...s03, ...s04] as unknown as Exercise<ChapterModule>[];
+export const EXERCISES = [
+  ...s01,
+  ...s02,
+  ...s03,
+  ...s04,
+  ...s05,
+] as unknown as Exercise<ChapterModule>[];
 
 export const chapterOf = (id: string) => id.split(".")[0];
 
