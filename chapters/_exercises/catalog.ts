@@ -6,6 +6,7 @@ import { exercises as s02 } from "./s02.ts";
 import { exercises as s03 } from "./s03.ts";
 import { exercises as s04 } from "./s04.ts";
 import { exercises as s05 } from "./s05.ts";
+import { exercises as s06 } from "./s06.ts";
 
 export const EXERCISES = [
   ...s01,
@@ -13,6 +14,7 @@ export const EXERCISES = [
   ...s03,
   ...s04,
   ...s05,
+  ...s06,
 ] as unknown as Exercise<ChapterModule>[];
 
 export const chapterOf = (id: string) => id.split(".")[0];
