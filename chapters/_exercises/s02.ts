@@ -196,7 +196,7 @@ export const deleteTool: Check<M> = {
       { workspace: ws },
     );
     await module.createAgent(env).send("clean up");
-    const offered = env.requests[0]?.body.tools?.map((t) => t.name) ?? [];
+    const offered = env.requests[0]?.body.tools?.map((t) => ("name" in t ? t.name : "")) ?? [];
     expectThat(offered.includes("delete"), "no-delete-tool", { tools: offered.join(", ") });
     const results = env.io.trace.flatMap((e) => (e.kind === "tool_result" ? [e] : []));
     expectThat(

@@ -28,7 +28,7 @@ const toolResults = (messages: MessageParam[]) =>
   );
 const childRequests = (env: CheckEnv) => env.requests.filter((r) => r.agent === "subagent");
 const toolsOf = (request: CheckEnv["requests"][number] | undefined) =>
-  (request?.body.tools ?? []).map((t) => t.name);
+  (request?.body.tools ?? []).map((t) => ("name" in t ? t.name : ""));
 
 /** Plays one lead turn; the learner's code throwing is a failure the check names, not a crash. */
 async function play(module: M, env: CheckEnv): Promise<MessageParam[]> {
