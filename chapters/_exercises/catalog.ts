@@ -2,7 +2,11 @@
 import type { ChapterModule } from "../_shared/types.ts";
 import type { Exercise } from "./kit.ts";
 import { exercises as s01 } from "./s01.ts";
+import { exercises as s02 } from "./s02.ts";
 import { exercises as s03 } from "./s03.ts";
+import { exercises as s04 } from "./s04.ts";
+import { exercises as s05 } from "./s05.ts";
+import { exercises as s06 } from "./s06.ts";
 import { exercises as s07 } from "./s07.ts";
 import { exercises as s08 } from "./s08.ts";
 import { exercises as s09 } from "./s09.ts";
@@ -13,7 +17,11 @@ import { exercises as a1 } from "./a1.ts";
 
 export const EXERCISES = [
   ...s01,
+  ...s02,
   ...s03,
+  ...s04,
+  ...s05,
+  ...s06,
   ...s07,
   ...s08,
   ...s09,

@@ -353,6 +353,7 @@ export async function agentLoop(
 }
 // #endregion loop
 
+// #region agent
 export function createAgent(env: AgentEnv): Agent {
   const messages: MessageParam[] = [];
   return {
@@ -363,3 +364,4 @@ export function createAgent(env: AgentEnv): Agent {
     },
   };
 }
+// #endregion agent

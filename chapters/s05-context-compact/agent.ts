@@ -232,6 +232,7 @@ export async function agentLoop(
 }
 // #endregion loop
 
+// #region agent
 export function createAgent(
   env: AgentEnv,
   { tokenThreshold = TOKEN_THRESHOLD }: CompactOptions = {},
@@ -252,3 +253,4 @@ export function createAgent(
     },
   };
 }
+// #endregion agent

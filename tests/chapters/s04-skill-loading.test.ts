@@ -8,7 +8,14 @@ import scenario from "../../chapters/s04-skill-loading/scenario.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { say, use } from "../../chapters/_shared/scripted.ts";
 import { prepareWorkspace } from "../../chapters/_runner/workspace.ts";
-import { scriptedEnv, tempDir, toolNames } from "../support/helpers.ts";
+import { scriptedEnv, tempDir, testKit, toolNames } from "../support/helpers.ts";
+import {
+  bodyReadOnLoad,
+  brokenSkillReported,
+  indexWithoutBodies,
+  loadReturnsBody,
+  unknownListsAvailable,
+} from "../../chapters/_exercises/s04.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 type Env = ReturnType<typeof scriptedEnv>;
@@ -48,15 +55,6 @@ describe("s04 skill loading", () => {
     expect(toolNames(env)).toEqual(CURRICULUM_TOOLS.s04.lead);
   });
 
-  it("lists every skill's name and description in the system prompt, but no body", async () => {
-    const env = scriptedEnv([say("hi")], { workspace: twoSkills() });
-    await createAgent(env).send("hello");
-    const system = systemOf(env);
-    expect(system).toContain("- deploy: Ship the app to staging.");
-    expect(system).toContain("- review: Review a diff for bugs.");
-    expect(system).not.toContain("BODY-");
-  });
-
   it("the shipped skills are listed without their bodies too", async () => {
     const ws = prepareWorkspace(tempDir(), { template: TEMPLATE });
     const env = scriptedEnv([say("hi")], { workspace: ws });
@@ -72,36 +70,14 @@ describe("s04 skill loading", () => {
     }
   });
 
-  it("load_skill returns the body, wrapped in a <skill> tag", async () => {
-    const env = scriptedEnv([use("load_skill", { name: "deploy" }), say("ok")], {
-      workspace: twoSkills(),
-    });
-    await createAgent(env).send("ship it");
-    expect(results(env)).toMatchObject([
-      {
-        is_error: false,
-        output: '<skill name="deploy">\nBODY-DEPLOY: run ./ship.sh staging\n</skill>',
-      },
-    ]);
-  });
-
-  it("an unknown name is an error result that lists the available skills, and the loop goes on", async () => {
-    const env = scriptedEnv(
-      [
-        use("load_skill", { name: "deploy-prod" }),
-        use("load_skill", { name: "review" }),
-        say("ok"),
-      ],
-      { workspace: twoSkills() },
-    );
-    await createAgent(env).send("go");
-    const [unknown, ok] = results(env);
-    expect(unknown.is_error).toBe(true);
-    expect(unknown.output).toBe(
-      'Error: unknown skill "deploy-prod". Available skills: deploy, review',
-    );
-    expect(ok).toMatchObject({ is_error: false, output: expect.stringContaining("BODY-REVIEW") });
-  });
+  for (const check of [
+    indexWithoutBodies,
+    loadReturnsBody,
+    unknownListsAvailable,
+    brokenSkillReported,
+    bodyReadOnLoad,
+  ])
+    it(`behaviour: ${check.id}`, () => check.run(s04, testKit()));
 
   it("a malformed SKILL.md is skipped with a note and its load is a clear error; the rest still work", async () => {
     const ws = twoSkills();

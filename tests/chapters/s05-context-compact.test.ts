@@ -11,7 +11,14 @@ import scenario from "../../chapters/s05-context-compact/scenario.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { say, use } from "../../chapters/_shared/scripted.ts";
 import type { MessageParam } from "../../chapters/_shared/types.ts";
-import { scriptedEnv, tempDir, toolNames } from "../support/helpers.ts";
+import { scriptedEnv, tempDir, testKit, toolNames } from "../support/helpers.ts";
+import {
+  clearsOldLong,
+  inTheHistory,
+  keepsRecent,
+  keepsShort,
+  neverRead,
+} from "../../chapters/_exercises/s05.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 const long = (n: number) => "y".repeat(n);
@@ -51,32 +58,27 @@ describe("s05 context compaction", () => {
     expect(toolNames(env)).toEqual(CURRICULUM_TOOLS.s05.lead);
   });
 
-  it("micro-compaction replaces old, long results with a marker, never read results, never the last 3", () => {
+  for (const check of [clearsOldLong, keepsRecent, neverRead, keepsShort, inTheHistory])
+    it(`behaviour: ${check.id}`, () => check.run(s05, testKit()));
+
+  it("one round later the oldest of the last three is old too; a marker is never cleared again", () => {
     const messages = history([
       ["bash", long(150)],
-      ["read", long(150)],
-      ["glob", "short"],
       ["bash", long(101)],
       ["bash", long(400)],
       ["write", long(400)],
     ]);
-    const cleared = microCompact(messages);
-    expect(cleared).toEqual([{ tool: "bash", chars: 150 }]);
-    expect(resultTexts(messages)).toEqual([
-      "[earlier tool result cleared: bash, 150 chars]",
-      long(150),
-      "short",
-      long(101),
-      long(400),
-      long(400),
-    ]);
-    // One round later the oldest of the last three is old too.
+    expect(microCompact(messages)).toEqual([{ tool: "bash", chars: 150 }]);
     messages.push(
       { role: "assistant", content: [{ type: "tool_use", id: "t9", name: "bash", input: {} }] },
       { role: "user", content: [{ type: "tool_result", tool_use_id: "t9", content: "ok" }] },
     );
     expect(microCompact(messages)).toEqual([{ tool: "bash", chars: 101 }]);
     expect(microCompact(messages)).toEqual([]); // markers are never cleared again
+    expect(resultTexts(messages).slice(0, 2)).toEqual([
+      "[earlier tool result cleared: bash, 150 chars]",
+      "[earlier tool result cleared: bash, 101 chars]",
+    ]);
   });
 
   it("the loop micro-compacts before each call: the model sees markers, read output stays", async () => {

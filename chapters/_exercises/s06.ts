@@ -1,0 +1,226 @@
+// s06's exercises: rebuild the child loop; extend task (an optional tools list, so a survey can be
+// read-only). The behaviours are the curriculum's for s06, and tests/chapters/s06-subagent.test.ts
+// runs the same ones against the chapter's own code.
+import { say, use } from "../_shared/scripted.ts";
+import type { MessageParam } from "../_shared/types.ts";
+import type * as S06 from "../s06-subagent/agent.ts";
+import {
+  CheckFailure,
+  expectThat,
+  NOT_STARTED,
+  type Check,
+  type CheckEnv,
+  type Exercise,
+} from "./kit.ts";
+
+type M = typeof S06;
+
+const BASE = ["bash", "read", "write", "edit", "glob"];
+const delegate = (prompt = "do the thing", more: Record<string, unknown> = {}) =>
+  use("task", { prompt, description: "check", ...more });
+
+/** The tool_result texts of a conversation, in order. */
+const toolResults = (messages: MessageParam[]) =>
+  messages.flatMap((m) =>
+    typeof m.content === "string"
+      ? []
+      : m.content.flatMap((b) => (b.type === "tool_result" ? [String(b.content)] : [])),
+  );
+const childRequests = (env: CheckEnv) => env.requests.filter((r) => r.agent === "subagent");
+const toolsOf = (request: CheckEnv["requests"][number] | undefined) =>
+  (request?.body.tools ?? []).map((t) => ("name" in t ? t.name : ""));
+
+/** Plays one lead turn; the learner's code throwing is a failure the check names, not a crash. */
+async function play(module: M, env: CheckEnv): Promise<MessageParam[]> {
+  const agent = module.createAgent(env);
+  try {
+    await agent.send("go");
+  } catch (err) {
+    if (err instanceof Error && err.message.startsWith(NOT_STARTED)) throw err;
+    throw new CheckFailure("turn-crashed", {
+      error: err instanceof Error ? err.message : String(err),
+    });
+  }
+  // A stub's "not started" comes back as the task's error result: say so, as the checker does.
+  const stub = toolResults(agent.messages).find((r) => r.includes(NOT_STARTED));
+  if (stub) throw new Error(stub.slice(stub.indexOf(NOT_STARTED)));
+  return agent.messages;
+}
+
+export const onlyFinalText: Check<M> = {
+  id: "only-final-text",
+  async run(module, kit) {
+    const env = kit.env({
+      lead: [delegate(), say("thanks")],
+      subagent: [
+        use("bash", { command: "echo SECRET-INTERMEDIATE-OUTPUT" }, "working on it"),
+        say("FINAL SUMMARY"),
+      ],
+    });
+    const messages = await play(module, env);
+    const [result] = toolResults(messages);
+    expectThat(result === "FINAL SUMMARY", "not-final-text", { got: result ?? "no result" });
+    expectThat(messages.length === 4, "lead-history-grew", {
+      roles: messages.map((m) => m.role).join(", "),
+    });
+    const sent = JSON.stringify(env.requests.filter((r) => r.agent === "lead").at(-1)?.body);
+    expectThat(!sent.includes("SECRET-INTERMEDIATE-OUTPUT"), "child-work-leaked", {});
+  },
+};
+
+export const freshChild: Check<M> = {
+  id: "fresh-child",
+  async run(module, kit) {
+    const env = kit.env({
+      lead: [delegate("count the files"), say("ok")],
+      subagent: [say("there are none")],
+    });
+    await play(module, env);
+    const [first] = childRequests(env);
+    expectThat(first, "no-child", {});
+    const got = JSON.stringify(first.body.messages);
+    expectThat(
+      got === JSON.stringify([{ role: "user", content: "count the files" }]),
+      "child-not-fresh",
+      { got },
+    );
+    const tools = toolsOf(first);
+    expectThat(tools.join(",") === BASE.join(","), "child-tools", { tools: tools.join(", ") });
+    expectThat(first.body.system !== env.requests[0].body.system, "child-lead-prompt", {});
+  },
+};
+
+export const childLoops: Check<M> = {
+  id: "child-loops",
+  async run(module, kit) {
+    const env = kit.env({
+      lead: [delegate(), use("read", { path: "out/child.txt" }), say("seen")],
+      subagent: [
+        use("bash", { command: "echo CHILD-$((6 * 7))" }),
+        use("write", { path: "out/child.txt", content: "written by the child" }),
+        say("wrote out/child.txt"),
+      ],
+    });
+    const messages = await play(module, env);
+    const second = JSON.stringify(childRequests(env)[1]?.body.messages ?? []);
+    expectThat(second.includes("CHILD-42"), "child-results-lost", {});
+    const results = toolResults(messages);
+    expectThat(results[1] === "written by the child", "child-file-unseen", {
+      got: results.join(" | ") || "nothing",
+    });
+  },
+};
+
+export const cutAtThirty: Check<M> = {
+  id: "cut-at-30",
+  limitMs: 20_000,
+  async run(module, kit) {
+    const forever = Array.from({ length: 35 }, (_, i) =>
+      use("glob", { pattern: "*.none" }, `step ${i + 1}`),
+    );
+    const env = kit.env({ lead: [delegate(), say("ok")], subagent: forever });
+    const messages = await play(module, env);
+    const calls = childRequests(env).length;
+    expectThat(calls === 30, "child-not-cut", { calls });
+    const [result = ""] = toolResults(messages);
+    expectThat(result.includes("step 30") && /stopped|cut/i.test(result), "cut-unsaid", {
+      got: result,
+    });
+  },
+};
+
+export const toolsList: Check<M> = {
+  id: "tools-list",
+  async run(module, kit) {
+    const env = kit.env({
+      lead: [
+        delegate("survey", { tools: ["read", "glob"] }),
+        delegate("sneak", { tools: ["read", "task"] }),
+        delegate("anything"),
+        say("ok"),
+      ],
+      subagent: [say("surveyed"), say("sneaked"), say("did it")],
+    });
+    const messages = await play(module, env);
+    const [survey, sneak, all] = childRequests(env).map(toolsOf);
+    const [first] = toolResults(messages);
+    expectThat(survey?.join(",") === "read,glob", "tools-not-limited", {
+      asked: "read, glob",
+      got: survey?.join(", ") ?? `no child (${first})`,
+    });
+    expectThat(sneak?.join(",") === "read", "task-let-in", {
+      got: sneak?.join(", ") ?? "no child",
+    });
+    expectThat(all?.join(",") === BASE.join(","), "default-tools", {
+      got: all?.join(", ") ?? "no child",
+    });
+  },
+};
+
+export const exercises: Exercise<M>[] = [
+  {
+    id: "s06",
+    kind: "rebuild",
+    file: "agent.ts",
+    blanks: [
+      {
+        name: "runSubagent",
+        contract: [
+          "Runs one child agent for the task tool and returns its final text, nothing else of it.",
+          "The child starts fresh: messages = [the prompt], its own model env.modelFor(CHILD), its",
+          "own CHILD_SYSTEM and CHILD_TOOLS (no task: one level of delegation), and runs the loop",
+          "of s01 on them (runTool(handlers, block, { root }, CHILD_TOOLS) for each call). After",
+          "MAX_CHILD_ROUNDS model calls it is cut off: return its last text and say it was stopped.",
+        ].join("\n"),
+      },
+    ],
+    checks: [onlyFinalText, freshChild, childLoops, cutAtThirty],
+  },
+  {
+    id: "s06.1",
+    kind: "extend",
+    file: "agent.ts",
+    solution: {
+      tools: (reference) =>
+        reference.replace(
+          "      description: {\n",
+          `      tools: {
+        type: "array",
+        items: { type: "string" },
+        description: "Only these base tools, e.g. [\\"read\\", \\"glob\\"] for a read-only survey (default: all)",
+      },
+      description: {\n`,
+        ),
+      subagent: (reference) =>
+        reference
+          .replace(
+            "  handlers: Record<string, ToolHandler> = BASE_HANDLERS, // the child's tools (a harness may guard them)\n",
+            "  handlers: Record<string, ToolHandler> = BASE_HANDLERS, // the child's tools (a harness may guard them)\n" +
+              "  tools: Tool[] = CHILD_TOOLS, // the schemas it is offered: all of CHILD_TOOLS, or some\n",
+          )
+          .replace("      tools: CHILD_TOOLS,\n", "      tools,\n")
+          .replace(
+            "runTool(handlers, block, { root }, CHILD_TOOLS)",
+            "runTool(handlers, block, { root }, tools)",
+          ),
+      dispatch: (reference) =>
+        reference
+          .replace(
+            "    task({ prompt, description }, { root }) {",
+            "    task({ prompt, description, tools }, { root }) {",
+          )
+          .replace(
+            "      return runSubagent(env, prompt, root, childHandlers);",
+            `      // Only names of the child's own tools count: task is never among them.
+      const chosen = Array.isArray(tools)
+        ? CHILD_TOOLS.filter((t) => tools.includes(t.name))
+        : CHILD_TOOLS;
+      const handlers = Object.fromEntries(
+        Object.entries(childHandlers).filter(([name]) => chosen.some((t) => t.name === name)),
+      );
+      return runSubagent(env, prompt, root, handlers, chosen);`,
+          ),
+    },
+    checks: [toolsList, onlyFinalText],
+  },
+];

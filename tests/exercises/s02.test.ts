@@ -1,0 +1,61 @@
+// s02's exercises: the checks pass on the answers, fail on the stub and on these wrong answers.
+import { exerciseSuite } from "../support/exercises.ts";
+
+const swap = (from: string, to: string) => (region: string) => {
+  if (!region.includes(from)) throw new Error(`the mutant's text is not in the region: ${from}`);
+  return region.replace(from, to);
+};
+const both =
+  (...changes: ((region: string) => string)[]) =>
+  (region: string) =>
+    changes.reduce((text, change) => change(text), region);
+
+exerciseSuite("s02", {
+  s02: {
+    "never follows symlinks": {
+      jail: swap("const real = followLinks(full, String(requested));", "const real = full;"),
+    },
+    "compares paths as plain prefixes (a sibling folder wsx passes for ws)": {
+      jail: both(
+        swap("!isInside(workspace, full)", "!full.startsWith(workspace)"),
+        swap("!isInside(workspace, real)", "!real.startsWith(workspace)"),
+      ),
+    },
+    "treats an absolute path as relative (path.join)": {
+      jail: swap(
+        "path.resolve(workspace, plainPath(requested))",
+        "path.join(workspace, plainPath(requested))",
+      ),
+    },
+    "throws on an unknown tool instead of returning an error result": {
+      dispatch: swap(
+        'if (!handler) return { output: `Error: unknown tool "${call.name}"`, isError: true };',
+        'if (!handler) throw new Error(`unknown tool "${call.name}"`);',
+      ),
+    },
+    "reports a handler that threw as a success": {
+      dispatch: swap(
+        '`Error: ${reason.replace(/^E[A-Z]+: /, "")}`, isError: true }',
+        '`Error: ${reason.replace(/^E[A-Z]+: /, "")}`, isError: false }',
+      ),
+    },
+    "never checks the input against the schema": {
+      dispatch: swap(
+        "  if (malformed) return { output: `Error: ${malformed}`, isError: true };\n",
+        "",
+      ),
+    },
+  },
+  "s02.1": {
+    "deletes without the jail": {
+      tools: swap("path.relative(workspace, safePath(root, p))", "String(p)"),
+    },
+    "removes a folder with everything in it": {
+      tools: both(
+        swap("lstatSync, openSync, unlinkSync }", "lstatSync, openSync, rmSync }"),
+        swap("    if (!stat.isFile()) throw new Error(`${String(p)} is not a file`);\n", ""),
+        swap("unlinkSync(at);", "rmSync(at, { recursive: true });"),
+      ),
+    },
+  },
+});

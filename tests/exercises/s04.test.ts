@@ -1,0 +1,69 @@
+// s04's exercises: the checks pass on the answers, fail on the stub and on these wrong answers.
+import { exerciseSuite } from "../support/exercises.ts";
+
+const swap = (from: string, to: string) => (region: string) => {
+  if (!region.includes(from)) throw new Error(`the mutant's text is not in the region: ${from}`);
+  return region.replace(from, to);
+};
+const both =
+  (...changes: ((region: string) => string)[]) =>
+  (region: string) =>
+    changes.reduce((text, change) => change(text), region);
+
+exerciseSuite("s04", {
+  s04: {
+    "puts each body in the index": {
+      skills: both(
+        swap(
+          "const { name, description } = parseSkill(readInside(root, file), folder);",
+          "const { name, description, body } = parseSkill(readInside(root, file), folder);",
+        ),
+        swap(
+          "index.skills.push({ name, description, file });",
+          "index.skills.push({ name, description: `${description}\\n${body}`, file });",
+        ),
+      ),
+    },
+    "lists a broken skill anyway": {
+      skills: swap(
+        "      index.problems.push({ folder, reason: (err as Error).message });",
+        "      index.skills.push({ name: folder, description: (err as Error).message, file });",
+      ),
+    },
+    "one broken skill stops the scan": {
+      skills: swap(
+        "      index.problems.push({ folder, reason: (err as Error).message });",
+        "      throw err;",
+      ),
+    },
+    "an unknown name does not say which skills there are": {
+      load: swap(
+        'throw new Error(`unknown skill "${String(name)}". Available skills: ${available}`);',
+        'throw new Error(`unknown skill "${String(name)}"`);',
+      ),
+    },
+    "keeps a body once it has been loaded": {
+      load: both(
+        swap(
+          "/** The body is read from disk only now",
+          "const LOADED: Record<string, { body: string }> = {};\n\n/** The body is read from disk only now",
+        ),
+        swap(
+          "const { body } = parseSkill(readInside(root, skill.file), skill.name);",
+          "const { body } = (LOADED[skill.file] ??= parseSkill(readInside(root, skill.file), skill.name));",
+        ),
+      ),
+    },
+  },
+  "s04.2": {
+    "shows the size of the whole file, not of the body": {
+      agent: swap(
+        "bodies += tokens(body);\n            return `${s.name}: ${s.description} (body ~${tokens(body)} tokens)`;",
+        "const file = readInside(env.workspace, s.file);\n            bodies += tokens(body);\n            return `${s.name}: ${s.description} (body ~${tokens(file)} tokens)`;",
+      ),
+    },
+    "shows the sizes but not the saving": {
+      agent: swap("~${bodies - index} saved per request", "~${bodies - index} in all"),
+    },
+  },
+});

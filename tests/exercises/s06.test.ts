@@ -1,0 +1,47 @@
+// s06's exercises: the checks pass on the answers, fail on the stub and on these wrong answers.
+import { exerciseSuite } from "../support/exercises.ts";
+
+const swap = (from: string, to: string) => (region: string) => {
+  if (!region.includes(from)) throw new Error(`the mutant's text is not in the region: ${from}`);
+  return region.replace(from, to);
+};
+
+exerciseSuite("s06", {
+  s06: {
+    "returns the child's whole conversation": {
+      subagent: swap(
+        'return lastText || "(the subagent finished without a summary)";',
+        "return JSON.stringify(messages);",
+      ),
+    },
+    "returns the child's first text, not its last": {
+      subagent: swap(
+        "lastText = textOf(response.content) || lastText;",
+        "lastText = lastText || textOf(response.content);",
+      ),
+    },
+    "gives the child the lead's tools, task included": {
+      subagent: swap("      tools: CHILD_TOOLS,\n", "      tools: TOOLS,\n"),
+    },
+    "stops the child one round early": {
+      subagent: swap("round <= MAX_CHILD_ROUNDS", "round < MAX_CHILD_ROUNDS"),
+    },
+    "never sends the child its own results": {
+      subagent: swap(
+        '    messages.push({ role: "user", content: results });\n  }\n  env.io.note',
+        "  }\n  env.io.note",
+      ),
+    },
+    "gives the child the lead's system prompt": {
+      subagent: swap("      system: CHILD_SYSTEM,", "      system: SYSTEM,"),
+    },
+  },
+  "s06.1": {
+    "picks the tools from the lead's list, so task gets in": {
+      dispatch: swap(
+        "? CHILD_TOOLS.filter((t) => tools.includes(t.name))",
+        "? TOOLS.filter((t) => tools.includes(t.name))",
+      ),
+    },
+  },
+});
