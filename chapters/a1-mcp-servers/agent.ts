@@ -194,21 +194,24 @@ export async function connect(
     },
     async stop() {
       conn.stopped ??= "stopped by the harness";
-      // The spec's way is: close its stdin, then SIGTERM, then SIGKILL. A harness that is
-      // shutting down gives it a second, then ends its process group.
-      const timer = setTimeout(killGroup, 1_000);
+      // The spec's way: close its stdin (client.close() does), then SIGTERM, then SIGKILL. A
+      // harness that is shutting down gives each step a second, signalling the whole group.
+      const term = setTimeout(() => signalGroup("SIGTERM"), 1_000);
+      const kill = setTimeout(() => signalGroup("SIGKILL"), 2_000);
       await client.close().catch(() => {});
-      clearTimeout(timer);
+      clearTimeout(term);
+      clearTimeout(kill);
     },
   };
   // Whatever it left running goes with it: its process group ends when it does.
-  const killGroup = () => {
+  const signalGroup = (signal: NodeJS.Signals) => {
     try {
-      if (conn.pid) process.kill(-conn.pid, "SIGKILL");
+      if (conn.pid) process.kill(-conn.pid, signal);
     } catch {
       // gone already (or, without setsid, no group of its own: client.close() ends it)
     }
   };
+  const killGroup = () => signalGroup("SIGKILL");
   client.onclose = () => {
     conn.stopped ??= `it exited${conn.lastWords() ? `: ${conn.lastWords()}` : ""}`;
     killGroup();

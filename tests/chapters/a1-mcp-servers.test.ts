@@ -20,7 +20,7 @@ import { findChapter, listChapters, REPO_ROOT } from "../../chapters/_runner/cha
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { prepareWorkspace } from "../../chapters/_runner/workspace.ts";
 import { say, use, useAll } from "../../chapters/_shared/scripted.ts";
-import { sandboxStatus } from "../../chapters/_shared/shell.ts";
+import { sandboxSettings, sandboxStatus } from "../../chapters/_shared/shell.ts";
 import type { Agent, ScriptedTurn } from "../../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, testKit, toolNames, waitFor } from "../support/helpers.ts";
 import {
@@ -37,12 +37,17 @@ const BASE = CURRICULUM_TOOLS.a1.lead;
 const sandboxed = sandboxStatus().kind === "bubblewrap";
 
 /** A hand-written MCP server that misbehaves on request: `node fake.mjs <mode> <tool>...`.
- *  mode "die" exits at once, "silent" never answers; its tools echo, crash, hang, answer a
+ *  mode "die" exits at once, "silent" never answers, "stubborn" ignores its closed stdin; its tools echo, crash, hang, answer a
  *  result that is not an MCP result, or report what the process can see (probe). */
-const FAKE = `import { existsSync } from "node:fs";
+const FAKE = `import { existsSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 const [mode, ...tools] = process.argv.slice(2);
 if (mode === "die") { console.error("fake: cannot open its database"); process.exit(3); }
+// "stubborn" outlives its closed stdin, and says when it was asked to stop with SIGTERM.
+if (mode === "stubborn") {
+  setInterval(() => {}, 1000);
+  process.on("SIGTERM", () => { writeFileSync("got-sigterm", "yes"); process.exit(0); });
+}
 const send = (msg) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...msg }) + "\\n");
 const text = (t) => ({ content: [{ type: "text", text: t }] });
 // The fields its tools take (a call with any other is refused before it is sent).
@@ -636,6 +641,25 @@ __attribute__((constructor)) static void mark(void) {
     expect(await agent.commands!["/mcp"].run("")).toMatch(`notes (pid ${pid}): running`);
     await agent.close!();
     await waitFor(() => !tree.some(alive), "every server process to end", 5_000);
+  });
+
+  it("close() stops a server the spec's way: its stdin closed, then SIGTERM, then SIGKILL", async () => {
+    // Without the sandbox, so the server itself is the process the signal reaches (in the sandbox,
+    // SIGTERM ends bubblewrap, and the server ends with its pid namespace).
+    const ws = fakeWorkspace({ stubborn: ["stubborn", "echo"] });
+    sandboxSettings.disabled = true;
+    try {
+      const env = scriptedEnv([say("ok")], { workspace: ws });
+      const agent = createAgent(env, { trusted: true });
+      await agent.send("go");
+      const [pid] = await serverPids(agent);
+      await agent.close!();
+      await waitFor(() => !alive(pid), "the stubborn server to end", 10_000);
+    } finally {
+      sandboxSettings.disabled = false;
+    }
+    // It outlived its closed stdin, so it was asked with SIGTERM before anything was killed.
+    expect(existsSync(path.join(ws, "got-sigterm"))).toBe(true);
   });
 
   it("plays its scenario offline: real calls, a result, and a denied delete", async () => {
