@@ -1,10 +1,5 @@
 // a1's exercises: the checks pass on the answers, fail on the stub and on these wrong answers.
-import { exerciseSuite } from "../support/exercises.ts";
-
-const swap = (from: string, to: string) => (region: string) => {
-  if (!region.includes(from)) throw new Error(`the mutant's text is not in the region: ${from}`);
-  return region.replace(from, to);
-};
+import { exerciseSuite, swap } from "../support/exercises.ts";
 
 exerciseSuite("a1", {
   a1: {

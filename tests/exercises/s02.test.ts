@@ -1,14 +1,5 @@
 // s02's exercises: the checks pass on the answers, fail on the stub and on these wrong answers.
-import { exerciseSuite } from "../support/exercises.ts";
-
-const swap = (from: string, to: string) => (region: string) => {
-  if (!region.includes(from)) throw new Error(`the mutant's text is not in the region: ${from}`);
-  return region.replace(from, to);
-};
-const both =
-  (...changes: ((region: string) => string)[]) =>
-  (region: string) =>
-    changes.reduce((text, change) => change(text), region);
+import { exerciseSuite, swap, both } from "../support/exercises.ts";
 
 exerciseSuite("s02", {
   s02: {

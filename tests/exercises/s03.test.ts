@@ -1,7 +1,5 @@
 // s03's exercises: the checks pass on the answers, fail on the stub and on these wrong answers.
-import { exerciseSuite } from "../support/exercises.ts";
-
-const swap = (from: string, to: string) => (region: string) => region.replace(from, to);
+import { exerciseSuite, swap } from "../support/exercises.ts";
 
 exerciseSuite("s03", {
   s03: {

@@ -1,11 +1,7 @@
 // s10's exercises: the checks pass on the answers, fail on the stub and on these wrong answers.
-import { exerciseSuite } from "../support/exercises.ts";
+import { exerciseSuite, swap } from "../support/exercises.ts";
 
 /** The region with `from` replaced; throws if `from` is not in it (the chapter changed). */
-const swap = (from: string, to: string) => (region: string) => {
-  if (!region.includes(from)) throw new Error(`"${from}" is not in the region`);
-  return region.replace(from, to);
-};
 
 exerciseSuite("s10", {
   s10: {

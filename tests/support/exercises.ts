@@ -23,6 +23,19 @@ import { tempDir } from "./helpers.ts";
 
 const WORKBENCHES = path.join(REPO_ROOT, ".workspace", "exercise-tests");
 
+/** A mutant's change: `from` replaced by `to` in the region (an error if `from` is not there,
+ *  so a mutant cannot silently change nothing after the code moves). */
+export const swap = (from: string, to: string) => (region: string) => {
+  if (!region.includes(from)) throw new Error(`the mutant's text is not in the region: ${from}`);
+  return region.replace(from, to);
+};
+
+/** Several changes to one region, in order. */
+export const both =
+  (...changes: ((region: string) => string)[]) =>
+  (region: string) =>
+    changes.reduce((text, change) => change(text), region);
+
 /** A wrong answer: for each region it changes, the reference region → the mistaken one. */
 export type Mutant = Record<string, (reference: string) => string>;
 
