@@ -108,3 +108,10 @@ export interface Exercise<M = ChapterModule> {
 
 /** The error a stub throws; the checker reports it as "not started", not as a failure. */
 export const NOT_STARTED = "not started:";
+
+/** An extend's answer as a change to the chapter's own region: `from` replaced by `to`, and an
+ *  error naming the text when it is not there (the chapter changed, so the answer must too). */
+export const change = (from: string, to: string) => (reference: string) => {
+  if (!reference.includes(from)) throw new Error(`the answer's text is not in the region: ${from}`);
+  return reference.replace(from, to);
+};

@@ -24,7 +24,7 @@ const marker = (tool: string, chars: number) =>
   `[earlier tool result cleared: ${tool}, ${chars} chars]`;
 
 /** A history of tool rounds: one assistant tool_use and one user tool_result per [tool, output]. */
-function history(rounds: [string, string][]): MessageParam[] {
+export function history(rounds: [string, string][]): MessageParam[] {
   const messages: MessageParam[] = [{ role: "user", content: "go" }];
   rounds.forEach(([name, output], i) => {
     messages.push({

@@ -6,7 +6,14 @@ import path from "node:path";
 import { say, use } from "../_shared/scripted.ts";
 import type * as S10 from "../s10-task-system/agent.ts";
 import type { Task, TaskBoard } from "../s10-task-system/agent.ts";
-import { expectThat, NOT_STARTED, type Check, type CheckKit, type Exercise } from "./kit.ts";
+import {
+  change,
+  expectThat,
+  NOT_STARTED,
+  type Check,
+  type CheckKit,
+  type Exercise,
+} from "./kit.ts";
 
 type M = typeof S10;
 
@@ -187,12 +194,6 @@ export const readyLine: Check<M> = {
   },
 };
 // #endregion extend checks
-
-/** Replaces `from` in a region, and says so when it is not there (the chapter changed). */
-const change = (from: string, to: string) => (reference: string) => {
-  if (!reference.includes(from)) throw new Error(`s10's solution: "${from}" not in the region`);
-  return reference.replace(from, to);
-};
 
 export const exercises: Exercise<M>[] = [
   {

@@ -7,7 +7,14 @@ import path from "node:path";
 import { say, use } from "../_shared/scripted.ts";
 import type { MessageParam, ScriptedTurn } from "../_shared/types.ts";
 import type * as S11 from "../s11-background-tasks/agent.ts";
-import { CheckFailure, expectThat, type Check, type CheckEnv, type Exercise } from "./kit.ts";
+import {
+  change,
+  CheckFailure,
+  expectThat,
+  type Check,
+  type CheckEnv,
+  type Exercise,
+} from "./kit.ts";
 
 type M = typeof S11;
 
@@ -199,12 +206,6 @@ export const killStops: Check<M> = {
   },
 };
 // #endregion extend checks
-
-/** Replaces `from` in a region, and says so when it is not there (the chapter changed). */
-const change = (from: string, to: string) => (reference: string) => {
-  if (!reference.includes(from)) throw new Error(`s11's solution: "${from}" not in the region`);
-  return reference.replace(from, to);
-};
 
 export const exercises: Exercise<M>[] = [
   {

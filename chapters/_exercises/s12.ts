@@ -10,7 +10,14 @@ import { say, use } from "../_shared/scripted.ts";
 import { TaskBoard } from "../s10-task-system/agent.ts";
 import type * as S12 from "../s12-worktree-isolation/agent.ts";
 import type { WorktreeManager } from "../s12-worktree-isolation/agent.ts";
-import { expectThat, NOT_STARTED, type Check, type CheckKit, type Exercise } from "./kit.ts";
+import {
+  change,
+  expectThat,
+  NOT_STARTED,
+  type Check,
+  type CheckKit,
+  type Exercise,
+} from "./kit.ts";
 
 type M = typeof S12;
 
@@ -260,12 +267,6 @@ export const mergeConflictAborts: Check<M> = {
   },
 };
 // #endregion extend checks
-
-/** Replaces `from` in a region, and says so when it is not there (the chapter changed). */
-const change = (from: string, to: string) => (reference: string) => {
-  if (!reference.includes(from)) throw new Error(`s12's solution: "${from}" not in the region`);
-  return reference.replace(from, to);
-};
 
 export const exercises: Exercise<M>[] = [
   {

@@ -14,6 +14,7 @@ import type { MessageParam } from "../../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, testKit, toolNames } from "../support/helpers.ts";
 import {
   clearsOldLong,
+  history,
   inTheHistory,
   keepsRecent,
   keepsShort,
@@ -25,21 +26,6 @@ const long = (n: number) => "y".repeat(n);
 /** A command whose output is exactly n characters long. */
 const loud = (n: number) => use("bash", { command: `printf '${long(n)}'` });
 
-/** A history of tool rounds: one assistant tool_use and one user tool_result per [tool, output]. */
-function history(rounds: [string, string][]): MessageParam[] {
-  const messages: MessageParam[] = [{ role: "user", content: "go" }];
-  rounds.forEach(([name, output], i) => {
-    messages.push({
-      role: "assistant",
-      content: [{ type: "tool_use", id: `t${i}`, name, input: {} }],
-    });
-    messages.push({
-      role: "user",
-      content: [{ type: "tool_result", tool_use_id: `t${i}`, content: output }],
-    });
-  });
-  return messages;
-}
 const resultTexts = (messages: MessageParam[]) =>
   messages.flatMap((m) =>
     typeof m.content === "string"
