@@ -4,7 +4,8 @@
 import { parseNotes, type StepNotes } from "../../chapters/_runner/notes.ts";
 import type { Locale } from "../../i18n/locales.ts";
 import { allChapters, chapter, type ChapterData } from "./chapters";
-import { codeFinder, regionsOf, type CodeSpot } from "./step-code";
+import { regionsOf } from "./regions";
+import { codeFinder, type CodeSpot } from "./step-code";
 import { traceOf } from "./trace-files";
 import { notesHash } from "./translation";
 

@@ -62,11 +62,16 @@ export function regionsOf(source: string): RegionSpan[] {
   return spans;
 }
 
-/** The innermost region around a line (1-based), if any. */
-export function regionAt(source: string, line: number): string | undefined {
-  return regionsOf(source)
+/** Of `spans`, the innermost one around a line (1-based), if any. */
+export function innermost(spans: RegionSpan[], line: number): RegionSpan | undefined {
+  return spans
     .filter((r) => r.start < line && line < r.end)
-    .sort((a, b) => a.end - a.start - (b.end - b.start))[0]?.name;
+    .sort((a, b) => a.end - a.start - (b.end - b.start))[0];
+}
+
+/** The name of the innermost region around a line (1-based), if any. */
+export function regionAt(source: string, line: number): string | undefined {
+  return innermost(regionsOf(source), line)?.name;
 }
 
 /** One piece of code a page embeds: a region of a chapter's agent.ts, or (no region) all of it. */

@@ -9,7 +9,9 @@
 // The chapter's own code (all its lesson files) is searched first, then the chapters it imports,
 // newest first, so a step handled by imported code (s02's bash in s13) points at s02, named as such.
 import type { TraceEvent } from "../../chapters/_runner/trace.ts";
+import { escapeRegExp } from "../../chapters/_runner/text.ts";
 import { importsOf } from "./imports.ts";
+import { innermost, regionsOf } from "./regions.ts";
 
 /** One lesson file of a chapter: agent.ts unless `file` names another ("mailbox.ts"). */
 export interface CodeSource {
@@ -26,38 +28,6 @@ export interface CodeSpot {
   region: string;
   line: number;
 }
-
-interface Region {
-  name: string;
-  start: number;
-  end: number;
-}
-
-/** The marked regions of a source, with their first and last line (1-based, markers included). */
-export function regionsOf(source: string): Region[] {
-  const lines = source.split("\n");
-  const open = new Map<string, number>();
-  const found: Region[] = [];
-  lines.forEach((line, i) => {
-    const m = /^\s*\/\/ #(end)?region (\S+)\s*$/.exec(line);
-    if (!m) return;
-    if (!m[1]) open.set(m[2], i + 1);
-    else if (open.has(m[2])) {
-      found.push({ name: m[2], start: open.get(m[2])!, end: i + 1 });
-      open.delete(m[2]);
-    }
-  });
-  return found;
-}
-
-/** The innermost region around a line, if any. */
-function regionAt(regions: Region[], line: number): Region | undefined {
-  return regions
-    .filter((r) => r.start < line && line < r.end)
-    .sort((a, b) => a.end - a.start - (b.end - b.start))[0];
-}
-
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** Finds where steps are handled, for one chapter (one lesson file, or all of them) and the
  *  chapters it imports; `sourceOf` gives a chapter's agent.ts, or its lesson files. */
@@ -104,7 +74,7 @@ export function codeFinder(
       for (const f of src.files)
         for (let i = 0; i < f.lines.length; i++) {
           if (!matches(f.lines, i)) continue;
-          const region = regionAt(f.regions, i + 1);
+          const region = innermost(f.regions, i + 1);
           if (region)
             spots.push({ chapter: src.id, file: f.file, region: region.name, line: i + 1 });
         }
@@ -123,7 +93,7 @@ export function codeFinder(
           const fixed = m[1];
           if (!text.startsWith(fixed) || (best && best.length >= fixed.length)) continue;
           const line = f.source.slice(0, m.index).split("\n").length;
-          const region = regionAt(f.regions, line);
+          const region = innermost(f.regions, line);
           if (region)
             best = {
               chapter: src.id,
@@ -166,7 +136,7 @@ export function codeFinder(
         );
       case "tool_call":
       case "tool_result": {
-        const name = escape(step.name);
+        const name = escapeRegExp(step.name);
         return (
           find(
             line(
@@ -182,7 +152,7 @@ export function codeFinder(
       }
       case "event": {
         // event("T", …), or the type on the next lines of a multi-line call (log("T", …) in s12).
-        const quoted = new RegExp(`["'\`]${escape(step.type)}["'\`]`);
+        const quoted = new RegExp(`["'\`]${escapeRegExp(step.type)}["'\`]`);
         return find(
           (lines, i) =>
             quoted.test(lines[i]) &&
