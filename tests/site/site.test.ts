@@ -158,6 +158,42 @@ describe("documentation site", () => {
     expect(problems).toEqual([]);
   });
 
+  it("every page of every locale: a link to #fragment lands on an id of its target page", () => {
+    const pages = (readdirSync(dist, { recursive: true }) as string[])
+      .map((f) => f.split(path.sep).join("/"))
+      .filter((f) => f.endsWith(".html"));
+    const ids = new Map<string, Set<string>>();
+    const idsOf = (file: string) => {
+      if (!ids.has(file)) {
+        const html = readFileSync(path.join(dist, file), "utf8");
+        ids.set(file, new Set([...html.matchAll(/\sid="([^"]*)"/g)].map((m) => decodeHtml(m[1]))));
+      }
+      return ids.get(file)!;
+    };
+    const problems: string[] = [];
+    let checked = 0;
+    for (const file of pages) {
+      const html = readFileSync(path.join(dist, file), "utf8");
+      const pageUrl = new URL(BASE + file.replace(/(^|\/)index\.html$/, "$1"), "http://site");
+      for (const [, raw] of html.matchAll(/\shref="([^"]*)"/g)) {
+        const value = decodeHtml(raw);
+        if (/^([a-z][a-z+.-]*:|\/\/)/i.test(value)) continue; // other hosts
+        const url = new URL(value, pageUrl);
+        if (url.hash.length < 2) continue; // no fragment (or a bare "#")
+        if (!url.pathname.startsWith(BASE)) continue; // the link check above reports it
+        const target = decodeURIComponent(url.pathname.slice(BASE.length));
+        const targetFile = target === "" || target.endsWith("/") ? `${target}index.html` : target;
+        if (!existsSync(path.join(dist, targetFile))) continue; // reported by the link check
+        checked++;
+        const fragment = decodeURIComponent(url.hash.slice(1));
+        if (!idsOf(targetFile).has(fragment))
+          problems.push(`${file}: ${value} — no id "${fragment}" on ${targetFile}`);
+      }
+    }
+    expect(checked).toBeGreaterThan(pages.length);
+    expect(problems).toEqual([]);
+  });
+
   it("every page of every locale: UI strings filled in once — no {{placeholder}} left, no value escaped twice", () => {
     // Astro.locals.t is i18next, whose placeholders are {{name}} and which escapes values unless told
     // not to; Astro escapes again, so a "/" would show as "&#x2F;" (site/lib/i18n.ts).
