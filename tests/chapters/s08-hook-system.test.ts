@@ -112,14 +112,10 @@ describe("s08 hook system", () => {
     expect(notes(env)).toContain("hooks not run: you did not trust this .hooks.json");
   });
 
-  it("the model cannot trust hooks it wrote: a .trusted or a .hooks.json from write is asked about", async () => {
+  it("the model cannot trust hooks it wrote: a .hooks.json from write is asked about in the next session", async () => {
     const ws = tempDir();
     const first = scriptedEnv(
-      [
-        use("write", { path: HOOKS_FILE, content: JSON.stringify(MARKING_HOOKS) }),
-        use("write", { path: ".trusted", content: "" }),
-        say("done"),
-      ],
+      [use("write", { path: HOOKS_FILE, content: JSON.stringify(MARKING_HOOKS) }), say("done")],
       { workspace: ws },
     );
     await createAgent(first).send("set up");
