@@ -125,13 +125,29 @@ function compileMessage(message: string, file: string): string {
     .replace(": ERROR: ", ": ");
 }
 
+/** A value a check gives as "@key" (or "@key|detail") is itself a message, in the learner's
+ *  language ("@verdict-refused|deny rule" → "refused (deny rule)"), so no English word from the
+ *  check's code lands in a sentence of another language. */
+function inLocale(
+  chapter: ChapterInfo,
+  values: Record<string, string | number>,
+): Record<string, string | number> {
+  return Object.fromEntries(
+    Object.entries(values).map(([name, value]) => {
+      const ref = typeof value === "string" ? /^@([\w-]+)(?:\|([\s\S]*))?$/.exec(value) : null;
+      const template = ref && word(chapter, locale, "messages", ref[1]);
+      return [name, template ? fill(template, { detail: ref[2] ?? "" }) : value];
+    }),
+  );
+}
+
 /** One line for a failed check: what was expected and what happened. */
 function explain(outcome: Outcome, chapter: ChapterInfo, file: string): string {
   if (outcome.ok) return "";
   if ("failure" in outcome)
     return fill(
       word(chapter, locale, "messages", outcome.failure.key) ?? outcome.failure.key,
-      outcome.failure.values,
+      inLocale(chapter, outcome.failure.values),
     );
   if ("notStarted" in outcome) return ui("notStartedStub", { name: outcome.notStarted });
   if ("timedOut" in outcome) return ui("timedOut", { seconds: outcome.timedOut / 1000 });

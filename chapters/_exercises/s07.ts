@@ -34,7 +34,9 @@ const perms = (mode: Perms["mode"], allow: Perms["allow"] = [], deny: Perms["den
   deny,
 });
 
-const verdict = (refusal: string | null) => (refusal === null ? "allowed" : `refused (${refusal})`);
+/** The gate's decision, as a message of the words file ("@…": said in the learner's language). */
+const verdict = (refusal: string | null) =>
+  refusal === null ? "@verdict-allowed" : `@verdict-refused|${refusal}`;
 
 export const planRefusesChanges: Check<M> = {
   id: "plan-refuses-changes",

@@ -122,10 +122,11 @@ export const refusesUnbindable: Check<M> = {
     const waits = board.create({ subject: "waits", blockedBy: [bound.id] });
     lanes.create("first", bound.id);
     const tries: [lane: string, task: number, why: string][] = [
-      ["done", done.id, "completed"],
-      ["waits", waits.id, `blocked by #${bound.id}`],
-      ["again", bound.id, 'bound to the lane "first" already'],
-      ["ghost", 99, "not on the board"],
+      // Each reason is a message of the words file ("@…"), said in the learner's language.
+      ["done", done.id, "@why-completed"],
+      ["waits", waits.id, `@why-blocked|#${bound.id}`],
+      ["again", bound.id, "@why-bound|first"],
+      ["ghost", 99, "@why-missing"],
     ];
     for (const [name, task, why] of tries) {
       const refused = refusal(() => lanes.create(name, task));
