@@ -24,7 +24,7 @@ import * as s07 from "../s07-permission-system/agent.ts";
 import { readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import { REPO_ROOT } from "../_shared/paths.ts";
 import { ownProgram } from "../_shared/programs.ts";
-import { bwrapArgs, commandEnv, sandboxStatus } from "../_shared/shell.ts";
+import { bwrapArgs, commandEnv, sandboxSettings, sandboxStatus } from "../_shared/shell.ts";
 import { fingerprint, scriptWords, wordStates } from "../_shared/trust.ts";
 import { oneLine } from "../_shared/visible.js";
 import type { Agent, AgentEnv, MessageParam, Tool } from "../_shared/types.ts";
@@ -169,6 +169,14 @@ function commandLine(config: ServerConfig, workspace: string) {
   return { command, args, env: env as Record<string, string> };
 }
 
+/** Most MCP documentation starts a server with `npx -y <package>`, which downloads it first; in
+ *  the sandbox there is no network, so say why such a start fails, and what to do instead. */
+function downloadHint(config: ServerConfig): string {
+  const downloader = ["npx", "bunx", "pnpx", "uvx"].includes(path.basename(config.command));
+  if (!downloader || sandboxStatus().kind !== "bubblewrap" || sandboxSettings.network) return "";
+  return `. ${path.basename(config.command)} downloads the server, and the sandbox has no network: install it in the workspace (npm install <package>, then run it with node), or start the harness with --allow-network`;
+}
+
 export async function connect(
   env: AgentEnv,
   name: string,
@@ -225,7 +233,9 @@ export async function connect(
     await conn.stop(); // it may be running, just not answering
     const timedOut = err instanceof McpError && err.code === ErrorCode.RequestTimeout;
     const why = timedOut ? `it did not answer within ${timeoutMs / 1000} s` : conn.lastWords();
-    throw new Error(`MCP server "${name}" failed to start: ${why || (err as Error).message}`);
+    throw new Error(
+      `MCP server "${name}" failed to start: ${why || (err as Error).message}${downloadHint(config)}`,
+    );
   }
   return conn;
 }

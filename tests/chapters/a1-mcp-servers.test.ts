@@ -211,6 +211,21 @@ describe("a1 MCP servers", () => {
     expect(results(env)[0]).toMatchObject({ isError: false, output: '? echo {"n":1}' });
   });
 
+  it.runIf(sandboxed)(
+    "a server started with npx -y, as MCP documentation writes it, fails in the sandbox with the reason and what to do",
+    async () => {
+      const ws = fakeWorkspace({
+        fetched: { command: "npx", args: ["-y", "@lah-test/no-such-mcp-server"] },
+      });
+      const env = await run(ws, [say("ok")], { startTimeoutMs: 2_000 });
+      const said = notes(env).find((n) => n.startsWith('MCP server "fetched" failed to start'));
+      expect(said).toMatch(
+        /npx downloads the server, and the sandbox has no network: install it in the workspace .* or start the harness with --allow-network$/,
+      );
+      expect(toolNames(env)).toEqual(BASE);
+    },
+  );
+
   it("a server that crashes mid-call gives one error result per call, and the loop goes on", async () => {
     const ws = fakeWorkspace({ flaky: ["ok", "echo", "crash"] });
     const env = await run(ws, [
