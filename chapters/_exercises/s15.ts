@@ -289,6 +289,15 @@ export const exercises: Exercise<M>[] = [
     file: "agent.ts",
     blanks: [
       {
+        name: "expireLeftovers",
+        contract: [
+          "Runs once, when the table is loaded (so every check meets it first). A request still pending was asked by an earlier run",
+          "whose teammates are gone: move it to expired (through transition), with resolved_at and",
+          "an answer saying why, note it on io, and save the table if anything changed.",
+          "Answered requests stay as they are.",
+        ].join("\n"),
+      },
+      {
         name: "transition",
         contract: [
           "Receives a request's id, its current status and the status asked for.",
@@ -306,15 +315,6 @@ export const exercises: Exercise<M>[] = [
           "move (transition decides). A refused answer changes nothing and sends nothing. Otherwise",
           "deliver the protocol's response to the sender with { request_id: id, approve }, store",
           "status, resolved_at and the answer, save the table, and return the row.",
-        ].join("\n"),
-      },
-      {
-        name: "expireLeftovers",
-        contract: [
-          "Runs once, when the table is loaded. A request still pending was asked by an earlier run",
-          "whose teammates are gone: move it to expired (through transition), with resolved_at and",
-          "an answer saying why, note it on io, and save the table if anything changed.",
-          "Answered requests stay as they are.",
         ].join("\n"),
       },
     ],
