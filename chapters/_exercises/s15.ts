@@ -243,7 +243,9 @@ export const helpAsTools: Check<M> = {
     const agent = module.createAgent(env, FAST);
     try {
       const tools = (who: string) =>
-        env.requests.find((r) => r.agent === who)?.body.tools?.map((t) => t.name) ?? [];
+        env.requests
+          .find((r) => r.agent === who)
+          ?.body.tools?.map((t) => (t as { name: string }).name) ?? [];
       await agent.send("get bob going");
       await agent.team.waitUntilSettled();
       expectThat(tools("lead").includes("answer_help"), "missing-tool", {
