@@ -170,6 +170,16 @@ export const exercises: Exercise<M>[] = [
     file: "agent.ts",
     blanks: [
       {
+        name: "guarded",
+        contract: [
+          "createAgent calls it first, for the subagent and for each teammate (`who`). Return s02's",
+          "base handlers, each behind the same gate as the lead's calls, checked against",
+          "s02.BASE_TOOLS: a deny rule cannot be dodged by delegating.",
+          "A refused call throws the refusal (the loop makes it an error result). The person's",
+          'question names who asks ("bob: Allow bash …"). The hooks stay the lead\'s.',
+        ].join("\n"),
+      },
+      {
         name: "runCall",
         contract: [
           "One lead tool call, through every layer in order. First s07's gate (gate(), with the",
@@ -177,15 +187,6 @@ export const exercises: Exercise<M>[] = [
           "no tool. Then s08's runToolWithHooks wraps the handler (PreToolUse, the tool in",
           "env.workspace, PostToolUse); give it a regate so a call a hook rewrote meets the gate",
           "again. Return { output, isError }.",
-        ].join("\n"),
-      },
-      {
-        name: "guarded",
-        contract: [
-          "s02's base handlers for a subagent or a teammate (`who`), each behind the same gate as the",
-          "lead's calls, checked against s02.BASE_TOOLS: a deny rule cannot be dodged by delegating.",
-          "A refused call throws the refusal (the loop makes it an error result). The person's",
-          'question names who asks ("bob: Allow bash …"). The hooks stay the lead\'s.',
         ].join("\n"),
       },
     ],
