@@ -9,6 +9,7 @@ import { say, use } from "../_shared/scripted.ts";
 import type { ScriptedTurn } from "../_shared/types.ts";
 import type * as A2 from "../a2-full-harness/agent.ts";
 import {
+  change,
   expectThat,
   NOT_STARTED,
   type Check,
@@ -163,6 +164,57 @@ export const delegatesGated: Check<M> = {
   },
 };
 
+// ---- a2.1: the hooks around a subagent's and a teammate's calls too ----
+
+export const delegatedHooks: Check<M> = {
+  id: "delegated-hooks",
+  limitMs: 15_000,
+  async run(module, kit) {
+    const workspace = kit.workspace();
+    const at = (name: string) => path.join(workspace, name);
+    writeFileSync(
+      at(".hooks.json"),
+      JSON.stringify({
+        PreToolUse: [{ matcher: "bash", command: "echo no bash here >&2; exit 1" }],
+      }),
+    );
+    const env = kit.env(
+      {
+        lead: [
+          use("task", { prompt: "touch a file" }),
+          use("spawn", { name: "bob", role: "helper", prompt: "touch a file" }),
+          use("inbox", { wait: true }),
+          say("done"),
+        ],
+        subagent: [use("bash", { command: "touch sub-ran" }), say("blocked")],
+        bob: [use("bash", { command: "touch bob-ran" }), say("blocked")],
+      },
+      // trust the hooks; task; spawn; then yes to whatever the subagent and bob are asked
+      { workspace, answers: ["yes", "yes", "yes", "yes", "yes"] },
+    );
+    await play(module, env);
+    for (const [who, marker] of [
+      ["subagent", "sub-ran"],
+      ["bob", "bob-ran"],
+    ]) {
+      const [bash] = results(env, who);
+      expectThat(!existsSync(at(marker)) && bash?.isError, "delegate-not-hooked", {
+        who,
+        got: bash ? first(bash.output) : "no result",
+      });
+    }
+  },
+};
+
+/** a2.1's answer: guarded runs the tool through the lead's current hooks, after the gate. */
+const HOOKED_GUARD = `      if (refused) throw new Error(refused);
+      const current = hooks?.();
+      if (!current) return handler(input, ctx);
+      const regate = (rewritten: ToolUseBlock) => gate(asker, perms, rewritten, s02.BASE_TOOLS, who);
+      const out = await s08.runToolWithHooks(asker, current, call, { [name]: handler }, ctx, regate);
+      if (out.isError) throw new Error(out.output);
+      return out.output;`;
+
 export const exercises: Exercise<M>[] = [
   {
     id: "a2",
@@ -191,5 +243,33 @@ export const exercises: Exercise<M>[] = [
       },
     ],
     checks: [gateBeforeHooks, hooksAroundTool, rewriteRegated, delegatesGated],
+  },
+  {
+    id: "a2.1",
+    kind: "extend",
+    file: "agent.ts",
+    solution: {
+      call: (reference) =>
+        change(
+          "  who: string,\n): Record<string, s02.ToolHandler> {",
+          "  who: string,\n  hooks?: () => s08.HookRunner | undefined,\n): Record<string, s02.ToolHandler> {",
+        )(
+          change(
+            "      if (refused) throw new Error(refused);\n      return handler(input, ctx);",
+            HOOKED_GUARD,
+          )(reference),
+        ),
+      agent: (reference) =>
+        change(
+          'guarded(env, perms, "subagent")',
+          'guarded(env, perms, "subagent", () => session?.hooks)',
+        )(
+          change(
+            "guarded(env, perms, member.name)",
+            "guarded(env, perms, member.name, () => session?.hooks)",
+          )(reference),
+        ),
+    },
+    checks: [delegatedHooks, delegatesGated],
   },
 ];

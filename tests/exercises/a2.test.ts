@@ -37,4 +37,15 @@ exerciseSuite("a2", {
       ),
     },
   },
+  "a2.1": {
+    "the teammates get the hooks but the subagent does not": {
+      agent: swap(
+        'guarded(env, perms, "subagent", () => session?.hooks)',
+        'guarded(env, perms, "subagent")',
+      ),
+    },
+    "a hook's block is returned as a success, so the tool's refusal reads as output": {
+      call: swap("if (out.isError) throw new Error(out.output);", ""),
+    },
+  },
 });
