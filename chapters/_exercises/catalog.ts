@@ -13,7 +13,9 @@ import { exercises as s09 } from "./s09.ts";
 import { exercises as s10 } from "./s10.ts";
 import { exercises as s11 } from "./s11.ts";
 import { exercises as s12 } from "./s12.ts";
+import { exercises as s15 } from "./s15.ts";
 import { exercises as a1 } from "./a1.ts";
+import { exercises as a2 } from "./a2.ts";
 
 export const EXERCISES = [
   ...s01,
@@ -28,7 +30,9 @@ export const EXERCISES = [
   ...s10,
   ...s11,
   ...s12,
+  ...s15,
   ...a1,
+  ...a2,
 ] as unknown as Exercise<ChapterModule>[];
 
 export const chapterOf = (id: string) => id.split(".")[0];

@@ -26,7 +26,13 @@ import { liveCommandCount } from "../../chapters/_shared/shell.ts";
 import type { MessageParam } from "../../chapters/_shared/types.ts";
 import { REMINDER } from "../../chapters/s03-todo-write/agent.ts";
 import { HARNESS_STATE } from "../../chapters/s12-worktree-isolation/agent.ts";
-import { scriptedEnv, tempDir, toolNames } from "../support/helpers.ts";
+import { scriptedEnv, tempDir, testKit, toolNames } from "../support/helpers.ts";
+import {
+  delegatesGated,
+  gateBeforeHooks,
+  hooksAroundTool,
+  rewriteRegated,
+} from "../../chapters/_exercises/a2.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 import { FAST } from "../support/team-helpers.ts";
 
@@ -331,36 +337,10 @@ describe("a2 the whole harness, on a git repository of your own", () => {
 });
 
 describe("a2 the whole harness, elsewhere", () => {
-  it("puts a subagent's and a teammate's calls behind the same gate: a deny rule holds, a question names who asks", async () => {
-    const env = scriptedEnv(
-      {
-        lead: [
-          use("task", { prompt: "read .env" }),
-          use("spawn", { name: "bob", role: "helper", prompt: "list the files" }),
-          use("inbox", { wait: true }),
-          say("done"),
-        ],
-        subagent: [use("read", { path: ".env" }), say("I may not read it.")],
-        bob: [use("bash", { command: "ls" }), say("I was not allowed to.")],
-      },
-      { answers: ["yes", "yes", "no"] }, // task, spawn, then bob's bash
-    );
-    writeFileSync(path.join(env.workspace, ".env"), "SECRET=1\n");
-    const agent = a2.createAgent(env, FAST);
-    await agent.send("go");
-    await agent.close!();
-    const result = (who: string) =>
-      env.io.trace.flatMap((e) => (e.kind === "tool_result" && e.agent === who ? [e] : []))[0];
-    expect(result("subagent")).toMatchObject({ is_error: true });
-    expect(result("subagent").output).toMatch(
-      /Permission denied: denied by the rule "read \.env\*"/,
-    );
-    expect(result("bob").output).toBe(
-      "Error: Permission denied: the user said no. The tool did not run.",
-    );
-    const asked = env.io.trace.flatMap((e) => (e.kind === "note" ? [e.text] : []));
-    expect(asked).toContain('bob: Allow bash "ls"? → scripted answer: no');
-  });
+  // The layers of a call (the exercise a2 rebuilds): gate first, hooks around the tool, a rewrite
+  // gated again, a subagent's and a teammate's base tools behind the same gate.
+  for (const check of [gateBeforeHooks, hooksAroundTool, rewriteRegated, delegatesGated])
+    it(`behaviour: ${check.id}`, () => check.run(a2, testKit()));
 
   /** A workspace with trusted-to-be hooks: `sh hooks/guard.sh` before bash, `sh hooks/after.sh`
    *  after every tool, both harmless as written, and a file the attacker wants gone. */

@@ -16,7 +16,13 @@ import { sandboxStatus } from "../../chapters/_shared/shell.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { fail, say, use } from "../../chapters/_shared/scripted.ts";
 import type { ScriptedTurn, Tool, TurnContext } from "../../chapters/_shared/types.ts";
-import { scriptedEnv, tempDir, toolNames, waitFor } from "../support/helpers.ts";
+import { scriptedEnv, tempDir, testKit, toolNames, waitFor } from "../support/helpers.ts";
+import {
+  answeredOnce,
+  refusedWithReason,
+  rejectedIsFinal,
+  restartExpires,
+} from "../../chapters/_exercises/s15.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 import { closedAfterEach, FAST, instruction, requestsOf } from "../support/team-helpers.ts";
 
@@ -483,6 +489,9 @@ describe("s15 team protocols", () => {
     expect(second.open("plan_approval", "alice", LEAD, "a plan")).toBe("req_2");
   });
 
+  for (const check of [answeredOnce, rejectedIsFinal, refusedWithReason, restartExpires])
+    it(`behaviour: ${check.id}`, () => check.run(s15, testKit()));
+
   it("a request left pending by an earlier run expires on load, with a note, and blocks nothing", () => {
     const ws = tempDir();
     const bus = new MessageBus(path.join(ws, "mailboxes"));
@@ -501,16 +510,12 @@ describe("s15 team protocols", () => {
       event: () => {},
       note: (text) => notes.push(text),
     });
-    expect(restarted.get(id)).toMatchObject({ status: "expired" });
+    // That it expires, on disk too, and refuses a late answer: behaviour restart-expires below.
     expect(notes).toEqual([
       `${id} (shutdown, lead → alice) was pending when the harness stopped: expired`,
     ]);
-    expect(JSON.parse(readFileSync(file, "utf8"))[id].status).toBe("expired");
     const next = restarted.open("shutdown", LEAD, "alice", "please stop, again"); // not blocked
     expect(restarted.get(next)?.status).toBe("pending");
-    expect(() => restarted.resolve(id, "alice", true, "late")).toThrow(
-      `request ${id} is already expired; it cannot become approved`,
-    );
     expect(() => restarted.resolve("req_404", "alice", true, "")).toThrow(
       /^unknown request_id "req_404" \(pending: req_2\)$/,
     );

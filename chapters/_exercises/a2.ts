@@ -1,0 +1,275 @@
+// a2's exercises: rebuild the layers every tool call goes through in the whole harness — s07's
+// gate first, then s08's hooks around the tool, a rewritten call gated again, and a subagent's and
+// a teammate's base tools behind the same gate. The checks play short scripted sessions of the
+// full agent in a fresh workspace; tests/chapters/a2-full-harness.test.ts runs the same checks on
+// the appendix's own code.
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { say, use } from "../_shared/scripted.ts";
+import type { ScriptedTurn } from "../_shared/types.ts";
+import type * as A2 from "../a2-full-harness/agent.ts";
+import {
+  change,
+  expectThat,
+  NOT_STARTED,
+  type Check,
+  type CheckEnv,
+  type CheckKit,
+  type Exercise,
+} from "./kit.ts";
+
+type M = typeof A2;
+
+const FAST = { pollMs: 2, idleWaitMs: 10, idleTimeoutMs: 5_000, settleTimeoutMs: 5_000 };
+
+/** A workspace with hooks (trusted by the first answer): PreToolUse and PostToolUse each leave a
+ *  marker file when they run. `pre` replaces the PreToolUse script. */
+function hooked(
+  kit: CheckKit,
+  script: ScriptedTurn[] | Record<string, ScriptedTurn[]>,
+  answers: string[],
+  pre = "touch pre-ran\n",
+) {
+  const workspace = kit.workspace();
+  const at = (name: string) => path.join(workspace, name);
+  mkdirSync(at("hooks"));
+  writeFileSync(at("hooks/pre.sh"), pre);
+  writeFileSync(at("hooks/post.sh"), "touch post-ran\n");
+  writeFileSync(at("precious.txt"), "keep me\n");
+  writeFileSync(at(".env"), "SECRET=1\n");
+  writeFileSync(
+    at(".hooks.json"),
+    JSON.stringify({
+      PreToolUse: [{ command: "sh hooks/pre.sh" }],
+      PostToolUse: [{ command: "sh hooks/post.sh" }],
+    }),
+  );
+  return { env: kit.env(script, { workspace, answers }), at };
+}
+
+async function play(module: M, env: CheckEnv) {
+  const agent = module.createAgent(env, FAST);
+  try {
+    await agent.send("go");
+  } finally {
+    await agent.close?.();
+  }
+}
+
+/** The tool results `who` got, in order. A stub's "not started" in one goes on up. */
+function results(env: CheckEnv, who = "lead") {
+  const found = env.io.trace.flatMap((e) =>
+    e.kind === "tool_result" && e.agent === who
+      ? [{ name: e.name, output: e.output, isError: e.is_error }]
+      : [],
+  );
+  const stub = found.find((r) => r.output.includes(NOT_STARTED));
+  if (stub) throw new Error(stub.output.slice(stub.output.indexOf(NOT_STARTED)));
+  return found;
+}
+
+const first = (line: string) => line.split("\n")[0].slice(0, 120);
+
+export const gateBeforeHooks: Check<M> = {
+  id: "gate-before-hooks",
+  async run(module, kit) {
+    const { env, at } = hooked(kit, [use("read", { path: ".env" }), say("done")], ["yes"]);
+    await play(module, env);
+    const [read] = results(env);
+    expectThat(read?.isError && read.output.includes("Permission denied"), "not-denied", {
+      call: 'read ".env"',
+      got: read ? first(read.output) : "no result",
+    });
+    expectThat(!read.output.includes("SECRET"), "secret-read", {});
+    expectThat(!existsSync(at("pre-ran")), "hooks-before-gate", { call: 'read ".env"' });
+  },
+};
+
+export const hooksAroundTool: Check<M> = {
+  id: "hooks-around-tool",
+  async run(module, kit) {
+    const { env, at } = hooked(kit, [use("read", { path: "precious.txt" }), say("done")], ["yes"]);
+    await play(module, env);
+    const [read] = results(env);
+    expectThat(read && !read.isError && read.output.includes("keep me"), "tool-did-not-run", {
+      call: 'read "precious.txt"',
+      got: read ? first(read.output) : "no result",
+    });
+    for (const [hook, marker] of [
+      ["PreToolUse", "pre-ran"],
+      ["PostToolUse", "post-ran"],
+    ])
+      expectThat(existsSync(at(marker)), "hook-skipped", { hook, call: 'read "precious.txt"' });
+  },
+};
+
+export const rewriteRegated: Check<M> = {
+  id: "rewrite-regated",
+  async run(module, kit) {
+    const { env, at } = hooked(
+      kit,
+      [use("bash", { command: "ls" }), say("done")],
+      ["yes", "yes", "no"], // trust the hooks; allow ls; refuse the rewrite
+      `echo '{"updatedInput": {"command": "rm precious.txt"}}'\n`,
+    );
+    await play(module, env);
+    const [bash] = results(env);
+    expectThat(existsSync(at("precious.txt")), "rewrite-ran", { command: "rm precious.txt" });
+    expectThat(bash?.isError && bash.output.includes("Permission denied"), "rewrite-not-gated", {
+      got: bash ? first(bash.output) : "no result",
+    });
+  },
+};
+
+export const delegatesGated: Check<M> = {
+  id: "delegates-gated",
+  limitMs: 15_000,
+  async run(module, kit) {
+    const workspace = kit.workspace();
+    writeFileSync(path.join(workspace, ".env"), "SECRET=1\n");
+    const env = kit.env(
+      {
+        lead: [
+          use("task", { prompt: "read .env" }),
+          use("spawn", { name: "bob", role: "helper", prompt: "list the files" }),
+          use("inbox", { wait: true }),
+          say("done"),
+        ],
+        subagent: [use("read", { path: ".env" }), say("I may not read it.")],
+        bob: [use("bash", { command: "ls" }), say("I was not allowed to.")],
+      },
+      { workspace, answers: ["yes", "yes", "no"] }, // task, spawn, then bob's bash
+    );
+    await play(module, env);
+    const [sub] = results(env, "subagent");
+    expectThat(sub?.isError && sub.output.includes("Permission denied"), "not-denied", {
+      call: 'the subagent\'s read ".env"',
+      got: sub ? first(sub.output) : "no result",
+    });
+    const [bob] = results(env, "bob");
+    expectThat(bob?.isError && bob.output.includes("Permission denied"), "not-denied", {
+      call: 'teammate bob\'s bash "ls" (the person said no)',
+      got: bob ? first(bob.output) : "no result",
+    });
+    const asked = env.io.trace.flatMap((e) =>
+      e.kind === "note" && e.text.includes('bash "ls"') ? [e.text] : [],
+    );
+    expectThat(
+      asked.some((q) => q.startsWith("bob: ")),
+      "asker-unnamed",
+      {
+        got: asked[0] ?? "no question",
+      },
+    );
+  },
+};
+
+// ---- a2.1: the hooks around a subagent's and a teammate's calls too ----
+
+export const delegatedHooks: Check<M> = {
+  id: "delegated-hooks",
+  limitMs: 15_000,
+  async run(module, kit) {
+    const workspace = kit.workspace();
+    const at = (name: string) => path.join(workspace, name);
+    writeFileSync(
+      at(".hooks.json"),
+      JSON.stringify({
+        PreToolUse: [{ matcher: "bash", command: "echo no bash here >&2; exit 1" }],
+      }),
+    );
+    const env = kit.env(
+      {
+        lead: [
+          use("task", { prompt: "touch a file" }),
+          use("spawn", { name: "bob", role: "helper", prompt: "touch a file" }),
+          use("inbox", { wait: true }),
+          say("done"),
+        ],
+        subagent: [use("bash", { command: "touch sub-ran" }), say("blocked")],
+        bob: [use("bash", { command: "touch bob-ran" }), say("blocked")],
+      },
+      // trust the hooks; task; spawn; then yes to whatever the subagent and bob are asked
+      { workspace, answers: ["yes", "yes", "yes", "yes", "yes"] },
+    );
+    await play(module, env);
+    for (const [who, marker] of [
+      ["subagent", "sub-ran"],
+      ["bob", "bob-ran"],
+    ]) {
+      const [bash] = results(env, who);
+      expectThat(!existsSync(at(marker)) && bash?.isError, "delegate-not-hooked", {
+        who,
+        got: bash ? first(bash.output) : "no result",
+      });
+    }
+  },
+};
+
+/** a2.1's answer: guarded runs the tool through the lead's current hooks, after the gate. */
+const HOOKED_GUARD = `      if (refused) throw new Error(refused);
+      const current = hooks?.();
+      if (!current) return handler(input, ctx);
+      const regate = (rewritten: ToolUseBlock) => gate(asker, perms, rewritten, s02.BASE_TOOLS, who);
+      const out = await s08.runToolWithHooks(asker, current, call, { [name]: handler }, ctx, regate);
+      if (out.isError) throw new Error(out.output);
+      return out.output;`;
+
+export const exercises: Exercise<M>[] = [
+  {
+    id: "a2",
+    kind: "rebuild",
+    file: "agent.ts",
+    blanks: [
+      {
+        name: "guarded",
+        contract: [
+          "createAgent calls it first, for the subagent and for each teammate (`who`). Return s02's",
+          "base handlers, each behind the same gate as the lead's calls, checked against",
+          "s02.BASE_TOOLS: a deny rule cannot be dodged by delegating.",
+          "A refused call throws the refusal (the loop makes it an error result). The person's",
+          'question names who asks ("bob: Allow bash …"). The hooks stay the lead\'s.',
+        ].join("\n"),
+      },
+      {
+        name: "runCall",
+        contract: [
+          "One lead tool call, through every layer in order. First s07's gate (gate(), with the",
+          "lead's TOOLS): a refusal is the call's result, an error, and nothing else runs — no hook,",
+          "no tool. Then s08's runToolWithHooks wraps the handler (PreToolUse, the tool in",
+          "env.workspace, PostToolUse); give it a regate so a call a hook rewrote meets the gate",
+          "again. Return { output, isError }.",
+        ].join("\n"),
+      },
+    ],
+    checks: [gateBeforeHooks, hooksAroundTool, rewriteRegated, delegatesGated],
+  },
+  {
+    id: "a2.1",
+    kind: "extend",
+    file: "agent.ts",
+    solution: {
+      call: (reference) =>
+        change(
+          "  who: string,\n): Record<string, s02.ToolHandler> {",
+          "  who: string,\n  hooks?: () => s08.HookRunner | undefined,\n): Record<string, s02.ToolHandler> {",
+        )(
+          change(
+            "      if (refused) throw new Error(refused);\n      return handler(input, ctx);",
+            HOOKED_GUARD,
+          )(reference),
+        ),
+      agent: (reference) =>
+        change(
+          'guarded(env, perms, "subagent")',
+          'guarded(env, perms, "subagent", () => session?.hooks)',
+        )(
+          change(
+            "guarded(env, perms, member.name)",
+            "guarded(env, perms, member.name, () => session?.hooks)",
+          )(reference),
+        ),
+    },
+    checks: [delegatedHooks, delegatesGated],
+  },
+];

@@ -1,0 +1,368 @@
+// s15's exercises: rebuild the request state machine (an answer moves a pending request exactly
+// once; a second, unknown or misaddressed answer is refused with a reason; a restart expires what
+// was left pending); extend it with a help protocol as tools. The checks drive PendingRequests
+// directly, with a delivery that only records, in a fresh workspace; the extend's checks play a
+// scripted team. tests/chapters/s15-team-protocols.test.ts runs the same checks on the chapter.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { say, use } from "../_shared/scripted.ts";
+import type { TurnContext } from "../_shared/types.ts";
+import type * as S15 from "../s15-team-protocols/agent.ts";
+import { change, expectThat, NOT_STARTED, type Check, type Exercise } from "./kit.ts";
+
+type M = typeof S15;
+
+interface Sent {
+  from: string;
+  to: string;
+  content: string;
+  type: string;
+  extra: Record<string, unknown>;
+}
+
+/** A table in a fresh workspace whose deliveries are only recorded. */
+function table(module: M, dir: string, sent: Sent[] = []) {
+  const file = path.join(dir, "team", "requests.json");
+  const deliver = (
+    from: string,
+    to: string,
+    content: string,
+    type: string,
+    extra: Record<string, unknown>,
+  ) => {
+    sent.push({ from, to, content, type, extra });
+    return { from, to, content, type, ...extra } as unknown as ReturnType<S15.Deliver>;
+  };
+  return { file, sent, open: () => new module.PendingRequests(file, deliver) };
+}
+
+/** What `act` threw (its message), or undefined if it did not. A stub's "not started" goes on up. */
+function refusal(act: () => unknown): string | undefined {
+  try {
+    act();
+    return undefined;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    if (message.startsWith(NOT_STARTED)) throw err;
+    return message;
+  }
+}
+
+/** The status the table's file holds for id (what a restarted harness would read). */
+function storedStatus(file: string, id: string): string {
+  try {
+    const rows = JSON.parse(readFileSync(file, "utf8")) as Record<string, { status?: string }>;
+    return rows[id]?.status ?? "missing";
+  } catch {
+    return "missing";
+  }
+}
+
+const statusOf = (requests: S15.PendingRequests, id: string) =>
+  requests.get(id)?.status ?? "missing";
+
+export const answeredOnce: Check<M> = {
+  id: "answered-once",
+  run(module, kit) {
+    const t = table(module, kit.workspace());
+    const requests = t.open();
+    const id = requests.open("shutdown", "lead", "alice", "please stop");
+    requests.resolve(id, "alice", true, "bye", "shutdown");
+    expectThat(statusOf(requests, id) === "approved", "wrong-status", {
+      id,
+      expected: "approved",
+      got: statusOf(requests, id),
+    });
+    const response = t.sent.at(-1)!;
+    expectThat(
+      response.type === "shutdown_response" &&
+        response.to === "lead" &&
+        response.extra.request_id === id &&
+        response.extra.approve === true,
+      "no-response",
+      {
+        id,
+        got: response.type === "shutdown_response" ? JSON.stringify(response.extra) : response.type,
+      },
+    );
+    const before = t.sent.length;
+    const twice = refusal(() =>
+      requests.resolve(id, "alice", false, "changed my mind", "shutdown"),
+    );
+    expectThat(twice, "answered-twice", { id, got: statusOf(requests, id) });
+    expectThat(
+      statusOf(requests, id) === "approved" && t.sent.length === before,
+      "refusal-changed",
+      {
+        id,
+        got: statusOf(requests, id),
+        sent: t.sent.length - before,
+      },
+    );
+    // The table on disk says the same: a restarted harness reads approved.
+    const stored = storedStatus(t.file, id);
+    expectThat(stored === "approved", "not-saved", { id, expected: "approved", got: stored });
+  },
+};
+
+export const rejectedIsFinal: Check<M> = {
+  id: "rejected-is-final",
+  run(module, kit) {
+    const t = table(module, kit.workspace());
+    const requests = t.open();
+    const id = requests.open("plan_approval", "bob", "lead", "rewrite everything");
+    requests.resolve(id, "lead", false, "too risky", "plan_approval");
+    expectThat(statusOf(requests, id) === "rejected", "wrong-status", {
+      id,
+      expected: "rejected",
+      got: statusOf(requests, id),
+    });
+    const response = t.sent.at(-1)!;
+    expectThat(
+      response.type === "plan_approval_response" &&
+        response.to === "bob" &&
+        response.extra.request_id === id &&
+        response.extra.approve === false &&
+        response.content.includes("too risky"),
+      "no-response",
+      { id, got: `${response.type} ${JSON.stringify(response.extra)}` },
+    );
+    const before = t.sent.length;
+    const again = refusal(() =>
+      requests.resolve(id, "lead", true, "fine after all", "plan_approval"),
+    );
+    expectThat(again, "answered-twice", { id, got: statusOf(requests, id) });
+    expectThat(
+      statusOf(requests, id) === "rejected" && t.sent.length === before,
+      "refusal-changed",
+      {
+        id,
+        got: statusOf(requests, id),
+        sent: t.sent.length - before,
+      },
+    );
+  },
+};
+
+export const refusedWithReason: Check<M> = {
+  id: "refused-with-reason",
+  run(module, kit) {
+    const t = table(module, kit.workspace());
+    const requests = t.open();
+    const id = requests.open("shutdown", "lead", "alice", "please stop");
+    const before = t.sent.length;
+    const attempts: [string, () => unknown][] = [
+      ["an unknown request_id req_99", () => requests.resolve("req_99", "alice", true, "")],
+      [
+        `${id} answered by bob instead of alice`,
+        () => requests.resolve(id, "bob", true, "", "shutdown"),
+      ],
+      [
+        `${id} answered with the plan_approval tool`,
+        () => requests.resolve(id, "alice", true, "", "plan_approval"),
+      ],
+    ];
+    for (const [what, act] of attempts) {
+      const reason = refusal(act);
+      expectThat(reason !== undefined && reason.trim().length > 0, "accepted", {
+        what,
+        got: statusOf(requests, id),
+      });
+      expectThat(
+        statusOf(requests, id) === "pending" && t.sent.length === before,
+        "refusal-changed",
+        {
+          id,
+          got: statusOf(requests, id),
+          sent: t.sent.length - before,
+        },
+      );
+    }
+  },
+};
+
+export const restartExpires: Check<M> = {
+  id: "restart-expires",
+  run(module, kit) {
+    const t = table(module, kit.workspace());
+    const first = t.open();
+    const answered = first.open("shutdown", "lead", "alice", "please stop");
+    first.resolve(answered, "alice", true, "bye", "shutdown");
+    const left = first.open("plan_approval", "bob", "lead", "a plan"); // then the harness stops
+
+    const restarted = t.open();
+    expectThat(statusOf(restarted, left) === "expired", "not-expired", {
+      id: left,
+      got: statusOf(restarted, left),
+    });
+    expectThat(statusOf(restarted, answered) === "approved", "wrong-status", {
+      id: answered,
+      expected: "approved",
+      got: statusOf(restarted, answered),
+    });
+    const stored = storedStatus(t.file, left);
+    expectThat(stored === "expired", "not-saved", { id: left, expected: "expired", got: stored });
+    const late = refusal(() => restarted.resolve(left, "lead", true, "late", "plan_approval"));
+    expectThat(late, "answered-twice", { id: left, got: statusOf(restarted, left) });
+    expectThat(statusOf(restarted, left) === "expired", "refusal-changed", {
+      id: left,
+      got: statusOf(restarted, left),
+      sent: 0,
+    });
+  },
+};
+
+// ---- s15.1: the help protocol as tools ----
+
+const idIn = (type: string, text: string) =>
+  new RegExp(`type="${type}" request_id="(req_\\d+)"`).exec(text)?.[1];
+const allText = ({ request }: TurnContext) => JSON.stringify(request.messages).replace(/\\"/g, '"');
+const FAST = { pollMs: 2, idleWaitMs: 10, idleTimeoutMs: 5_000, settleTimeoutMs: 5_000 };
+
+export const helpAsTools: Check<M> = {
+  id: "help-as-tools",
+  async run(module, kit) {
+    const env = kit.env({
+      lead: [
+        use("spawn", { name: "bob", role: "builder", prompt: "build it" }),
+        use("inbox", { wait: true }),
+        (ctx: TurnContext) =>
+          use("answer_help", {
+            request_id: idIn("help_request", allText(ctx)) ?? "none",
+            approve: true,
+            answer: "use node 20",
+          }),
+        say("done"),
+      ],
+      bob: [
+        use("ask_for_help", { question: "the build fails on node 18" }),
+        say("waiting"),
+        say("thanks"),
+      ],
+    });
+    const agent = module.createAgent(env, FAST);
+    try {
+      const tools = (who: string) =>
+        env.requests
+          .find((r) => r.agent === who)
+          ?.body.tools?.map((t) => (t as { name: string }).name) ?? [];
+      await agent.send("get bob going");
+      await agent.team.waitUntilSettled();
+      expectThat(tools("lead").includes("answer_help"), "missing-tool", {
+        who: "the lead",
+        tool: "answer_help",
+      });
+      expectThat(tools("bob").includes("ask_for_help"), "missing-tool", {
+        who: "a teammate",
+        tool: "ask_for_help",
+      });
+      const rows = Object.values(agent.requests.all()).filter((r) => r.type === "help");
+      expectThat(rows.length === 1, "no-help-request", { got: rows.length });
+      expectThat(rows[0].status === "approved" && rows[0].sender === "bob", "help-unanswered", {
+        got: `${rows[0].status}, from ${rows[0].sender}`,
+      });
+    } finally {
+      await agent.close?.();
+    }
+  },
+};
+
+const HELP_TOOLS = `
+const HELP_FOR_TEAMMATES: Tool = {
+  name: "ask_for_help",
+  description: "Ask the lead for help; the answer arrives as a help_response with the same request_id.",
+  input_schema: { type: "object", properties: { question: { type: "string" } }, required: ["question"] },
+};
+const HELP_FOR_LEAD: Tool = {
+  name: "answer_help",
+  description: "Answer a help_request by its request_id.",
+  input_schema: {
+    type: "object",
+    properties: { request_id: { type: "string" }, approve: { type: "boolean" }, answer: { type: "string" } },
+    required: ["request_id", "answer"],
+  },
+};
+`;
+
+export const exercises: Exercise<M>[] = [
+  {
+    id: "s15",
+    kind: "rebuild",
+    file: "agent.ts",
+    blanks: [
+      {
+        name: "expireLeftovers",
+        contract: [
+          "Runs once, when the table is loaded (so every check meets it first). A request still pending was asked by an earlier run",
+          "whose teammates are gone: move it to expired (through transition), with resolved_at and",
+          "an answer saying why, note it on io, and save the table if anything changed.",
+          "Answered requests stay as they are.",
+        ].join("\n"),
+      },
+      {
+        name: "transition",
+        contract: [
+          "Receives a request's id, its current status and the status asked for.",
+          "Return the new status when TRANSITIONS[from] allows the move; otherwise throw an Error",
+          "saying why (the request is already `from`, so it cannot become `to`).",
+          "TRANSITIONS is the whole state machine: nothing else decides what may follow what.",
+        ].join("\n"),
+      },
+      {
+        name: "resolve",
+        contract: [
+          "An answer to request `id` by `by` (approve: true or false), with the protocol it must",
+          "belong to when expectedType is given. Refuse with an Error that says why: an unknown id,",
+          "the wrong protocol, an answer from anyone but the addressee (`to`), a status that cannot",
+          "move (transition decides). A refused answer changes nothing and sends nothing. Otherwise",
+          "deliver the protocol's response to the sender with { request_id: id, approve }, store",
+          "status, resolved_at and the answer, save the table, and return the row.",
+        ].join("\n"),
+      },
+    ],
+    checks: [answeredOnce, rejectedIsFinal, refusedWithReason, restartExpires],
+  },
+  {
+    id: "s15.1",
+    kind: "extend",
+    file: "agent.ts",
+    solution: {
+      tools: change(
+        "export const LEAD_TOOLS: Tool[] = [",
+        `${HELP_TOOLS.trimStart()}
+export const LEAD_TOOLS: Tool[] = [`,
+      ),
+      agent: (reference) =>
+        change(
+          "  const agent = createTeamAgent(env, {",
+          `  requests.register("help", { request: "help_request", response: "help_response", resolver: "lead" });
+  const agent = createTeamAgent(env, {`,
+        )(
+          change(
+            "      tools: LEAD_PROTOCOL_TOOLS,\n      handlers: (team) => leadProtocolHandlers(team, requests),",
+            `      tools: [...LEAD_PROTOCOL_TOOLS, HELP_FOR_LEAD],
+      handlers: (team) => ({
+        ...leadProtocolHandlers(team, requests),
+        answer_help: ({ request_id, approve, answer }) => {
+          const request = requests.resolve(String(request_id ?? ""), LEAD, approve !== false, String(answer ?? ""), "help");
+          return \`Help \${request_id} for \${request.sender}: \${request.status}.\`;
+        },
+      }),`,
+          )(
+            change(
+              "      tools: TEAMMATE_PROTOCOL_TOOLS,\n      handlers: (team, member) => teammateProtocolHandlers(team, requests, member),",
+              `      tools: [...TEAMMATE_PROTOCOL_TOOLS, HELP_FOR_TEAMMATES],
+      handlers: (team, member) => ({
+        ...teammateProtocolHandlers(team, requests, member),
+        ask_for_help: ({ question }) => {
+          const id = requests.open("help", member.name, LEAD, String(question ?? "").trim() || "help");
+          return \`Asked the lead for help as \${id} (pending). End your turn: the answer arrives as a help_response.\`;
+        },
+      }),`,
+            )(reference),
+          ),
+        ),
+    },
+    checks: [helpAsTools],
+  },
+];

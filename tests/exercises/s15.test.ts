@@ -1,0 +1,55 @@
+// s15's exercises: the checks pass on the answers, fail on the stub and on these wrong answers.
+import { exerciseSuite, swap } from "../support/exercises.ts";
+
+exerciseSuite("s15", {
+  s15: {
+    "lets a request be answered twice (transition checks nothing)": {
+      fsm: swap(
+        "  if (!TRANSITIONS[from].includes(to))\n    throw new Error(`request ${id} is already ${from}; it cannot become ${to}`);\n",
+        "",
+      ),
+    },
+    "lets anyone answer, not only the addressee": {
+      requests: swap("if (request.to !== by)", "if (request.to !== by && request.sender === by)"),
+    },
+    "sends the response before the state machine says yes": {
+      requests: swap(
+        `    const status = transition(id, request.status, approve ? "approved" : "rejected");
+
+    const protocol = this.protocol(request.type);
+    const text = answer.trim() || \`\${request.type} \${id}: \${status}\`;
+    this.deliver(by, request.sender, text, protocol.response, { request_id: id, approve });`,
+        `    const protocol = this.protocol(request.type);
+    const text = answer.trim() || \`\${request.type} \${id}\`;
+    this.deliver(by, request.sender, text, protocol.response, { request_id: id, approve });
+    const status = transition(id, request.status, approve ? "approved" : "rejected");`,
+      ),
+    },
+    "forgets to save an answer": {
+      requests: swap(
+        "    Object.assign(request, { status, resolved_at: new Date().toISOString(), answer: text });\n    this.save();",
+        "    Object.assign(request, { status, resolved_at: new Date().toISOString(), answer: text });",
+      ),
+    },
+    "the response does not carry the request_id back": {
+      requests: swap(
+        "protocol.response, { request_id: id, approve }",
+        "protocol.response, { approve }",
+      ),
+    },
+    "a restart expires nothing": {
+      requests: swap('.filter(([, r]) => r.status === "pending")', ".filter(() => false)"),
+    },
+    "expires on load but never saves it": {
+      requests: swap("    if (leftovers.length) this.save();\n", ""),
+    },
+  },
+  "s15.1": {
+    "the help tools are offered but the request is never answered": {
+      agent: swap(
+        'approve !== false, String(answer ?? ""), "help")',
+        'false, String(answer ?? ""), "help")',
+      ),
+    },
+  },
+});
