@@ -152,13 +152,11 @@ export const refusedWithReason: Check<M> = {
     const id = requests.open("shutdown", "lead", "alice", "please stop");
     const before = t.sent.length;
     const attempts: [string, () => unknown][] = [
-      ["an unknown request_id req_99", () => requests.resolve("req_99", "alice", true, "")],
+      // Each attempt is named by a message of the words file ("@…"), in the learner's language.
+      ["@attempt-unknown|req_99", () => requests.resolve("req_99", "alice", true, "")],
+      [`@attempt-wrong-resolver|${id}`, () => requests.resolve(id, "bob", true, "", "shutdown")],
       [
-        `${id} answered by bob instead of alice`,
-        () => requests.resolve(id, "bob", true, "", "shutdown"),
-      ],
-      [
-        `${id} answered with the plan_approval tool`,
+        `@attempt-wrong-protocol|${id}`,
         () => requests.resolve(id, "alice", true, "", "plan_approval"),
       ],
     ];
@@ -249,11 +247,11 @@ export const helpAsTools: Check<M> = {
       await agent.send("get bob going");
       await agent.team.waitUntilSettled();
       expectThat(tools("lead").includes("answer_help"), "missing-tool", {
-        who: "the lead",
+        who: "@who-lead",
         tool: "answer_help",
       });
       expectThat(tools("bob").includes("ask_for_help"), "missing-tool", {
-        who: "a teammate",
+        who: "@who-teammate",
         tool: "ask_for_help",
       });
       const rows = Object.values(agent.requests.all()).filter((r) => r.type === "help");
