@@ -25,9 +25,10 @@
 // that hold its holder (the panel around a box), but no other shape: a label that runs into the
 // next box, or sits on the border between two, is a fault. Measured with the SVG drawn at one CSS
 // pixel per view-box unit, so the numbers reported are view-box units. A shape's stroke counts as
-// its edge. MARGIN: a text's ink must keep at least that far from its holder's inner stroke edge,
-// from any other shape's outer stroke edge and from any other text's ink; closer counts as
-// touching.
+// its edge; a circle or ellipse holds a text when the corners of its ink keep clear of the curve,
+// any other shape by its box. MARGIN (2 px): a text's ink must keep at least that far from its
+// holder's inner stroke edge, from any other shape's outer stroke edge and from any other text's
+// ink; closer counts as touching. With the fonts above that is the room left where they differ.
 //
 // Speed: one page. It opens the first file; every file (the first too) is then read from disk,
 // parsed by the page's DOMParser as image/svg+xml and swapped in as the document's root, which lays
@@ -41,7 +42,7 @@ import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { hasChromium, launch } from "../support/chromium.ts";
 
 const SVG_DIR = path.join(REPO_ROOT, "assets/svg");
-const MARGIN = 1;
+const MARGIN = 2;
 const MONO = ["DejaVu Sans Mono", "Noto Sans Mono", "Liberation Mono"];
 const SANS = ["DejaVu Sans", "Noto Sans", "Liberation Sans"];
 
@@ -125,7 +126,8 @@ function layoutFaults({
           ? `<rect x=${e.getAttribute("x") ?? 0} y=${e.getAttribute("y") ?? 0} ` +
             `w=${e.getAttribute("width")} h=${e.getAttribute("height")}>`
           : `<${e.tagName} ${fmt(box)}>`;
-      return { box, inner, outer, area, label };
+      const round_ = e.tagName === "circle" || e.tagName === "ellipse";
+      return { box, inner, outer, area, label, round: round_ };
     })
     .filter((s) => s.area > 0);
   const whole = { left: vb.x, top: vb.y, right: vb.x + vb.width, bottom: vb.y + vb.height };
@@ -135,6 +137,7 @@ function layoutFaults({
     outer: whole,
     area: vb.width * vb.height,
     label: "the view box",
+    round: false,
   };
   const contains = (b: Box, x: number, y: number) =>
     x >= b.left && x <= b.right && y >= b.top && y <= b.bottom;
@@ -157,7 +160,8 @@ function layoutFaults({
     const name = JSON.stringify(words);
     const x = parseFloat(e.getAttribute("x") ?? "0");
     const y = parseFloat(e.getAttribute("y") ?? "0");
-    if (e.children.length) faults.push(`${name}: has child elements, which this check does not lay out`);
+    if (e.children.length)
+      faults.push(`${name}: has child elements, which this check does not lay out`);
     const style = getComputedStyle(e);
     const wanted = /\bmonospace\b/.test(style.fontFamily) ? fonts.mono : fonts.sans;
     if (!style.fontFamily.replace(/["']/g, "").startsWith(wanted))
@@ -172,9 +176,7 @@ function layoutFaults({
     const length = text.getComputedTextLength();
     const [m, laidOut] = [raw.replace(/ +/g, " "), words, raw]
       .map((str) => [ctx.measureText(str), str] as const)
-      .reduce((a, b) =>
-        Math.abs(b[0].width - length) < Math.abs(a[0].width - length) ? b : a,
-      );
+      .reduce((a, b) => (Math.abs(b[0].width - length) < Math.abs(a[0].width - length) ? b : a));
     // The canvas rounds advances a little differently (hinting, CJK spacing): within 3 % the ink
     // is scaled to the SVG's length; more means the two did not draw the same thing.
     if (Math.abs(m.width - length) > Math.max(0.5, length * 0.03))
@@ -205,12 +207,36 @@ function layoutFaults({
       top: holder.inner.top - t.box.top,
       bottom: t.box.bottom - holder.inner.bottom,
     };
+    if (holder.round) {
+      // A circle or ellipse holds the ink where all four corners of the ink's box keep clear of
+      // its inner edge (measured along the radius through the corner).
+      const [cx, cy] = [
+        (holder.inner.left + holder.inner.right) / 2,
+        (holder.inner.top + holder.inner.bottom) / 2,
+      ];
+      const [rx, ry] = [holder.inner.right - cx, holder.inner.bottom - cy];
+      const clearance = Math.min(
+        ...[t.box.left, t.box.right].flatMap((x) =>
+          [t.box.top, t.box.bottom].map((y) => {
+            const d = Math.hypot((x - cx) / rx, (y - cy) / ry);
+            return ((1 - d) * Math.hypot(x - cx, y - cy)) / (d || 1);
+          }),
+        ),
+      );
+      if (clearance < margin)
+        faults.push(
+          `${t.name} spills out of ${holder.label}: its ink's corner ` +
+            (clearance < 0 ? `${round(-clearance)} px past` : `${round(clearance)} px from`) +
+            " the edge",
+        );
+    }
     const sides = Object.entries(spill)
       .filter(([, px]) => px > -margin)
       .map(([side, px]) =>
         px > 0 ? `${round(px)} px past the ${side} edge` : `${round(-px)} px from the ${side} edge`,
       );
-    if (sides.length) faults.push(`${t.name} spills out of ${holder.label}: ${sides.join(", ")}`);
+    if (sides.length && !holder.round)
+      faults.push(`${t.name} spills out of ${holder.label}: ${sides.join(", ")}`);
     // Any other shape the text covers must hold its holder (a panel around it), else the text
     // runs into a neighbour or over a border.
     for (const s of shapes) {
@@ -272,7 +298,9 @@ describe.skipIf(!hasChromium)("diagram layout in chromium", () => {
       }
       counts.push(`  ${fonts.mono} + ${fonts.sans}: ${faults.length - before} faults`);
     }
-    console.log(`svg-layout: ${files.length} diagrams, ${passes.length} font passes\n${counts.join("\n")}`);
+    console.log(
+      `svg-layout: ${files.length} diagrams, ${passes.length} font passes\n${counts.join("\n")}`,
+    );
     expect(faults, `${faults.length} layout faults:\n${faults.join("\n")}\n`).toEqual([]);
   });
 });
