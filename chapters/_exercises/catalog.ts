@@ -13,6 +13,8 @@ import { exercises as s09 } from "./s09.ts";
 import { exercises as s10 } from "./s10.ts";
 import { exercises as s11 } from "./s11.ts";
 import { exercises as s12 } from "./s12.ts";
+import { exercises as s13 } from "./s13.ts";
+import { exercises as s14 } from "./s14.ts";
 import { exercises as a1 } from "./a1.ts";
 
 export const EXERCISES = [
@@ -28,6 +30,8 @@ export const EXERCISES = [
   ...s10,
   ...s11,
   ...s12,
+  ...s13,
+  ...s14,
   ...a1,
 ] as unknown as Exercise<ChapterModule>[];
 
