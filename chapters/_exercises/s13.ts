@@ -2,6 +2,7 @@
 // claimNext: the first ready task it can get); extend it (the lead assigns a task by naming its
 // owner). The behaviours are the curriculum's for s13, and tests/chapters/s13-agent-teams.test.ts
 // runs the same ones against the chapter's own code.
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { tryLock } from "../_shared/lock.ts";
 import { say } from "../_shared/scripted.ts";
@@ -125,6 +126,7 @@ export const lockKeepsOut: Check<M> = {
       task: task.id,
       got: describeTask(board.get(task.id)),
     });
+    expectThat(!existsSync(`${board.path(task.id)}.lock`), "lock-left", { task: task.id });
   },
 };
 

@@ -24,6 +24,9 @@ exerciseSuite("s13", {
         'if (board.get(id).status !== "pending" || board.get(id).blockedBy.length > 0) return null;',
       ),
     },
+    "never gives the lock back": {
+      claim: swap("    lock.release();\n", ""),
+    },
     "owns the task but leaves it pending": {
       claim: swap('{ owner, status: "in_progress" }', "{ owner }"),
     },
