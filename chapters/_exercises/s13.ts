@@ -7,7 +7,7 @@ import path from "node:path";
 import { tryLock } from "../_shared/lock.ts";
 import { say } from "../_shared/scripted.ts";
 import type { MessageParam, ScriptedTurn } from "../_shared/types.ts";
-import { TaskBoard } from "../s10-task-system/agent.ts";
+import { TaskBoard, type Task } from "../s10-task-system/agent.ts";
 import type * as S13 from "../s13-agent-teams/agent.ts";
 import type { Team } from "../s13-agent-teams/agent.ts";
 import {
@@ -26,7 +26,7 @@ const text = (m: MessageParam): string =>
   typeof m.content === "string"
     ? m.content
     : m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
-const describeTask = (t: { status: string; owner?: string }) =>
+const describeTask = (t: Pick<Task, "status" | "owner">) =>
   `${t.status}, owner ${t.owner || "none"}`;
 
 /** A team of the module whose teammates play `script`; `work(team)` runs with it, then it is

@@ -11,7 +11,6 @@ import {
   type TeamMessage,
 } from "../../chapters/s13-agent-teams/mailbox.ts";
 import scenario from "../../chapters/s13-agent-teams/scenario.ts";
-import { tryLock } from "../../chapters/_shared/lock.ts";
 import { stateDirFor } from "../../chapters/_shared/paths.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { fail, say, use } from "../../chapters/_shared/scripted.ts";
