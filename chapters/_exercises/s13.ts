@@ -5,12 +5,13 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { tryLock } from "../_shared/lock.ts";
-import { say } from "../_shared/scripted.ts";
+import { say, use } from "../_shared/scripted.ts";
 import type { MessageParam, ScriptedTurn } from "../_shared/types.ts";
 import { TaskBoard, type Task } from "../s10-task-system/agent.ts";
 import type * as S13 from "../s13-agent-teams/agent.ts";
 import type { Team } from "../s13-agent-teams/agent.ts";
 import {
+  change,
   CheckFailure,
   expectThat,
   NOT_STARTED,
@@ -275,6 +276,44 @@ export const assignedUnderLock: Check<M> = {
     });
   },
 };
+export const leadReadsMail: Check<M> = {
+  id: "lead-reads-mail",
+  async run(module, kit) {
+    let team: Team | undefined;
+    const env = kit.env({
+      lead: [
+        () => {
+          team!.send("bob", "lead", "Found the bug in parse().");
+          return use("bash", { command: "true" });
+        },
+        say("done"),
+      ],
+    });
+    const agent = module.createAgent(env, { pollMs: 2, idleWaitMs: 10, settleTimeoutMs: 5_000 });
+    team = agent.team;
+    try {
+      team.send("alice", "lead", "The tests pass now.");
+      await agent.send("go");
+    } finally {
+      await agent.close?.();
+    }
+    const requests = env.requests.filter((r) => r.agent === "lead");
+    const seen = (i: number) => (requests[i]?.body.messages ?? []).map(text).join("\n");
+    for (const [i, mail] of [
+      [0, "The tests pass now."],
+      [1, "Found the bug in parse()."],
+    ] as const) {
+      const times = seen(i).split(mail).length - 1;
+      expectThat(times >= 1, "mail-not-injected", { request: i + 1, mail });
+      expectThat(seen(requests.length - 1).split(mail).length - 1 === 1, "mail-twice", {
+        mail,
+        times: seen(requests.length - 1).split(mail).length - 1,
+      });
+    }
+    const left = team.bus.peek("lead").length;
+    expectThat(left === 0, "mail-left", { left });
+  },
+};
 // #endregion extend checks
 
 export const exercises: Exercise<M>[] = [
@@ -333,5 +372,23 @@ export function claimTask(`,
         ),
     },
     checks: [takesAssignedTask, assignedUnderLock, oneOwner, neverBlockedOrOwned],
+  },
+  {
+    id: "s13.3",
+    kind: "extend",
+    file: "agent.ts",
+    solution: {
+      loop: change(
+        "      if (who.stopped?.()) return null;\n",
+        `      if (who.stopped?.()) return null;
+      // s13.3: the lead reads its unread mail before every call (acknowledged after its turn).
+      if (who.name === LEAD) {
+        const mail = this.post.read(LEAD);
+        if (mail) messages.push({ role: "user", content: mail });
+      }
+`,
+      ),
+    },
+    checks: [leadReadsMail, inboxFirst],
   },
 ];

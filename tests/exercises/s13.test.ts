@@ -52,4 +52,15 @@ exerciseSuite("s13", {
       claim: swap(" && !assignedTo(task, owner)", ""),
     },
   },
+  "s13.3": {
+    "reads the mail only before the turn's first call": {
+      loop: swap("if (who.name === LEAD) {", "if (who.name === LEAD && round === 0) {"),
+    },
+    "looks at the mail without taking it (injected again every round)": {
+      loop: swap(
+        "const mail = this.post.read(LEAD);",
+        'const mail = this.bus.peek(LEAD).map((m) => m.content).join("\\n") || null;',
+      ),
+    },
+  },
 });
