@@ -13,6 +13,8 @@ import { exercises as s09 } from "./s09.ts";
 import { exercises as s10 } from "./s10.ts";
 import { exercises as s11 } from "./s11.ts";
 import { exercises as s12 } from "./s12.ts";
+import { exercises as s13 } from "./s13.ts";
+import { exercises as s14 } from "./s14.ts";
 import { exercises as s15 } from "./s15.ts";
 import { exercises as a1 } from "./a1.ts";
 import { exercises as a2 } from "./a2.ts";
@@ -30,6 +32,8 @@ export const EXERCISES = [
   ...s10,
   ...s11,
   ...s12,
+  ...s13,
+  ...s14,
   ...s15,
   ...a1,
   ...a2,

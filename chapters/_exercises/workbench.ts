@@ -81,10 +81,19 @@ export function regionText(source: string, name: string): string {
 }
 
 /** `../s02-tool-use/agent.ts` → `../../chapters/s02-tool-use/agent.ts`: the lesson's imports of
- *  earlier chapters and the shared plumbing, seen from the copy's folder `dir`. */
-export function pointImportsAtChapters(source: string, dir: string): string {
+ *  earlier chapters and the shared plumbing, seen from the copy's folder `dir`. With `chapterDir`,
+ *  the lesson's other files in its own folder too (`./mailbox.ts` → `…/s13-agent-teams/mailbox.ts`):
+ *  only the exercise's file is copied, the rest of the chapter stays the chapter's. */
+export function pointImportsAtChapters(source: string, dir: string, chapterDir?: string): string {
   const chapters = path.relative(dir, CHAPTERS_DIR).split(path.sep).join("/");
-  return source.replace(/(from\s+|import\s*\(\s*)(["'])\.\.\//g, `$1$2${chapters}/`);
+  const pointed = source.replace(/(from\s+|import\s*\(\s*)(["'])\.\.\//g, `$1$2${chapters}/`);
+  if (!chapterDir) return pointed;
+  const own = `${chapters}/${path.basename(chapterDir)}/`;
+  return pointed.replace(
+    /(from\s+|import\s*\(\s*)(["'])\.\/([\w.-]+\.ts)\2/g,
+    (whole, keyword: string, quote: string, name: string) =>
+      existsSync(path.join(chapterDir, name)) ? `${keyword}${quote}${own}${name}${quote}` : whole,
+  );
 }
 
 /** Starts an exercise: writes the copy, unless one is there already (then says where it is). */
@@ -97,7 +106,11 @@ export function startExercise(
   const file = path.join(dir, exercise.file);
   if (existsSync(file)) return { dir, file, existed: true };
   const reference = readFileSync(path.join(chapter.dir, exercise.file), "utf8");
-  const copy = pointImportsAtChapters(cutBlanks(reference, exercise.blanks ?? []), dir);
+  const copy = pointImportsAtChapters(
+    cutBlanks(reference, exercise.blanks ?? []),
+    dir,
+    chapter.dir,
+  );
   mkdirSync(dir, { recursive: true });
   // The copies are ES modules wherever the workbench is (the repository's package.json says so
   // for workbench/; a workbench elsewhere needs its own).

@@ -3,12 +3,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } fr
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as s13 from "../../chapters/s13-agent-teams/agent.ts";
-import {
-  claimTask,
-  createAgent,
-  LEAD,
-  type TeamAgent,
-} from "../../chapters/s13-agent-teams/agent.ts";
+import { createAgent, LEAD, type TeamAgent } from "../../chapters/s13-agent-teams/agent.ts";
 import type { TeamOptions } from "../../chapters/s13-agent-teams/extension-points.ts";
 import {
   formatMessage,
@@ -16,12 +11,18 @@ import {
   type TeamMessage,
 } from "../../chapters/s13-agent-teams/mailbox.ts";
 import scenario from "../../chapters/s13-agent-teams/scenario.ts";
-import { tryLock } from "../../chapters/_shared/lock.ts";
 import { stateDirFor } from "../../chapters/_shared/paths.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { fail, say, use } from "../../chapters/_shared/scripted.ts";
 import type { ScriptedReply, ScriptedTurn, TurnContext } from "../../chapters/_shared/types.ts";
-import { scriptedEnv, tempDir, toolNames } from "../support/helpers.ts";
+import { scriptedEnv, tempDir, testKit, toolNames } from "../support/helpers.ts";
+import {
+  inboxFirst,
+  lockKeepsOut,
+  neverBlockedOrOwned,
+  oneOwner,
+  skipsTakenTask,
+} from "../../chapters/_exercises/s13.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 import { closedAfterEach, FAST, instruction, requestsOf } from "../support/team-helpers.ts";
 
@@ -185,19 +186,8 @@ describe("s13 agent teams", () => {
     }
   });
 
-  it("claimTask: the lock decides, and a taken task is not taken again", () => {
-    const { team } = teamRun({});
-    const id = team.board.create({ subject: "one" }).id;
-    const lock = `${team.board.path(id)}.lock`;
-    const held = tryLock(lock)!; // someone (alive: this process) is in the middle of claiming it
-    expect(claimTask(team.board, id, "alice")).toBeNull();
-    expect(team.board.get(id).owner).toBeNull();
-    held.release();
-    expect(claimTask(team.board, id, "alice")?.owner).toBe("alice");
-    expect(claimTask(team.board, id, "bob")).toBeNull();
-    expect(team.board.get(id)).toMatchObject({ owner: "alice", status: "in_progress" });
-    expect(existsSync(lock)).toBe(false);
-  });
+  for (const check of [oneOwner, lockKeepsOut, neverBlockedOrOwned, skipsTakenTask, inboxFirst])
+    it(`behaviour: ${check.id}`, () => check.run(s13, testKit()));
 
   it("blocked, owned and in-progress tasks are never claimed", async () => {
     const { env, team } = teamRun({ "*": pool(easygoing) });
@@ -213,21 +203,6 @@ describe("s13 agent teams", () => {
     expect(team.board.get(busy.id)).toMatchObject({ owner: "yan", status: "in_progress" });
     expect(team.board.get(blocked.id)).toMatchObject({ owner: null, status: "pending" });
     expect(team.bus.peek(LEAD).map((m) => m.type)).toEqual(["result", "idle"]);
-  });
-
-  it("an idle teammate reads its inbox before it looks at the board", async () => {
-    const { env, team } = teamRun({ "*": pool(easygoing) });
-    team.board.create({ subject: "ready and waiting" });
-    team.spawn("alice", "dev", "hi");
-    team.send(LEAD, "alice", "Please also check the README."); // arrives while alice is still on her first prompt
-    expect(await team.waitUntilSettled()).toBe(true);
-    const turns = requestsOf(env, "alice").map((r) => instruction(r.body.messages));
-    expect(turns).toHaveLength(3);
-    expect(turns[0]).toBe("hi");
-    expect(turns[1]).toContain(
-      '<message from="lead" type="message">\nPlease also check the README.',
-    );
-    expect(turns[2]).toMatch(/^You claimed task #1: ready and waiting/);
   });
 
   it("a worktree task runs in its lane on wt/<name>; success completes it, unblocks dependants and clears the assignment", async () => {

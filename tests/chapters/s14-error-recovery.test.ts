@@ -3,7 +3,6 @@ import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import * as s14 from "../../chapters/s14-error-recovery/agent.ts";
 import {
-  backoffDelay,
   classify,
   createAgent,
   SPEND_CAP,
@@ -18,7 +17,14 @@ import { createChapterAgent, createEnv, playScenario } from "../../chapters/_run
 import { ScriptedModel } from "../../chapters/_runner/scripted-model.ts";
 import { fail, say, use } from "../../chapters/_shared/scripted.ts";
 import type { ChapterModule, ScriptedTurn } from "../../chapters/_shared/types.ts";
-import { scriptedEnv, tempDir, toolNames } from "../support/helpers.ts";
+import { scriptedEnv, tempDir, testKit, toolNames } from "../support/helpers.ts";
+import {
+  backoffCapped,
+  classifiesFailures,
+  overloadBackoff,
+  retryAfterWins,
+  tooLongCompacts,
+} from "../../chapters/_exercises/s14.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 import { stateDirFor } from "../../chapters/_shared/paths.ts";
 import {
@@ -72,45 +78,14 @@ describe("s14 error recovery", () => {
     expect(s14.TOOLS.map((t) => t.name)).toEqual(toolNames(env));
   });
 
-  it("two overloads, then success: three calls, and the second wait is longer than the first", async () => {
-    const { env, agent, delays } = recovering({
-      lead: [overloaded(), overloaded(), say("made it")],
-    });
-    await agent.send("hello");
-    expect(requestsOf(env, LEAD)).toHaveLength(3);
-    expect(delays).toHaveLength(2);
-    expect(delays[1]).toBeGreaterThan(delays[0]);
-    expect(text(agent.messages.at(-1)!)).toBe("made it");
-  });
-
-  it("a retry-after header replaces the backoff delay (and is capped like it)", async () => {
-    const { agent, delays } = recovering(
-      {
-        lead: [
-          fail(529, "overloaded_error", "Overloaded", 0.25),
-          fail(529, "overloaded_error", "Overloaded", 120),
-          say("made it"),
-        ],
-      },
-      { maxDelayMs: 8_000 },
-    );
-    await agent.send("hello");
-    expect(delays).toEqual([250, 8_000]);
-    expect(text(agent.messages.at(-1)!)).toBe("made it");
-  });
-
-  it("backoff grows even with the worst jitter, and is capped", () => {
-    for (const [low, high] of [
-      [0, 0.999],
-      [0.999, 0],
-      [0.5, 0.5],
-    ]) {
-      expect(backoffDelay(2, 500, 60_000, () => high)).toBeGreaterThan(
-        backoffDelay(1, 500, 60_000, () => low),
-      );
-    }
-    expect(backoffDelay(10, 500, 8_000, () => 0.9)).toBe(8_000);
-  });
+  for (const check of [
+    classifiesFailures,
+    overloadBackoff,
+    backoffCapped,
+    retryAfterWins,
+    tooLongCompacts,
+  ])
+    it(`behaviour: ${check.id}`, () => check.run(s14, testKit()));
 
   it("rate limits and server errors are retried; a third failure gives up; other errors are not retried", async () => {
     expect(classify(new Error("x"))).toBe("fatal");

@@ -1,0 +1,394 @@
+// s13's exercises: rebuild the claim (claimTask under the board's lock: exactly one owner;
+// claimNext: the first ready task it can get); extend it (the lead assigns a task by naming its
+// owner). The behaviours are the curriculum's for s13, and tests/chapters/s13-agent-teams.test.ts
+// runs the same ones against the chapter's own code.
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { tryLock } from "../_shared/lock.ts";
+import { say, use } from "../_shared/scripted.ts";
+import type { MessageParam, ScriptedTurn } from "../_shared/types.ts";
+import { TaskBoard, type Task } from "../s10-task-system/agent.ts";
+import type * as S13 from "../s13-agent-teams/agent.ts";
+import type { Team } from "../s13-agent-teams/agent.ts";
+import {
+  change,
+  CheckFailure,
+  expectThat,
+  NOT_STARTED,
+  type Check,
+  type CheckKit,
+  type Exercise,
+} from "./kit.ts";
+
+type M = typeof S13;
+
+const boardIn = (kit: CheckKit) => new TaskBoard(path.join(kit.workspace(), "tasks"));
+const text = (m: MessageParam): string =>
+  typeof m.content === "string"
+    ? m.content
+    : m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
+const describeTask = (t: Pick<Task, "status" | "owner">) =>
+  `${t.status}, owner ${t.owner || "none"}`;
+
+/** A team of the module whose teammates play `script`; `work(team)` runs with it, then it is
+ *  closed. A teammate that crashed on a stub's "not started" makes the check not started. */
+async function withTeam(
+  module: M,
+  kit: CheckKit,
+  script: Record<string, ScriptedTurn[]>,
+  work: (team: Team) => Promise<void>,
+) {
+  const env = kit.env({ lead: [say("ok")], ...script });
+  const agent = module.createAgent(env, {
+    pollMs: 2,
+    idleWaitMs: 10,
+    idleTimeoutMs: 20_000,
+    settleTimeoutMs: 5_000,
+  });
+  try {
+    await work(agent.team);
+  } finally {
+    await agent.close?.();
+  }
+  const crash = env.io.trace.find((e) => e.kind === "note" && e.text.includes(NOT_STARTED));
+  if (crash?.kind === "note") throw new Error(crash.text.slice(crash.text.indexOf(NOT_STARTED)));
+  const claims = env.io.trace.flatMap((e) =>
+    e.kind === "event" && e.type === "task_claimed"
+      ? [{ task: Number(e.data.task), owner: String(e.data.owner) }]
+      : [],
+  );
+  return { env, claims };
+}
+
+/** The newest user turn (not a tool result) of each request a teammate sent. */
+const instructions = (
+  env: { requests: { agent: string; body: { messages: MessageParam[] } }[] },
+  agent: string,
+) =>
+  env.requests
+    .filter((r) => r.agent === agent)
+    .map((r) =>
+      text([...r.body.messages].reverse().find((m) => m.role === "user" && text(m).trim())!),
+    );
+
+/** claimTask's answer; a throw (other than a stub's "not started") is a failure that says so. */
+function claim(module: M, board: TaskBoard, id: number, owner: string) {
+  try {
+    return module.claimTask(board, id, owner);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    if (message.includes(NOT_STARTED)) throw err;
+    throw new CheckFailure("claim-threw", { task: id, owner, error: message });
+  }
+}
+
+export const oneOwner: Check<M> = {
+  id: "one-owner",
+  run(module, kit) {
+    const board = boardIn(kit);
+    const task = board.create({ subject: "the one task" });
+    const first = claim(module, board, task.id, "alice");
+    expectThat(first?.owner === "alice", "claim-refused", {
+      task: task.id,
+      got: describeTask(board.get(task.id)),
+    });
+    const second = claim(module, board, task.id, "bob");
+    const now = board.get(task.id);
+    expectThat(second === null && now.owner === "alice", "claimed-twice", {
+      task: task.id,
+      got: describeTask(now),
+    });
+    expectThat(now.status === "in_progress", "claim-not-started", {
+      task: task.id,
+      got: now.status,
+    });
+  },
+};
+
+export const lockKeepsOut: Check<M> = {
+  id: "lock-keeps-out",
+  run(module, kit) {
+    const board = boardIn(kit);
+    const task = board.create({ subject: "being claimed" });
+    // Another claimer holds the task's lock right now (another teammate, another process).
+    const lock = tryLock(`${board.path(task.id)}.lock`)!;
+    try {
+      const got = claim(module, board, task.id, "alice");
+      const now = board.get(task.id);
+      expectThat(got === null && !now.owner, "claimed-under-lock", {
+        task: task.id,
+        got: describeTask(now),
+      });
+    } finally {
+      lock.release();
+    }
+    const after = claim(module, board, task.id, "alice");
+    expectThat(after?.owner === "alice", "claim-refused", {
+      task: task.id,
+      got: describeTask(board.get(task.id)),
+    });
+    expectThat(!existsSync(`${board.path(task.id)}.lock`), "lock-left", { task: task.id });
+  },
+};
+
+export const neverBlockedOrOwned: Check<M> = {
+  id: "never-blocked-or-owned",
+  run(module, kit) {
+    const board = boardIn(kit);
+    const first = board.create({ subject: "first" });
+    const blocked = board.create({ subject: "blocked", blockedBy: [first.id] });
+    const owned = board.create({ subject: "bob's" });
+    board.update(owned.id, { owner: "bob" });
+    const done = board.create({ subject: "done" });
+    board.update(done.id, { status: "in_progress" });
+    board.update(done.id, { status: "completed" });
+    for (const [what, id] of [
+      ["blocked", blocked.id],
+      ["owned by bob", owned.id],
+      ["completed", done.id],
+    ] as const) {
+      const before = describeTask(board.get(id));
+      const got = claim(module, board, id, "alice");
+      const now = describeTask(board.get(id));
+      expectThat(got === null && now === before, "claimed-unready", { task: id, what, got: now });
+    }
+  },
+};
+
+export const skipsTakenTask: Check<M> = {
+  id: "skips-taken-task",
+  async run(module, kit) {
+    const { claims } = await withTeam(
+      module,
+      kit,
+      { alice: [say("hi"), say("did the free one"), say("did the other")] },
+      async (team) => {
+        const taken = team.board.create({ subject: "being claimed elsewhere" });
+        const free = team.board.create({ subject: "free" });
+        const lock = tryLock(`${team.board.path(taken.id)}.lock`)!;
+        try {
+          team.spawn("alice", "dev", "hi");
+          const deadline = Date.now() + 2_000;
+          const alice = () => team.members.get("alice");
+          while (
+            team.board.get(free.id).status === "pending" &&
+            alice()?.state !== "shutdown" &&
+            Date.now() < deadline
+          )
+            await new Promise((r) => setTimeout(r, 10));
+        } finally {
+          lock.release();
+        }
+        await team.waitUntilSettled();
+      },
+    );
+    const got = claims.map((c) => `#${c.task}`).join(", ") || "none";
+    expectThat(claims[0]?.task === 2, "did-not-skip", { got });
+  },
+};
+
+export const inboxFirst: Check<M> = {
+  id: "inbox-first",
+  async run(module, kit) {
+    let team: Team | undefined;
+    const { env } = await withTeam(
+      module,
+      kit,
+      {
+        alice: [
+          () => {
+            team!.send("lead", "alice", "Please read the logs first.");
+            return say("hi");
+          },
+          say("read the logs"),
+          say("did the task"),
+        ],
+      },
+      async (t) => {
+        team = t;
+        team.board.create({ subject: "ready work" });
+        team.spawn("alice", "dev", "hi");
+        await team.waitUntilSettled();
+      },
+    );
+    const turns = instructions(env, "alice");
+    expectThat(turns[1]?.includes("Please read the logs first."), "board-before-inbox", {
+      got: (turns[1] ?? "nothing").split("\n")[0],
+    });
+    expectThat(turns[2]?.startsWith("You claimed task #1"), "no-claim-after-mail", {
+      got: (turns[2] ?? "nothing").split("\n")[0],
+    });
+  },
+};
+
+// #region extend checks
+export const takesAssignedTask: Check<M> = {
+  id: "takes-assigned-task",
+  async run(module, kit) {
+    let ids = { mine: 0, bobs: 0 };
+    const { claims } = await withTeam(
+      module,
+      kit,
+      { alice: [say("hi"), say("did mine")] },
+      async (team) => {
+        const bobs = team.board.create({ subject: "for bob" });
+        team.board.update(bobs.id, { owner: "bob" });
+        const mine = team.board.create({ subject: "for alice" });
+        team.board.update(mine.id, { owner: "alice" });
+        ids = { mine: mine.id, bobs: bobs.id };
+        team.spawn("alice", "dev", "hi");
+        await team.waitUntilSettled();
+        const [m, b] = [team.board.get(mine.id), team.board.get(bobs.id)];
+        expectThat(m.status === "completed" && m.owner === "alice", "assigned-not-taken", {
+          task: mine.id,
+          got: describeTask(m),
+        });
+        expectThat(b.status === "pending" && b.owner === "bob", "took-someone-elses", {
+          task: bobs.id,
+          got: describeTask(b),
+        });
+      },
+    );
+    const got = claims.map((c) => `#${c.task}`).join(", ") || "none";
+    expectThat(claims.length === 1 && claims[0].task === ids.mine, "assigned-not-taken", {
+      task: ids.mine,
+      got: `claims: ${got}`,
+    });
+  },
+};
+
+export const assignedUnderLock: Check<M> = {
+  id: "assigned-under-lock",
+  run(module, kit) {
+    const board = boardIn(kit);
+    const task = board.create({ subject: "for alice" });
+    board.update(task.id, { owner: "alice" });
+    const bob = claim(module, board, task.id, "bob");
+    expectThat(bob === null && board.get(task.id).owner === "alice", "took-someone-elses", {
+      task: task.id,
+      got: describeTask(board.get(task.id)),
+    });
+    const alice = claim(module, board, task.id, "alice");
+    const now = board.get(task.id);
+    expectThat(alice !== null && now.status === "in_progress", "assigned-not-taken", {
+      task: task.id,
+      got: describeTask(now),
+    });
+  },
+};
+export const leadReadsMail: Check<M> = {
+  id: "lead-reads-mail",
+  async run(module, kit) {
+    let team: Team | undefined;
+    const env = kit.env({
+      lead: [
+        () => {
+          team!.send("bob", "lead", "Found the bug in parse().");
+          return use("bash", { command: "true" });
+        },
+        say("done"),
+      ],
+    });
+    const agent = module.createAgent(env, { pollMs: 2, idleWaitMs: 10, settleTimeoutMs: 5_000 });
+    team = agent.team;
+    try {
+      team.send("alice", "lead", "The tests pass now.");
+      await agent.send("go");
+    } finally {
+      await agent.close?.();
+    }
+    const requests = env.requests.filter((r) => r.agent === "lead");
+    const seen = (i: number) => (requests[i]?.body.messages ?? []).map(text).join("\n");
+    for (const [i, mail] of [
+      [0, "The tests pass now."],
+      [1, "Found the bug in parse()."],
+    ] as const) {
+      const times = seen(i).split(mail).length - 1;
+      expectThat(times >= 1, "mail-not-injected", { request: i + 1, mail });
+      expectThat(seen(requests.length - 1).split(mail).length - 1 === 1, "mail-twice", {
+        mail,
+        times: seen(requests.length - 1).split(mail).length - 1,
+      });
+    }
+    const left = team.bus.peek("lead").length;
+    expectThat(left === 0, "mail-left", { left });
+  },
+};
+// #endregion extend checks
+
+export const exercises: Exercise<M>[] = [
+  {
+    id: "s13",
+    kind: "rebuild",
+    file: "agent.ts",
+    blanks: [
+      {
+        name: "claimTask",
+        contract: [
+          "Claim task `id` for `owner`: set it in_progress with that owner and return the updated task,",
+          "or return null when it cannot be had. Exactly one claimer may win: take the task's lock",
+          "(tryLock on `${board.path(id)}.lock`; null while someone else holds it: return null), and",
+          "under the lock read the task again — it must still be ready (board.isReady) — before you",
+          "update it. Release the lock whatever happens.",
+        ].join("\n"),
+      },
+      {
+        name: "claimNext",
+        contract: [
+          "The idle scan's second step (the inbox came first). Go through the ready tasks",
+          "(readyTasks(this.board): pending, no owner, nothing blocking; lowest id first) and claim",
+          "the first one you can get with claimTask; a task someone else got is skipped, not the end",
+          "of the scan. Return this.assign(member, task) for the claimed task, or null if none. A",
+          "board that cannot be read: note it (this.env.io.note) and return null.",
+        ].join("\n"),
+      },
+    ],
+    checks: [oneOwner, lockKeepsOut, neverBlockedOrOwned, skipsTakenTask, inboxFirst],
+  },
+  {
+    id: "s13.1",
+    kind: "extend",
+    file: "agent.ts",
+    solution: {
+      claim: (reference) =>
+        reference
+          .replace(
+            "export function claimTask(",
+            `/** A task the lead assigned to \`owner\` by name (s13.1): pending, nothing blocking. */
+export function assignedTo(task: Task, owner: string): boolean {
+  return task.status === "pending" && task.owner === owner && task.blockedBy.length === 0;
+}
+
+export function claimTask(`,
+          )
+          .replace(
+            "if (!board.isReady(board.get(id))) return null;",
+            "const task = board.get(id);\n    if (!board.isReady(task) && !assignedTo(task, owner)) return null;",
+          ),
+      idle: (reference) =>
+        reference.replace(
+          "ready = readyTasks(this.board);",
+          "const assigned = this.board.list().filter((t) => assignedTo(t, member.name));\n      ready = [...assigned, ...readyTasks(this.board)];",
+        ),
+    },
+    checks: [takesAssignedTask, assignedUnderLock, oneOwner, neverBlockedOrOwned],
+  },
+  {
+    id: "s13.3",
+    kind: "extend",
+    file: "agent.ts",
+    solution: {
+      loop: change(
+        "      if (who.stopped?.()) return null;\n",
+        `      if (who.stopped?.()) return null;
+      // s13.3: the lead reads its unread mail before every call (acknowledged after its turn).
+      if (who.name === LEAD) {
+        const mail = this.post.read(LEAD);
+        if (mail) messages.push({ role: "user", content: mail });
+      }
+`,
+      ),
+    },
+    checks: [leadReadsMail, inboxFirst],
+  },
+];

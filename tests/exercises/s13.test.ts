@@ -1,0 +1,66 @@
+// s13's exercises: the checks pass on the answers, fail on the stub and on these wrong answers.
+import { both, exerciseSuite, swap } from "../support/exercises.ts";
+
+exerciseSuite("s13", {
+  s13: {
+    "claims without looking again under the lock": {
+      claim: swap("    if (!board.isReady(board.get(id))) return null;\n", ""),
+    },
+    "claims without the lock": {
+      claim: both(
+        swap(
+          "  const lock = tryLock(`${board.path(id)}.lock`);\n  if (!lock) return null; // someone is claiming it right now\n",
+          "",
+        ),
+        swap(
+          "  } finally {\n    lock.release();\n  }",
+          "  } finally {\n    // nothing to release\n  }",
+        ),
+      ),
+    },
+    "takes an owned task when it is not blocked": {
+      claim: swap(
+        "if (!board.isReady(board.get(id))) return null;",
+        'if (board.get(id).status !== "pending" || board.get(id).blockedBy.length > 0) return null;',
+      ),
+    },
+    "never gives the lock back": {
+      claim: swap("    lock.release();\n", ""),
+    },
+    "owns the task but leaves it pending": {
+      claim: swap('{ owner, status: "in_progress" }', "{ owner }"),
+    },
+    "gives up the scan when the first ready task is taken": {
+      idle: swap(
+        "      if (task) return this.assign(member, task);\n",
+        "      return task ? this.assign(member, task) : null;\n",
+      ),
+    },
+  },
+  "s13.1": {
+    "takes a task assigned to anyone": {
+      idle: swap(
+        "filter((t) => assignedTo(t, member.name))",
+        'filter((t) => t.status === "pending" && t.blockedBy.length === 0)',
+      ),
+      claim: swap(
+        "!assignedTo(task, owner)",
+        '!(task.status === "pending" && task.blockedBy.length === 0)',
+      ),
+    },
+    "looks for its own tasks but the lock refuses them": {
+      claim: swap(" && !assignedTo(task, owner)", ""),
+    },
+  },
+  "s13.3": {
+    "reads the mail only before the turn's first call": {
+      loop: swap("if (who.name === LEAD) {", "if (who.name === LEAD && round === 0) {"),
+    },
+    "looks at the mail without taking it (injected again every round)": {
+      loop: swap(
+        "const mail = this.post.read(LEAD);",
+        'const mail = this.bus.peek(LEAD).map((m) => m.content).join("\\n") || null;',
+      ),
+    },
+  },
+});
