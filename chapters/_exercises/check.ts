@@ -11,6 +11,7 @@ import type { Exercise } from "./kit.ts";
 import type { CheckResult } from "./run-checks.ts";
 
 const CHILD = fileURLToPath(new URL("./run-checks.ts", import.meta.url));
+const TYPECHECK = fileURLToPath(new URL("./typecheck.ts", import.meta.url));
 const DEFAULT_LIMIT_MS = 10_000;
 
 export type Outcome =
@@ -35,6 +36,20 @@ export async function runChecks(exercise: Exercise, file: string): Promise<Outco
     rmSync(root, { recursive: true, force: true });
   }
   return outcomes;
+}
+
+/** The copy's type errors, one line each ("agent.ts:12:5: …"), from a child of their own, so the
+ *  check (seconds on a large import graph) runs while the behaviours do. */
+export function typeCheck(file: string): Promise<string[]> {
+  return new Promise((resolve) => {
+    const child = fork(TYPECHECK, [file], {
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "ignore", "ignore", "ipc"],
+    });
+    let found: string[] = [];
+    child.on("message", (lines: string[]) => (found = lines));
+    child.on("exit", () => resolve(found));
+  });
 }
 
 /** One child, from check `from` on, until it finishes, crashes or a check runs out of time. */

@@ -15,7 +15,7 @@ import { findChapter, type ChapterInfo } from "../_runner/discovery.js";
 import { REPO_ROOT } from "../_shared/paths.ts";
 import type { Locale } from "../../i18n/locales.ts";
 import { chapterOf, EXERCISES, findExercise } from "./catalog.ts";
-import { runChecks, type Outcome } from "./check.ts";
+import { runChecks, typeCheck, type Outcome } from "./check.ts";
 import type { Exercise } from "./kit.ts";
 import { UI } from "./ui.ts";
 import {
@@ -166,7 +166,7 @@ async function check(exercise: Exercise): Promise<number> {
     console.error(ui("notYetStarted", { id: exercise.id }));
     return 1;
   }
-  const outcomes = await runChecks(exercise, file);
+  const [outcomes, typeErrors] = await Promise.all([runChecks(exercise, file), typeCheck(file)]);
   let firstFailure = true;
   const progress = readProgress(dir) ?? {
     id: exercise.id,
@@ -192,6 +192,7 @@ async function check(exercise: Exercise): Promise<number> {
       progress.hintsShown = Math.min(progress.hintsShown + 1, hints.length);
     }
   });
+  for (const line of typeErrors) console.log(`  ${pc.red("✗")} ${ui("typeError", { line })}`);
   const passed = outcomes.filter((o) => o.ok).length;
   progress.lastCheck = { at: new Date().toISOString(), passed, total: outcomes.length };
   writeProgress(dir, progress);
@@ -200,7 +201,7 @@ async function check(exercise: Exercise): Promise<number> {
       ? pc.green(ui("allPass"))
       : ui("somePass", { passed, total: outcomes.length }),
   );
-  return passed === outcomes.length ? 0 : 1;
+  return passed === outcomes.length && typeErrors.length === 0 ? 0 : 1;
 }
 
 async function solution(exercise: Exercise): Promise<number> {

@@ -84,6 +84,23 @@ describe("npm run exercise", { timeout: 120_000 }, () => {
     expect(out.stdout + out.stderr).not.toMatch(/\n\s+at /); // no stack frames
   });
 
+  it("a type error is a line with the file, line and TypeScript's message, and the check fails", async () => {
+    const { run, file } = workbench();
+    await run(["s03", "--solution", "--yes"]);
+    const f = file("s03-todo-write");
+    const text = readFileSync(f, "utf8").replace(
+      "export const REMIND_AFTER = 3;",
+      'export const REMIND_AFTER: number = "3" as unknown as string;',
+    );
+    writeFileSync(f, text);
+    const line = text.split("\n").findIndex((l) => l.includes("REMIND_AFTER: number")) + 1;
+    const out = await run(["s03", "--check"]);
+    expect(out.stdout).toContain(
+      `type error at agent.ts:${line}:14: Type 'string' is not assignable to type 'number'.`,
+    );
+    expect(out.code).toBe(1);
+  });
+
   it("an exception names the line of the learner's file", async () => {
     const { run, file } = workbench();
     await run(["s03"]);
