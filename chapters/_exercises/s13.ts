@@ -245,6 +245,8 @@ export const takesAssignedTask: Check<M> = {
         });
         expectThat(b.status === "pending" && b.owner === "bob", "took-someone-elses", {
           task: bobs.id,
+          owner: "bob",
+          claimer: "alice",
           got: describeTask(b),
         });
       },
@@ -266,6 +268,8 @@ export const assignedUnderLock: Check<M> = {
     const bob = claim(module, board, task.id, "bob");
     expectThat(bob === null && board.get(task.id).owner === "alice", "took-someone-elses", {
       task: task.id,
+      owner: "alice",
+      claimer: "bob",
       got: describeTask(board.get(task.id)),
     });
     const alice = claim(module, board, task.id, "alice");
