@@ -115,3 +115,16 @@ export const change = (from: string, to: string) => (reference: string) => {
   if (!reference.includes(from)) throw new Error(`the answer's text is not in the region: ${from}`);
   return reference.replace(from, to);
 };
+
+/** What `act` threw (its message), or undefined if it did not: a refusal the chapter's code is
+ *  expected to make. A stub's "not started" goes on up, so it reports as not started. */
+export function refusal(act: () => unknown): string | undefined {
+  try {
+    act();
+    return undefined;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    if (message.startsWith(NOT_STARTED)) throw err;
+    return message;
+  }
+}

@@ -13,6 +13,7 @@ import {
   type Check,
   type CheckKit,
   type Exercise,
+  refusal,
 } from "./kit.ts";
 
 type M = typeof S10;
@@ -21,18 +22,6 @@ const boardIn = (module: M, kit: CheckKit): TaskBoard =>
   new module.TaskBoard(path.join(kit.workspace(), "tasks"));
 const ids = (list: number[]) => (list.length ? list.map((id) => `#${id}`).join(", ") : "none");
 const same = (a: number[], b: number[]) => [...a].sort().join() === [...b].sort().join();
-
-/** What board.update threw, or undefined if it did not. A stub's "not started" goes on up. */
-function refusal(work: () => unknown): string | undefined {
-  try {
-    work();
-    return undefined;
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    if (message.startsWith(NOT_STARTED)) throw err;
-    return message;
-  }
-}
 
 /** Starts a task, then completes it (the way every board allows). */
 function finish(board: TaskBoard, id: number): void {

@@ -17,6 +17,7 @@ import {
   type Check,
   type CheckKit,
   type Exercise,
+  refusal,
 } from "./kit.ts";
 
 type M = typeof S12;
@@ -34,18 +35,6 @@ const kinds = (lanes: WorktreeManager, name: string) =>
     .filter((e) => e.worktree === name)
     .map((e) => e.event);
 const shown = (list: string[]) => list.join(", ") || "none";
-
-/** What lanes.create threw, or undefined if it did not. A stub's "not started" goes on up. */
-function refusal(work: () => unknown): string | undefined {
-  try {
-    work();
-    return undefined;
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    if (message.startsWith(NOT_STARTED)) throw err;
-    return message;
-  }
-}
 
 /** The lane's task on disk: bound to `lane` (or to none) and in `status`. */
 function expectTask(

@@ -8,7 +8,7 @@ import path from "node:path";
 import { say, use } from "../_shared/scripted.ts";
 import type { TurnContext } from "../_shared/types.ts";
 import type * as S15 from "../s15-team-protocols/agent.ts";
-import { change, expectThat, NOT_STARTED, type Check, type Exercise } from "./kit.ts";
+import { change, expectThat, type Check, type Exercise, refusal } from "./kit.ts";
 
 type M = typeof S15;
 
@@ -34,18 +34,6 @@ function table(module: M, dir: string, sent: Sent[] = []) {
     return { from, to, content, type, ...extra } as unknown as ReturnType<S15.Deliver>;
   };
   return { file, sent, open: () => new module.PendingRequests(file, deliver) };
-}
-
-/** What `act` threw (its message), or undefined if it did not. A stub's "not started" goes on up. */
-function refusal(act: () => unknown): string | undefined {
-  try {
-    act();
-    return undefined;
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    if (message.startsWith(NOT_STARTED)) throw err;
-    return message;
-  }
 }
 
 /** The status the table's file holds for id (what a restarted harness would read). */
