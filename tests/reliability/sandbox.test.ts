@@ -49,11 +49,14 @@ describe.runIf(sandboxed)("sandbox: a command the model runs", () => {
     const targets = [
       path.join(parent, "beside.txt"),
       path.join(REPO_ROOT, `lah-escape-${process.pid}.txt`),
+      // the learner's copies, which `npm run chapter -- --mine` runs outside any sandbox
+      path.join(REPO_ROOT, "workbench", `lah-escape-${process.pid}.ts`),
       `/tmp/lah-escape-${process.pid}`,
       `/etc/lah-escape-${process.pid}`,
     ];
     const out = await run(
-      targets.map((t) => `echo x > ${t}; touch ${t}`).join("; ") + "; echo done",
+      targets.map((t) => `mkdir -p ${path.dirname(t)}; echo x > ${t}; touch ${t}`).join("; ") +
+        "; echo done",
       ws,
     );
     expect(out).toContain("done");
