@@ -158,6 +158,19 @@ describe("documentation site", () => {
     expect(problems).toEqual([]);
   });
 
+  it("every chapter page in every locale shows its checkable exercises; the handout marks them", () => {
+    const missing: string[] = [];
+    for (const c of chapters)
+      for (const prefix of ["", "ja/", "zh/", "de/"]) {
+        const html = readFileSync(path.join(dist, `${prefix}${c.name}/index.html`), "utf8");
+        if (!html.includes(`npm run exercise ${c.id} -- --check`))
+          missing.push(`${prefix}${c.name}`);
+      }
+    expect(missing).toEqual([]);
+    const handout = readFileSync(path.join(dist, "workshop/index.html"), "utf8");
+    expect(handout).toContain("npm run exercise s03.1");
+  });
+
   it("every page of every locale: a link to #fragment lands on an id of its target page", () => {
     const pages = (readdirSync(dist, { recursive: true }) as string[])
       .map((f) => f.split(path.sep).join("/"))
