@@ -27,6 +27,8 @@ Options (after "--" when run through npm):
                      offline, --step and --demo print the scenario's step notes
   --lang LANG        the notes' language: en, ja, zh or de (default: from LANG, else en)
   --mine             run your own copy of the lesson (workbench/, from npm run exercise)
+  --record FILE      write the run to FILE as it happens (JSON Lines), to open in the
+                     site's player ("Open a recording…")
   --workspace DIR    work in DIR instead of .workspace/<chapter>/
   --reset            empty the workspace first (only one the harness created)
   --allow-network    let the model's commands reach the network (the sandbox blocks it)
@@ -71,6 +73,7 @@ async function main(argv) {
         "no-sandbox": { type: "boolean" },
         debug: { type: "boolean" },
         mine: { type: "boolean" },
+        record: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });

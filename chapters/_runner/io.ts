@@ -4,7 +4,7 @@ import { InterruptedError, turnSignal, unlessInterrupted } from "./interrupt.ts"
 import type { CreateParams, Message, ModelClient, ToolUseBlock } from "../_shared/types.ts";
 import { StepKeys, type StepNotes } from "./notes.ts";
 import { clip as clipTo } from "./text.ts";
-import type { Recorder, TraceEvent } from "./trace.ts";
+import type { Recorder, TokenUsage, TraceEvent } from "./trace.ts";
 import { estimateTokens } from "../s05-context-compact/agent.ts";
 import { oneLine, visible } from "../_shared/visible.js";
 
@@ -16,6 +16,11 @@ export interface IOOptions {
   pause?: (what: string) => Promise<void>;
   /** The scenario's step notes (offline, with --step or --demo): each is printed after its step. */
   notes?: StepNotes;
+  /** Whether the model's token counts are real (a real API, or a fake one): only then does a
+   *  response step carry its `usage`. */
+  realUsage?: boolean;
+  /** Told of every step as it is recorded (--record writes it to the file then). */
+  onStep?: (step: TraceEvent) => void;
 }
 
 /** What the terminal shows of a long text (the trace keeps all of it). */
@@ -32,7 +37,14 @@ const hanging = (text: string, pad = "  ") => text.replaceAll("\n", `\n${pad}`);
 /** Prints a run and records its trace. What the model, its commands, files and servers wrote is
  *  printed through `visible` (their control characters shown, not obeyed); the trace keeps it
  *  as it was. */
-export function createIO({ stream, color = false, pause, notes }: IOOptions = {}): Recorder {
+export function createIO({
+  stream,
+  color = false,
+  pause,
+  notes,
+  realUsage = false,
+  onStep,
+}: IOOptions = {}): Recorder {
   const c = pc.createColors(color);
   const trace: TraceEvent[] = [];
   const who = (agent: string) => (agent === "lead" ? "" : c.magenta(`[${oneLine(agent)}] `));
@@ -47,13 +59,18 @@ export function createIO({ stream, color = false, pause, notes }: IOOptions = {}
     if (phase) print(c.bold(`\n── ${phase} ──`));
     if (note) print(c.italic(c.dim(indent(note.trim(), "  │ "))));
   };
-  const record = (step: TraceEvent) => {
+  const keep = (step: TraceEvent) => {
     trace.push(step);
+    onStep?.(step);
+  };
+  const record = (step: TraceEvent) => {
+    keep(step);
     teach(step);
   };
 
   return {
     trace,
+    step: keep,
     user(text, agent = "lead") {
       record({ kind: "user", agent, text });
     },
@@ -63,19 +80,27 @@ export function createIO({ stream, color = false, pause, notes }: IOOptions = {}
         .join("\n")
         .trim();
       const calls = message.content.flatMap((b) => (b.type === "tool_use" ? [b.name] : []));
-      trace.push({ kind: "response", agent, stop_reason: message.stop_reason, text, calls });
+      const usage = realUsage ? tokenUsage(message.usage) : undefined;
+      keep({
+        kind: "response",
+        agent,
+        stop_reason: message.stop_reason,
+        text,
+        calls,
+        ...(usage && { usage }),
+      });
       if (text) print(`${who(agent)}${c.cyan("assistant ›")} ${hanging(visible(text))}`);
       teach(trace.at(-1)!);
     },
     async toolCall(call: ToolUseBlock, agent = "lead") {
-      trace.push({ kind: "tool_call", agent, id: call.id, name: call.name, input: call.input });
+      keep({ kind: "tool_call", agent, id: call.id, name: call.name, input: call.input });
       print(
         `${who(agent)}${c.yellow(`  ⚙ ${oneLine(call.name)}`)} ${c.dim(oneLine(clip(JSON.stringify(call.input), 1, 200)))}`,
       );
       await pause?.(`run ${call.name}`);
     },
     toolResult(call: ToolUseBlock, output: string, isError = false, agent = "lead") {
-      trace.push({
+      keep({
         kind: "tool_result",
         agent,
         id: call.id,
@@ -89,7 +114,7 @@ export function createIO({ stream, color = false, pause, notes }: IOOptions = {}
       );
     },
     note(text: string, agent = "lead") {
-      trace.push({ kind: "note", agent, text });
+      keep({ kind: "note", agent, text });
       print(`${who(agent)}${c.blue(`  ◆ ${hanging(visible(text), "    ")}`)}`);
       teach(trace.at(-1)!);
     },
@@ -97,6 +122,19 @@ export function createIO({ stream, color = false, pause, notes }: IOOptions = {}
       record({ kind: "event", agent, type, data } as TraceEvent);
     },
   };
+}
+
+/** The counts a trace keeps of a message's `usage` (the API sends more: service tier, ...). */
+function tokenUsage(usage: Message["usage"] | undefined): TokenUsage | undefined {
+  if (!usage || typeof usage.input_tokens !== "number") return undefined;
+  const counts: TokenUsage = {
+    input_tokens: usage.input_tokens,
+    output_tokens: usage.output_tokens ?? 0,
+  };
+  if (usage.cache_read_input_tokens) counts.cache_read_input_tokens = usage.cache_read_input_tokens;
+  if (usage.cache_creation_input_tokens)
+    counts.cache_creation_input_tokens = usage.cache_creation_input_tokens;
+  return counts;
 }
 
 /** Wraps a model client so every request lands in the trace (and can pause under --step). */
@@ -112,7 +150,7 @@ export function recordModel(
         const tools = (body.tools ?? []).map((t) => ("name" in t ? t.name : "?"));
         const system = typeof body.system === "string" ? body.system : undefined;
         const tokens = estimateTokens(body.messages);
-        io.trace.push({
+        io.step({
           kind: "request",
           agent,
           messages: body.messages.length,

@@ -1,10 +1,12 @@
 // Running the chapter cli.js has chosen: its workspace, its model (real or scripted), the rest of
 // the banner, then the REPL.
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import pc from "picocolors";
 import { loadChapter, REPO_ROOT, type ChapterInfo } from "./chapters.ts";
 import { latestCopy } from "../_exercises/workbench.ts";
 import { createIO } from "./io.ts";
+import { startRecording } from "./recording.ts";
 import { notesFor, terminalLocale } from "./notes.ts";
 import { chooseModel, realClient } from "./model.ts";
 import { LineReader, runRepl } from "./repl.ts";
@@ -27,6 +29,8 @@ export interface RunFlags {
   debug?: boolean;
   /** Run the learner's own copy of the lesson (workbench/, from `npm run exercise`). */
   mine?: boolean;
+  /** Write the run to this file as it happens (recording.ts). */
+  record?: string;
   color: boolean;
 }
 
@@ -90,7 +94,40 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
   // The notes explain the scripted run; a real model's run is its own, so they stay quiet there.
   const teaching = choice.offline && (flags.step || flags.demo);
   const notes = teaching ? notesFor(info.dir, locale) : undefined;
-  const io = createIO({ stream: process.stdout, color, pause, notes });
+  let recording;
+  if (flags.record) {
+    try {
+      recording = startRecording(
+        path.resolve(flags.record),
+        {
+          chapter: info.id,
+          name: info.name,
+          title: info.title,
+          model: choice.offline ? "scripted" : choice.modelId,
+          ...(choice.offline && { prompts: scenario.prompts, summary: scenario.summary }),
+        },
+        [workspace, realpathSync(workspace)],
+      );
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      const why =
+        code === "ENOENT"
+          ? "its folder does not exist"
+          : code === "EISDIR"
+            ? "it is a folder"
+            : (err as Error).message;
+      console.error(`Cannot record to ${flags.record}: ${why}.`);
+      return 2;
+    }
+  }
+  const io = createIO({
+    stream: process.stdout,
+    color,
+    pause,
+    notes,
+    realUsage: !choice.offline,
+    onStep: recording?.write,
+  });
   const env = createEnv({
     workspace,
     io,
@@ -120,6 +157,10 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
   if (flags.step && !stepping)
     console.log(c.dim("--step needs an interactive terminal; running without pauses."));
   if (choice.offline) console.log(c.dim(`scenario: ${scenario.summary}`));
+  if (flags.record)
+    console.log(
+      c.dim(`recording to ${flags.record}: open it on the site with "Open a recording…"`),
+    );
   if (choice.offline && !madeByHarness(workspace))
     console.log(
       c.yellow(

@@ -17,7 +17,16 @@ export type TraceEvent =
       tools: string[];
       system?: string;
     }
-  | { kind: "response"; agent: string; stop_reason: string | null; text: string; calls: string[] }
+  | {
+      kind: "response";
+      agent: string;
+      stop_reason: string | null;
+      text: string;
+      calls: string[];
+      /** The API's token counts for this call, when a real model (or a fake API) answered; the
+       *  scripted model's are made up, so its runs leave them out. */
+      usage?: TokenUsage;
+    }
   | { kind: "tool_call"; agent: string; id: string; name: string; input: unknown }
   | {
       kind: "tool_result";
@@ -30,9 +39,22 @@ export type TraceEvent =
   | { kind: "note"; agent: string; text: string }
   | ({ kind: "event"; agent: string } & HarnessEvent);
 
+/** What one model call cost, as the Messages API counts it. */
+export interface TokenUsage {
+  input_tokens: number;
+  output_tokens: number;
+  /** Prompt tokens read from the cache (billed at a tenth of the input price). */
+  cache_read_input_tokens?: number;
+  /** Prompt tokens written to the cache (billed at 1.25 times the input price). */
+  cache_creation_input_tokens?: number;
+}
+
 /** An IO that keeps what it was told as a trace. */
 export interface Recorder extends IO {
-  readonly trace: TraceEvent[];
+  readonly trace: readonly TraceEvent[];
+  /** Adds one step to the trace (and to a recording, with --record). Everything that records a
+   *  step goes through here. */
+  step(event: TraceEvent): void;
 }
 
 /** The version of the trace file format. 1: event kinds as each chapter spelled them (dotted in

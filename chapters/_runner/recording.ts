@@ -1,0 +1,72 @@
+// `--record FILE`: a run written down as it happens, in the player's own vocabulary, so a learner
+// can open their own run (real model or scripted) on the site's "Open a recording…" page.
+//
+// The file is JSON Lines: the first line says what it is (RecordingHeader), every other line is
+// one step of the trace (trace.ts). Each line is written whole, with one write call, the moment
+// its step happens: a run that crashes, or is killed, keeps every step it had. A reader that
+// finds a last line cut short shows the steps before it (site/lib/recording.ts reads them).
+import { closeSync, openSync, writeSync } from "node:fs";
+import { TRACE_VERSION, type TraceEvent } from "./trace.ts";
+
+/** The first line's `format`: how a reader tells a recording from any other JSON Lines file. */
+export const RECORDING_FORMAT = "learn-agent-harness recording";
+
+export interface RecordingHeader {
+  format: typeof RECORDING_FORMAT;
+  /** The trace vocabulary its steps use (TRACE_VERSION). */
+  version: number;
+  /** "s13" */
+  chapter: string;
+  /** "s13-agent-teams" */
+  name: string;
+  title: string;
+  /** The model that answered: its id, or "scripted" for the offline model. */
+  model: string;
+  /** When the run began (ISO 8601). */
+  started: string;
+  /** The scenario's prompts, for a scripted run (a real run's prompts are its user steps). */
+  prompts?: string[];
+  summary?: string;
+}
+
+/** Replaces the workspace's path in every string of a step with `<workspace>`: a recording is
+ *  made to be shared, and the path names the learner's home folder. */
+function withoutPaths(step: TraceEvent, paths: string[]): TraceEvent {
+  const clean = (value: unknown): unknown => {
+    if (typeof value === "string")
+      return paths.reduce((text, p) => text.replaceAll(p, "<workspace>"), value);
+    if (Array.isArray(value)) return value.map(clean);
+    if (value && typeof value === "object")
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, clean(v)]));
+    return value;
+  };
+  return clean(step) as TraceEvent;
+}
+
+/** Opens `file` (created, or emptied if it exists) and writes the header; `write` adds a step. */
+export function startRecording(
+  file: string,
+  header: Omit<RecordingHeader, "format" | "version" | "started">,
+  workspaces: string[],
+): { write(step: TraceEvent): void; close(): void } {
+  const fd = openSync(file, "w");
+  // Longest first, so a path inside another is replaced whole.
+  const paths = [...new Set(workspaces)].filter(Boolean).sort((a, b) => b.length - a.length);
+  const line = (value: unknown) => writeSync(fd, `${JSON.stringify(value)}\n`);
+  line({
+    format: RECORDING_FORMAT,
+    version: TRACE_VERSION,
+    ...header,
+    started: new Date().toISOString(),
+  } satisfies RecordingHeader);
+  let open = true;
+  return {
+    write(step) {
+      if (open) line(withoutPaths(step, paths));
+    },
+    close() {
+      if (open) closeSync(fd);
+      open = false;
+    },
+  };
+}
