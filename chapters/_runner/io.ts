@@ -3,7 +3,7 @@ import pc from "picocolors";
 import { InterruptedError, turnSignal, unlessInterrupted } from "./interrupt.ts";
 import type { CreateParams, Message, ModelClient, ToolUseBlock } from "../_shared/types.ts";
 import { StepKeys, type StepNotes } from "./notes.ts";
-import { clip as clipTo } from "./text.ts";
+import { clip as clipTo, systemText } from "./text.ts";
 import type { Recorder, TokenUsage, TraceEvent } from "./trace.ts";
 import { estimateTokens } from "../s05-context-compact/agent.ts";
 import { oneLine, visible } from "../_shared/visible.js";
@@ -148,7 +148,7 @@ export function recordModel(
     messages: {
       async create(body: CreateParams) {
         const tools = (body.tools ?? []).map((t) => ("name" in t ? t.name : "?"));
-        const system = typeof body.system === "string" ? body.system : undefined;
+        const system = systemText(body.system);
         const tokens = estimateTokens(body.messages);
         io.step({
           kind: "request",

@@ -1,4 +1,5 @@
 // Small text helpers the runner, the site and the tests share (the lessons keep their own).
+import type { CreateParams } from "../_shared/types.ts";
 
 /** `text` cut to at most `lines` lines and `chars` characters, saying how much was left out. */
 export function clip(text: string, lines: number, chars: number): string {
@@ -11,3 +12,10 @@ export function clip(text: string, lines: number, chars: number): string {
 
 /** `text` as a regular expression that matches it literally. */
 export const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** A request's system prompt as text, whether it was sent as a string or as blocks (appendix B
+ *  sends blocks, to mark them for the prompt cache). */
+export const systemText = (system: CreateParams["system"]): string | undefined =>
+  typeof system === "string" || system === undefined
+    ? system
+    : system.map((block) => block.text).join("\n");

@@ -34,6 +34,11 @@ import {
   rewriteRegated,
 } from "../../chapters/_exercises/a2.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
+import { endTurn, startFakeApi, toolUse, type FakeReply } from "../support/fake-api.ts";
+import { createIO } from "../../chapters/_runner/io.ts";
+import { realClient } from "../../chapters/_runner/model.ts";
+import { createEnv } from "../../chapters/_runner/runtime.ts";
+import { systemText } from "../../chapters/_runner/text.ts";
 import { FAST } from "../support/team-helpers.ts";
 
 const git = (cwd: string, ...args: string[]) =>
@@ -92,7 +97,7 @@ describe("a2 the whole harness, on a git repository of your own", () => {
     );
   const requests = (agentName = "lead") =>
     env.scripted!.requests.filter((r) => r.agent === agentName);
-  const systemOf = (i: number) => String(requests()[i].body.system ?? "");
+  const systemOf = (i: number) => systemText(requests()[i].body.system) ?? "";
 
   it("plays the whole scenario: every scripted turn used, no command left running", () => {
     expect(env.scripted!.finished).toBe(true);
@@ -132,7 +137,7 @@ describe("a2 the whole harness, on a git repository of your own", () => {
     const turn2 = requests().find((r) =>
       JSON.stringify(r.body.messages).includes("Add a slugify()"),
     );
-    const system = String(turn2!.body.system);
+    const system = systemText(turn2!.body.system)!;
     expect(system).toContain("- changelog: How this project records a change in CHANGELOG.md");
     expect(system).not.toContain("present tense");
     const [loaded] = results("load_skill");
@@ -235,7 +240,9 @@ describe("a2 the whole harness, on a git repository of your own", () => {
     expect(systemOf(saved)).toContain(
       `## A changelog line for every change (feedback, ${memory}/${file})`,
     );
-    const told = requests().map((r) => JSON.stringify([r.body.system, r.body.messages]));
+    const told = requests().map((r) =>
+      JSON.stringify([systemText(r.body.system), r.body.messages]),
+    );
     expect(told.filter((text) => text.includes(".memory/"))).toEqual([]);
   });
 
@@ -432,7 +439,7 @@ describe("a2 the whole harness, elsewhere", () => {
     const env = scriptedEnv([
       // The model tries the path it was given anyway: the jail refuses it.
       ({ request }) =>
-        use("read", { path: /\(project, (.*?big\.md)\)/.exec(String(request.system))![1] }),
+        use("read", { path: /\(project, (.*?big\.md)\)/.exec(systemText(request.system)!)![1] }),
       say("ok"),
     ]);
     const memory = path.join(env.stateDir, "memory");
@@ -444,7 +451,7 @@ describe("a2 the whole harness, elsewhere", () => {
     const agent = a2.createAgent(env);
     await agent.send("hello");
     await agent.close!();
-    const system = String(env.scripted!.requests[0].body.system);
+    const system = systemText(env.scripted!.requests[0].body.system)!;
     expect(system.includes(`## Big (project, ${memory}/big.md)`)).toBe(true);
     expect(
       system.includes(`… (the rest did not fit; it is in ${memory}/, outside the workspace)`),
@@ -546,5 +553,72 @@ describe("a2's gate judges every call by its tool's declared field", () => {
     ]);
     expect(existsSync(path.join(env.workspace, "pwned.txt"))).toBe(false);
     expect(existsSync(path.join(env.workspace, "a.txt"))).toBe(false);
+  });
+});
+
+describe("a2 the whole harness, with the prompt cache", () => {
+  const withUsage = (reply: FakeReply, usage: Record<string, number>): FakeReply => ({
+    ...reply,
+    body: { ...(reply.body as object), usage },
+  });
+  const marked = (value: unknown): boolean =>
+    typeof value === "object" && value !== null && "cache_control" in value;
+
+  it("marks the last tool, the system prompt and the newest message, and keeps the API's cache counts", async () => {
+    const api = await startFakeApi([
+      withUsage(toolUse("glob", { pattern: "*" }), {
+        input_tokens: 4100,
+        output_tokens: 20,
+        cache_creation_input_tokens: 4000,
+      }),
+      withUsage(endTurn("nothing here yet"), {
+        input_tokens: 130,
+        output_tokens: 6,
+        cache_read_input_tokens: 4050,
+      }),
+    ]);
+    try {
+      const client = await realClient({
+        ANTHROPIC_API_KEY: "sk-test",
+        ANTHROPIC_BASE_URL: api.url,
+      });
+      const env = createEnv({
+        workspace: tempDir(),
+        client,
+        modelId: "test-model",
+        io: createIO({ realUsage: true }),
+      });
+      const agent = a2.createAgent(env);
+      await agent.send("What is in this repository?");
+      await agent.close?.();
+
+      expect(api.requests).toHaveLength(2);
+      for (const { body } of api.requests) {
+        const tools = body.tools as object[];
+        expect(tools.map(marked)).toEqual(tools.map((_, i) => i === tools.length - 1));
+        const system = body.system as { text: string }[];
+        expect(system.map(marked)).toEqual([true]);
+        expect(system[0].text).toContain("# Identity");
+        const messages = body.messages as { content: unknown[] }[];
+        const blocks = messages.flatMap((m) => m.content);
+        // One mark in the history, on its newest block; the API allows four in all.
+        expect(blocks.filter(marked)).toEqual([messages.at(-1)!.content.at(-1)]);
+      }
+      // The second call's newest block is the tool's result.
+      const second = api.requests[1].body.messages as { content: { type: string }[] }[];
+      expect(second.at(-1)!.content.at(-1)!.type).toBe("tool_result");
+      // The history the agent keeps carries no marks: they are put on each request's copy.
+      expect(JSON.stringify(agent.messages)).not.toContain("cache_control");
+      // The trace keeps the system prompt as text and the API's counts, cache reads included.
+      const steps = env.io.trace;
+      const request = steps.find((s) => s.kind === "request");
+      expect(request && request.kind === "request" && request.system).toContain("# Identity");
+      expect(steps.flatMap((s) => (s.kind === "response" ? [s.usage] : []))).toEqual([
+        { input_tokens: 4100, output_tokens: 20, cache_creation_input_tokens: 4000 },
+        { input_tokens: 130, output_tokens: 6, cache_read_input_tokens: 4050 },
+      ]);
+    } finally {
+      await api.close();
+    }
   });
 });
