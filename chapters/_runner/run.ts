@@ -7,6 +7,7 @@ import { loadChapter, REPO_ROOT, type ChapterInfo } from "./chapters.ts";
 import { latestCopy } from "../_exercises/workbench.ts";
 import { createIO } from "./io.ts";
 import { startRecording } from "./recording.ts";
+import type { TraceEvent } from "./trace.ts";
 import { notesFor, terminalLocale } from "./notes.ts";
 import { chooseModel, realClient } from "./model.ts";
 import { LineReader, runRepl } from "./repl.ts";
@@ -94,7 +95,7 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
   // The notes explain the scripted run; a real model's run is its own, so they stay quiet there.
   const teaching = choice.offline && (flags.step || flags.demo);
   const notes = teaching ? notesFor(info.dir, locale) : undefined;
-  let recording;
+  let recording: ReturnType<typeof startRecording> | undefined;
   if (flags.record) {
     try {
       recording = startRecording(
@@ -120,13 +121,26 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
       return 2;
     }
   }
+  // The banner names the chapter's TOOLS; some exist only at run time (appendix A's MCP servers
+  // add theirs when they start). When the lead is offered another list, one line says so.
+  let announced = module.TOOLS.map((t) => t.name).join(", ");
+  const announceTools = (step: TraceEvent) => {
+    if (step.kind !== "request" || step.agent !== "lead") return;
+    const offered = step.tools.join(", ");
+    if (offered === announced) return;
+    announced = offered;
+    console.log(`tools now (${step.tools.length}): ${oneLine(offered)}`);
+  };
   const io = createIO({
     stream: process.stdout,
     color,
     pause,
     notes,
     realUsage: !choice.offline,
-    onStep: recording?.write,
+    onStep(step) {
+      recording?.write(step);
+      announceTools(step);
+    },
   });
   const env = createEnv({
     workspace,

@@ -1,0 +1,157 @@
+// `--record FILE`: the run written down as it happens (chapters/_runner/recording.ts), as a learner
+// starts it. The site reads these files (site/lib/recording.ts); here: what the writer promises.
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { findChapter, loadChapter, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
+import { RECORDING_FORMAT, type RecordingHeader } from "../../chapters/_runner/recording.ts";
+import { playScenario } from "../../chapters/_runner/runtime.ts";
+import { TRACE_VERSION, type TraceEvent } from "../../chapters/_runner/trace.ts";
+import { endTurn, startFakeApi, toolUse, type FakeApi } from "../support/fake-api.ts";
+import { killAfterTest, tempDir, waitFor } from "../support/helpers.ts";
+import { CLI, runCli } from "../support/run-cli.ts";
+
+let api: FakeApi | undefined;
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+
+const linesOf = (file: string) => readFileSync(file, "utf8").split("\n").filter(Boolean);
+const stepsOf = (file: string) =>
+  linesOf(file)
+    .slice(1)
+    .map((l) => JSON.parse(l) as TraceEvent);
+
+describe("npm run chapter sNN -- --record FILE", () => {
+  it("writes a header, then every step of the run, with the workspace's path left out", async () => {
+    const dir = tempDir();
+    const workspace = path.join(dir, "ws");
+    const file = path.join(dir, "run.jsonl");
+    const { code, stdout } = await runCli([
+      "s09",
+      "--demo",
+      "--workspace",
+      workspace,
+      "--record",
+      file,
+    ]);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`recording to ${file}`);
+    const header = JSON.parse(linesOf(file)[0]) as RecordingHeader;
+    expect(header).toMatchObject({
+      format: RECORDING_FORMAT,
+      version: TRACE_VERSION,
+      chapter: "s09",
+      name: "s09-memory-system",
+      model: "scripted",
+    });
+    expect(Number.isNaN(Date.parse(header.started))).toBe(false);
+
+    // The same steps, in the same order, as the scenario played in-process.
+    const info = findChapter("s09")!;
+    const { module, scenario } = await loadChapter(info);
+    const played = await playScenario(module, scenario, tempDir());
+    const steps = stepsOf(file);
+    expect(steps.map((s) => `${s.kind}:${s.agent}`)).toEqual(
+      played.env.io.trace.map((s) => `${s.kind}:${s.agent}`),
+    );
+    const text = readFileSync(file, "utf8");
+    expect(text).toContain("<workspace>");
+    expect(text).not.toContain(workspace);
+    expect(text).not.toContain(realpathSync(workspace));
+    // The scripted model's token counts are made up: a recording of it carries none.
+    expect(steps.some((s) => s.kind === "response" && s.usage)).toBe(false);
+  });
+
+  it("keeps every step it wrote when the harness is killed in the middle of a run", async () => {
+    const dir = tempDir();
+    const file = path.join(dir, "killed.jsonl");
+    // s13's team run is long enough to be killed half-way.
+    const child = killAfterTest(
+      spawn(
+        process.execPath,
+        [CLI, "s13", "--demo", "--workspace", path.join(dir, "ws"), "--record", file],
+        {
+          env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1" },
+          stdio: "ignore",
+        },
+      ),
+    );
+    const exited = new Promise((r) => child.on("exit", r));
+    await waitFor(() => existsSync(file) && linesOf(file).length > 20, "20 steps recorded", 60_000);
+    child.kill("SIGKILL");
+    await exited;
+    const lines = readFileSync(file, "utf8").split("\n");
+    // Each line was written whole by one write: every line parses, the last one ends with a newline.
+    expect(lines.at(-1)).toBe("");
+    const steps = lines.slice(1, -1).map((l) => JSON.parse(l) as TraceEvent);
+    expect(steps.length).toBeGreaterThanOrEqual(20);
+    expect(steps[0]).toMatchObject({ kind: "user", agent: "lead" });
+  });
+
+  it("says why it cannot record, before anything runs", async () => {
+    const dir = tempDir();
+    const missing = await runCli(["s01", "--demo", "--record", path.join(dir, "no/such/x.jsonl")]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/Cannot record to .*x\.jsonl: its folder does not exist\./);
+    mkdirSync(path.join(dir, "folder"));
+    const folder = await runCli(["s01", "--demo", "--record", path.join(dir, "folder")]);
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toMatch(/: it is a folder\./);
+  });
+
+  it("keeps a real model's token counts, call by call", async () => {
+    const usage = [
+      { input_tokens: 900, output_tokens: 40, cache_read_input_tokens: 0 },
+      { input_tokens: 1200, output_tokens: 12, cache_read_input_tokens: 800 },
+    ];
+    const replies = [toolUse("bash", { command: "echo hi" }), endTurn("done")].map((r, i) => ({
+      ...r,
+      body: { ...(r.body as object), usage: usage[i] },
+    }));
+    api = await startFakeApi(replies);
+    const dir = tempDir();
+    const file = path.join(dir, "real.jsonl");
+    const { code } = await runCli(
+      ["s01", "--workspace", path.join(dir, "ws"), "--no-sandbox", "--record", file],
+      {
+        input: "say hi\n",
+        env: { ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url, MODEL_ID: "test-model" },
+      },
+    );
+    expect(code).toBe(0);
+    expect(JSON.parse(linesOf(file)[0])).toMatchObject({ model: "test-model" });
+    const counted = stepsOf(file).flatMap((s) => (s.kind === "response" ? [s.usage] : []));
+    // A count of 0 is left out, as the API's own `usage` does not make it a cost.
+    expect(counted).toEqual([
+      { input_tokens: 900, output_tokens: 40 },
+      { input_tokens: 1200, output_tokens: 12, cache_read_input_tokens: 800 },
+    ]);
+  });
+});
+
+describe("tools that exist only at run time", () => {
+  it("a1: once its MCP server has started, one line gives the full list", async () => {
+    // The notes server imports the MCP SDK: from a workspace inside the repository, as by default.
+    const base = path.join(REPO_ROOT, ".workspace");
+    mkdirSync(base, { recursive: true });
+    const { code, stdout } = await runCli([
+      "a1",
+      "--demo",
+      "--workspace",
+      tempDir("test-a1-", base),
+    ]);
+    expect(code, stdout).toBe(0);
+    expect(stdout).toMatch(/tools \(5\): bash, read, write, edit, glob/);
+    const now = stdout.split("\n").filter((l) => l.startsWith("tools now"));
+    expect(now).toEqual([
+      "tools now (8): bash, read, write, edit, glob, mcp__notes__save_note, mcp__notes__list_notes, mcp__notes__delete_note",
+    ]);
+    // Said after the server is running, before the model's first answer.
+    const at = (text: string) => stdout.indexOf(text);
+    expect(at('MCP server "notes" is running')).toBeLessThan(at("tools now"));
+    expect(at("tools now")).toBeLessThan(at("assistant ›"));
+  });
+});
