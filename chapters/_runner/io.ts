@@ -167,7 +167,8 @@ export function createIO({
           const size =
             block.type === "thinking" ? `${block.thinking.length} characters` : "redacted";
           print(`${who(agent)}${c.dim(`  thinking… (${size})`)}`);
-        } else if (block.type === "text" && started) blank += "\n"; // blocks join with a newline
+        } else if (block.type === "text" && started)
+          blank += "\n"; // blocks join with a newline
         else if (block.type === "tool_use" && lead) {
           endText();
           print(callLine(block, agent));

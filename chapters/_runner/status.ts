@@ -40,7 +40,8 @@ export class StatusLine {
         this.hide();
         const ok = own(chunk, ...rest);
         if (chunk.length) {
-          const last = typeof chunk === "string" ? chunk.at(-1) : String.fromCharCode(chunk.at(-1)!);
+          const last =
+            typeof chunk === "string" ? chunk.at(-1) : String.fromCharCode(chunk.at(-1)!);
           this.atLineStart = last === "\n";
         }
         this.soon();
