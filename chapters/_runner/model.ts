@@ -22,7 +22,9 @@ export function chooseModel(env: NodeJS.ProcessEnv, forceOffline: boolean): Mode
   return {
     offline: false,
     modelId,
-    reason: "ANTHROPIC_API_KEY is set",
+    reason: env.ANTHROPIC_API_KEY?.trim()
+      ? "ANTHROPIC_API_KEY is set"
+      : "ANTHROPIC_AUTH_TOKEN is set",
     baseURL: env.ANTHROPIC_BASE_URL || undefined,
   };
 }
