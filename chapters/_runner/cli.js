@@ -37,10 +37,14 @@ Options (after "--" when run through npm):
   -h, --help         show this help
 
 Environment:
-  ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN   use the real model (otherwise the scripted one)
-  ANTHROPIC_BASE_URL                         another endpoint (a proxy, a local fake server)
+  ANTHROPIC_API_KEY                          use the real model (otherwise the scripted one)
+  ANTHROPIC_AUTH_TOKEN                       the same, with a token sent as Authorization: Bearer
+  ANTHROPIC_BASE_URL                         another endpoint speaking the Messages API (a proxy,
+                                             a gateway, a local server)
   MODEL_ID                                   the model to use (default: a current Claude model)
   NO_COLOR                                   plain output
+With a real model, answers stream as they come, each call prints its token counts, and the
+/usage command shows the session's tokens and estimated cost by agent.
 A .env file in the repository root is read if present (see .env.example).`;
 
 /** @param {import("./discovery.js").ChapterInfo[]} chapters */

@@ -1,10 +1,18 @@
 // How a run is shown and remembered: a terminal printer and a trace recorder behind one IO.
 import pc from "picocolors";
 import { InterruptedError, turnSignal, unlessInterrupted } from "./interrupt.ts";
-import type { CreateParams, Message, ModelClient, ToolUseBlock } from "../_shared/types.ts";
+import type {
+  CreateParams,
+  Message,
+  ModelClient,
+  StreamEvent,
+  ToolUseBlock,
+} from "../_shared/types.ts";
 import { StepKeys, type StepNotes } from "./notes.ts";
 import { clip as clipTo, systemText } from "./text.ts";
 import type { Recorder, TokenUsage, TraceEvent } from "./trace.ts";
+import type { StatusLine } from "./status.ts";
+import { tokensText, UsageLedger } from "./usage.ts";
 import { estimateTokens } from "../s05-context-compact/agent.ts";
 import { oneLine, visible } from "../_shared/visible.js";
 
@@ -21,6 +29,24 @@ export interface IOOptions {
   realUsage?: boolean;
   /** Told of every step as it is recorded (--record writes it to the file then). */
   onStep?: (step: TraceEvent) => void;
+  /** The terminal's status line (a real model on a terminal): who waits for the model. */
+  status?: StatusLine;
+}
+
+/** The printer: a Recorder that also shows model calls as they happen. */
+export interface Printer extends Recorder {
+  /** The session's token counts, when they are real (`realUsage`). */
+  readonly usage?: UsageLedger;
+  /** A request for `agent` was sent (recordModel): what its answer does on screen. */
+  call(agent: string, model: string): ModelCall;
+}
+
+export interface ModelCall {
+  onStream(event: StreamEvent): void;
+  /** The answer is complete: its rest is printed, its tokens counted. */
+  done(message: Message): void;
+  /** The call is over, answered or not (an error, Ctrl-C): the status line and any open line end. */
+  close(): void;
 }
 
 /** What the terminal shows of a long text (the trace keeps all of it). */
@@ -44,11 +70,38 @@ export function createIO({
   notes,
   realUsage = false,
   onStep,
-}: IOOptions = {}): Recorder {
+  status,
+}: IOOptions = {}): Printer {
   const c = pc.createColors(color);
   const trace: TraceEvent[] = [];
+  const usage = realUsage ? new UsageLedger() : undefined;
   const who = (agent: string) => (agent === "lead" ? "" : c.magenta(`[${oneLine(agent)}] `));
-  const print = (text: string) => stream?.write(`${text}\n`);
+  const write = (text: string) => stream?.write(text);
+  // While the lead's answer streams, its line is open: what others print meanwhile (a teammate's
+  // tool call) waits until it ends, so the two never share a line.
+  let lineOpen = false;
+  const waitingLines: string[] = [];
+  const print = (text: string) => (lineOpen ? waitingLines.push(text) : write(`${text}\n`));
+  const endLine = () => {
+    if (!lineOpen) return;
+    lineOpen = false;
+    write("\n");
+    for (const text of waitingLines.splice(0)) write(`${text}\n`);
+  };
+  /** Messages and tool calls already printed as they streamed: not printed a second time. */
+  const shownMessages = new WeakSet<Message>();
+  const shownCalls = new Set<string>();
+  /** The usage line of a message that did not stream, printed after its text. */
+  const usageLines = new WeakMap<Message, string>();
+  const textOf = (message: Message) =>
+    message.content
+      .flatMap((b) => (b.type === "text" ? [b.text] : []))
+      .join("\n")
+      .trim();
+  const saidLine = (agent: string, text: string) =>
+    `${who(agent)}${c.cyan("assistant ›")} ${hanging(visible(text))}`;
+  const callLine = (call: ToolUseBlock, agent: string) =>
+    `${who(agent)}${c.yellow(`  ⚙ ${oneLine(call.name)}`)} ${c.dim(oneLine(clip(JSON.stringify(call.input), 1, 200)))}`;
   // The same keys the site's player uses, counted as the run happens.
   const keys = new StepKeys();
   const teach = (step: TraceEvent) => {
@@ -68,17 +121,101 @@ export function createIO({
     teach(step);
   };
 
+  /** A model call on screen. The lead's text is printed as it streams (trimmed as a whole answer
+   *  is, escaped by `visible` as it is: a control character is one character, so an escape
+   *  sequence split across two pieces is shown all the same). A teammate's or a subagent's
+   *  answer is printed whole once it is complete, so that two agents' text never interleaves. */
+  const call = (agent: string, model: string): ModelCall => {
+    const lead = agent === "lead";
+    const waiting = status?.begin(agent);
+    let streamed = false;
+    let closed = false;
+    let started = false; // "assistant ›" printed for the text now streaming
+    let blank = ""; // trailing whitespace held back: the answer's end is trimmed
+    let high = ""; // the first half of a surrogate pair whose second half is still to come
+    const endText = () => {
+      if (high && started) write(visible(high));
+      started = false;
+      blank = high = "";
+      endLine();
+    };
+    const text = (piece: string) => {
+      let s = high + piece;
+      high = /[\uD800-\uDBFF]$/.test(s) ? s.slice(-1) : "";
+      if (high) s = s.slice(0, -1);
+      if (!started) {
+        s = s.trimStart();
+        if (!s) return;
+        write(`${c.cyan("assistant ›")} `);
+        started = lineOpen = true;
+      }
+      const tail = /\s*$/.exec(s)!;
+      if (tail.index === 0) return void (blank += s);
+      write(hanging(visible(blank + s.slice(0, tail.index))));
+      blank = tail[0];
+    };
+    return {
+      onStream(event) {
+        if (closed) return;
+        streamed = true;
+        if (event.type === "thinking") return waiting?.thinking();
+        if (event.type === "answer") return waiting?.done();
+        if (event.type === "text") return lead ? text(event.text) : undefined;
+        const { block } = event;
+        if (block.type === "thinking" || block.type === "redacted_thinking") {
+          if (lead) endText();
+          const size =
+            block.type === "thinking" ? `${block.thinking.length} characters` : "redacted";
+          print(`${who(agent)}${c.dim(`  thinking… (${size})`)}`);
+        } else if (block.type === "text" && started)
+          blank += "\n"; // blocks join with a newline
+        else if (block.type === "tool_use" && lead) {
+          endText();
+          print(callLine(block, agent));
+          shownCalls.add(block.id);
+        }
+      },
+      done(message) {
+        if (closed) return;
+        const counts = usage && tokenUsage(message.usage);
+        if (counts) usage.add(agent, model, counts);
+        const usageLine = counts && `${who(agent)}${c.dim(`  tokens: ${tokensText(counts)}`)}`;
+        if (!streamed) {
+          if (usageLine) usageLines.set(message, usageLine);
+          return;
+        }
+        shownMessages.add(message);
+        if (lead) endText();
+        else {
+          const said = textOf(message);
+          if (said) print(saidLine(agent, said));
+          for (const block of message.content)
+            if (block.type === "tool_use") {
+              print(callLine(block, agent));
+              shownCalls.add(block.id);
+            }
+        }
+        if (usageLine) print(usageLine);
+      },
+      close() {
+        if (closed) return;
+        closed = true;
+        waiting?.done();
+        if (lead) endText();
+      },
+    };
+  };
+
   return {
     trace,
+    usage,
+    call,
     step: keep,
     user(text, agent = "lead") {
       record({ kind: "user", agent, text });
     },
     assistant(message: Message, agent = "lead") {
-      const text = message.content
-        .flatMap((b) => (b.type === "text" ? [b.text] : []))
-        .join("\n")
-        .trim();
+      const text = textOf(message);
       const calls = message.content.flatMap((b) => (b.type === "tool_use" ? [b.name] : []));
       const usage = realUsage ? tokenUsage(message.usage) : undefined;
       keep({
@@ -89,14 +226,16 @@ export function createIO({
         calls,
         ...(usage && { usage }),
       });
-      if (text) print(`${who(agent)}${c.cyan("assistant ›")} ${hanging(visible(text))}`);
+      if (!shownMessages.has(message)) {
+        if (text) print(saidLine(agent, text));
+        const line = usageLines.get(message);
+        if (line) print(line);
+      }
       teach(trace.at(-1)!);
     },
     async toolCall(call: ToolUseBlock, agent = "lead") {
       keep({ kind: "tool_call", agent, id: call.id, name: call.name, input: call.input });
-      print(
-        `${who(agent)}${c.yellow(`  ⚙ ${oneLine(call.name)}`)} ${c.dim(oneLine(clip(JSON.stringify(call.input), 1, 200)))}`,
-      );
+      if (!shownCalls.delete(call.id)) print(callLine(call, agent));
       await pause?.(`run ${call.name}`);
     },
     toolResult(call: ToolUseBlock, output: string, isError = false, agent = "lead") {
@@ -163,7 +302,17 @@ export function recordModel(
         // Ctrl-C aborts the call in flight (and any later call of the same turn) at once.
         const signal = turnSignal();
         if (signal.aborted) throw new InterruptedError();
-        return unlessInterrupted(client.messages.create(body, { signal }), signal);
+        const shown = (io as Partial<Printer>).call?.(agent, body.model);
+        try {
+          const message = await unlessInterrupted(
+            client.messages.create(body, { signal, onStream: shown?.onStream }),
+            signal,
+          );
+          shown?.done(message);
+          return message;
+        } finally {
+          shown?.close();
+        }
       },
     },
   };

@@ -1,7 +1,7 @@
 // Choosing the model: the real Messages API when a key is set, the scripted model otherwise.
 // The SDK is imported only when a real client is made: it is the slowest part of start-up, and
 // offline runs do not need it.
-import type { CreateParams, Message, ModelClient } from "../_shared/types.ts";
+import type { CallOptions, CreateParams, Message, ModelClient } from "../_shared/types.ts";
 
 /** A current model; override with MODEL_ID. */
 export const DEFAULT_MODEL = "claude-sonnet-5-5";
@@ -22,7 +22,9 @@ export function chooseModel(env: NodeJS.ProcessEnv, forceOffline: boolean): Mode
   return {
     offline: false,
     modelId,
-    reason: "ANTHROPIC_API_KEY is set",
+    reason: env.ANTHROPIC_API_KEY?.trim()
+      ? "ANTHROPIC_API_KEY is set"
+      : "ANTHROPIC_AUTH_TOKEN is set",
     baseURL: env.ANTHROPIC_BASE_URL || undefined,
   };
 }
@@ -48,6 +50,11 @@ export function notAMessage(answer: unknown): string | undefined {
   for (const block of answer.content) {
     if (!isObject(block) || typeof block.type !== "string") return "a content block without a type";
     if (block.type === "text" && typeof block.text !== "string") return "a text block without text";
+    // Thinking is kept as it came: the API wants it back, signature and all, in the history.
+    if (block.type === "thinking" && typeof block.thinking !== "string")
+      return "a thinking block without its thinking";
+    if (block.type === "redacted_thinking" && typeof block.data !== "string")
+      return "a redacted_thinking block without data";
     const call = block.type === "tool_use";
     if (
       call &&
@@ -87,7 +94,10 @@ const isSocketError = (err: unknown) => causes(err).some((e) => SOCKET_CODES.has
  *  for other credentials; ANTHROPIC_BASE_URL points it at a proxy or a local fake server.
  *  The SDK's own retries are off: a chapter's call is one request, and s14 teaches retrying
  *  (a hidden retry would double its tries and make the trace count wrong). Every answer is
- *  checked right here, the one door all chapters' real calls go through. */
+ *  checked right here, the one door all chapters' real calls go through.
+ *
+ *  Every call is streamed, so the terminal can show the answer as it comes (`onStream`); the
+ *  chapter still gets the finished Message, the same object a call without streaming returns. */
 export async function realClient(env: NodeJS.ProcessEnv): Promise<ModelClient> {
   const { default: Anthropic, APIConnectionError } = await import("@anthropic-ai/sdk");
   const sdk = new Anthropic({
@@ -98,10 +108,10 @@ export async function realClient(env: NodeJS.ProcessEnv): Promise<ModelClient> {
   });
   return {
     messages: {
-      async create(body: CreateParams, options?: { signal?: AbortSignal }): Promise<Message> {
+      async create(body: CreateParams, options?: CallOptions): Promise<Message> {
         let answer: unknown;
         try {
-          answer = await sdk.messages.create(body, { signal: options?.signal });
+          answer = await streamed(sdk, body, options);
         } catch (err) {
           // A body that does not parse (HTML sent as JSON) is not a message either.
           if (err instanceof SyntaxError)
@@ -122,6 +132,45 @@ export async function realClient(env: NodeJS.ProcessEnv): Promise<ModelClient> {
     },
   };
 }
+
+type Sdk = InstanceType<(typeof import("@anthropic-ai/sdk"))["default"]>;
+
+/** One streamed call: the events go to `onStream`, the accumulated message comes back. A server
+ *  that answers with something other than a stream (a gateway that ignores `stream: true`, an
+ *  HTML page, `{}`) is read as a plain answer instead, JSON or text, for notAMessage to judge. */
+async function streamed(sdk: Sdk, body: CreateParams, options?: CallOptions): Promise<unknown> {
+  const stream = sdk.messages.stream(body, { signal: options?.signal });
+  let plain: Response | undefined;
+  stream.on("connect", () => {
+    const response = stream.response;
+    // A copy, taken before the stream reader starts on the body (it finds no events in it).
+    if (response && !response.headers.get("content-type")?.includes("text/event-stream"))
+      plain = response.clone();
+  });
+  const tell = options?.onStream;
+  if (tell) {
+    stream.on("streamEvent", (event) => {
+      if (event.type !== "content_block_start") return;
+      const kind = event.content_block.type;
+      tell({ type: kind === "thinking" || kind === "redacted_thinking" ? "thinking" : "answer" });
+    });
+    stream.on("text", (text) => tell({ type: "text", text }));
+    stream.on("contentBlock", (block) => tell({ type: "block", block: wire(block) }));
+  }
+  const message = await stream.finalMessage().catch((err: unknown) => {
+    if (!plain) throw err;
+  });
+  if (plain) {
+    const text = await plain.text();
+    return plain.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text;
+  }
+  const { parsed_output: _, ...rest } = wire(message!);
+  return rest;
+}
+
+/** What the API sent, as plain JSON: the stream helper's snapshot carries getters and hidden
+ *  fields (a tool input's raw JSON, `parsed_output`) that a non-streamed answer does not. */
+const wire = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 /** One clear sentence for a failed model call, instead of a stack trace. */
 export function describeModelError(err: unknown, modelId: string): string {

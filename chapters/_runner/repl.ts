@@ -7,6 +7,7 @@ import { ScenarioError } from "./scripted-model.ts";
 import { killAllCommands } from "../_shared/shell.ts";
 import { oneLine, visible } from "../_shared/visible.js";
 import type { Agent, AgentCommand, IO, Scenario, Tool } from "../_shared/types.ts";
+import type { UsageLedger } from "./usage.ts";
 
 export interface ReplOptions {
   agent: Agent;
@@ -23,6 +24,8 @@ export interface ReplOptions {
   demo: boolean;
   /** Where each prompt is recorded (and its step note printed), as playScenario does. */
   io?: IO;
+  /** The session's token counts (a real model): /usage, and a summary line on exit. */
+  usage?: UsageLedger;
 }
 
 /** Reads stdin one line at a time; `next()` resolves null at end of input. */
@@ -93,8 +96,9 @@ const QUIT = new Set(["q", "quit", "exit", "/quit", "/exit"]);
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 
 /** Ends the harness now: every command, hook, background job and teammate goes with it. */
-async function shutdown(agent: Agent, code: number): Promise<never> {
+async function shutdown(agent: Agent, code: number, farewell?: () => void): Promise<never> {
   killAllCommands();
+  farewell?.();
   // Teammates and background jobs get a moment to stop cleanly, not more.
   await Promise.race([
     agent.close?.().catch(() => {}),
@@ -118,6 +122,9 @@ export async function runRepl(o: ReplOptions): Promise<number> {
   let turnRunning = false;
   let interrupted = false;
   let idleCtrlC = false;
+  const summary = () => {
+    if (o.usage && !o.usage.empty) out(c.dim(o.usage.summary()));
+  };
   const onCtrlC = () => {
     if (turnRunning && !interrupted) {
       interrupted = true;
@@ -126,7 +133,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
       o.lines.cancelWaiting();
     } else if (turnRunning || idleCtrlC || !o.interactive) {
       out(c.dim("\nbye"));
-      void shutdown(o.agent, SIGNAL_EXIT.SIGINT);
+      void shutdown(o.agent, SIGNAL_EXIT.SIGINT, summary);
     } else {
       idleCtrlC = true;
       out(c.dim("\n(Ctrl-C again or q to quit)"));
@@ -137,7 +144,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
   o.lines.rl.on("SIGINT", onCtrlC);
   process.on("SIGINT", onCtrlC);
   for (const signal of ["SIGTERM", "SIGHUP"] as const) {
-    process.on(signal, () => void shutdown(o.agent, SIGNAL_EXIT[signal]));
+    process.on(signal, () => void shutdown(o.agent, SIGNAL_EXIT[signal], summary));
   }
   // #endregion interrupt
 
@@ -177,6 +184,13 @@ export async function runRepl(o: ReplOptions): Promise<number> {
         o.tools
           .map((t) => `  ${c.yellow(t.name.padEnd(18))} ${(t.description ?? "").split("\n")[0]}`)
           .join("\n"),
+    },
+    "/usage": {
+      help: "tokens used so far, by agent, and what they cost",
+      run: () =>
+        o.usage
+          ? o.usage.report()
+          : "The scripted model uses no tokens: its counts are not real, so none are kept offline.",
     },
     "/history": {
       help: "how many messages the conversation holds",
@@ -249,5 +263,6 @@ export async function runRepl(o: ReplOptions): Promise<number> {
   }
   await o.agent.close?.();
   o.lines.close();
+  summary();
   return !o.interactive && failures > 0 ? 1 : 0;
 }

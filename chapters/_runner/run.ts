@@ -6,6 +6,7 @@ import pc from "picocolors";
 import { loadChapter, REPO_ROOT, type ChapterInfo } from "./chapters.ts";
 import { latestCopy } from "../_exercises/workbench.ts";
 import { createIO } from "./io.ts";
+import { StatusLine } from "./status.ts";
 import { startRecording } from "./recording.ts";
 import type { TraceEvent } from "./trace.ts";
 import { notesFor, terminalLocale } from "./notes.ts";
@@ -68,9 +69,12 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
   const c = pc.createColors(color);
   const lines = new LineReader(process.stdin, process.stdout, interactive);
   const stepping = Boolean(flags.step) && interactive;
+  // Who waits for a real model, on a terminal (status.ts); kept off a question or a pause.
+  let status: StatusLine | undefined;
+  const held = <T>(work: () => Promise<T>) => (status ? status.hold(work) : work());
   const pause = stepping
     ? async (what: string) => {
-        await lines.next(c.dim(`⏸ next: ${oneLine(what)} — press Enter `));
+        await held(() => lines.next(c.dim(`⏸ next: ${oneLine(what)} — press Enter `)));
       }
     : undefined;
   // A question names what the model asked for (a command, a config's values): they are shown on
@@ -80,7 +84,7 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
   const askPerson = interactive
     ? async (q: string, choices: string[]) => {
         const question = `${reset}${c.yellow("?")} ${oneLine(q)} [${choices.join("/")}] `;
-        return ((await lines.ask(question)) ?? "no").trim();
+        return ((await held(() => lines.ask(question))) ?? "no").trim();
       }
     : undefined;
 
@@ -131,6 +135,8 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
     announced = offered;
     console.log(`tools now (${step.tools.length}): ${oneLine(offered)}`);
   };
+  if (!choice.offline && process.stdout.isTTY)
+    status = new StatusLine(process.stdout, c.dim, process.stderr.isTTY ? [process.stderr] : []);
   const io = createIO({
     stream: process.stdout,
     color,
@@ -141,6 +147,7 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
       recording?.write(step);
       announceTools(step);
     },
+    status,
   });
   const env = createEnv({
     workspace,
@@ -203,5 +210,6 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
     lines,
     demo: Boolean(flags.demo),
     io,
+    usage: io.usage,
   });
 }

@@ -12,10 +12,25 @@ export type ToolUseBlock = Anthropic.ToolUseBlock;
 export type ToolResultBlockParam = Anthropic.ToolResultBlockParam;
 export type CreateParams = Anthropic.MessageCreateParamsNonStreaming;
 
+/** What a streamed answer tells the terminal while it arrives: a thinking block began, the answer
+ *  proper began (its first text or tool_use block), a piece of text, a block complete. */
+export type StreamEvent =
+  | { type: "thinking" }
+  | { type: "answer" }
+  | { type: "text"; text: string }
+  | { type: "block"; block: ContentBlock };
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Told of the answer as it streams (the real client; the scripted model ignores it). The
+   *  call still resolves with the whole Message, as a call without it would. */
+  onStream?: (event: StreamEvent) => void;
+}
+
 /** The one thing a chapter needs from a model: `messages.create`. A real `new Anthropic()`
  *  satisfies it, and so does the scripted offline model. */
 export interface ModelClient {
-  messages: { create(body: CreateParams, options?: { signal?: AbortSignal }): Promise<Message> };
+  messages: { create(body: CreateParams, options?: CallOptions): Promise<Message> };
 }
 
 /** What the harness shows and records: the terminal printer and the trace recorder both

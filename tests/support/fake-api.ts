@@ -1,5 +1,6 @@
-// A local stand-in for the Messages API: records request bodies, answers from a queue.
-import { createServer, type IncomingMessage, type Server } from "node:http";
+// A local stand-in for the Messages API: records request bodies, answers from a queue — a JSON
+// body, or (streamed()) the server-sent events of a streamed answer, paced as a test needs.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface FakeReply {
@@ -15,11 +16,30 @@ export interface FakeReply {
   dropMidBody?: boolean;
   /** Never answer (a model call that hangs, for Ctrl-C). */
   hang?: boolean;
+  /** Answer with these server-sent events instead of a body (see streamed()). */
+  events?: SseEvent[];
+  /** Wait this long before the first event, and between two events. */
+  firstDelayMs?: number;
+  delayMs?: number;
+  /** Send the events up to this index, then hold the connection open (Ctrl-C mid-stream). */
+  hangAfter?: number;
+}
+
+export interface SseEvent {
+  event: string;
+  data: Record<string, unknown>;
 }
 
 export interface FakeApi {
   url: string;
-  requests: { headers: IncomingMessage["headers"]; body: Record<string, unknown> }[];
+  requests: {
+    headers: IncomingMessage["headers"];
+    body: Record<string, unknown>;
+    /** When the request had arrived whole (Date.now()). */
+    at: number;
+  }[];
+  /** Every streamed event as it was written, with the request it answers (its index). */
+  sent: { request: number; event: string; at: number }[];
   close(): Promise<void>;
 }
 
@@ -88,15 +108,128 @@ export const droppedMidBody = (): FakeReply => ({
   dropMidBody: true,
 });
 
+/** A message reply (endTurn, toolUse, ...) sent as the Messages API streams it: message_start,
+ *  each block's start, deltas (text in `pieces` chunks, tool input as partial JSON) and stop,
+ *  message_delta with the stop reason and output tokens, message_stop. `thinking` adds a thinking
+ *  block first; `usage` replaces the counts. */
+export function streamed(
+  reply: FakeReply,
+  opts: {
+    pieces?: number;
+    thinking?: string;
+    usage?: Record<string, number>;
+    firstDelayMs?: number;
+    delayMs?: number;
+    hangAfter?: number;
+  } = {},
+): FakeReply {
+  const message = structuredClone(reply.body) as Record<string, unknown> & {
+    content: Record<string, unknown>[];
+    usage: Record<string, number>;
+  };
+  if (opts.usage) message.usage = opts.usage;
+  if (opts.thinking !== undefined)
+    message.content.unshift({ type: "thinking", thinking: opts.thinking, signature: "sig_fake" });
+  const pieces = opts.pieces ?? 3;
+  const split = (text: string) => {
+    const size = Math.max(1, Math.ceil(text.length / pieces));
+    const out: string[] = [];
+    for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+    return out;
+  };
+  const { output_tokens, ...startUsage } = message.usage;
+  const events: SseEvent[] = [
+    {
+      event: "message_start",
+      data: {
+        type: "message_start",
+        message: {
+          ...message,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { ...startUsage, output_tokens: 1 },
+        },
+      },
+    },
+  ];
+  message.content.forEach((block, index) => {
+    const start =
+      block.type === "text"
+        ? { ...block, text: "" }
+        : block.type === "thinking"
+          ? { ...block, thinking: "", signature: "" }
+          : { ...block, input: {} };
+    events.push({
+      event: "content_block_start",
+      data: { type: "content_block_start", index, content_block: start },
+    });
+    const deltas =
+      block.type === "text"
+        ? split(block.text as string).map((text) => ({ type: "text_delta", text }))
+        : block.type === "thinking"
+          ? [
+              ...split(block.thinking as string).map((thinking) => ({
+                type: "thinking_delta",
+                thinking,
+              })),
+              { type: "signature_delta", signature: block.signature },
+            ]
+          : split(JSON.stringify(block.input)).map((partial_json) => ({
+              type: "input_json_delta",
+              partial_json,
+            }));
+    for (const delta of deltas)
+      events.push({
+        event: "content_block_delta",
+        data: { type: "content_block_delta", index, delta },
+      });
+    events.push({ event: "content_block_stop", data: { type: "content_block_stop", index } });
+  });
+  events.push(
+    {
+      event: "message_delta",
+      data: {
+        type: "message_delta",
+        delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence ?? null },
+        usage: { output_tokens },
+      },
+    },
+    { event: "message_stop", data: { type: "message_stop" } },
+  );
+  return {
+    body: message,
+    events,
+    firstDelayMs: opts.firstDelayMs,
+    delayMs: opts.delayMs,
+    hangAfter: opts.hangAfter,
+  };
+}
+
 export async function startFakeApi(replies: FakeReply[]): Promise<FakeApi> {
   const requests: FakeApi["requests"] = [];
+  const sent: FakeApi["sent"] = [];
+  const wait = (ms = 0) => new Promise((r) => setTimeout(r, ms));
+  const sendEvents = async (reply: FakeReply, res: ServerResponse, request: number) => {
+    res.writeHead(reply.status ?? 200, { "content-type": "text/event-stream" });
+    await wait(reply.firstDelayMs);
+    for (const [i, { event, data }] of reply.events!.entries()) {
+      if (i > 0) await wait(reply.delayMs);
+      if (res.destroyed) return;
+      res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      sent.push({ request, event, at: Date.now() });
+      if (i === reply.hangAfter) return;
+    }
+    res.end();
+  };
   const server: Server = createServer((req, res) => {
     let data = "";
     req.on("data", (c) => (data += c));
     req.on("end", () => {
-      requests.push({ headers: req.headers, body: data ? JSON.parse(data) : {} });
+      requests.push({ headers: req.headers, body: data ? JSON.parse(data) : {}, at: Date.now() });
       const reply = replies.shift() ?? endTurn("(no more replies)");
       if (reply.hang) return;
+      if (reply.events) return void sendEvents(reply, res, requests.length - 1);
       const text = reply.raw ?? JSON.stringify(reply.body);
       if (reply.dropMidBody) {
         // Promise the whole body, send half of it, and hang up.
@@ -119,6 +252,7 @@ export async function startFakeApi(replies: FakeReply[]): Promise<FakeApi> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    sent,
     close: () =>
       new Promise((r) => {
         server.closeAllConnections();

