@@ -146,8 +146,9 @@ describe.runIf(sandboxed)("the sandbox's mounts come only from what the harness 
           ws,
         ),
     );
+    // (It failed twice under heavy load, not reproduced since: the message keeps what was seen.)
     for (const ok of ["npm-ok", "pip-ok", "cargo-ok", "pyenv-bin-ok", "shim-ok"])
-      expect(out).toContain(ok);
+      expect(out, `${ok} missing from the output:\n${out}`).toContain(ok);
     for (const [file, text] of Object.entries(secrets))
       if (text.endsWith("-secret")) expect(out, file).not.toContain(text);
   });
