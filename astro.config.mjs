@@ -4,6 +4,7 @@ import starlight from "@astrojs/starlight";
 import { defineConfig } from "astro/config";
 import { LOCALE_INFO } from "./i18n/locales.ts";
 import { normalizeBase, rehypeBasePath } from "./site/lib/base-path.ts";
+import { browserSafeChapters } from "./site/lib/vite-browser-chapters.ts";
 import {
   buildTimeRendering,
   closeMermaidRenderer,
@@ -34,7 +35,7 @@ const appendices = readdirSync("./chapters")
   .filter((name) => /^a\d+-/.test(name) && hasPage(name))
   .sort((a, b) => parseInt(a.slice(1)) - parseInt(b.slice(1)));
 // Pages for learners and teachers, generated from the chapters (site/docs/<name>.mdx).
-const toolPages = ["timeline", "compare", "workshop", "translation-status", "translators"].filter(
+const toolPages = ["open", "timeline", "compare", "workshop", "translation-status", "translators"].filter(
   (name) => existsSync(`./site/docs/${name}.mdx`),
 );
 
@@ -45,7 +46,12 @@ export default defineConfig({
   site,
   base,
   // Diagrams stay separate, cacheable files instead of data: URLs inlined into every page.
-  vite: { build: { assetsInlineLimit: 0 } },
+  // The "Open a recording…" page reads a learner's run in a worker with the site's pure
+  // libraries, which use small helpers of the chapters' lesson files (vite-browser-chapters.ts).
+  vite: {
+    build: { assetsInlineLimit: 0 },
+    worker: { plugins: () => [browserSafeChapters()] },
+  },
   // Links written in the pages ("[s02](/s02-tool-use/)", <LinkCard href="/...">) go under the base.
   markdown: { rehypePlugins: [rehypeBasePath({ base })] },
   integrations: [

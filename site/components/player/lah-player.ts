@@ -4,7 +4,7 @@
 // inside itself, so two players on a page never touch each other. Other panels follow it through
 // the `lah-step` event it dispatches on its section ({ detail: { index } }) and move it with
 // `lah-goto` (the same detail) dispatched there.
-import { SidePanels } from "./side-panels";
+import { SidePanels, type PlayerData } from "./side-panels";
 
 const BASE_DELAY_MS = 1400;
 const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -97,7 +97,43 @@ export class LahPlayer extends HTMLElement {
     };
     this.#agent?.addEventListener("change", refilter);
     this.#story.addEventListener("change", refilter);
+    this.#openLink();
     this.#show(0, false);
+  }
+
+  // A chapter's player links to the "Open a recording…" page with its chapter chosen: a reader
+  // who ran the chapter themselves (`--record FILE`) can step through their own run. Made here,
+  // not in the page: without JavaScript that page cannot open anything, and every byte of a
+  // chapter page counts (the label comes with the code labels the page carries anyway).
+  #openLink(): void {
+    const chapter = this.#root.dataset.chapter;
+    const label = (JSON.parse(this.#root.dataset.labels ?? "{}") as { open?: string }).open;
+    const head = this.#root.querySelector(".lah-player-head");
+    if (!chapter || !label || !head || head.querySelector(".lah-player-open")) return;
+    // data-src is <base>/player/<id>.json; the page is under the page's own locale.
+    const base = (this.#root.dataset.src ?? "").replace(/\/player\/[^/]*$/, "");
+    const lang = document.documentElement.lang.toLowerCase().split("-")[0];
+    const locale = ["ja", "zh", "de"].includes(lang) ? `/${lang}` : "";
+    const link = document.createElement("a");
+    link.className = "lah-player-open";
+    link.href = `${base}${locale}/open/?chapter=${encodeURIComponent(chapter)}`;
+    link.textContent = label;
+    head.append(link);
+  }
+
+  /** Steps were added to the list (a recording read in batches): the player takes them in. */
+  stepsAdded(): void {
+    if (!this.#wired) return this.#wire();
+    this.#steps = [...this.#root.querySelectorAll<HTMLLIElement>(".lah-step")];
+    this.#phases = [...this.#root.querySelectorAll<HTMLLIElement>(".lah-phase")];
+    this.#bars = [...this.#root.querySelectorAll<SVGRectElement>(".lah-bar")];
+    this.#show(this.#current, false);
+  }
+
+  /** The panels' data, for a player that has no file to fetch it from (side-panels.ts). */
+  supply(data: PlayerData): void {
+    if (!this.#wired) this.#wire();
+    if (this.#wired) this.#panels.supply(data);
   }
 
   #onClick(event: MouseEvent): void {

@@ -69,13 +69,22 @@ export class SidePanels {
     this.#machineLabels = labelsOf<MachineLabels>(this.#machine);
   }
 
-  /** Fetches the data, once; panels already open fill in when it comes. */
+  /** Fetches the data, once; panels already open fill in when it comes. A player without a
+   *  data-src (a recording opened in the page) waits for supply(). */
   load(): Promise<void> {
-    return (this.#loading ??= fetch(this.#root.dataset.src!)
+    if (!this.#root.dataset.src) return Promise.resolve();
+    return (this.#loading ??= fetch(this.#root.dataset.src)
       .then((r) => (r.ok ? r.json() : Promise.reject(new Error(String(r.status)))))
       .then((loaded: PlayerData) => void (this.#data = loaded))
       .catch(() => void (this.#failed = true))
       .then(() => this.#render()));
+  }
+
+  /** The data, made in the page rather than fetched. */
+  supply(data: PlayerData): void {
+    this.#data = data;
+    this.#loading = Promise.resolve();
+    this.#render();
   }
 
   /** The reader used the player: from the next step shown on, the panels are shown too. */

@@ -1,0 +1,280 @@
+// The "Open a recording…" page (OpenRecording.astro): a learner's own run, chosen with the file
+// picker or dropped on the page, shown in the same player as a chapter's recorded run. Nothing is
+// uploaded: the file is read in a worker (recording-worker.ts), which sends the steps in plain
+// words in batches, then the panels' data. This script builds the player from the page's
+// <template> (the markup Player.astro renders) and the steps as they come, every piece of the
+// recording set as text (textContent), never as HTML: a recording is untrusted input. The
+// sequence diagram is drawn by mermaid (loaded only when a run has one), in its strict mode.
+import "./lah-player";
+import type { PlayerStep } from "../../lib/player";
+import type { MeterPoint } from "../../lib/run-state";
+import { translator, type Strings } from "../../lib/ui-text";
+import type { ReadReport, ReadRequest } from "./recording-worker";
+import { linkSequence } from "./sequence-links";
+
+const page = document.querySelector<HTMLElement>(".lah-open");
+if (page) setUp(page);
+
+function setUp(page: HTMLElement): void {
+  const strings = JSON.parse(
+    page.querySelector(".lah-open-strings")?.textContent ?? "{}",
+  ) as Strings;
+  const lang = document.documentElement.lang || "en";
+  const t = translator(strings, lang);
+  const input = page.querySelector<HTMLInputElement>("input[type=file]")!;
+  const drop = page.querySelector<HTMLElement>(".lah-open-drop")!;
+  const status = page.querySelector<HTMLElement>(".lah-open-status")!;
+  const problem = page.querySelector<HTMLElement>(".lah-open-problem")!;
+  const warning = page.querySelector<HTMLElement>(".lah-open-warning")!;
+  const stage = page.querySelector<HTMLElement>(".lah-open-stage")!;
+  const template = page.querySelector<HTMLTemplateElement>("template.lah-open-player")!;
+  let worker: Worker | undefined;
+
+  // A chapter's player links here with ?chapter=s13: the command to record that chapter.
+  const wanted = new URLSearchParams(location.search).get("chapter");
+  if (wanted && /^[a-z]\d{1,2}$/.test(wanted))
+    for (const code of page.querySelectorAll<HTMLElement>("[data-chapter-command]"))
+      code.textContent = (code.dataset.chapterCommand ?? "").replace("sNN", wanted);
+
+  input.addEventListener("change", () => input.files?.[0] && open(input.files[0]));
+  for (const type of ["dragenter", "dragover"])
+    drop.addEventListener(type, (event) => {
+      event.preventDefault();
+      drop.dataset.over = "";
+    });
+  drop.addEventListener("dragleave", () => delete drop.dataset.over);
+  drop.addEventListener("drop", (event) => {
+    event.preventDefault();
+    delete drop.dataset.over;
+    const file = event.dataTransfer?.files[0];
+    if (file) open(file);
+  });
+
+  function open(file: File): void {
+    worker?.terminate();
+    stage.replaceChildren();
+    problem.hidden = warning.hidden = true;
+    page.dataset.state = "reading";
+    status.textContent = t("recording.reading", { file: file.name, steps: 0 });
+    const view = new RecordingView(template, stage, t);
+    worker = new Worker(new URL("./recording-worker.ts", import.meta.url), { type: "module" });
+    worker.onmessage = ({ data: report }: MessageEvent<ReadReport>) => {
+      if (report.type === "progress") {
+        const percent = file.size ? Math.round((report.bytes / file.size) * 100) : 100;
+        status.textContent = `${t("recording.reading", { file: file.name, steps: report.steps })} ${percent}%`;
+      } else if (report.type === "steps") view.add(report);
+      else if (report.type === "done") {
+        view.finish(report);
+        page.dataset.state = "done";
+        const summary = report.header
+          ? t("recording.summary", {
+              file: file.name,
+              chapter: report.chapter,
+              steps: view.count,
+              model: report.header.model,
+              started: report.header.started,
+            })
+          : t("recording.summaryTrace", {
+              file: file.name,
+              chapter: report.chapter,
+              steps: view.count,
+            });
+        status.textContent = summary;
+        if (report.truncated) {
+          warning.textContent = t("recording.truncated", {
+            step: report.truncated.step,
+            shown: report.truncated.shown,
+          });
+          warning.hidden = false;
+        }
+        worker?.terminate();
+      } else {
+        page.dataset.state = "failed";
+        stage.replaceChildren();
+        status.textContent = "";
+        const p = report.problem;
+        problem.textContent = !p
+          ? t("recording.failed", { file: file.name, error: report.message ?? "" })
+          : p.code === "not-recording"
+            ? t("recording.notRecording", { file: file.name })
+            : p.code === "invalid-step"
+              ? t("recording.invalidStep", { step: p.step, reason: p.reason })
+              : t(`recording.${p.code}`, { version: p.version, supported: p.supported });
+        problem.hidden = false;
+        worker?.terminate();
+      }
+    };
+    const request: ReadRequest = { file, strings, lang, data: page.dataset.data ?? "" };
+    worker.postMessage(request);
+  }
+}
+
+type T = ReturnType<typeof translator>;
+type Done = Extract<ReadReport, { type: "done" }>;
+
+/** One recording's player, built from the page's template as its steps come. */
+class RecordingView {
+  count = 0;
+  readonly #t: T;
+  readonly #player: HTMLElement & { stepsAdded(): void; supply(data: Done["data"]): void };
+  readonly #root: HTMLElement;
+  readonly #list: HTMLElement;
+  #agents: string[] = [];
+
+  constructor(template: HTMLTemplateElement, stage: HTMLElement, t: T) {
+    this.#t = t;
+    const copy = template.content.cloneNode(true) as DocumentFragment;
+    this.#player = copy.querySelector("lah-player")!;
+    this.#root = copy.querySelector<HTMLElement>(".lah-player")!;
+    this.#list = copy.querySelector<HTMLElement>(".lah-steps")!;
+    this.#stage = stage;
+    this.#copy = copy;
+  }
+  readonly #stage: HTMLElement;
+  #copy: DocumentFragment | undefined;
+
+  /** Steps `from`… in plain words, as the worker read them. */
+  add({ chapter, from, steps, agents }: Extract<ReadReport, { type: "steps" }>): void {
+    this.#agents = agents;
+    // The state machine of this chapter, if it has one, before the player is wired to it.
+    if (this.#copy)
+      for (const machine of this.#copy.querySelectorAll<HTMLElement>(".lah-machine"))
+        if (machine.dataset.chapter !== chapter) machine.remove();
+    const fragment = document.createDocumentFragment();
+    steps.forEach((step, k) => fragment.append(this.#step(step, from + k)));
+    this.#list.append(fragment);
+    this.count = from + steps.length;
+    this.#intro();
+    if (this.#copy) {
+      // The first batch: the player goes on the page (connecting it wires it up).
+      this.#stage.append(this.#copy);
+      this.#copy = undefined;
+    } else this.#player.stepsAdded();
+  }
+
+  finish(done: Done): void {
+    if (this.#copy)
+      this.add({ type: "steps", chapter: done.chapter, from: 0, steps: [], agents: done.agents });
+    this.#agents = done.agents;
+    this.#filters(done.agents);
+    this.#meter(done.meter);
+    this.#machine(done);
+    this.#player.stepsAdded();
+    this.#player.supply(done.data);
+    if (done.sequence) void this.#sequence(done.sequence);
+  }
+
+  #intro(): void {
+    const intro = this.#root.querySelector(".lah-player-summary");
+    if (intro) intro.textContent = this.#t("recording.intro", { steps: this.count });
+  }
+
+  #agentIndex(agent: string): number {
+    const lead = this.#agents.includes("lead");
+    const order = lead ? ["lead", ...this.#agents.filter((a) => a !== "lead")] : this.#agents;
+    return Math.max(0, order.indexOf(agent)) % 5;
+  }
+
+  // The markup of Player.astro's steps, each piece of the recording as text.
+  #step(step: PlayerStep, i: number): HTMLLIElement {
+    const li = document.createElement("li");
+    li.className = "lah-step";
+    li.dataset.kind = step.kind;
+    li.dataset.index = String(i);
+    if (step.error) li.dataset.error = "";
+    if (step.minor) li.dataset.minor = "";
+    const agent = li.appendChild(document.createElement("span"));
+    agent.className = "lah-agent";
+    agent.dataset.agent = String(this.#agentIndex(step.agent));
+    agent.textContent = step.agent;
+    const title = li.appendChild(document.createElement("span"));
+    title.className = "lah-step-title";
+    title.textContent = step.title;
+    if (step.body) {
+      const body = li.appendChild(document.createElement(step.code ? "pre" : "p"));
+      body.className = "lah-step-body";
+      body.textContent = step.body;
+    }
+    if (step.raw) {
+      const details = li.appendChild(document.createElement("details"));
+      details.className = "lah-raw";
+      details.appendChild(document.createElement("summary")).textContent = this.#t("player.raw");
+      const pre = details.appendChild(document.createElement("pre"));
+      pre.className = "lah-step-body";
+      pre.textContent = step.raw;
+    }
+    return li;
+  }
+
+  #filters(agents: string[]): void {
+    const select = this.#root.querySelector<HTMLSelectElement>("[data-action=agent]");
+    if (!select) return;
+    for (const agent of agents) select.add(new Option(agent, agent));
+    select.closest("label")!.hidden = agents.length < 2;
+  }
+
+  // The context meter: one bar per model request, the API's count when the recording has it.
+  #meter(points: MeterPoint[]): void {
+    const figure = this.#root.querySelector<HTMLElement>(".lah-meter");
+    if (!figure || !points.some((p) => p.tokens > 0)) return figure?.remove();
+    const measured = points.some((p) => p.measured);
+    const [W, H] = [640, 120];
+    const max = Math.max(1, ...points.map((p) => p.tokens));
+    const width = W / points.length;
+    const svg = figure.querySelector("svg")!;
+    const requests = new Map<string, number>();
+    const NS = "http://www.w3.org/2000/svg";
+    points.forEach((p, i) => {
+      const n = (requests.get(p.agent) ?? 0) + 1;
+      requests.set(p.agent, n);
+      const height = Math.max(1, (p.tokens / max) * (H - 18));
+      const bar = document.createElementNS(NS, "rect");
+      bar.classList.add("lah-bar");
+      bar.dataset.step = String(p.step);
+      bar.dataset.agent = String(this.#agentIndex(p.agent));
+      bar.setAttribute("x", String(i * width + width * 0.1));
+      bar.setAttribute("y", String(H - height));
+      bar.setAttribute("width", String(width * 0.8));
+      bar.setAttribute("height", String(height));
+      const messages = this.#t("player.messages", { count: p.messages });
+      bar.appendChild(document.createElementNS(NS, "title")).textContent = this.#t(
+        p.measured ? "meter.barMeasured" : "meter.bar",
+        { agent: p.agent, n, messages, tokens: p.tokens },
+      );
+      svg.append(bar);
+    });
+    figure.querySelector(".lah-meter-caption")!.textContent = this.#t(
+      measured ? "meter.captionMeasured" : "meter.caption",
+    );
+    figure.querySelector(".lah-meter-max")!.textContent = this.#t(
+      measured ? "meter.maxMeasured" : "meter.max",
+      { tokens: max },
+    );
+    figure.hidden = false;
+  }
+
+  // The chapter's state machine stays when its drawing came with the chapter's data.
+  #machine(done: Done): void {
+    if (!done.data.machineSvg) this.#root.querySelector(".lah-machine")?.remove();
+  }
+
+  async #sequence(sequence: NonNullable<Done["sequence"]>): Promise<void> {
+    const figure = document.createElement("figure");
+    figure.className = "lah-mermaid lah-open-sequence not-content";
+    figure.dataset.error = this.#t("mermaid.error", { error: "{error}" });
+    const wrapper = figure.appendChild(document.createElement("div"));
+    wrapper.className = "lah-trace-sequence";
+    wrapper.dataset.goto = this.#t("sequence.goto");
+    const block = wrapper.appendChild(document.createElement("pre"));
+    block.className = "mermaid-source";
+    block.dataset.source = sequence.code;
+    block.textContent = sequence.code;
+    figure.appendChild(document.createElement("figcaption")).textContent =
+      this.#t("recording.sequence");
+    this.#player.after(figure);
+    const { renderInBrowser } = await import("../../lib/mermaid-draw");
+    await renderInBrowser([block]);
+    block.classList.add("lah-mermaid-svg");
+    linkSequence(wrapper, this.#root, sequence.links);
+  }
+}
