@@ -246,6 +246,20 @@ const checkVersion = (version: number) => {
     throw new RecordingError({ code: "older", version, supported: TRACE_VERSION });
 };
 
+/** `checked` (what the schema kept of `raw`) with its keys in `raw`'s order: a step reads, and
+ *  compares (trace-compare.ts), as it was written. */
+function inOrderOf<T>(checked: T, raw: unknown): T {
+  if (Array.isArray(checked) && Array.isArray(raw))
+    return checked.map((v, i) => inOrderOf(v, raw[i])) as T;
+  if (!checked || typeof checked !== "object" || !raw || typeof raw !== "object") return checked;
+  const out: Record<string, unknown> = {};
+  const kept = checked as Record<string, unknown>;
+  for (const key of Object.keys(raw))
+    if (key in kept) out[key] = inOrderOf(kept[key], (raw as Record<string, unknown>)[key]);
+  for (const key of Object.keys(kept)) if (!(key in out)) out[key] = kept[key];
+  return out as T;
+}
+
 const parseJson = (line: string): { ok: true; value: unknown } | { ok: false } => {
   try {
     return { ok: true, value: JSON.parse(line) };
@@ -376,7 +390,7 @@ export class RecordingReader {
     if (!json.ok) return { ok: false, reason: "it is not JSON" };
     const read = traceStepSchema.safeParse(json.value);
     if (!read.success) return { ok: false, reason: stepReason(json.value, read.error) };
-    return { ok: true, step: this.#system(read.data) };
+    return { ok: true, step: this.#system(inOrderOf(read.data, json.value)) };
   }
 }
 
@@ -398,7 +412,7 @@ function readTraceFile(text: string): Recording {
         step: i + 1,
         reason: stepReason(raw, read.error),
       });
-    return system(read.data);
+    return system(inOrderOf(read.data, raw));
   });
   const { offered, ...rest } = file.data;
   return {
