@@ -35,7 +35,7 @@ const appendices = readdirSync("./chapters")
   .filter((name) => /^a\d+-/.test(name) && hasPage(name))
   .sort((a, b) => parseInt(a.slice(1)) - parseInt(b.slice(1)));
 // Pages for learners and teachers, generated from the chapters (site/docs/<name>.mdx).
-const toolPages = ["open", "timeline", "compare", "workshop", "translation-status", "translators"].filter(
+const toolPages = ["timeline", "compare", "workshop", "translation-status", "translators"].filter(
   (name) => existsSync(`./site/docs/${name}.mdx`),
 );
 

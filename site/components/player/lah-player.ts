@@ -45,7 +45,7 @@ export class LahPlayer extends HTMLElement {
         (entries, observer) => {
           if (!entries.some((e) => e.isIntersecting)) return;
           observer.disconnect();
-          void this.#panels.load();
+          void this.#panels.load().then(() => this.#openLink());
         },
         { rootMargin: "200px" },
       );
@@ -97,23 +97,22 @@ export class LahPlayer extends HTMLElement {
     };
     this.#agent?.addEventListener("change", refilter);
     this.#story.addEventListener("change", refilter);
-    this.#openLink();
     this.#show(0, false);
   }
 
   // A chapter's player links to the "Open a recording…" page with its chapter chosen: a reader
   // who ran the chapter themselves (`--record FILE`) can step through their own run. Made here,
-  // not in the page: without JavaScript that page cannot open anything, and every byte of a
-  // chapter page counts (the label comes with the code labels the page carries anyway).
+  // once the player's data (with the label in each language) is here, not in the page: without
+  // JavaScript that page cannot open anything, and every byte of a chapter page counts.
   #openLink(): void {
     const chapter = this.#root.dataset.chapter;
-    const label = (JSON.parse(this.#root.dataset.labels ?? "{}") as { open?: string }).open;
+    const lang = document.documentElement.lang.toLowerCase().split("-")[0];
+    const label = this.#panels.data?.open?.[lang] ?? this.#panels.data?.open?.en;
     const head = this.#root.querySelector(".lah-player-head");
     if (!chapter || !label || !head || head.querySelector(".lah-player-open")) return;
     // data-src is <base>/player/<id>.json; the page is under the page's own locale.
     const base = (this.#root.dataset.src ?? "").replace(/\/player\/[^/]*$/, "");
-    const lang = document.documentElement.lang.toLowerCase().split("-")[0];
-    const locale = ["ja", "zh", "de"].includes(lang) ? `/${lang}` : "";
+    const locale = lang !== "en" && lang in (this.#panels.data?.open ?? {}) ? `/${lang}` : "";
     const link = document.createElement("a");
     link.className = "lah-player-open";
     link.href = `${base}${locale}/open/?chapter=${encodeURIComponent(chapter)}`;

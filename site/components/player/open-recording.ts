@@ -29,6 +29,7 @@ function setUp(page: HTMLElement): void {
   const stage = page.querySelector<HTMLElement>(".lah-open-stage")!;
   const template = page.querySelector<HTMLTemplateElement>("template.lah-open-player")!;
   let worker: Worker | undefined;
+  let shown: RecordingView | undefined;
 
   // A chapter's player links here with ?chapter=s13: the command to record that chapter.
   const wanted = new URLSearchParams(location.search).get("chapter");
@@ -56,40 +57,46 @@ function setUp(page: HTMLElement): void {
     problem.hidden = warning.hidden = true;
     page.dataset.state = "reading";
     status.textContent = t("recording.reading", { file: file.name, steps: 0 });
-    const view = new RecordingView(template, stage, t);
-    worker = new Worker(new URL("./recording-worker.ts", import.meta.url), { type: "module" });
-    worker.onmessage = ({ data: report }: MessageEvent<ReadReport>) => {
+    shown?.stop();
+    const view = (shown = new RecordingView(template, stage, t));
+    const reader = (worker = new Worker(new URL("./recording-worker.ts", import.meta.url), {
+      type: "module",
+    }));
+    reader.onmessage = ({ data: report }: MessageEvent<ReadReport>) => {
+      if (worker !== reader) return; // another file was chosen since
       if (report.type === "progress") {
         const percent = file.size ? Math.round((report.bytes / file.size) * 100) : 100;
         status.textContent = `${t("recording.reading", { file: file.name, steps: report.steps })} ${percent}%`;
       } else if (report.type === "steps") view.add(report);
       else if (report.type === "done") {
-        view.finish(report);
-        page.dataset.state = "done";
-        const summary = report.header
-          ? t("recording.summary", {
-              file: file.name,
-              chapter: report.chapter,
-              steps: view.count,
-              model: report.header.model,
-              started: report.header.started,
-            })
-          : t("recording.summaryTrace", {
-              file: file.name,
-              chapter: report.chapter,
-              steps: view.count,
+        reader.terminate();
+        void view.finish(report).then(() => {
+          if (worker !== reader) return;
+          status.textContent = report.header
+            ? t("recording.summary", {
+                file: file.name,
+                chapter: report.chapter,
+                steps: view.count,
+                model: report.header.model,
+                started: report.header.started,
+              })
+            : t("recording.summaryTrace", {
+                file: file.name,
+                chapter: report.chapter,
+                steps: view.count,
+              });
+          if (report.truncated) {
+            warning.textContent = t("recording.truncated", {
+              step: report.truncated.step,
+              shown: report.truncated.shown,
             });
-        status.textContent = summary;
-        if (report.truncated) {
-          warning.textContent = t("recording.truncated", {
-            step: report.truncated.step,
-            shown: report.truncated.shown,
-          });
-          warning.hidden = false;
-        }
-        worker?.terminate();
+            warning.hidden = false;
+          }
+          page.dataset.state = "done";
+        });
       } else {
-        page.dataset.state = "failed";
+        reader.terminate();
+        view.stop();
         stage.replaceChildren();
         status.textContent = "";
         const p = report.problem;
@@ -101,25 +108,40 @@ function setUp(page: HTMLElement): void {
               ? t("recording.invalidStep", { step: p.step, reason: p.reason })
               : t(`recording.${p.code}`, { version: p.version, supported: p.supported });
         problem.hidden = false;
-        worker?.terminate();
+        page.dataset.state = "failed";
       }
     };
     const request: ReadRequest = { file, strings, lang, data: page.dataset.data ?? "" };
-    worker.postMessage(request);
+    reader.postMessage(request);
   }
 }
 
 type T = ReturnType<typeof translator>;
 type Done = Extract<ReadReport, { type: "done" }>;
 
-/** One recording's player, built from the page's template as its steps come. */
+/** How long the page builds steps before it lets the browser paint and answer (ms), and how
+ *  often the player takes in the steps built so far. */
+const SLICE_MS = 8;
+const TAKE_IN_MS = 400;
+/** More model requests than this, and each bar of the meter stands for a run of them. */
+const METER_BARS = 600;
+
+/** One recording's player, built from the page's template as its steps come: in slices of a few
+ *  milliseconds, so the page answers a click however many steps a recording has. */
 class RecordingView {
   count = 0;
   readonly #t: T;
   readonly #player: HTMLElement & { stepsAdded(): void; supply(data: Done["data"]): void };
   readonly #root: HTMLElement;
   readonly #list: HTMLElement;
+  readonly #stage: HTMLElement;
+  #copy: DocumentFragment | undefined;
   #agents: string[] = [];
+  #queue: { steps: PlayerStep[]; from: number; at: number }[] = [];
+  #pumping = false;
+  #stopped = false;
+  #takenIn = 0;
+  #drained: (() => void) | undefined;
 
   constructor(template: HTMLTemplateElement, stage: HTMLElement, t: T) {
     this.#t = t;
@@ -130,38 +152,84 @@ class RecordingView {
     this.#stage = stage;
     this.#copy = copy;
   }
-  readonly #stage: HTMLElement;
-  #copy: DocumentFragment | undefined;
 
-  /** Steps `from`… in plain words, as the worker read them. */
+  /** Steps `from`… in plain words, as the worker read them: built as the page has time. */
   add({ chapter, from, steps, agents }: Extract<ReadReport, { type: "steps" }>): void {
     this.#agents = agents;
-    // The state machine of this chapter, if it has one, before the player is wired to it.
-    if (this.#copy)
+    if (this.#copy && !this.#root.dataset.chapter) {
+      // The chapter (its own code is named as such), and its state machine if it has one,
+      // before the player is wired to them.
+      this.#root.dataset.chapter = chapter;
       for (const machine of this.#copy.querySelectorAll<HTMLElement>(".lah-machine"))
         if (machine.dataset.chapter !== chapter) machine.remove();
-    const fragment = document.createDocumentFragment();
-    steps.forEach((step, k) => fragment.append(this.#step(step, from + k)));
-    this.#list.append(fragment);
-    this.count = from + steps.length;
-    this.#intro();
-    if (this.#copy) {
-      // The first batch: the player goes on the page (connecting it wires it up).
-      this.#stage.append(this.#copy);
-      this.#copy = undefined;
-    } else this.#player.stepsAdded();
+    }
+    this.#queue.push({ steps, from, at: 0 });
+    this.#pump();
   }
 
-  finish(done: Done): void {
-    if (this.#copy)
-      this.add({ type: "steps", chapter: done.chapter, from: 0, steps: [], agents: done.agents });
+  stop(): void {
+    this.#stopped = true;
+  }
+
+  #pump(): void {
+    if (this.#pumping || this.#stopped) return;
+    this.#pumping = true;
+    const slice = () => {
+      if (this.#stopped) return;
+      const until = performance.now() + SLICE_MS;
+      const fragment = document.createDocumentFragment();
+      while (this.#queue.length && performance.now() < until) {
+        const batch = this.#queue[0];
+        const end = Math.min(batch.steps.length, batch.at + 50);
+        for (; batch.at < end; batch.at++)
+          fragment.append(this.#step(batch.steps[batch.at], batch.from + batch.at));
+        this.count = batch.from + batch.at;
+        if (batch.at >= batch.steps.length) this.#queue.shift();
+      }
+      this.#list.append(fragment);
+      this.#intro();
+      const now = performance.now();
+      if (this.#copy) {
+        // The first steps: the player goes on the page (connecting it wires it up).
+        this.#stage.append(this.#copy);
+        this.#copy = undefined;
+        this.#takenIn = now;
+      } else if (now - this.#takenIn > TAKE_IN_MS || !this.#queue.length) {
+        this.#player.stepsAdded();
+        this.#takenIn = performance.now();
+      }
+      if (this.#queue.length) setTimeout(slice, 0);
+      else {
+        this.#pumping = false;
+        this.#drained?.();
+      }
+    };
+    slice();
+  }
+
+  /** Everything is read: once every step is built, the panels, the meter and the diagram. */
+  async finish(done: Done): Promise<void> {
+    this.add({
+      type: "steps",
+      chapter: done.chapter,
+      from: this.count,
+      steps: [],
+      agents: done.agents,
+    });
+    if (this.#pumping) await new Promise<void>((resolve) => (this.#drained = resolve));
     this.#agents = done.agents;
     this.#filters(done.agents);
     this.#meter(done.meter);
     this.#machine(done);
     this.#player.stepsAdded();
     this.#player.supply(done.data);
-    if (done.sequence) void this.#sequence(done.sequence);
+    const sequence = done.sequence;
+    if (sequence && "tooBig" in sequence) {
+      const note = document.createElement("p");
+      note.className = "lah-open-sequence-note";
+      note.textContent = this.#t("recording.sequenceTooBig", { count: sequence.tooBig });
+      this.#player.after(note);
+    } else if (sequence) void this.#sequence(sequence);
   }
 
   #intro(): void {
@@ -219,14 +287,27 @@ class RecordingView {
     if (!figure || !points.some((p) => p.tokens > 0)) return figure?.remove();
     const measured = points.some((p) => p.measured);
     const [W, H] = [640, 120];
-    const max = Math.max(1, ...points.map((p) => p.tokens));
-    const width = W / points.length;
-    const svg = figure.querySelector("svg")!;
+    const max = points.reduce((m, p) => Math.max(m, p.tokens), 1);
+    // Each request's number among its agent's requests.
     const requests = new Map<string, number>();
-    const NS = "http://www.w3.org/2000/svg";
-    points.forEach((p, i) => {
+    const numbered = points.map((p) => {
       const n = (requests.get(p.agent) ?? 0) + 1;
       requests.set(p.agent, n);
+      return { ...p, n };
+    });
+    // A long run: a bar per run of requests, the largest of them (its step the run's first).
+    const per = Math.ceil(numbered.length / METER_BARS);
+    const bars = [];
+    for (let i = 0; i < numbered.length; i += per) {
+      const run = numbered.slice(i, i + per);
+      const top = run.reduce((a, b) => (b.tokens > a.tokens ? b : a));
+      bars.push({ ...top, step: run[0].step });
+    }
+    const width = W / bars.length;
+    const svg = figure.querySelector("svg")!;
+    const NS = "http://www.w3.org/2000/svg";
+    bars.forEach((p, i) => {
+      const n = p.n;
       const height = Math.max(1, (p.tokens / max) * (H - 18));
       const bar = document.createElementNS(NS, "rect");
       bar.classList.add("lah-bar");
@@ -258,7 +339,7 @@ class RecordingView {
     if (!done.data.machineSvg) this.#root.querySelector(".lah-machine")?.remove();
   }
 
-  async #sequence(sequence: NonNullable<Done["sequence"]>): Promise<void> {
+  async #sequence(sequence: Extract<Done["sequence"], { code: string }>): Promise<void> {
     const figure = document.createElement("figure");
     figure.className = "lah-mermaid lah-open-sequence not-content";
     figure.dataset.error = this.#t("mermaid.error", { error: "{error}" });

@@ -42,7 +42,10 @@ export type ReadReport =
       agents: string[];
       data: PlayerData;
       meter: MeterPoint[];
-      sequence?: { code: string; links: { messages: number[]; notes: number[] } };
+      /** The sequence diagram's code, or how many arrows and notes it would have when that is
+       *  more than mermaid draws (its maxTextSize). */
+      sequence?:
+        { code: string; links: { messages: number[]; notes: number[] } } | { tooBig: number };
     }
   | { type: "error"; problem?: RecordingProblem; message?: string };
 
@@ -100,6 +103,15 @@ async function read({ file, strings, lang, data }: ReadRequest): Promise<void> {
   }
 }
 
+/** Mermaid refuses a diagram over 50,000 characters (maxTextSize): a long team run has more. */
+const MERMAID_MAX = 50_000;
+function sequence(trace: TraceFile, links: { messages: number[]; notes: number[] }) {
+  const code = sequenceFromTrace(trace);
+  return code.length <= MERMAID_MAX
+    ? { code, links }
+    : { tooBig: links.messages.length + links.notes.length };
+}
+
 async function chapterData(url: string, chapter: string): Promise<ChapterData | undefined> {
   try {
     const response = await fetch(url.replace("{chapter}", encodeURIComponent(chapter)));
@@ -146,6 +158,6 @@ function panels(recording: Recording, chapter: ChapterData | undefined) {
       focus,
     },
     meter: contextMeter(trace),
-    sequence: story ? { code: sequenceFromTrace(trace), links } : undefined,
+    sequence: story ? sequence(trace, links) : undefined,
   };
 }

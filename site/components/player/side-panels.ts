@@ -24,6 +24,8 @@ export interface PlayerData {
   state: number[];
   machineSvg?: string;
   focus: (Focus | null)[];
+  /** The "Open a recording…" link's label by locale (a chapter's player links to that page). */
+  open?: Record<string, string>;
 }
 
 type CodeLabels = Record<"from" | "imported" | "none" | "loading", string>;
@@ -78,6 +80,11 @@ export class SidePanels {
       .then((loaded: PlayerData) => void (this.#data = loaded))
       .catch(() => void (this.#failed = true))
       .then(() => this.#render()));
+  }
+
+  /** The data, once it is here. */
+  get data(): PlayerData | undefined {
+    return this.#data;
   }
 
   /** The data, made in the page rather than fetched. */
