@@ -58,6 +58,7 @@ function setUp(page: HTMLElement): void {
     page.dataset.state = "reading";
     status.textContent = t("recording.reading", { file: file.name, steps: 0 });
     shown?.stop();
+    page.querySelector(".lah-open-parts")?.remove();
     const view = (shown = new RecordingView(template, stage, t));
     const reader = (worker = new Worker(new URL("./recording-worker.ts", import.meta.url), {
       type: "module",
@@ -125,46 +126,139 @@ const SLICE_MS = 8;
 const TAKE_IN_MS = 400;
 /** More model requests than this, and each bar of the meter stands for a run of them. */
 const METER_BARS = 600;
+/** A long run is shown a part at a time, so the page holds a few thousand steps, not 100,000. */
+const PART = 2000;
 
-/** One recording's player, built from the page's template as its steps come: in slices of a few
- *  milliseconds, so the page answers a click however many steps a recording has. */
+/** One recording: every step in plain words as the worker sends them, and the part of the run
+ *  the player shows (all of it, up to PART steps). */
 class RecordingView {
   count = 0;
+  readonly #template: HTMLTemplateElement;
+  readonly #stage: HTMLElement;
+  readonly #t: T;
+  readonly #all: PlayerStep[] = [];
+  #chapter = "";
+  #agents: string[] = [];
+  #part: PlayerPart | undefined;
+  #stopped = false;
+
+  constructor(template: HTMLTemplateElement, stage: HTMLElement, t: T) {
+    this.#template = template;
+    this.#stage = stage;
+    this.#t = t;
+  }
+
+  /** Steps `from`… in plain words, as the worker read them; the first part is shown as they come. */
+  add({ chapter, steps, agents }: Extract<ReadReport, { type: "steps" }>): void {
+    this.#chapter = chapter;
+    this.#agents = agents;
+    const from = this.#all.length;
+    for (const step of steps) this.#all.push(step);
+    this.count = this.#all.length;
+    if (this.#stopped) return;
+    this.#part ??= this.#newPart(0);
+    if (from < PART) this.#part.take(steps.slice(0, PART - from), this.count);
+    else this.#part.intro(this.count);
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#part?.stop();
+  }
+
+  /** Everything is read: the first part's panels, and a choice of parts for a long run. */
+  async finish(done: Done): Promise<void> {
+    this.#chapter = done.chapter;
+    this.#agents = done.agents;
+    this.#part ??= this.#newPart(0);
+    if (this.count > PART) this.#picker(done);
+    await this.#part.complete(done, this.count);
+  }
+
+  #newPart(from: number): PlayerPart {
+    return new PlayerPart(this.#template, this.#stage, this.#t, this.#chapter, this.#agents, from);
+  }
+
+  // "Steps 1–2000 of 104,790": the parts of a long run, one shown at a time.
+  #picker(done: Done): void {
+    const label = document.createElement("label");
+    label.className = "lah-open-parts";
+    label.append(this.#t("recording.part"), " ");
+    const select = label.appendChild(document.createElement("select"));
+    for (let from = 0; from < this.count; from += PART)
+      select.add(
+        new Option(
+          this.#t("recording.steps", {
+            from: from + 1,
+            to: Math.min(this.count, from + PART),
+            total: this.count,
+          }),
+          String(from),
+        ),
+      );
+    select.addEventListener("change", () => {
+      this.#part?.stop();
+      const from = Number(select.value);
+      const part = (this.#part = this.#newPart(from));
+      part.take(this.#all.slice(from, from + PART), this.count);
+      void part.complete(done, this.count);
+    });
+    this.#stage.before(label);
+    this.#stage.dataset.parts = "";
+  }
+}
+
+/** The player for steps from…from+PART of a recording, built from the page's template in slices
+ *  of a few milliseconds, so the page answers a click while a long run comes in. */
+class PlayerPart {
   readonly #t: T;
   readonly #player: HTMLElement & { stepsAdded(): void; supply(data: Done["data"]): void };
   readonly #root: HTMLElement;
   readonly #list: HTMLElement;
   readonly #stage: HTMLElement;
+  readonly #from: number;
   #copy: DocumentFragment | undefined;
-  #agents: string[] = [];
-  #queue: { steps: PlayerStep[]; from: number; at: number }[] = [];
+  #agents: string[];
+  #queue: { steps: PlayerStep[]; at: number }[] = [];
+  #built = 0;
   #pumping = false;
   #stopped = false;
   #takenIn = 0;
   #drained: (() => void) | undefined;
 
-  constructor(template: HTMLTemplateElement, stage: HTMLElement, t: T) {
+  constructor(
+    template: HTMLTemplateElement,
+    stage: HTMLElement,
+    t: T,
+    chapter: string,
+    agents: string[],
+    from: number,
+  ) {
     this.#t = t;
-    const copy = template.content.cloneNode(true) as DocumentFragment;
+    this.#agents = agents;
+    this.#from = from;
+    this.#stage = stage;
+    const copy = (this.#copy = template.content.cloneNode(true) as DocumentFragment);
     this.#player = copy.querySelector("lah-player")!;
     this.#root = copy.querySelector<HTMLElement>(".lah-player")!;
     this.#list = copy.querySelector<HTMLElement>(".lah-steps")!;
-    this.#stage = stage;
-    this.#copy = copy;
+    // The chapter (its own code is named as such), and its state machine if it has one, before
+    // the player is wired to them.
+    this.#root.dataset.chapter = chapter;
+    for (const machine of copy.querySelectorAll<HTMLElement>(".lah-machine"))
+      if (machine.dataset.chapter !== chapter) machine.remove();
   }
 
-  /** Steps `from`… in plain words, as the worker read them: built as the page has time. */
-  add({ chapter, from, steps, agents }: Extract<ReadReport, { type: "steps" }>): void {
-    this.#agents = agents;
-    if (this.#copy && !this.#root.dataset.chapter) {
-      // The chapter (its own code is named as such), and its state machine if it has one,
-      // before the player is wired to them.
-      this.#root.dataset.chapter = chapter;
-      for (const machine of this.#copy.querySelectorAll<HTMLElement>(".lah-machine"))
-        if (machine.dataset.chapter !== chapter) machine.remove();
-    }
-    this.#queue.push({ steps, from, at: 0 });
+  /** More steps of this part; `total`: how many the recording has so far. */
+  take(steps: PlayerStep[], total: number): void {
+    this.intro(total);
+    if (steps.length) this.#queue.push({ steps, at: 0 });
     this.#pump();
+  }
+
+  intro(total: number): void {
+    const intro = this.#root.querySelector(".lah-player-summary");
+    if (intro) intro.textContent = this.#t("recording.intro", { steps: total });
   }
 
   stop(): void {
@@ -180,18 +274,16 @@ class RecordingView {
       const fragment = document.createDocumentFragment();
       while (this.#queue.length && performance.now() < until) {
         const batch = this.#queue[0];
-        const end = Math.min(batch.steps.length, batch.at + 50);
+        const end = Math.min(batch.steps.length, batch.at + 25);
         for (; batch.at < end; batch.at++)
-          fragment.append(this.#step(batch.steps[batch.at], batch.from + batch.at));
-        this.count = batch.from + batch.at;
+          fragment.append(this.#step(batch.steps[batch.at], this.#built++));
         if (batch.at >= batch.steps.length) this.#queue.shift();
       }
       this.#list.append(fragment);
-      this.#intro();
       const now = performance.now();
       if (this.#copy) {
         // The first steps: the player goes on the page (connecting it wires it up).
-        this.#stage.append(this.#copy);
+        this.#stage.replaceChildren(this.#copy);
         this.#copy = undefined;
         this.#takenIn = now;
       } else if (now - this.#takenIn > TAKE_IN_MS || !this.#queue.length) {
@@ -207,34 +299,37 @@ class RecordingView {
     slice();
   }
 
-  /** Everything is read: once every step is built, the panels, the meter and the diagram. */
-  async finish(done: Done): Promise<void> {
-    this.add({
-      type: "steps",
-      chapter: done.chapter,
-      from: this.count,
-      steps: [],
-      agents: done.agents,
-    });
+  /** Once every step of the part is built: the panels, the meter and the diagram, for this part. */
+  async complete(done: Done, total: number): Promise<void> {
+    this.take([], total);
     if (this.#pumping) await new Promise<void>((resolve) => (this.#drained = resolve));
+    if (this.#stopped) return;
+    const [from, to] = [this.#from, this.#from + this.#built];
+    const whole = from === 0 && to === total;
     this.#agents = done.agents;
     this.#filters(done.agents);
-    this.#meter(done.meter);
+    this.#meter(
+      done.meter
+        .filter((p) => p.step >= from && p.step < to)
+        .map((p) => ({ ...p, step: p.step - from })),
+    );
     this.#machine(done);
     this.#player.stepsAdded();
-    this.#player.supply(done.data);
+    const d = done.data;
+    this.#player.supply({
+      ...d,
+      spots: d.spots.slice(from, to),
+      state: d.state.slice(from, to),
+      focus: d.focus.slice(from, to),
+    });
     const sequence = done.sequence;
-    if (sequence && "tooBig" in sequence) {
+    if (!whole || !sequence) return;
+    if ("tooBig" in sequence) {
       const note = document.createElement("p");
       note.className = "lah-open-sequence-note";
       note.textContent = this.#t("recording.sequenceTooBig", { count: sequence.tooBig });
       this.#player.after(note);
-    } else if (sequence) void this.#sequence(sequence);
-  }
-
-  #intro(): void {
-    const intro = this.#root.querySelector(".lah-player-summary");
-    if (intro) intro.textContent = this.#t("recording.intro", { steps: this.count });
+    } else void this.#sequence(sequence);
   }
 
   #agentIndex(agent: string): number {
