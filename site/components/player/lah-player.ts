@@ -45,7 +45,7 @@ export class LahPlayer extends HTMLElement {
         (entries, observer) => {
           if (!entries.some((e) => e.isIntersecting)) return;
           observer.disconnect();
-          void this.#panels.load().then(() => this.#openLink());
+          void this.#panels.load();
         },
         { rootMargin: "200px" },
       );
@@ -92,7 +92,7 @@ export class LahPlayer extends HTMLElement {
     this.#speed.addEventListener("change", () => this.#playing() && this.#setPlaying(true));
     this.#jump?.addEventListener("change", () => this.#go(Number(this.#jump!.value)));
     const refilter = () => {
-      this.#panels.open();
+      this.#use();
       this.#show(this.#nearest(this.#current, 1), false);
     };
     this.#agent?.addEventListener("change", refilter);
@@ -100,10 +100,17 @@ export class LahPlayer extends HTMLElement {
     this.#show(0, false);
   }
 
+  // The reader used the player: the panels open, and the link to "Open a recording…" comes.
+  #use(): void {
+    this.#panels.open();
+    void this.#panels.load().then(() => this.#openLink());
+  }
+
   // A chapter's player links to the "Open a recording…" page with its chapter chosen: a reader
   // who ran the chapter themselves (`--record FILE`) can step through their own run. Made here,
-  // once the player's data (with the label in each language) is here, not in the page: without
-  // JavaScript that page cannot open anything, and every byte of a chapter page counts.
+  // once the reader uses the player and its data (with the label in each language) is here: not
+  // in the page (without JavaScript that page cannot open anything, and every byte of a chapter
+  // page counts), and not while the page is only scrolled past (a layout shift).
   #openLink(): void {
     const chapter = this.#root.dataset.chapter;
     const lang = document.documentElement.lang.toLowerCase().split("-")[0];
@@ -139,7 +146,7 @@ export class LahPlayer extends HTMLElement {
     const target = event.target as HTMLElement;
     const action = target.closest<HTMLElement>("button[data-action]")?.dataset.action;
     if (action === "play") {
-      this.#panels.open();
+      this.#use();
       this.#toggle();
     } else if (action === "next") this.#go(this.#current + 1);
     else if (action === "back") this.#go(this.#current - 1, -1);
@@ -159,7 +166,7 @@ export class LahPlayer extends HTMLElement {
     else if (key === "Home") this.#go(0);
     else if (key === "End") this.#go(this.#steps.length - 1, -1);
     else if ((key === " " || key === "k") && target.tagName !== "BUTTON") {
-      this.#panels.open();
+      this.#use();
       this.#toggle();
     } else return;
     event.preventDefault();
@@ -261,7 +268,7 @@ export class LahPlayer extends HTMLElement {
 
   #go(index: number, dir: 1 | -1 = 1): void {
     this.#setPlaying(false);
-    this.#panels.open();
+    this.#use();
     this.#show(this.#nearest(index, dir));
   }
 }

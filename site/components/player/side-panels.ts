@@ -190,7 +190,8 @@ export class SidePanels {
         .replace("{from}", from ?? "");
     where.textContent = fill(from ? moved : at);
     for (const node of machine.querySelectorAll<SVGGElement>("g.node"))
-      if (new RegExp(`-state-${state}-\\d+$`).test(node.id)) node.setAttribute("data-current", "");
+      // (The state is compared, not put in a pattern: a recording's state may be any text.)
+      if (/-state-(.+)-\d+$/.exec(node.id)?.[1] === state) node.setAttribute("data-current", "");
     const edge = from ? edges.indexOf(`${from}>${state}`) : -1;
     if (edge >= 0)
       machine.querySelector(`path[id$="-edge${edge}"]`)?.setAttribute("data-current", "");
