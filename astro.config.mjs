@@ -4,6 +4,7 @@ import starlight from "@astrojs/starlight";
 import { defineConfig } from "astro/config";
 import { LOCALE_INFO } from "./i18n/locales.ts";
 import { normalizeBase, rehypeBasePath } from "./site/lib/base-path.ts";
+import { browserSafeChapters } from "./site/lib/vite-browser-chapters.ts";
 import {
   buildTimeRendering,
   closeMermaidRenderer,
@@ -45,7 +46,12 @@ export default defineConfig({
   site,
   base,
   // Diagrams stay separate, cacheable files instead of data: URLs inlined into every page.
-  vite: { build: { assetsInlineLimit: 0 } },
+  // The "Open a recording…" page reads a learner's run in a worker with the site's pure
+  // libraries, which use small helpers of the chapters' lesson files (vite-browser-chapters.ts).
+  vite: {
+    build: { assetsInlineLimit: 0 },
+    worker: { plugins: () => [browserSafeChapters()] },
+  },
   // Links written in the pages ("[s02](/s02-tool-use/)", <LinkCard href="/...">) go under the base.
   markdown: { rehypePlugins: [rehypeBasePath({ base })] },
   integrations: [

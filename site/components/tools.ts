@@ -4,3 +4,4 @@ export { default as Timeline } from "./Timeline.astro";
 export { default as TranslationStatus } from "./TranslationStatus.astro";
 export { default as Workshop } from "./Workshop.astro";
 export { default as LayerCard } from "./LayerCard.astro";
+export { default as OpenRecording } from "./OpenRecording.astro";

@@ -37,17 +37,20 @@ export function chapterNotes(
   return { local: local.notes, english: english.notes, status: fresh ? "fresh" : "stale" };
 }
 
-/** For each step of the chapter's recorded run, the code that handled it. */
-export function codeSpots(data: ChapterData): (CodeSpot | undefined)[] {
-  const trace = traceOf(data.id);
-  if (!trace) return [];
+/** Where a chapter's steps are handled: its lesson files, then the chapters they import. */
+export function chapterCodeFinder(data: ChapterData) {
   const filesOf = (c: ChapterData) => c.files.map((f) => ({ id: c.id, ...f }));
   const sourceOf = (id: string) => {
     const found = allChapters.find((c) => c.id === id);
     return found && filesOf(found);
   };
-  const spotOf = codeFinder(filesOf(data), sourceOf);
-  return trace.steps.map(spotOf);
+  return codeFinder(filesOf(data), sourceOf);
+}
+
+/** For each step of the chapter's recorded run, the code that handled it. */
+export function codeSpots(data: ChapterData): (CodeSpot | undefined)[] {
+  const trace = traceOf(data.id);
+  return trace ? trace.steps.map(chapterCodeFinder(data)) : [];
 }
 
 /** A region's lines as they stand in its lesson file (markers left out), and the first one's number. */

@@ -33,6 +33,9 @@ export interface MeterPoint {
   agent: string;
   messages: number;
   tokens: number;
+  /** The tokens are the API's count for this call (input + cache read + cache write, from the
+   *  response's `usage`), not the estimate: a learner's own run with a real model. */
+  measured?: boolean;
 }
 
 /** The tasks a task tool's output lists, in its order, read with s10's own parseTaskLine. */
@@ -237,11 +240,34 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
   });
 }
 
-/** Every model request of the run with its size: the context meter's points. */
+/** Every model request of the run with its size: the context meter's points. A request whose
+ *  answer (the agent's next response) carries the API's `usage` is as big as the prompt it
+ *  counted: input, cache read and cache write; else the request's own estimate. */
 export function contextMeter(trace: TraceFile): MeterPoint[] {
-  return trace.steps.flatMap((step, i) =>
-    step.kind === "request"
-      ? [{ step: i, agent: step.agent, messages: step.messages, tokens: step.tokens ?? 0 }]
-      : [],
-  );
+  const points: MeterPoint[] = [];
+  const waiting = new Map<string, MeterPoint>();
+  trace.steps.forEach((step, i) => {
+    if (step.kind === "request") {
+      const point = {
+        step: i,
+        agent: step.agent,
+        messages: step.messages,
+        tokens: step.tokens ?? 0,
+      };
+      points.push(point);
+      waiting.set(step.agent, point);
+    } else if (step.kind === "response") {
+      const point = waiting.get(step.agent);
+      waiting.delete(step.agent);
+      const usage = step.usage;
+      if (point && usage) {
+        point.tokens =
+          usage.input_tokens +
+          (usage.cache_read_input_tokens ?? 0) +
+          (usage.cache_creation_input_tokens ?? 0);
+        point.measured = true;
+      }
+    }
+  });
+  return points;
 }

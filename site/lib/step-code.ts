@@ -12,21 +12,15 @@ import type { TraceEvent } from "../../chapters/_runner/trace.ts";
 import { escapeRegExp } from "../../chapters/_runner/text.ts";
 import { importsOf } from "./imports.ts";
 import { innermost, regionsOf } from "./regions.ts";
+import { noteSpot, stepKey, type CodeIndex, type CodeSpot, type NoteSpot } from "./step-spots.ts";
+
+export type { CodeSpot };
 
 /** One lesson file of a chapter: agent.ts unless `file` names another ("mailbox.ts"). */
 export interface CodeSource {
   id: string;
   source: string;
   file?: string;
-}
-
-/** A place in the code: a region of one of a chapter's lesson files and the line (1-based, in
- *  that file). */
-export interface CodeSpot {
-  chapter: string;
-  file: string;
-  region: string;
-  line: number;
 }
 
 /** Finds where steps are handled, for one chapter (one lesson file, or all of them) and the
@@ -84,47 +78,48 @@ export function codeFinder(
   };
   const line = (pattern: RegExp) => (lines: string[], i: number) => pattern.test(lines[i]);
 
-  const noteSpots = (text: string): CodeSpot | undefined => {
-    // Every note( call whose opening text is fixed: keep the longest one the line starts with.
-    let best: (CodeSpot & { length: number }) | undefined;
-    for (const src of indexed) {
-      for (const f of src.files)
-        for (const m of f.source.matchAll(/\bnote\(\s*[`"']([^`"'$]{4,})/g)) {
-          const fixed = m[1];
-          if (!text.startsWith(fixed) || (best && best.length >= fixed.length)) continue;
-          const line = f.source.slice(0, m.index).split("\n").length;
-          const region = innermost(f.regions, line);
-          if (region)
-            best = {
-              chapter: src.id,
-              file: f.file,
-              region: region.name,
-              line,
-              length: fixed.length,
-            };
-        }
-      if (best) break;
-    }
-    return best && { chapter: best.chapter, file: best.file, region: best.region, line: best.line };
-  };
+  // Every note( call whose opening text is fixed, per chapter in search order: a harness line
+  // comes from the longest one it starts with (step-spots.ts's noteSpot).
+  const notes: NoteSpot[][] = indexed.map((src) =>
+    src.files.flatMap((f) =>
+      [...f.source.matchAll(/\bnote\(\s*[`"']([^`"'$]{4,})/g)].flatMap((m) => {
+        const line = f.source.slice(0, m.index).split("\n").length;
+        const region = innermost(f.regions, line);
+        return region
+          ? [{ fixed: m[1], spot: { chapter: src.id, file: f.file, region: region.name, line } }]
+          : [];
+      }),
+    ),
+  );
 
   // Many steps share an answer (every lead response, every bash call): look each one up once.
   const known = new Map<string, CodeSpot | undefined>();
-  const keyOf = (step: TraceEvent) =>
-    step.kind === "request" || step.kind === "response"
-      ? `model:${step.agent === "lead"}`
-      : step.kind === "tool_call" || step.kind === "tool_result"
-        ? `tool:${step.name}`
-        : step.kind === "event"
-          ? `event:${step.type}`
-          : step.kind === "note"
-            ? `note:${step.text}`
-            : "user";
-  return (step: TraceEvent): CodeSpot | undefined => {
-    const key = keyOf(step);
+  const lookup = (step: TraceEvent): CodeSpot | undefined => {
+    const key = stepKey(step);
     if (!known.has(key)) known.set(key, spotOf(step));
     return known.get(key);
   };
+  /** The table a browser finds any step's spot in (step-spots.ts): the model calls, the tools
+   *  named, the event types, and every note's fixed text. */
+  const index = (names: { tools: string[]; events: string[] }): CodeIndex => {
+    const spots: Record<string, CodeSpot | null> = {};
+    const put = (step: TraceEvent) => (spots[stepKey(step)] = lookup(step) ?? null);
+    for (const agent of ["lead", "helper"]) put({ kind: "request", agent, messages: 0, tools: [] });
+    const call = (name: string): TraceEvent => ({
+      kind: "tool_call",
+      agent: "",
+      id: "",
+      name,
+      input: {},
+    });
+    for (const name of names.tools) put(call(name));
+    for (const type of names.events)
+      put({ kind: "event", agent: "", type, data: {} } as TraceEvent);
+    // A tool none of these names: where handlers made at run time go, if anywhere.
+    const tool = spotOf(call("\u0000")) ?? null;
+    return { spots, tool, notes };
+  };
+  return Object.assign(lookup, { index });
 
   function spotOf(step: TraceEvent): CodeSpot | undefined {
     switch (step.kind) {
@@ -160,7 +155,7 @@ export function codeFinder(
         );
       }
       case "note":
-        return noteSpots(step.text);
+        return noteSpot(notes, step.text);
       default:
         return undefined;
     }

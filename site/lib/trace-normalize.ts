@@ -80,17 +80,21 @@ export function normalizeTrace(
     for (const [pattern, replacement] of VOLATILE) out = out.replace(pattern, replacement);
     return out;
   };
+  const system = systemWhenChanged();
+  return events.map((event) => system(mapStrings(structuredClone(event), clean) as TraceEvent));
+}
+
+/** A step as a trace keeps it: a request carries its `system` prompt only when it changed for
+ *  that agent since its previous request. One per trace (it remembers each agent's last one). */
+export function systemWhenChanged(): (step: TraceEvent) => TraceEvent {
   const lastSystem = new Map<string, string | undefined>();
-  return events.map((event) => {
-    const step = mapStrings(structuredClone(event), clean) as TraceEvent;
-    if (step.kind === "request") {
-      const { system, ...rest } = step;
-      const changed = lastSystem.get(step.agent) !== system || !lastSystem.has(step.agent);
-      lastSystem.set(step.agent, system);
-      return changed && system !== undefined ? { ...rest, system } : rest;
-    }
-    return step;
-  });
+  return (step) => {
+    if (step.kind !== "request") return step;
+    const { system, ...rest } = step;
+    const changed = lastSystem.get(step.agent) !== system || !lastSystem.has(step.agent);
+    lastSystem.set(step.agent, system);
+    return changed && system !== undefined ? { ...rest, system } : rest;
+  };
 }
 
 export function agentsOf(steps: readonly TraceEvent[]): string[] {

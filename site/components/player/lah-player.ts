@@ -4,7 +4,7 @@
 // inside itself, so two players on a page never touch each other. Other panels follow it through
 // the `lah-step` event it dispatches on its section ({ detail: { index } }) and move it with
 // `lah-goto` (the same detail) dispatched there.
-import { SidePanels } from "./side-panels";
+import { SidePanels, type PlayerData } from "./side-panels";
 
 const BASE_DELAY_MS = 1400;
 const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -92,7 +92,7 @@ export class LahPlayer extends HTMLElement {
     this.#speed.addEventListener("change", () => this.#playing() && this.#setPlaying(true));
     this.#jump?.addEventListener("change", () => this.#go(Number(this.#jump!.value)));
     const refilter = () => {
-      this.#panels.open();
+      this.#use();
       this.#show(this.#nearest(this.#current, 1), false);
     };
     this.#agent?.addEventListener("change", refilter);
@@ -100,11 +100,53 @@ export class LahPlayer extends HTMLElement {
     this.#show(0, false);
   }
 
+  // The reader used the player: the panels open, and the link to "Open a recording…" comes.
+  #use(): void {
+    this.#panels.open();
+    void this.#panels.load().then(() => this.#openLink());
+  }
+
+  // A chapter's player links to the "Open a recording…" page with its chapter chosen: a reader
+  // who ran the chapter themselves (`--record FILE`) can step through their own run. Made here,
+  // once the reader uses the player and its data (with the label in each language) is here: not
+  // in the page (without JavaScript that page cannot open anything, and every byte of a chapter
+  // page counts), and not while the page is only scrolled past (a layout shift).
+  #openLink(): void {
+    const chapter = this.#root.dataset.chapter;
+    const lang = document.documentElement.lang.toLowerCase().split("-")[0];
+    const label = this.#panels.data?.open?.[lang] ?? this.#panels.data?.open?.en;
+    const head = this.#root.querySelector(".lah-player-head");
+    if (!chapter || !label || !head || head.querySelector(".lah-player-open")) return;
+    // data-src is <base>/player/<id>.json; the page is under the page's own locale.
+    const base = (this.#root.dataset.src ?? "").replace(/\/player\/[^/]*$/, "");
+    const locale = lang !== "en" && lang in (this.#panels.data?.open ?? {}) ? `/${lang}` : "";
+    const link = document.createElement("a");
+    link.className = "lah-player-open";
+    link.href = `${base}${locale}/open/?chapter=${encodeURIComponent(chapter)}`;
+    link.textContent = label;
+    head.append(link);
+  }
+
+  /** Steps were added to the list (a recording read in batches): the player takes them in. */
+  stepsAdded(): void {
+    if (!this.#wired) return this.#wire();
+    this.#steps = [...this.#root.querySelectorAll<HTMLLIElement>(".lah-step")];
+    this.#phases = [...this.#root.querySelectorAll<HTMLLIElement>(".lah-phase")];
+    this.#bars = [...this.#root.querySelectorAll<SVGRectElement>(".lah-bar")];
+    this.#show(this.#current, false);
+  }
+
+  /** The panels' data, for a player that has no file to fetch it from (side-panels.ts). */
+  supply(data: PlayerData): void {
+    if (!this.#wired) this.#wire();
+    if (this.#wired) this.#panels.supply(data);
+  }
+
   #onClick(event: MouseEvent): void {
     const target = event.target as HTMLElement;
     const action = target.closest<HTMLElement>("button[data-action]")?.dataset.action;
     if (action === "play") {
-      this.#panels.open();
+      this.#use();
       this.#toggle();
     } else if (action === "next") this.#go(this.#current + 1);
     else if (action === "back") this.#go(this.#current - 1, -1);
@@ -124,7 +166,7 @@ export class LahPlayer extends HTMLElement {
     else if (key === "Home") this.#go(0);
     else if (key === "End") this.#go(this.#steps.length - 1, -1);
     else if ((key === " " || key === "k") && target.tagName !== "BUTTON") {
-      this.#panels.open();
+      this.#use();
       this.#toggle();
     } else return;
     event.preventDefault();
@@ -226,7 +268,7 @@ export class LahPlayer extends HTMLElement {
 
   #go(index: number, dir: 1 | -1 = 1): void {
     this.#setPlaying(false);
-    this.#panels.open();
+    this.#use();
     this.#show(this.#nearest(index, dir));
   }
 }

@@ -24,6 +24,8 @@ export interface PlayerData {
   state: number[];
   machineSvg?: string;
   focus: (Focus | null)[];
+  /** The "Open a recording…" link's label by locale (a chapter's player links to that page). */
+  open?: Record<string, string>;
 }
 
 type CodeLabels = Record<"from" | "imported" | "none" | "loading", string>;
@@ -69,13 +71,27 @@ export class SidePanels {
     this.#machineLabels = labelsOf<MachineLabels>(this.#machine);
   }
 
-  /** Fetches the data, once; panels already open fill in when it comes. */
+  /** Fetches the data, once; panels already open fill in when it comes. A player without a
+   *  data-src (a recording opened in the page) waits for supply(). */
   load(): Promise<void> {
-    return (this.#loading ??= fetch(this.#root.dataset.src!)
+    if (!this.#root.dataset.src) return Promise.resolve();
+    return (this.#loading ??= fetch(this.#root.dataset.src)
       .then((r) => (r.ok ? r.json() : Promise.reject(new Error(String(r.status)))))
       .then((loaded: PlayerData) => void (this.#data = loaded))
       .catch(() => void (this.#failed = true))
       .then(() => this.#render()));
+  }
+
+  /** The data, once it is here. */
+  get data(): PlayerData | undefined {
+    return this.#data;
+  }
+
+  /** The data, made in the page rather than fetched. */
+  supply(data: PlayerData): void {
+    this.#data = data;
+    this.#loading = Promise.resolve();
+    this.#render();
   }
 
   /** The reader used the player: from the next step shown on, the panels are shown too. */
@@ -174,7 +190,8 @@ export class SidePanels {
         .replace("{from}", from ?? "");
     where.textContent = fill(from ? moved : at);
     for (const node of machine.querySelectorAll<SVGGElement>("g.node"))
-      if (new RegExp(`-state-${state}-\\d+$`).test(node.id)) node.setAttribute("data-current", "");
+      // (The state is compared, not put in a pattern: a recording's state may be any text.)
+      if (/-state-(.+)-\d+$/.exec(node.id)?.[1] === state) node.setAttribute("data-current", "");
     const edge = from ? edges.indexOf(`${from}>${state}`) : -1;
     if (edge >= 0)
       machine.querySelector(`path[id$="-edge${edge}"]`)?.setAttribute("data-current", "");

@@ -6,8 +6,15 @@
 //   distinct snapshot once and, per step, the index of its snapshot;
 // - machineSvg and focus: the chapter's state diagram (s10, s13, s15), drawn here rather than in
 //   the page, which it would make ~35 KB heavier (a mermaid drawing carries its styles for both
-//   themes), and per step the subject it moved (state-machines.ts).
+//   themes), and per step the subject it moved (state-machines.ts);
+// - open: the "Open a recording…" link's label in each locale: the player adds the link once its
+//   data is here, so a chapter page carries no byte of it (ja s13 is at its 400 KB budget).
 import type { APIRoute, GetStaticPaths } from "astro";
+import { LOCALES } from "../../../i18n/locales.ts";
+import de from "../../../i18n/ui.de.json";
+import en from "../../../i18n/ui.en.json";
+import ja from "../../../i18n/ui.ja.json";
+import zh from "../../../i18n/ui.zh.json";
 import { allChapters, chapter } from "../../lib/chapters";
 import { codeSpots, regionLines } from "../../lib/player-data";
 import { renderMermaid } from "../../lib/mermaid-render";
@@ -38,7 +45,9 @@ export const GET: APIRoute = async ({ params }) => {
   const drawing = machine ? await renderMermaid(machineDiagram(machine)) : null;
   const machineSvg = drawing && !("error" in drawing) ? drawing.svg : undefined;
   const focus = machine ? machineFocus(data.id, traceOf(data.id)!).map((f) => f ?? null) : [];
-  const body = { chapter: data.id, regions, spots, snapshots, state, machineSvg, focus };
+  const ui = { en, ja, zh, de };
+  const open = Object.fromEntries(LOCALES.map((l) => [l, ui[l]["player.open"]]));
+  const body = { chapter: data.id, regions, spots, snapshots, state, machineSvg, focus, open };
   return new Response(JSON.stringify(body), {
     headers: { "content-type": "application/json" },
   });

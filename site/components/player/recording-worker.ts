@@ -1,0 +1,163 @@
+// The "Open a recording…" page's reader, in a worker so the tab stays responsive however big the
+// file: it reads the file in chunks (RecordingReader checks each step against its schema), sends
+// the steps in plain words in batches as they are read (the page shows the first ones while the
+// rest is read), then what the panels need: the code of each step (from the chapter's
+// /recording-data/<id>.json), the state after each step, the context meter, the state machine's
+// focus and the sequence diagram. All of it with the same pure libraries the chapter pages are
+// built with (the Vite plugin site/lib/vite-browser-chapters.ts lets them into the browser).
+import { playerSteps, type PlayerStep } from "../../lib/player";
+import {
+  RecordingError,
+  RecordingReader,
+  type Recording,
+  type RecordingProblem,
+} from "../../lib/recording";
+import { contextMeter, stateTimeline, type MeterPoint, type Snapshot } from "../../lib/run-state";
+import { MACHINES, machineFocus } from "../../lib/state-machines";
+import { spotFromIndex, type CodeIndex } from "../../lib/step-spots";
+import { sequenceFromTrace, sequenceLinks } from "../../lib/trace-sequence";
+import { translator, type Strings } from "../../lib/ui-text";
+import type { TraceEvent, TraceFile } from "../../../chapters/_runner/trace.ts";
+import type { PlayerData } from "./side-panels";
+
+/** What the page asks: read this file, in this language; a chapter's data is at `data`, with
+ *  `{chapter}` in it. */
+export interface ReadRequest {
+  file: Blob;
+  strings: Strings;
+  lang: string;
+  data: string;
+}
+
+/** What the worker tells the page. */
+export type ReadReport =
+  | { type: "progress"; bytes: number; steps: number }
+  | { type: "steps"; chapter: string; from: number; steps: PlayerStep[]; agents: string[] }
+  | {
+      type: "done";
+      source: Recording["source"];
+      header?: Recording["header"];
+      truncated?: Recording["truncated"];
+      chapter: string;
+      agents: string[];
+      data: PlayerData;
+      meter: MeterPoint[];
+      /** The sequence diagram's code, or how many arrows and notes it would have when that is
+       *  more than mermaid draws (its maxTextSize). */
+      sequence?:
+        { code: string; links: { messages: number[]; notes: number[] } } | { tooBig: number };
+    }
+  | { type: "error"; problem?: RecordingProblem; message?: string };
+
+const post = (report: ReadReport) => self.postMessage(report);
+const NO_NOTES = { local: { phases: {}, notes: {} }, english: { phases: {}, notes: {} } };
+/** How often the page hears of progress, and gets the steps read so far. */
+const BATCH_MS = 60;
+
+interface ChapterData {
+  index: CodeIndex;
+  regions: PlayerData["regions"];
+  machine?: { svg?: string };
+}
+
+self.onmessage = (event: MessageEvent<ReadRequest>) => void read(event.data);
+
+async function read({ file, strings, lang, data }: ReadRequest): Promise<void> {
+  const t = translator(strings, lang);
+  const reader = new RecordingReader();
+  const agents: string[] = [];
+  let sent = 0;
+  const send = (steps: readonly TraceEvent[], chapter = reader.header?.chapter ?? "") => {
+    const batch = steps.slice(sent);
+    if (!batch.length) return;
+    for (const s of batch) if (!agents.includes(s.agent)) agents.push(s.agent);
+    const shell = { steps: batch } as TraceFile;
+    const words = playerSteps(shell, NO_NOTES, t);
+    post({ type: "steps", chapter, from: sent, steps: words, agents: [...agents] });
+    sent += batch.length;
+  };
+  try {
+    const stream = file.stream().getReader();
+    const decoder = new TextDecoder();
+    let bytes = 0;
+    let last = performance.now();
+    for (;;) {
+      const { done, value } = await stream.read();
+      if (done) break;
+      bytes += value.byteLength;
+      reader.push(decoder.decode(value, { stream: true }));
+      if (performance.now() - last > BATCH_MS) {
+        send(reader.steps);
+        post({ type: "progress", bytes, steps: reader.steps.length });
+        last = performance.now();
+      }
+    }
+    reader.push(decoder.decode());
+    const recording = reader.finish();
+    const trace = recording.trace;
+    send(trace.steps, trace.chapter);
+    post({ type: "done", ...panels(recording, await chapterData(data, trace.chapter)) });
+  } catch (err) {
+    if (err instanceof RecordingError) post({ type: "error", problem: err.problem });
+    else post({ type: "error", message: err instanceof Error ? err.message : String(err) });
+  }
+}
+
+/** Mermaid refuses a diagram over 50,000 characters (maxTextSize): a long team run has more. */
+const MERMAID_MAX = 50_000;
+function sequence(trace: TraceFile, links: { messages: number[]; notes: number[] }) {
+  const code = sequenceFromTrace(trace);
+  return code.length <= MERMAID_MAX
+    ? { code, links }
+    : { tooBig: links.messages.length + links.notes.length };
+}
+
+async function chapterData(url: string, chapter: string): Promise<ChapterData | undefined> {
+  try {
+    const response = await fetch(url.replace("{chapter}", encodeURIComponent(chapter)));
+    return response.ok ? ((await response.json()) as ChapterData) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function panels(recording: Recording, chapter: ChapterData | undefined) {
+  const trace = recording.trace;
+  const spots = trace.steps.map((step) => {
+    const spot = chapter && spotFromIndex(chapter.index, step);
+    const key = spot && `${spot.chapter}#${spot.region}`;
+    return key && chapter.regions[key] ? ([key, spot.line] as [string, number]) : null;
+  });
+  // Each distinct snapshot once (stateTimeline shares the object while nothing changes).
+  const snapshots: Snapshot[] = [];
+  const seen = new Map<Snapshot, number>();
+  const state = stateTimeline(trace).map((snapshot) => {
+    let at = seen.get(snapshot);
+    if (at === undefined) seen.set(snapshot, (at = snapshots.push(snapshot) - 1));
+    return at;
+  });
+  const machine = MACHINES[trace.chapter] && chapter?.machine?.svg;
+  const focus = machine ? machineFocus(trace.chapter, trace).map((f) => f ?? null) : [];
+  const links = sequenceLinks(trace);
+  const story =
+    links.messages.length > 0 ||
+    (links.notes.length > 0 && trace.agents.length > 1) ||
+    trace.steps.some((s) => s.kind === "event" && s.type === "recovery");
+  return {
+    source: recording.source,
+    header: recording.header,
+    truncated: recording.truncated,
+    chapter: trace.chapter,
+    agents: trace.agents,
+    data: {
+      regions: chapter?.regions ?? {},
+      spots,
+      snapshots: snapshots as PlayerData["snapshots"],
+      state,
+      machineSvg: machine || undefined,
+      focus,
+    },
+    meter: contextMeter(trace),
+    sequence: story ? sequence(trace, links) : undefined,
+  };
+}

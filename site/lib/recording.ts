@@ -1,0 +1,434 @@
+// Reading a learner's own run: a recording (`npm run chapter sNN -- --record FILE`, written by
+// chapters/_runner/recording.ts: a header line, then one trace step per line), or a trace file
+// like the committed site/traces/<id>.json. The file comes from anywhere, so nothing in it is
+// trusted: every step is checked against a schema of its kind (and, for an event, of its type's
+// data, chapters/_shared/events.ts) before the player's code (run-state.ts, player.ts …) sees it,
+// and what a step carries beyond its schema is dropped. A wrong file is refused in one sentence
+// (RecordingProblem); a recording whose last line was cut short (a run that crashed, or was
+// killed) shows the steps before it. Pure, and incremental (RecordingReader takes the text in
+// chunks), so the browser can read a 50 MB file without holding the tab: Node and browser alike.
+import { z } from "zod";
+import type { EventKind, HarnessEvents } from "../../chapters/_shared/events.ts";
+import type { RecordingHeader } from "../../chapters/_runner/recording.ts";
+import { TRACE_VERSION, type TraceEvent, type TraceFile } from "../../chapters/_runner/trace.ts";
+import { agentsOf, systemWhenChanged } from "./trace-normalize.ts";
+
+/** The header's `format` (chapters/_runner/recording.ts's RECORDING_FORMAT; that module writes
+ *  files, so the browser cannot import it: the type keeps the two the same). */
+export const RECORDING_FORMAT: RecordingHeader["format"] = "learn-agent-harness recording";
+
+// ── the schemas ──────────────────────────────────────────────────────────────────────────────
+
+const text = z.string();
+const count = z.number().int().nonnegative();
+/** A board id, or the null of "no task". */
+const task = z.number().int();
+const laneFacts = { worktree: text, ts: text };
+/** Protocol fields a mailbox message may carry (s15's approve, reason …): plain values only. */
+const plain = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+/** Every event type's data, as events.ts has it: a type left out, or spelled otherwise, is a
+ *  type error here. */
+const EVENT_DATA = {
+  compacted: z.object({ transcript: text, before: count, after: count }),
+  permission: z.object({ tool: text, allowed: z.boolean(), reason: text.nullable() }),
+  hook: z.object({
+    event: text,
+    command: text,
+    exitCode: z.number().int().nullable(),
+    timedOut: z.boolean(),
+  }),
+  background_result: z.object({ id: text, status: text }),
+  worktree_create: z.object({ ...laneFacts, branch: text, path: text, task: task.nullable() }),
+  task_bound: z.object({ ...laneFacts, task }),
+  worktree_run: z.object({ ...laneFacts, command: text, ok: z.boolean() }),
+  worktree_remove: z.object({ ...laneFacts, branch: text, force: z.boolean(), discarded: count }),
+  task_completed: z.union([z.object({ task, owner: text }), z.object({ task, ...laneFacts })]),
+  task_claimed: z.object({ task, owner: text, lane: text.nullable() }),
+  task_handed_back: z.object({ task, owner: text }),
+  member_state: z.object({
+    name: text,
+    state: text,
+    task: task.nullable(),
+    role: text.optional(),
+  }),
+  mailbox_send: z
+    .object({
+      id: text,
+      type: text,
+      from: text,
+      to: text,
+      content: text,
+      request_id: text.optional(),
+    })
+    .catchall(plain),
+  mailbox_read: z.object({ id: text, type: text, from: text, to: text }),
+  protocol: z.object({ request_id: text, type: text, from: text, to: text, status: text }),
+  recovery: z.discriminatedUnion("kind", [
+    z.object({
+      kind: z.literal("backoff"),
+      attempt: count,
+      delay: z.number().nonnegative(),
+      status: z.number().int().nullable(),
+    }),
+    z.object({
+      kind: z.literal("max_tokens"),
+      action: z.enum(["continue", "stop"]),
+      times: count,
+    }),
+    z.object({ kind: z.literal("too_long"), action: z.literal("identity_reinjected") }),
+  ]),
+  mcp_server: z.object({ server: text, tools: z.array(text) }),
+} satisfies { [K in EventKind]: z.ZodType<HarnessEvents[K]> };
+
+/** The event types a trace may hold (events.ts's kinds), for whoever needs them as values. */
+export const EVENT_TYPES = Object.keys(EVENT_DATA) as EventKind[];
+
+const agent = text.min(1);
+/** A value that is there (a tool's input may be any JSON, but not missing). */
+const present = z.custom<unknown>((v) => v !== undefined, "missing");
+/** A count the API may send as null (a real model's cache counts): left out then. */
+const maybeCount = count
+  .nullish()
+  .transform((v) => v ?? undefined)
+  .optional();
+
+type Discriminable = z.ZodObject<{ kind: z.ZodLiteral<string> } & z.ZodRawShape>;
+const eventStep = z.discriminatedUnion(
+  "type",
+  EVENT_TYPES.map((type) =>
+    z.object({ kind: z.literal("event"), agent, type: z.literal(type), data: EVENT_DATA[type] }),
+  ) as unknown as [Discriminable, ...Discriminable[]],
+) as unknown as z.ZodType<Extract<TraceEvent, { kind: "event" }>>;
+
+const KINDS = {
+  user: z.object({ kind: z.literal("user"), agent, text }),
+  request: z.object({
+    kind: z.literal("request"),
+    agent,
+    messages: count,
+    tokens: count.optional(),
+    tools: z.array(text),
+    system: text.optional(),
+  }),
+  response: z.object({
+    kind: z.literal("response"),
+    agent,
+    stop_reason: text.nullable(),
+    text,
+    calls: z.array(text),
+    usage: z
+      .object({
+        input_tokens: count,
+        output_tokens: count,
+        cache_read_input_tokens: maybeCount,
+        cache_creation_input_tokens: maybeCount,
+      })
+      .optional(),
+  }),
+  tool_call: z.object({
+    kind: z.literal("tool_call"),
+    agent,
+    id: text,
+    name: text,
+    input: present,
+  }),
+  tool_result: z.object({
+    kind: z.literal("tool_result"),
+    agent,
+    id: text,
+    name: text,
+    output: text,
+    is_error: z.boolean(),
+  }),
+  note: z.object({ kind: z.literal("note"), agent, text }),
+  event: eventStep,
+} satisfies { [K in TraceEvent["kind"]]: z.ZodType<Extract<TraceEvent, { kind: K }>> };
+
+/** One step of a trace, checked: what it gives is a TraceEvent, with nothing else in it. */
+export const traceStepSchema = z.discriminatedUnion(
+  "kind",
+  Object.values(KINDS) as unknown as [Discriminable, ...Discriminable[]],
+) as unknown as z.ZodType<TraceEvent>;
+
+const chapterId = z.string().regex(/^[a-z]\d{1,2}$/, "a chapter's id, like s13");
+const headerSchema = z.object({
+  format: z.literal(RECORDING_FORMAT),
+  version: z.number().int(),
+  chapter: chapterId,
+  name: text,
+  title: text,
+  model: text,
+  started: text,
+  prompts: z.array(text).optional(),
+  summary: text.optional(),
+}) satisfies z.ZodType<RecordingHeader>;
+
+const traceFileSchema = z.object({
+  version: z.number().int(),
+  chapter: chapterId,
+  name: text,
+  summary: text,
+  prompts: z.array(text),
+  agents: z.array(text),
+  offered: z
+    .array(z.object({ name: text, description: text.optional(), input_schema: present }))
+    .optional(),
+  steps: z.array(z.unknown()),
+});
+
+// ── what a reader says ───────────────────────────────────────────────────────────────────────
+
+/** Why a file cannot be shown. */
+export type RecordingProblem =
+  | { code: "not-recording" }
+  | { code: "newer"; version: number; supported: number }
+  | { code: "older"; version: number; supported: number }
+  | { code: "invalid-step"; step: number; reason: string };
+
+/** A file refused, with the reason as data (the page says it in its language) and in English. */
+export class RecordingError extends Error {
+  constructor(readonly problem: RecordingProblem) {
+    super(problemText(problem));
+    this.name = "RecordingError";
+  }
+}
+
+/** The sentence for a problem, in English (the site's pages use their own language's). */
+export function problemText(p: RecordingProblem | Truncation): string {
+  switch (p.code) {
+    case "not-recording":
+      return "This is not a recording: record a run with `npm run chapter sNN -- --record FILE`.";
+    case "newer":
+      return `This run was recorded by a newer version of the harness (version ${p.version}); this site reads version ${p.supported}.`;
+    case "older":
+      return `This run was recorded by an older version of the harness (version ${p.version}); this site reads version ${p.supported}: record it again.`;
+    case "invalid-step":
+      return `Step ${p.step} is not a step this site can show: ${p.reason}.`;
+    case "truncated":
+      return `The recording is truncated at step ${p.step}: showing ${p.shown} steps.`;
+  }
+}
+
+/** The last line was cut short (or is not a step): the steps before it are shown. */
+export interface Truncation {
+  code: "truncated";
+  step: number;
+  shown: number;
+}
+
+/** A recording read: a trace the player shows, and what the recording said about itself. */
+export interface Recording {
+  /** "recording" (JSON Lines) or "trace" (a trace file, like site/traces/<id>.json). */
+  source: "recording" | "trace";
+  trace: TraceFile;
+  /** The recording's header (a trace file has none). */
+  header?: RecordingHeader;
+  truncated?: Truncation;
+}
+
+/** Why a step failed its schema, in a few words: "data.tool: expected string, received number". */
+function stepReason(value: unknown, error: z.ZodError): string {
+  const step = value as { kind?: unknown; type?: unknown } | null;
+  if (!step || typeof step !== "object" || Array.isArray(step)) return "it is not an object";
+  if (!(String(step.kind) in KINDS)) return `unknown kind ${JSON.stringify(step.kind) ?? "(none)"}`;
+  if (step.kind === "event" && !EVENT_TYPES.includes(step.type as EventKind))
+    return `unknown event type ${JSON.stringify(step.type) ?? "(none)"}`;
+  const issue = error.issues[0];
+  const where = issue.path.length ? `${issue.path.map(String).join(".")}: ` : "";
+  return `${where}${issue.message.replace(/^Invalid input: /, "")}`.slice(0, 200);
+}
+
+const checkVersion = (version: number) => {
+  if (version > TRACE_VERSION)
+    throw new RecordingError({ code: "newer", version, supported: TRACE_VERSION });
+  if (version < TRACE_VERSION)
+    throw new RecordingError({ code: "older", version, supported: TRACE_VERSION });
+};
+
+/** `checked` (what the schema kept of `raw`) with its keys in `raw`'s order: a step reads, and
+ *  compares (trace-compare.ts), as it was written. */
+function inOrderOf<T>(checked: T, raw: unknown): T {
+  if (Array.isArray(checked) && Array.isArray(raw))
+    return checked.map((v, i) => inOrderOf(v, raw[i])) as T;
+  if (!checked || typeof checked !== "object" || !raw || typeof raw !== "object") return checked;
+  const out: Record<string, unknown> = {};
+  const kept = checked as Record<string, unknown>;
+  for (const key of Object.keys(raw))
+    if (key in kept) out[key] = inOrderOf(kept[key], (raw as Record<string, unknown>)[key]);
+  for (const key of Object.keys(kept)) if (!(key in out)) out[key] = kept[key];
+  return out as T;
+}
+
+const parseJson = (line: string): { ok: true; value: unknown } | { ok: false } => {
+  try {
+    return { ok: true, value: JSON.parse(line) };
+  } catch {
+    return { ok: false };
+  }
+};
+
+// ── the reader ───────────────────────────────────────────────────────────────────────────────
+
+/** Reads a recording in chunks of text as they come (`push`), then `finish()`. A problem is
+ *  thrown (RecordingError) as soon as it is seen: a wrong file stops being read at its first
+ *  line. `steps` grows as lines are read, for a page that shows the first steps early. */
+export class RecordingReader {
+  readonly steps: TraceEvent[] = [];
+  header: RecordingHeader | undefined;
+  /** Text after the last line break, not read yet. */
+  #rest = "";
+  /** Not JSON Lines: the whole text, for a trace file (one JSON document) or a refusal. */
+  #whole: string[] | undefined;
+  #started = false;
+  /** The last line read, kept until the next one shows it was not the last. */
+  #pending: string | undefined;
+  #system = systemWhenChanged();
+
+  /** Reads the complete lines of `chunk` (what follows the last line break waits for more). */
+  push(chunk: string): void {
+    if (this.#whole) return void this.#whole.push(chunk);
+    if (!this.#started) {
+      const start = (this.#rest + chunk).trimStart();
+      if (!start) return void (this.#rest += chunk);
+      this.#started = true;
+      // A recording's first line, and a trace file, are JSON objects; anything else is refused
+      // at its first character (a binary file is not read to its end).
+      if (!start.startsWith("{")) throw new RecordingError({ code: "not-recording" });
+    }
+    const text = this.#rest + chunk;
+    let from = 0;
+    for (let end = text.indexOf("\n", from); end >= 0; end = text.indexOf("\n", from)) {
+      this.#line(text.slice(from, end));
+      from = end + 1;
+      const whole = this.#whole as string[] | undefined;
+      if (whole) {
+        whole.push(text.slice(from));
+        this.#rest = "";
+        return;
+      }
+    }
+    this.#rest = text.slice(from);
+  }
+
+  /** The end of the text: the last line read, and the recording. */
+  finish(): Recording {
+    if (this.#whole) return readTraceFile(this.#whole.join(""));
+    if (this.#rest.trim()) this.#line(this.#rest);
+    this.#rest = "";
+    if (!this.header) {
+      // A one-line file that is not a recording may still be a trace file written on one line.
+      if (this.#pending !== undefined) return readTraceFile(this.#pending);
+      throw new RecordingError({ code: "not-recording" });
+    }
+    let truncated: Truncation | undefined;
+    if (this.#pending !== undefined) {
+      const step = this.steps.length + 1;
+      const last = this.#step(this.#pending);
+      if (last.ok) this.steps.push(last.step);
+      else truncated = { code: "truncated", step, shown: this.steps.length };
+      this.#pending = undefined;
+    }
+    const h = this.header;
+    return {
+      source: "recording",
+      header: h,
+      trace: {
+        version: h.version,
+        chapter: h.chapter,
+        name: h.name,
+        summary: h.summary ?? "",
+        prompts: h.prompts ?? [],
+        agents: agentsOf(this.steps),
+        steps: this.steps,
+      },
+      ...(truncated && { truncated }),
+    };
+  }
+
+  #line(raw: string): void {
+    const line = raw.trim();
+    if (!line) return;
+    if (!this.header) {
+      // A second line without a header before it: JSON Lines, but not a recording.
+      if (this.#pending !== undefined) throw new RecordingError({ code: "not-recording" });
+      return this.#first(line);
+    }
+    // A line is read when the next one arrives: the last one may be cut short.
+    if (this.#pending !== undefined) {
+      const step = this.steps.length + 1;
+      const read = this.#step(this.#pending);
+      if (!read.ok) throw new RecordingError({ code: "invalid-step", step, reason: read.reason });
+      this.steps.push(read.step);
+    }
+    this.#pending = line;
+  }
+
+  /** The first line: a recording's header, or the start of another JSON document. */
+  #first(line: string): void {
+    const json = parseJson(line);
+    const value = json.ok ? (json.value as { format?: unknown; version?: unknown }) : undefined;
+    if (value && typeof value === "object" && value.format === RECORDING_FORMAT) {
+      // The version first: a newer header may have fields this site does not know.
+      if (typeof value.version === "number") checkVersion(value.version);
+      const header = headerSchema.safeParse(value);
+      if (!header.success) throw new RecordingError({ code: "not-recording" });
+      this.header = header.data;
+      return;
+    }
+    if (json.ok) {
+      // One JSON value on the first line: a one-line trace file, or not a recording at all.
+      this.#pending = line;
+      return;
+    }
+    // A JSON document over many lines: a trace file (site/traces/<id>.json), or nothing of ours.
+    this.#whole = [line, "\n"];
+  }
+
+  #step(line: string): { ok: true; step: TraceEvent } | { ok: false; reason: string } {
+    const json = parseJson(line);
+    if (!json.ok) return { ok: false, reason: "it is not JSON" };
+    const read = traceStepSchema.safeParse(json.value);
+    if (!read.success) return { ok: false, reason: stepReason(json.value, read.error) };
+    return { ok: true, step: this.#system(inOrderOf(read.data, json.value)) };
+  }
+}
+
+/** A trace file's text (site/traces/<id>.json), checked step by step like a recording's lines. */
+function readTraceFile(text: string): Recording {
+  const json = parseJson(text);
+  const value = json.ok ? (json.value as { version?: unknown; steps?: unknown }) : undefined;
+  if (!value || typeof value !== "object" || !Array.isArray(value.steps))
+    throw new RecordingError({ code: "not-recording" });
+  checkVersion(typeof value.version === "number" ? value.version : 1);
+  const file = traceFileSchema.safeParse(value);
+  if (!file.success) throw new RecordingError({ code: "not-recording" });
+  const system = systemWhenChanged();
+  const steps = file.data.steps.map((raw, i) => {
+    const read = traceStepSchema.safeParse(raw);
+    if (!read.success)
+      throw new RecordingError({
+        code: "invalid-step",
+        step: i + 1,
+        reason: stepReason(raw, read.error),
+      });
+    return system(inOrderOf(read.data, raw));
+  });
+  const { offered, ...rest } = file.data;
+  return {
+    source: "trace",
+    trace: {
+      ...rest,
+      ...(offered?.length && { offered }),
+      agents: agentsOf(steps),
+      steps,
+    } as TraceFile,
+  };
+}
+
+/** A whole file's text, read: a recording (JSON Lines) or a trace file. */
+export function readRecording(text: string): Recording {
+  const reader = new RecordingReader();
+  reader.push(text);
+  return reader.finish();
+}
