@@ -5,7 +5,8 @@
 // one step of the trace (trace.ts). Each line is written whole, with one write call, the moment
 // its step happens: a run that crashes, or is killed, keeps every step it had. A reader that
 // finds a last line cut short shows the steps before it (site/lib/recording.ts reads them).
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, constants, existsSync, openSync, realpathSync, writeSync } from "node:fs";
+import path from "node:path";
 import { TRACE_VERSION, type TraceEvent } from "./trace.ts";
 
 /** The first line's `format`: how a reader tells a recording from any other JSON Lines file. */
@@ -43,13 +44,41 @@ function withoutPaths(step: TraceEvent, paths: string[]): TraceEvent {
   return clean(step) as TraceEvent;
 }
 
-/** Opens `file` (created, or emptied if it exists) and writes the header; `write` adds a step. */
+/** Why a recording cannot be written where it was asked for. */
+export class RecordingRefused extends Error {
+  name = "RecordingRefused";
+}
+
+/** Opens `file` for writing, but never through a symbolic link (O_NOFOLLOW) and never inside one
+ *  of `modelWrites` (the workspace and its state folder, resolved): the model can write there, and
+ *  could have put a link to ~/.bashrc where the recording is to go. */
+function openOutside(file: string, modelWrites: string[]): number {
+  const real = path.join(realpathSync(path.dirname(path.resolve(file))), path.basename(file));
+  const inside = (dir: string) => real === dir || real.startsWith(dir + path.sep);
+  if (modelWrites.some((dir) => existsSync(dir) && inside(realpathSync(dir))))
+    throw new RecordingRefused(
+      "it is inside the workspace or its state folder, where the model writes; record outside them",
+    );
+  const { O_WRONLY, O_CREAT, O_TRUNC, O_NOFOLLOW } = constants;
+  try {
+    return openSync(real, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0o644);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ELOOP")
+      throw new RecordingRefused("it is a symbolic link");
+    throw err;
+  }
+}
+
+/** Opens `file` (created, or emptied if it exists) and writes the header; `write` adds a step.
+ *  `workspaces` are the run's workspace paths (and their real paths): the recording names none of
+ *  them, and is not written inside one, nor inside `stateDir`. */
 export function startRecording(
   file: string,
   header: Omit<RecordingHeader, "format" | "version" | "started">,
   workspaces: string[],
+  stateDir?: string,
 ): { write(step: TraceEvent): void; close(): void } {
-  const fd = openSync(file, "w");
+  const fd = openOutside(file, [...workspaces, ...(stateDir ? [stateDir] : [])]);
   // Longest first, so a path inside another is replaced whole.
   const paths = [...new Set(workspaces)].filter(Boolean).sort((a, b) => b.length - a.length);
   const line = (value: unknown) => writeSync(fd, `${JSON.stringify(value)}\n`);

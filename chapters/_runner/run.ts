@@ -8,6 +8,7 @@ import { latestCopy } from "../_exercises/workbench.ts";
 import { createIO } from "./io.ts";
 import { StatusLine } from "./status.ts";
 import { startRecording } from "./recording.ts";
+import { stateDirFor } from "../_shared/paths.ts";
 import type { TraceEvent } from "./trace.ts";
 import { notesFor, terminalLocale } from "./notes.ts";
 import { chooseModel, realClient } from "./model.ts";
@@ -112,6 +113,7 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
           ...(choice.offline && { prompts: scenario.prompts, summary: scenario.summary }),
         },
         [workspace, realpathSync(workspace)],
+        stateDirFor(workspace),
       );
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;

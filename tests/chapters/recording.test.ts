@@ -1,13 +1,21 @@
 // `--record FILE`: the run written down as it happens (chapters/_runner/recording.ts), as a learner
 // starts it. The site reads these files (site/lib/recording.ts); here: what the writer promises.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { findChapter, loadChapter, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { RECORDING_FORMAT, type RecordingHeader } from "../../chapters/_runner/recording.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { TRACE_VERSION, type TraceEvent } from "../../chapters/_runner/trace.ts";
+import { stateDirFor } from "../../chapters/_shared/paths.ts";
 import { endTurn, startFakeApi, toolUse, type FakeApi } from "../support/fake-api.ts";
 import { killAfterTest, tempDir, waitFor } from "../support/helpers.ts";
 import { CLI, runCli } from "../support/run-cli.ts";
@@ -100,6 +108,48 @@ describe("npm run chapter sNN -- --record FILE", () => {
     const folder = await runCli(["s01", "--demo", "--record", path.join(dir, "folder")]);
     expect(folder.code).toBe(2);
     expect(folder.stderr).toMatch(/: it is a folder\./);
+  });
+
+  // The model writes the workspace: a recording file there could be a link it planted (to
+  // ~/.bashrc, say) by the time the harness opens it. Nothing is written through a link, nor
+  // anywhere the model can write.
+  it("never writes through a link, nor into the workspace or its state folder", async () => {
+    const dir = tempDir();
+    const target = path.join(dir, "precious.txt");
+    writeFileSync(target, "keep me");
+    const link = path.join(dir, "run.jsonl");
+    symlinkSync(target, link);
+    const linked = await runCli([
+      "s01",
+      "--demo",
+      "--workspace",
+      path.join(dir, "ws"),
+      "--record",
+      link,
+    ]);
+    expect(linked.code).toBe(2);
+    expect(linked.stderr).toMatch(/Cannot record to .*run\.jsonl: it is a symbolic link\./);
+    expect(readFileSync(target, "utf8")).toBe("keep me");
+
+    const ws = path.join(dir, "ws");
+    for (const inside of [path.join(ws, "run.jsonl"), path.join(stateDirFor(ws), "run.jsonl")]) {
+      const refused = await runCli(["s01", "--demo", "--workspace", ws, "--record", inside]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/it is inside the workspace or its state folder/);
+      expect(existsSync(inside)).toBe(false);
+    }
+    // A folder on the way that is a link into the workspace counts as the workspace.
+    symlinkSync(ws, path.join(dir, "into-ws"));
+    const through = await runCli([
+      "s01",
+      "--demo",
+      "--workspace",
+      ws,
+      "--record",
+      path.join(dir, "into-ws", "run.jsonl"),
+    ]);
+    expect(through.code).toBe(2);
+    expect(existsSync(path.join(ws, "run.jsonl"))).toBe(false);
   });
 
   it("keeps a real model's token counts, call by call", async () => {
