@@ -13,6 +13,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
+import { Writable } from "node:stream";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as a2 from "../../chapters/a2-full-harness/agent.ts";
@@ -582,11 +583,15 @@ describe("a2 the whole harness, with the prompt cache", () => {
         ANTHROPIC_API_KEY: "sk-test",
         ANTHROPIC_BASE_URL: api.url,
       });
+      let printed = "";
+      const stream = new Writable({
+        write: (chunk, _encoding, done) => ((printed += String(chunk)), done()),
+      });
       const env = createEnv({
         workspace: tempDir(),
         client,
         modelId: "test-model",
-        io: createIO({ realUsage: true }),
+        io: createIO({ stream, realUsage: true }),
       });
       const agent = a2.createAgent(env);
       await agent.send("What is in this repository?");
@@ -613,6 +618,11 @@ describe("a2 the whole harness, with the prompt cache", () => {
       const steps = env.io.trace;
       const request = steps.find((s) => s.kind === "request");
       expect(request && request.kind === "request" && request.system).toContain("# Identity");
+      // …and the usage line after each call says what was written to the cache and read from it.
+      expect(printed.split("\n").filter((l) => l.includes("tokens:"))).toEqual([
+        "  tokens: 4,100 in · 20 out · 4,000 cache write",
+        "  tokens: 130 in · 6 out · 4,050 cache read",
+      ]);
       expect(steps.flatMap((s) => (s.kind === "response" ? [s.usage] : []))).toEqual([
         { input_tokens: 4100, output_tokens: 20, cache_creation_input_tokens: 4000 },
         { input_tokens: 130, output_tokens: 6, cache_read_input_tokens: 4050 },
