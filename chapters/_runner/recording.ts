@@ -5,7 +5,15 @@
 // one step of the trace (trace.ts). Each line is written whole, with one write call, the moment
 // its step happens: a run that crashes, or is killed, keeps every step it had. A reader that
 // finds a last line cut short shows the steps before it (site/lib/recording.ts reads them).
-import { closeSync, constants, existsSync, openSync, realpathSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  openSync,
+  realpathSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 import { TRACE_VERSION, type TraceEvent } from "./trace.ts";
 
@@ -30,7 +38,7 @@ export interface RecordingHeader {
   summary?: string;
 }
 
-/** Replaces the workspace's path in every string of a step with `<workspace>`: a recording is
+/** Replaces the workspace's path in every string of a step (keys too) with `<workspace>`: a recording is
  *  made to be shared, and the path names the learner's home folder. */
 function withoutPaths(step: TraceEvent, paths: string[]): TraceEvent {
   const clean = (value: unknown): unknown => {
@@ -38,7 +46,7 @@ function withoutPaths(step: TraceEvent, paths: string[]): TraceEvent {
       return paths.reduce((text, p) => text.replaceAll(p, "<workspace>"), value);
     if (Array.isArray(value)) return value.map(clean);
     if (value && typeof value === "object")
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, clean(v)]));
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [clean(k), clean(v)]));
     return value;
   };
   return clean(step) as TraceEvent;
@@ -59,14 +67,23 @@ function openOutside(file: string, modelWrites: string[]): number {
     throw new RecordingRefused(
       "it is inside the workspace or its state folder, where the model writes; record outside them",
     );
-  const { O_WRONLY, O_CREAT, O_TRUNC, O_NOFOLLOW } = constants;
+  // O_NONBLOCK: a FIFO no one reads would hold the open forever; it fails at once instead (and
+  // is refused below). It changes nothing for a regular file.
+  const { O_WRONLY, O_CREAT, O_TRUNC, O_NOFOLLOW, O_NONBLOCK } = constants;
+  let fd: number;
   try {
-    return openSync(real, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0o644);
+    fd = openSync(real, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK, 0o644);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ELOOP")
-      throw new RecordingRefused("it is a symbolic link");
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") throw new RecordingRefused("it is a symbolic link");
+    if (code === "ENXIO") throw new RecordingRefused("it is not a regular file");
     throw err;
   }
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    throw new RecordingRefused("it is not a regular file");
+  }
+  return fd;
 }
 
 /** Opens `file` (created, or emptied if it exists) and writes the header; `write` adds a step.

@@ -19,3 +19,15 @@ export const systemText = (system: CreateParams["system"]): string | undefined =
   typeof system === "string" || system === undefined
     ? system
     : system.map((block) => block.text).join("\n");
+
+/** Any JSON value as text, for showing a field of a tool's input (which may be any JSON, from a
+ *  model or from a recording): a string as is, a number or a boolean written out, null and
+ *  missing as "", anything else as its JSON. Never throws (String() does, on `{"toString": 1}`). */
+export const asText = (value: unknown): string =>
+  typeof value === "string"
+    ? value
+    : typeof value === "number" || typeof value === "boolean"
+      ? String(value)
+      : value === null || value === undefined
+        ? ""
+        : (JSON.stringify(value) ?? "");

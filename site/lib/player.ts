@@ -2,6 +2,7 @@
 // plain words (the raw event one click away), the step's note and the part of the run it starts
 // (chapters/<chapter>/notes/), and whether it is the harness's own bookkeeping. (Where the code
 // handled it, step-code.ts, goes to the player's data.) Pure: the Player component and the tests call it.
+import { asText } from "../../chapters/_runner/text.ts";
 import type { StepNotes } from "../../chapters/_runner/notes.ts";
 import { attachNotes } from "../../chapters/_runner/notes.ts";
 import { otherEvent, type HarnessEvent } from "../../chapters/_shared/events.ts";
@@ -58,7 +59,7 @@ function isMinor(step: TraceEvent): boolean {
   }
 }
 
-const str = (v: unknown) => (v === null || v === undefined ? "" : String(v));
+const str = asText;
 const short = (text: unknown, max = 60) => {
   const s = str(text).replace(/\s+/g, " ").trim();
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;

@@ -100,10 +100,29 @@ function inOrderOf<T>(checked: T, raw: unknown): T {
   if (!checked || typeof checked !== "object" || !raw || typeof raw !== "object") return checked;
   const out: Record<string, unknown> = {};
   const kept = checked as Record<string, unknown>;
-  for (const key of Object.keys(raw))
-    if (key in kept) out[key] = inOrderOf(kept[key], (raw as Record<string, unknown>)[key]);
-  for (const key of Object.keys(kept)) if (!(key in out)) out[key] = kept[key];
+  // JSON.parse makes "__proto__" a key like any other; assigned, it would set the copy's
+  // prototype, and the panels would read through it what the step on screen does not show.
+  const keys = [...Object.keys(raw), ...Object.keys(kept)].filter((k) => k !== "__proto__");
+  for (const key of keys)
+    if (Object.hasOwn(kept, key) && !Object.hasOwn(out, key))
+      out[key] = inOrderOf(kept[key], (raw as Record<string, unknown>)[key]);
   return out as T;
+}
+
+/** How deep a step's JSON may nest: far more than any tool input, and few enough for the
+ *  player's code, which walks a step recursively, never to run out of stack. */
+export const MAX_DEPTH = 100;
+
+/** Whether `value` nests more than MAX_DEPTH arrays and objects deep (counted without recursion). */
+function tooDeep(value: unknown): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (!v || typeof v !== "object") continue;
+    if (depth >= MAX_DEPTH) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 const parseJson = (line: string): { ok: true; value: unknown } | { ok: false } => {
@@ -122,8 +141,8 @@ const parseJson = (line: string): { ok: true; value: unknown } | { ok: false } =
 export class RecordingReader {
   readonly steps: TraceEvent[] = [];
   header: RecordingHeader | undefined;
-  /** Text after the last line break, not read yet. */
-  #rest = "";
+  /** The current line so far, in the pieces it came in. */
+  #rest: string[] = [];
   /** Not JSON Lines: the whole text, for a trace file (one JSON document) or a refusal. */
   #whole: string[] | undefined;
   #started = false;
@@ -135,33 +154,33 @@ export class RecordingReader {
   push(chunk: string): void {
     if (this.#whole) return void this.#whole.push(chunk);
     if (!this.#started) {
-      const start = (this.#rest + chunk).trimStart();
-      if (!start) return void (this.#rest += chunk);
+      const start = (this.#rest.join("") + chunk).trimStart();
+      if (!start) return void this.#rest.push(chunk);
       this.#started = true;
       // A recording's first line, and a trace file, are JSON objects; anything else is refused
       // at its first character (a binary file is not read to its end).
       if (!start.startsWith("{")) throw new RecordingError({ code: "not-recording" });
     }
-    const text = this.#rest + chunk;
+    // Only the new chunk is searched for the end of a line: a line longer than a chunk is held
+    // back in pieces, joined once it ends (searching the held text again would take time that
+    // grows with the square of the line's length).
     let from = 0;
-    for (let end = text.indexOf("\n", from); end >= 0; end = text.indexOf("\n", from)) {
-      this.#line(text.slice(from, end));
+    for (let end = chunk.indexOf("\n"); end >= 0; end = chunk.indexOf("\n", from)) {
+      this.#line(this.#rest.join("") + chunk.slice(from, end));
+      this.#rest = [];
       from = end + 1;
       const whole = this.#whole as string[] | undefined;
-      if (whole) {
-        whole.push(text.slice(from));
-        this.#rest = "";
-        return;
-      }
+      if (whole) return void whole.push(chunk.slice(from));
     }
-    this.#rest = text.slice(from);
+    if (from < chunk.length) this.#rest.push(chunk.slice(from));
   }
 
   /** The end of the text: the last line read, and the recording. */
   finish(): Recording {
     if (this.#whole) return readTraceFile(this.#whole.join(""));
-    if (this.#rest.trim()) this.#line(this.#rest);
-    this.#rest = "";
+    const last = this.#rest.join("");
+    this.#rest = [];
+    if (last.trim()) this.#line(last);
     if (!this.header) {
       // A one-line file that is not a recording may still be a trace file written on one line.
       if (this.#pending !== undefined) return readTraceFile(this.#pending);
@@ -234,6 +253,8 @@ export class RecordingReader {
   #step(line: string): { ok: true; step: TraceEvent } | { ok: false; reason: string } {
     const json = parseJson(line);
     if (!json.ok) return { ok: false, reason: "it is not JSON" };
+    if (tooDeep(json.value))
+      return { ok: false, reason: `it nests more than ${MAX_DEPTH} levels deep` };
     const read = traceStepSchema.safeParse(json.value);
     if (!read.success) return { ok: false, reason: stepReason(json.value, read.error) };
     return { ok: true, step: this.#system(inOrderOf(read.data, json.value)) };
@@ -251,6 +272,12 @@ function readTraceFile(text: string): Recording {
   if (!file.success) throw new RecordingError({ code: "not-recording" });
   const system = systemWhenChanged();
   const steps = file.data.steps.map((raw, i) => {
+    if (tooDeep(raw))
+      throw new RecordingError({
+        code: "invalid-step",
+        step: i + 1,
+        reason: `it nests more than ${MAX_DEPTH} levels deep`,
+      });
     const read = traceStepSchema.safeParse(raw);
     if (!read.success)
       throw new RecordingError({

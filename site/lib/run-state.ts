@@ -4,6 +4,7 @@
 // background tasks (s11), lanes (s12), the roster with each teammate's state and unread mail
 // (s13), recoveries (s14) and the request table (s15). Plus, per model request, its size (the
 // context meter). Pure: the player's data endpoint and the tests call it.
+import { asText } from "../../chapters/_runner/text.ts";
 import { MARKS } from "../../chapters/_shared/marks.ts";
 import { otherEvent } from "../../chapters/_shared/events.ts";
 import type { TraceEvent, TraceFile } from "../../chapters/_runner/trace.ts";
@@ -43,12 +44,10 @@ export const boardLines = (output: string) =>
   output.split("\n").flatMap((line) => parseTaskLine(line) ?? []);
 
 /** The mark of a status (s03's and s10's), or the status itself if it has none. */
-const markOf = (status: unknown) => MARKS[status as keyof typeof MARKS] ?? String(status);
+const markOf = (status: unknown) => MARKS[status as keyof typeof MARKS] ?? asText(status);
 const LAST = 8;
 const short = (text: unknown, max = 48) => {
-  const s = String(text ?? "")
-    .replace(/\s+/g, " ")
-    .trim();
+  const s = asText(text).replace(/\s+/g, " ").trim();
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 };
 
@@ -90,18 +89,22 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
       const input = (step.input ?? {}) as Record<string, unknown>;
       if ((step.name === "todo" || step.name === "todo_write") && Array.isArray(input.items)) {
         todos.length = 0;
-        for (const item of input.items as Record<string, unknown>[])
-          todos.push([markOf(item.status), short(item.text, 60)]);
+        // A model's input may be any JSON: an item that is not an object is left out.
+        for (const item of input.items as unknown[])
+          if (item && typeof item === "object")
+            todos.push([
+              markOf((item as Record<string, unknown>).status),
+              short((item as Record<string, unknown>).text, 60),
+            ]);
       }
       if (step.name === "load_skill" && !skills.some((s) => s[0] === input.name))
-        skills.push([String(input.name)]);
+        skills.push([asText(input.name)]);
     } else if (step.kind === "tool_result") {
       const call = calls.get(step.id);
       const input = (call?.input ?? {}) as Record<string, unknown>;
       if (step.is_error) return;
       if (/^task_|^worktree_create$/.test(step.name)) readBoard(step.output);
-      if (step.name === "save_memory")
-        memory.push([short(input.name, 40), String(input.type ?? "")]);
+      if (step.name === "save_memory") memory.push([short(input.name, 40), asText(input.type)]);
       if (step.name === "background_run") {
         const id = startedJobId(step.output);
         if (id) jobs.set(id, { status: "running", command: short(input.command, 40) });

@@ -1,6 +1,7 @@
 // A recorded run as a mermaid sequence diagram of who told whom what (team chapters, appendix A's
 // MCP server), and for each arrow and note the step it came from, so the player can light up the
 // arrow of the current step. Pure: the TraceSequence component and the tests call it.
+import { asText } from "../../chapters/_runner/text.ts";
 import { parseMcpToolName } from "../../chapters/a1-mcp-servers/agent.ts";
 import { otherEvent } from "../../chapters/_shared/events.ts";
 import type { TraceEvent, TraceFile } from "../../chapters/_runner/trace.ts";
@@ -138,7 +139,7 @@ function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
     at = i;
     const step = steps[i];
     if (step.kind === "tool_call" && step.name === "spawn") {
-      const name = String((step.input as { name?: unknown })?.name ?? "");
+      const name = asText((step.input as { name?: unknown } | null)?.name);
       if (name) add(`  ${participant(step.agent)}-)${participant(name)}: spawn`);
     } else if (step.kind === "tool_call") {
       const server = parseMcpToolName(step.name)?.server;

@@ -293,6 +293,43 @@ async function main() {
     }
   }
 
+  // Reading a recording (site/lib/recording.ts, as the page's worker does, in 64 KiB chunks): 24 MB
+  // as one line and as 384 lines should take about the same time (one line once took 3.5 s).
+  {
+    const { RecordingReader, RECORDING_FORMAT } = await import("../../site/lib/recording.ts");
+    const { TRACE_VERSION } = await import("../../chapters/_runner/trace.ts");
+    const header = JSON.stringify({
+      format: RECORDING_FORMAT,
+      version: TRACE_VERSION,
+      chapter: "s01",
+      name: "s01-agent-loop",
+      title: "t",
+      model: "m",
+      started: "2026-01-01T00:00:00.000Z",
+    });
+    const result = (output: string) =>
+      JSON.stringify({
+        kind: "tool_result",
+        agent: "lead",
+        id: "1",
+        name: "bash",
+        output,
+        is_error: false,
+      });
+    const read = (text: string) =>
+      timed(() => {
+        const reader = new RecordingReader();
+        for (let i = 0; i < text.length; i += 65_536) reader.push(text.slice(i, i + 65_536));
+        reader.finish();
+      });
+    const size = 24 * 1024 * 1024;
+    const one = read(`${header}\n${result("x".repeat(size))}\n`);
+    const many = read(
+      `${header}\n${Array.from({ length: 384 }, () => result("x".repeat(size / 384))).join("\n")}\n`,
+    );
+    add("read a 24 MB recording: one line / 384 lines", `${secs(one)} / ${secs(many)}`);
+  }
+
   if (!args.has("--skip-tests")) {
     // The median of several runs (--test-runs N, default 3): one run on a shared machine says little.
     const runs = Number(process.argv.find((a) => a.startsWith("--test-runs="))?.split("=")[1] ?? 3);

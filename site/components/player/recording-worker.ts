@@ -71,8 +71,7 @@ async function read({ file, strings, lang, data }: ReadRequest): Promise<void> {
     const batch = steps.slice(sent);
     if (!batch.length) return;
     for (const s of batch) if (!agents.includes(s.agent)) agents.push(s.agent);
-    const shell = { steps: batch } as TraceFile;
-    const words = playerSteps(shell, NO_NOTES, t);
+    const words = wordsFor(batch, t);
     post({ type: "steps", chapter, from: sent, steps: words, agents: [...agents] });
     sent += batch.length;
   };
@@ -103,10 +102,40 @@ async function read({ file, strings, lang, data }: ReadRequest): Promise<void> {
   }
 }
 
+/** The steps in plain words. A step whose data the words cannot be made of (a tool input of a
+ *  shape no chapter sends) is shown by its kind and its raw JSON, and the rest of the run still is. */
+function wordsFor(batch: readonly TraceEvent[], t: ReturnType<typeof translator>): PlayerStep[] {
+  const words = (steps: readonly TraceEvent[]) => playerSteps({ steps } as TraceFile, NO_NOTES, t);
+  try {
+    return words(batch);
+  } catch {
+    return batch.map(
+      (step) =>
+        orEmpty(() => words([step]), [])[0] ?? {
+          kind: step.kind,
+          agent: step.agent,
+          title: step.kind,
+          raw: JSON.stringify(step, null, 2),
+          minor: false,
+        },
+    );
+  }
+}
+
+/** A panel the recording's data breaks is left out (its empty value); the steps are still shown. */
+function orEmpty<T>(work: () => T, empty: T): T {
+  try {
+    return work();
+  } catch {
+    return empty;
+  }
+}
+
 /** Mermaid refuses a diagram over 50,000 characters (maxTextSize): a long team run has more. */
 const MERMAID_MAX = 50_000;
 function sequence(trace: TraceFile, links: { messages: number[]; notes: number[] }) {
-  const code = sequenceFromTrace(trace);
+  const code = orEmpty(() => sequenceFromTrace(trace), "");
+  if (!code) return undefined;
   return code.length <= MERMAID_MAX
     ? { code, links }
     : { tooBig: links.messages.length + links.notes.length };
@@ -124,21 +153,23 @@ async function chapterData(url: string, chapter: string): Promise<ChapterData | 
 function panels(recording: Recording, chapter: ChapterData | undefined) {
   const trace = recording.trace;
   const spots = trace.steps.map((step) => {
-    const spot = chapter && spotFromIndex(chapter.index, step);
+    const spot = chapter && orEmpty(() => spotFromIndex(chapter.index, step), undefined);
     const key = spot && `${spot.chapter}#${spot.region}`;
     return key && chapter.regions[key] ? ([key, spot.line] as [string, number]) : null;
   });
   // Each distinct snapshot once (stateTimeline shares the object while nothing changes).
   const snapshots: Snapshot[] = [];
   const seen = new Map<Snapshot, number>();
-  const state = stateTimeline(trace).map((snapshot) => {
+  const state = orEmpty(() => stateTimeline(trace), []).map((snapshot) => {
     let at = seen.get(snapshot);
     if (at === undefined) seen.set(snapshot, (at = snapshots.push(snapshot) - 1));
     return at;
   });
   const machine = MACHINES[trace.chapter] && chapter?.machine?.svg;
-  const focus = machine ? machineFocus(trace.chapter, trace).map((f) => f ?? null) : [];
-  const links = sequenceLinks(trace);
+  const focus = machine
+    ? orEmpty(() => machineFocus(trace.chapter, trace), []).map((f) => f ?? null)
+    : [];
+  const links = orEmpty(() => sequenceLinks(trace), { messages: [], notes: [] });
   const story =
     links.messages.length > 0 ||
     (links.notes.length > 0 && trace.agents.length > 1) ||
@@ -157,7 +188,7 @@ function panels(recording: Recording, chapter: ChapterData | undefined) {
       machineSvg: machine || undefined,
       focus,
     },
-    meter: contextMeter(trace),
+    meter: orEmpty(() => contextMeter(trace), []),
     sequence: story ? sequence(trace, links) : undefined,
   };
 }
