@@ -39,6 +39,9 @@ export interface Printer extends Recorder {
   readonly usage?: UsageLedger;
   /** A request for `agent` was sent (recordModel): what its answer does on screen. */
   call(agent: string, model: string): ModelCall;
+  /** Keeps the screen for `work` alone (a question, a --step pause): what any agent prints
+   *  meanwhile, streamed text too, waits below until it is done, and so does the status line. */
+  hold<T>(work: () => Promise<T>): Promise<T>;
 }
 
 export interface ModelCall {
@@ -76,7 +79,18 @@ export function createIO({
   const trace: TraceEvent[] = [];
   const usage = realUsage ? new UsageLedger() : undefined;
   const who = (agent: string) => (agent === "lead" ? "" : c.magenta(`[${oneLine(agent)}] `));
-  const write = (text: string) => stream?.write(text);
+  // While a question is open, nothing else may land on its line (where the answer goes).
+  let holds = 0;
+  const heldBack: string[] = [];
+  const write = (text: string) => (holds ? heldBack.push(text) : stream?.write(text));
+  const hold = async <T>(work: () => Promise<T>): Promise<T> => {
+    holds++;
+    try {
+      return await (status ? status.hold(work) : work());
+    } finally {
+      if (--holds === 0) for (const text of heldBack.splice(0)) stream?.write(text);
+    }
+  };
   // While the lead's answer streams, its line is open: what others print meanwhile (a teammate's
   // tool call) waits until it ends, so the two never share a line.
   let lineOpen = false;
@@ -210,6 +224,7 @@ export function createIO({
     trace,
     usage,
     call,
+    hold,
     step: keep,
     user(text, agent = "lead") {
       record({ kind: "user", agent, text });

@@ -5,8 +5,8 @@ import path from "node:path";
 import pc from "picocolors";
 import { loadChapter, REPO_ROOT, type ChapterInfo } from "./chapters.ts";
 import { latestCopy } from "../_exercises/workbench.ts";
-import { createIO } from "./io.ts";
-import { StatusLine } from "./status.ts";
+import { createIO, type Printer } from "./io.ts";
+import type { StatusLine } from "./status.ts";
 import { startRecording } from "./recording.ts";
 import { stateDirFor } from "../_shared/paths.ts";
 import type { TraceEvent } from "./trace.ts";
@@ -70,9 +70,11 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
   const c = pc.createColors(color);
   const lines = new LineReader(process.stdin, process.stdout, interactive);
   const stepping = Boolean(flags.step) && interactive;
-  // Who waits for a real model, on a terminal (status.ts); kept off a question or a pause.
+  // Who waits for a real model, on a terminal (status.ts). A question or a pause has the screen
+  // to itself (the printer holds everything else back, the status line too).
   let status: StatusLine | undefined;
-  const held = <T>(work: () => Promise<T>) => (status ? status.hold(work) : work());
+  let printer: Printer | undefined;
+  const held = <T>(work: () => Promise<T>) => (printer ? printer.hold(work) : work());
   const pause = stepping
     ? async (what: string) => {
         await held(() => lines.next(c.dim(`⏸ next: ${oneLine(what)} — press Enter `)));
@@ -137,9 +139,13 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
     announced = offered;
     console.log(`tools now (${step.tools.length}): ${oneLine(offered)}`);
   };
-  if (!choice.offline && process.stdout.isTTY)
+  // Loaded only here: it measures text in terminal columns (string-width), which an offline run
+  // has no use for at start-up.
+  if (!choice.offline && process.stdout.isTTY) {
+    const { StatusLine } = await import("./status.ts");
     status = new StatusLine(process.stdout, c.dim, process.stderr.isTTY ? [process.stderr] : []);
-  const io = createIO({
+  }
+  const io = (printer = createIO({
     stream: process.stdout,
     color,
     pause,
@@ -150,7 +156,7 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
       announceTools(step);
     },
     status,
-  });
+  }));
   const env = createEnv({
     workspace,
     io,

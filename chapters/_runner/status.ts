@@ -8,6 +8,7 @@
 // `you ›` prompt or the model's text in mid-line all leave the cursor after them, so the status
 // line never draws over them; `hold` keeps it away for as long as a question is open, too.
 
+import stringWidth from "string-width";
 import { oneLine } from "../_shared/visible.js";
 
 const FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";
@@ -15,6 +16,21 @@ const FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";
 const ERASE = "\r\x1b[2K";
 
 type Write = NodeJS.WriteStream["write"];
+
+/** `text` cut to at most `columns` terminal columns, with "…" where it was cut (whole characters:
+ *  a surrogate pair or a combining mark is never split). */
+export function fitColumns(text: string, columns: number): string {
+  if (stringWidth(text) <= columns) return text;
+  let out = "";
+  let used = 1; // the "…"
+  for (const { segment } of new Intl.Segmenter().segment(text)) {
+    const w = stringWidth(segment);
+    if (used + w > columns) break;
+    out += segment;
+    used += w;
+  }
+  return `${out}…`;
+}
 
 export class StatusLine {
   private readonly waiting = new Map<number, { agent: string; since: number; label: string }>();
@@ -97,12 +113,11 @@ export class StatusLine {
       .map((w) => `${w.agent}${w.label} ${Math.floor((now - w.since) / 1000)}s`)
       .join(" · ");
     this.frame = (this.frame + 1) % FRAMES.length;
-    // Kept shorter than the screen: a line that wrapped could not be erased in one go.
+    // Kept narrower than the screen, in columns (a name in CJK takes two a character): a line
+    // that wrapped could not be erased in one go.
     const width = Math.max(10, (this.terminal.columns || 80) - 1);
-    const text = `${FRAMES[this.frame]} waiting for ${who}`;
-    this.write(
-      `${this.shown ? ERASE : ""}${this.dim(text.length > width ? `${text.slice(0, width - 1)}…` : text)}`,
-    );
+    const text = fitColumns(`${FRAMES[this.frame]} waiting for ${who}`, width);
+    this.write(`${this.shown ? ERASE : ""}${this.dim(text)}`);
     this.shown = true;
   }
 

@@ -30,9 +30,10 @@ describe("attack: model text while a question is open", () => {
     } as unknown as NodeJS.WriteStream;
     const status = new StatusLine(tty);
     const io = createIO({ stream: tty, color: false, status, realUsage: true });
-    // A teammate's tool call needs permission: the question is on screen (as run.ts asks it).
+    // A teammate's tool call needs permission: the question is on screen (as run.ts asks it,
+    // holding the screen through the printer).
     let answer = (_: string) => {};
-    const asked = status.hold(() => {
+    const asked = io.hold(() => {
       tty.write("? alice wants to run bash `rm -rf build` [yes/no] ");
       return new Promise<string>((r) => (answer = r));
     });
@@ -44,8 +45,10 @@ describe("attack: model text while a question is open", () => {
     answer("no");
     await asked;
     call.close();
+    // The lead's text was held back, not lost: it follows the question, on its own line.
+    expect(written.slice(written.indexOf("[yes/no]"))).toContain("assistant › yes");
     // Seen: ["? alice wants to run bash `rm -rf build` [yes/no] assistant › yes"].
-    expect(rows.find((r) => r.startsWith("? alice"))).toBe(
+    expect(rows.find((r) => r.startsWith("? alice"))?.trimEnd()).toBe(
       "? alice wants to run bash `rm -rf build` [yes/no]",
     );
   });
