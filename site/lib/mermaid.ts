@@ -35,5 +35,16 @@ export function mermaidText(text: string): string {
 
 /** Participant ids mermaid accepts. */
 export function mermaidId(name: string): string {
-  return name.replace(/[^A-Za-z0-9_]/g, "_") || "_";
+  const id = name.replace(/[^A-Za-z0-9_]/g, "_") || "_";
+  // An agent named "end" or "loop" would be read as the keyword (in any case).
+  return KEYWORDS.has(id.toLowerCase()) ? `_${id}` : id;
 }
+
+/** Words a sequence diagram reads as its own (mermaid matches them in any case). */
+const KEYWORDS = new Set(
+  (
+    "end note loop box alt else opt par and rect critical break option participant actor as " +
+    "activate deactivate autonumber title links link properties details create destroy over " +
+    "left right of sequencediagram"
+  ).split(" "),
+);

@@ -140,7 +140,10 @@ function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
     const step = steps[i];
     if (step.kind === "tool_call" && step.name === "spawn") {
       const name = asText((step.input as { name?: unknown } | null)?.name);
-      if (name) add(`  ${participant(step.agent)}-)${participant(name)}: spawn`);
+      if (name) {
+        seen.add(step.agent).add(name); // declared, so that it is drawn with its own name
+        add(`  ${participant(step.agent)}-)${participant(name)}: spawn`);
+      }
     } else if (step.kind === "tool_call") {
       const server = parseMcpToolName(step.name)?.server;
       if (server && servers.includes(server)) serverCall(step, server);

@@ -75,3 +75,25 @@ describe("attack: deeply nested JSON in a step", () => {
     expect(thrown === undefined || thrown instanceof RecordingError).toBe(true);
   });
 });
+
+describe("attack: an agent named like a sequence diagram's keyword", () => {
+  it("becomes a participant of its own name, not the keyword (end, Note, loop…)", () => {
+    const spawn = (name: string, i: number) =>
+      JSON.stringify({
+        kind: "tool_call",
+        agent: "lead",
+        id: `t${i}`,
+        name: "spawn",
+        input: { name },
+      });
+    const names = ["end", "Note", "LOOP", "box"];
+    // Each teammate then acts (a step of its own), as a spawned one does.
+    const acts = (name: string) => JSON.stringify({ kind: "note", agent: name, text: "hi" });
+    const { trace } = readRecording(file(...names.map(spawn), ...names.map(acts)));
+    const code = sequenceFromTrace(trace);
+    for (const name of names) {
+      expect(code).toContain(`participant _${name} as ${name}`);
+      expect(code).toContain(`lead-)_${name}: spawn`);
+    }
+  });
+});

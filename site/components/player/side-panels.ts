@@ -183,11 +183,12 @@ export class SidePanels {
       lit.removeAttribute("data-current");
     const where = machine.querySelector<HTMLElement>(".lah-machine-where")!;
     if (!who || !state) return void (where.textContent = "");
+    // Replaced by functions: a name is the recording's, and "$&" or "$'" in it is not a pattern.
     const fill = (text: string) =>
       text
-        .replace("{who}", who)
-        .replace("{state}", state)
-        .replace("{from}", from ?? "");
+        .replace("{who}", () => who)
+        .replace("{state}", () => state)
+        .replace("{from}", () => from ?? "");
     where.textContent = fill(from ? moved : at);
     for (const node of machine.querySelectorAll<SVGGElement>("g.node"))
       // (The state is compared, not put in a pattern: a recording's state may be any text.)
