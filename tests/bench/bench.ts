@@ -296,26 +296,9 @@ async function main() {
   // Reading a recording (site/lib/recording.ts, as the page's worker does, in 64 KiB chunks): 24 MB
   // as one line and as 384 lines should take about the same time (one line once took 3.5 s).
   {
-    const { RecordingReader, RECORDING_FORMAT } = await import("../../site/lib/recording.ts");
-    const { TRACE_VERSION } = await import("../../chapters/_runner/trace.ts");
-    const header = JSON.stringify({
-      format: RECORDING_FORMAT,
-      version: TRACE_VERSION,
-      chapter: "s01",
-      name: "s01-agent-loop",
-      title: "t",
-      model: "m",
-      started: "2026-01-01T00:00:00.000Z",
-    });
-    const result = (output: string) =>
-      JSON.stringify({
-        kind: "tool_result",
-        agent: "lead",
-        id: "1",
-        name: "bash",
-        output,
-        is_error: false,
-      });
+    const { RecordingReader } = await import("../../site/lib/recording.ts");
+    const { recordingHeader, toolResultLine: result } = await import("../support/recordings.ts");
+    const header = recordingHeader();
     const read = (text: string) =>
       timed(() => {
         const reader = new RecordingReader();

@@ -9,8 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TRACE_VERSION } from "../../chapters/_runner/trace.ts";
-import { RECORDING_FORMAT } from "../../site/lib/recording.ts";
+import { recordingHeader } from "../support/recordings.ts";
 import { hasChromium } from "../support/chromium.ts";
 import { openSite, visit } from "../support/browser.ts";
 
@@ -25,15 +24,7 @@ afterAll(async () => {
 });
 
 const header = (chapter: string, name: string) =>
-  JSON.stringify({
-    format: RECORDING_FORMAT,
-    version: TRACE_VERSION,
-    chapter,
-    name,
-    title: name,
-    model: "claude-test",
-    started: "2026-01-01T00:00:00.000Z",
-  });
+  recordingHeader({ chapter, name, title: name, model: "claude-test" });
 
 describe.skipIf(!hasChromium)("attack: schema-valid tool inputs of an unexpected shape", () => {
   for (const [what, chapter, name, input] of [

@@ -8,11 +8,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { recordingHeader } from "../support/recordings.ts";
 import { TRACE_VERSION, type TraceEvent, type TraceFile } from "../../chapters/_runner/trace.ts";
 import de from "../../i18n/ui.de.json";
 import ja from "../../i18n/ui.ja.json";
 import { readTrace } from "../../site/lib/record-trace.ts";
-import { RECORDING_FORMAT } from "../../site/lib/recording.ts";
 import { translator } from "../../site/lib/ui-text.ts";
 import { hasChromium } from "../support/chromium.ts";
 import { openSite, visit } from "../support/browser.ts";
@@ -29,16 +29,7 @@ afterAll(async () => {
 });
 
 const header = (trace: Pick<TraceFile, "chapter" | "name">, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({
-    format: RECORDING_FORMAT,
-    version: TRACE_VERSION,
-    chapter: trace.chapter,
-    name: trace.name,
-    title: trace.name,
-    model: "scripted",
-    started: "2026-01-01T00:00:00.000Z",
-    ...extra,
-  });
+  recordingHeader({ chapter: trace.chapter, name: trace.name, title: trace.name, ...extra });
 /** A recording file of these steps, as --record writes it. */
 const recording = (
   name: string,

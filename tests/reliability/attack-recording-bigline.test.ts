@@ -5,27 +5,11 @@
 // here: a line far longer than a chunk, and lines cut at every place a chunk can cut them, read
 // back exactly.
 import { describe, expect, it } from "vitest";
-import { TRACE_VERSION } from "../../chapters/_runner/trace.ts";
-import { RECORDING_FORMAT, RecordingReader } from "../../site/lib/recording.ts";
+import { RecordingReader } from "../../site/lib/recording.ts";
+import { recordingHeader, toolResultLine } from "../support/recordings.ts";
 
-const header = JSON.stringify({
-  format: RECORDING_FORMAT,
-  version: TRACE_VERSION,
-  chapter: "s01",
-  name: "s01-agent-loop",
-  title: "t",
-  model: "m",
-  started: "2026-01-01T00:00:00.000Z",
-});
-const result = (output: string) =>
-  JSON.stringify({
-    kind: "tool_result",
-    agent: "lead",
-    id: "1",
-    name: "bash",
-    output,
-    is_error: false,
-  });
+const header = recordingHeader();
+const result = toolResultLine;
 
 function readInChunks(text: string, size: number) {
   const reader = new RecordingReader();

@@ -1,19 +1,11 @@
 // Attack (independent tester): reading a recording (site/lib/recording.ts).
 import { describe, expect, it } from "vitest";
-import { TRACE_VERSION } from "../../chapters/_runner/trace.ts";
-import { readRecording, RECORDING_FORMAT, RecordingError } from "../../site/lib/recording.ts";
+import { recordingHeader } from "../support/recordings.ts";
+import { readRecording, RecordingError } from "../../site/lib/recording.ts";
 import { stateTimeline } from "../../site/lib/run-state.ts";
 import { sequenceFromTrace } from "../../site/lib/trace-sequence.ts";
 
-const header = JSON.stringify({
-  format: RECORDING_FORMAT,
-  version: TRACE_VERSION,
-  chapter: "s13",
-  name: "s13-agent-teams",
-  title: "t",
-  model: "m",
-  started: "2026-01-01T00:00:00.000Z",
-});
+const header = recordingHeader({ chapter: "s13", name: "s13-agent-teams" });
 const file = (...lines: string[]) => [header, ...lines].join("\n") + "\n";
 
 describe("attack: a `__proto__` key in a tool's input", () => {

@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { recordingHeader } from "../support/recordings.ts";
 import { allRunnable, loadChapter, playChapter } from "../../chapters/_runner/chapters.ts";
 import { createIO } from "../../chapters/_runner/io.ts";
 import { startRecording } from "../../chapters/_runner/recording.ts";
@@ -28,17 +29,7 @@ import { translator } from "../../site/lib/ui-text.ts";
 
 const t = translator(english, "en");
 const NO_NOTES = { local: { phases: {}, notes: {} }, english: { phases: {}, notes: {} } };
-const header = (extra: Record<string, unknown> = {}) =>
-  JSON.stringify({
-    format: RECORDING_FORMAT,
-    version: TRACE_VERSION,
-    chapter: "s01",
-    name: "s01-agent-loop",
-    title: "The agent loop",
-    model: "scripted",
-    started: "2026-01-01T00:00:00.000Z",
-    ...extra,
-  });
+const header = (extra: Record<string, unknown> = {}) => recordingHeader(extra);
 const s01 = readTrace("s01")!;
 const lines = (steps: unknown[]) => steps.map((s) => JSON.stringify(s)).join("\n");
 const problemOf = (text: string): RecordingProblem | undefined => {
