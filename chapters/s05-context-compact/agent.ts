@@ -37,7 +37,8 @@ When the task is done, say so briefly.`;
 // #region micro
 /** The most recent results are what the model is working with: they are never cleared. */
 export const KEEP_RECENT = 3;
-/** A result this short costs less than the marker that would replace it. */
+/** Results this short stay: clearing them saves little (the marker is ~45 characters) and a short
+ *  result, an exit code or a one-line answer, is often what the model is still reasoning about. */
 export const MIN_CLEAR_CHARS = 100;
 
 /** Layer 1, before every call. Replaces the text of old, long tool results with a marker, in the
