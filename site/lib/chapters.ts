@@ -16,7 +16,12 @@
 import type { Scenario, Tool } from "../../chapters/_shared/types.ts";
 import type { Locale } from "../../i18n/locales.ts";
 import { filesLineChanges, toolChanges, type ToolChanges } from "./changes.ts";
-import { exportedDeclarations, importedNamesOfFiles, type ImportedName } from "./imports.ts";
+import {
+  baseOf,
+  exportedDeclarations,
+  importedNamesOfFiles,
+  type ImportedName,
+} from "./imports.ts";
 import {
   codeRefs,
   findRegion,
@@ -109,10 +114,7 @@ function lessonFiles(folder: string): (LessonFile & { lines: number })[] {
 
 const FOLDER = /^(s\d\d|a\d+)-(.+)$/;
 
-/** The rule: of the chapters a source imports, the highest-numbered one ("s02", "s10" → "s10"). */
-export function baseOf(imported: readonly string[]): string | undefined {
-  return [...imported].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1))).at(-1);
-}
+export { baseOf };
 
 function load(file: string): ChapterData | undefined {
   const name = file.split("/")[2];

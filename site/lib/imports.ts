@@ -146,6 +146,11 @@ export function exportedDeclarations(source: string): Map<string, number> {
   return lines;
 }
 
+/** The rule: of the chapters a source imports, the highest-numbered one ("s02", "s10" → "s10"). */
+export function baseOf(imported: readonly string[]): string | undefined {
+  return [...imported].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1))).at(-1);
+}
+
 /** importedNames over several files (a chapter's lesson files, agent.ts first): each chapter
  *  once, in number order, its names in the order they are first met. */
 export function importedNamesOfFiles(sources: readonly string[]): Map<string, ImportedName[]> {

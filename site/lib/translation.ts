@@ -26,6 +26,7 @@ import {
   type Locale,
   type TranslatedLocale,
 } from "../../i18n/locales.ts";
+import { baseOf, importedNamesOfFiles } from "./imports.ts";
 import { codeRefKey as refKey, codeRefs, isLessonFile, lessonOrder, region } from "./regions.ts";
 
 export { TRANSLATED_LOCALES, type TranslatedLocale };
@@ -101,10 +102,24 @@ export function fileCodeReader(root = process.cwd()): CodeReader {
   };
 }
 
+/** The chapters whose "What changed" a page shows (`<Changes chapter="s06" />`): such a page
+ *  compares its chapter with the one it builds on, so that one's code is part of what it explains. */
+function comparedChapters(text: string): string[] {
+  return [...text.matchAll(/<Changes\b[^>]*\bchapter=["']([^"']+)["']/g)].map((m) => m[1]);
+}
+
 /** The code hash of a page's text: "" when it embeds no code. A chapter or region that cannot be
- *  found counts as text of its own, so the page reads as changed rather than the check failing. */
+ *  found counts as text of its own, so the page reads as changed rather than the check failing.
+ *  A page with "What changed" also hashes the whole code of the chapter it compares with, so a
+ *  sentence like "the loop is s02's" is flagged for review when s02 changes. */
 export function codeHash(text: string, read: CodeReader): string {
   const refs = codeRefs(text);
+  for (const chapter of comparedChapters(text)) {
+    const own = read(chapter);
+    const base = own === undefined ? undefined : baseOf([...importedNamesOfFiles([own]).keys()]);
+    if (base && !refs.some((r) => r.chapter === base && r.region === undefined))
+      refs.push({ chapter: base });
+  }
   if (refs.length === 0) return "";
   const parts = refs.map((ref) => {
     const source = read(ref.chapter);

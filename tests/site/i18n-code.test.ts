@@ -210,6 +210,21 @@ describe("code references and code hashes", () => {
     expect(codeHash(page, () => undefined)).not.toBe(before);
     expect(codeHash("no code", () => AGENT)).toBe("");
   });
+
+  it("a page with What changed hashes the chapter it compares with too: a change there flags the page", () => {
+    const sources: Record<string, string> = {
+      s06: 'import { agentLoop } from "../s02-tool-use/agent.ts";\nexport const TASK = 1;\n',
+      s02: "export function agentLoop() {}\n",
+    };
+    const read = (id: string) => sources[id];
+    const page = '<Excerpt chapter="s06" region="x" />\n\n<Changes chapter="s06" />';
+    const before = codeHash(page, read);
+    sources.s02 = "export function agentLoop(parts: object) {}\n";
+    expect(codeHash(page, read)).not.toBe(before);
+    // Without What changed, the page explains only its own code.
+    const plain = '<Excerpt chapter="s06" region="x" />';
+    expect(codeHash(plain, read)).toBe(codeHash(plain, (id) => (id === "s02" ? "" : read(id))));
+  });
 });
 
 describe("code hashes in the repository", () => {
