@@ -99,7 +99,7 @@ const isSocketError = (err: unknown) => causes(err).some((e) => SOCKET_CODES.has
  *  Every call is streamed, so the terminal can show the answer as it comes (`onStream`); the
  *  chapter still gets the finished Message, the same object a call without streaming returns. */
 export async function realClient(env: NodeJS.ProcessEnv): Promise<ModelClient> {
-  const { default: Anthropic, APIConnectionError } = await import("@anthropic-ai/sdk");
+  const { default: Anthropic, APIConnectionError, APIError } = await import("@anthropic-ai/sdk");
   const sdk = new Anthropic({
     apiKey: env.ANTHROPIC_API_KEY?.trim() || null,
     authToken: env.ANTHROPIC_AUTH_TOKEN?.trim() || null,
@@ -123,6 +123,11 @@ export async function realClient(env: NodeJS.ProcessEnv): Promise<ModelClient> {
               cause: err as Error,
             });
           }
+          // Once a stream has begun the API reports a failure as an `error` event, with no HTTP
+          // status: give it its HTTP twin's status and class, so an overload is retried (s14).
+          const twin = err instanceof APIError && err.status === undefined && statusOf(err.type);
+          if (twin)
+            throw APIError.generate(twin, err.error, undefined, err.headers ?? new Headers());
           throw err;
         }
         const wrong = notAMessage(answer);
@@ -132,6 +137,22 @@ export async function realClient(env: NodeJS.ProcessEnv): Promise<ModelClient> {
     },
   };
 }
+
+/** The HTTP status the Messages API gives each error type it documents. */
+const ERROR_STATUS: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  billing_error: 402,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  timeout_error: 504,
+  overloaded_error: 529,
+};
+const statusOf = (type: string | null | undefined) =>
+  type && Object.hasOwn(ERROR_STATUS, type) ? ERROR_STATUS[type] : undefined;
 
 type Sdk = InstanceType<(typeof import("@anthropic-ai/sdk"))["default"]>;
 

@@ -30,6 +30,7 @@ import { stateDirFor } from "../../chapters/_shared/paths.ts";
 import {
   apiError,
   endTurn,
+  errorMidStream,
   startFakeApi,
   type FakeApi,
   type FakeReply,
@@ -282,6 +283,16 @@ describe("s14 with the real client", () => {
     apiError(429, "rate_limit_error", "Number of requests has exceeded your rate limit", {
       retryAfterSeconds: 0,
     });
+
+  it("an overload reported mid-stream as an error event is retried like a 529", async () => {
+    const { agent, notes, requests } = await realTeam([
+      errorMidStream("overloaded_error", "Overloaded"),
+      endTurn("done after the overload"),
+    ]);
+    await agent.send("go");
+    expect(requests).toHaveLength(2);
+    expect(notes().some((n) => /try 1\/3 failed/.test(n))).toBe(true);
+  });
 
   it("each try is one request: three rate limits are three requests, then it gives up", async () => {
     const { agent, delays, notes, requests } = await realTeam([

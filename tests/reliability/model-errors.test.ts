@@ -21,6 +21,7 @@ import type {
 import {
   apiError as fakeError,
   droppedMidBody,
+  errorMidStream,
   emptyObject,
   endTurn,
   htmlPage,
@@ -288,6 +289,41 @@ describe("the real client against the fake API: one request per call", () => {
     const body = { model: MODEL, max_tokens: 10, messages: [{ role: "user", content: "hi" }] };
     await expect(client.messages.create(body as CreateParams)).rejects.toMatchObject({ status });
     expect(api.requests).toHaveLength(1);
+  });
+});
+
+describe("an error event in the middle of a stream, from the real client against the fake API", () => {
+  let api: FakeApi | undefined;
+  afterEach(async () => {
+    await api?.close();
+    api = undefined;
+  });
+
+  // Once a stream has begun the API can no longer send an HTTP status: it sends an `error` event.
+  // The chapters must see the same error their HTTP twin would be (s14 retries an overload).
+  it.each([
+    ["overloaded_error", 529, "OverloadedError"],
+    ["rate_limit_error", 429, "RateLimitError"],
+    ["api_error", 500, "InternalServerError"],
+    ["invalid_request_error", 400, "BadRequestError"],
+  ])("%s is classified as a %i (%s)", async (type, status, name) => {
+    api = await startFakeApi([errorMidStream(type, "Overloaded")]);
+    const client = await realClient({ ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url });
+    const body = { model: MODEL, max_tokens: 10, messages: [{ role: "user", content: "hi" }] };
+    const failure = await client.messages.create(body as CreateParams).catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(APIError);
+    expect(failure).toMatchObject({ status });
+    expect((failure as Error).constructor.name).toBe(name);
+    expect(api.requests).toHaveLength(1);
+  });
+
+  it("an error event of a type the API does not document stays an error without a status", async () => {
+    api = await startFakeApi([errorMidStream("mystery_error", "something odd")]);
+    const client = await realClient({ ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url });
+    const body = { model: MODEL, max_tokens: 10, messages: [{ role: "user", content: "hi" }] };
+    const failure = await client.messages.create(body as CreateParams).catch((err: unknown) => err);
+    expect(failure).toMatchObject({ status: undefined });
+    expect(describeModelError(failure, MODEL)).toBe("The model call failed: something odd");
   });
 });
 

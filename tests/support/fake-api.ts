@@ -103,6 +103,15 @@ export const toolUse = (
     usage: { input_tokens: 1, output_tokens: 1 },
   },
 });
+/** A stream that starts (message_start, a first piece of text) and then reports an error as an
+ *  `error` event, as the real API does for an overload once a stream has begun. */
+export const errorMidStream = (type: string, message: string): FakeReply => ({
+  body: null,
+  events: [
+    ...streamed(endTurn("partial answer")).events!.slice(0, 3),
+    { event: "error", data: { type: "error", error: { type, message } } },
+  ],
+});
 export const droppedMidBody = (): FakeReply => ({
   ...endTurn("this answer never arrives whole"),
   dropMidBody: true,
