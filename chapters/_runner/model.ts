@@ -105,6 +105,9 @@ export async function realClient(env: NodeJS.ProcessEnv): Promise<ModelClient> {
     authToken: env.ANTHROPIC_AUTH_TOKEN?.trim() || null,
     baseURL: env.ANTHROPIC_BASE_URL || undefined,
     maxRetries: 0,
+    // Every failure reaches the person as one sentence (describeModelError); the SDK's own log
+    // lines would come first and bury it. ANTHROPIC_LOG=debug still shows them, for a bug report.
+    logLevel: env.ANTHROPIC_LOG ? undefined : "off",
   });
   return {
     messages: {
@@ -113,9 +116,14 @@ export async function realClient(env: NodeJS.ProcessEnv): Promise<ModelClient> {
         try {
           answer = await streamed(sdk, body, options);
         } catch (err) {
-          // A body that does not parse (HTML sent as JSON) is not a message either.
-          if (err instanceof SyntaxError)
+          // A body that does not parse (HTML sent as JSON, an event whose data is not JSON) is not
+          // a message either; the stream helper wraps the SyntaxError, so look down the chain.
+          if (causes(err).some((e) => e instanceof SyntaxError))
             throw new NotAMessageError("text that is not JSON", { cause: err });
+          if (/^stream ended without producing a Message/.test((err as Error)?.message ?? ""))
+            throw new NotAMessageError("an event stream that ended before the message did", {
+              cause: err,
+            });
           // A connection cut mid-answer is a network failure like any other (s14 retries those).
           if (isDroppedConnection(err)) {
             throw new APIConnectionError({

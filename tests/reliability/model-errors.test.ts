@@ -317,6 +317,31 @@ describe("an error event in the middle of a stream, from the real client against
     expect(api.requests).toHaveLength(1);
   });
 
+  it("a broken event stream is one sentence: the SDK logs nothing of its own to the terminal", async () => {
+    api = await startFakeApi([
+      {
+        body: null,
+        contentType: "text/event-stream",
+        raw: "event: message_start\ndata: {this is not json\n\n",
+      },
+    ]);
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const warned = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      const client = await realClient({
+        ANTHROPIC_API_KEY: "sk-test",
+        ANTHROPIC_BASE_URL: api.url,
+      });
+      const body = { model: MODEL, max_tokens: 10, messages: [{ role: "user", content: "hi" }] };
+      const failure = await client.messages.create(body as CreateParams).catch((e: unknown) => e);
+      expect(describeModelError(failure, MODEL)).toMatch(/^The API answered with something/);
+      expect([...logged.mock.calls, ...warned.mock.calls]).toEqual([]);
+    } finally {
+      logged.mockRestore();
+      warned.mockRestore();
+    }
+  });
+
   it("an error event of a type the API does not document stays an error without a status", async () => {
     api = await startFakeApi([errorMidStream("mystery_error", "something odd")]);
     const client = await realClient({ ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url });
