@@ -246,6 +246,9 @@ export function createIO({
         const line = usageLines.get(message);
         if (line) print(line);
       }
+      // Most chapters end the turn here; without this line a cut-off answer looks finished.
+      if (message.stop_reason === "max_tokens")
+        print(`${who(agent)}${c.yellow("  ✂ cut off: the answer reached its max_tokens limit")}`);
       teach(trace.at(-1)!);
     },
     async toolCall(call: ToolUseBlock, agent = "lead") {

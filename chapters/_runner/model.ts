@@ -233,7 +233,10 @@ export function describeModelError(err: unknown, modelId: string): string {
       case 403:
         return "This key may not use that model or endpoint (403). Check your account's permissions.";
       case 404:
-        return `The model "${modelId}" was not found (404). Set MODEL_ID to a model your account can use.`;
+        // The API names the model it could not find; any other 404 is a path that does not exist.
+        if (detail.includes(modelId) || /\bmodel\b/i.test(detail))
+          return `The model "${modelId}" was not found (404): ${detail}. Set MODEL_ID to a model your account can use.`;
+        return `The endpoint answered 404 (${detail}). Check ANTHROPIC_BASE_URL: the client adds /v1/messages itself, so it should not end in /v1.`;
       case 413:
         return "The request was too large for the API (413). Start a fresh session or compact the history.";
       case 429:

@@ -56,7 +56,16 @@ const FAILURES: { name: string; error: () => Error; sentence: RegExp; transient:
     name: "404 not found",
     transient: false,
     error: () => apiError(404, "not_found_error", `model: ${MODEL}`),
-    sentence: /^The model "test-model" was not found \(404\)\. Set MODEL_ID/,
+    sentence: /^The model "test-model" was not found \(404\): model: test-model\. Set MODEL_ID/,
+  },
+  {
+    // ANTHROPIC_BASE_URL=http://host/v1: the client adds /v1/messages, the server has no
+    // /v1/v1/messages. Its own words are kept, and the model is not blamed.
+    name: "404 from a wrong path",
+    transient: false,
+    error: () => apiError(404, "not_found_error", "Not Found: /v1/v1/messages"),
+    sentence:
+      /^The endpoint answered 404 \(Not Found: \/v1\/v1\/messages\)\. Check ANTHROPIC_BASE_URL: the client adds \/v1\/messages itself, so it should not end in \/v1\.$/,
   },
   {
     name: "429 rate limit",

