@@ -88,3 +88,17 @@ export function putBack(mine: string, reference: string, names: string[]): strin
   });
   return splice(mine, edits);
 }
+
+/** Where each blank's body is in the lesson, by line (1-based, inclusive): what a mutation tool
+ *  may change (npm run mutation), the same bodies a rebuild cuts out. */
+export function blankLines(
+  text: string,
+  names: string[],
+): { name: string; from: number; to: number }[] {
+  const source = parse(text);
+  return names.map((name) => {
+    const { body } = exactlyOne(find(source, name), name);
+    const line = (pos: number) => source.getLineAndCharacterOfPosition(pos).line + 1;
+    return { name, from: line(body.getStart(source)), to: line(body.getEnd()) };
+  });
+}
