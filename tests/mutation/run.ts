@@ -98,8 +98,12 @@ for (const exercise of chosen) {
       ...(values["no-typecheck"] ? [] : ["@stryker-mutator/typescript-checker"]),
     ],
     checkers: values["no-typecheck"] ? [] : ["typescript"],
-    tsconfigFile: "tsconfig.json",
-    typescriptChecker: { prioritizePerformanceOverAccuracy: true },
+    ...(values["no-typecheck"]
+      ? {}
+      : {
+          tsconfigFile: "tsconfig.json",
+          typescriptChecker: { prioritizePerformanceOverAccuracy: true },
+        }),
     mutate: ranges.map((r) => `${file}:${r.from}-${r.to}`),
     coverageAnalysis: "perTest",
     concurrency: 2,
