@@ -29,6 +29,7 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmdirSync } from "node:fs";
 import path from "node:path";
+import { withPromptCache } from "../_shared/prompt-cache.ts";
 import * as s02 from "../s02-tool-use/agent.ts";
 import * as s03 from "../s03-todo-write/agent.ts";
 import * as s04 from "../s04-skill-loading/agent.ts";
@@ -48,7 +49,6 @@ import type {
   Agent,
   AgentEnv,
   ContentBlockParam,
-  CreateParams,
   MessageParam,
   ModelClient,
   Tool,
@@ -202,40 +202,10 @@ function oneQuestionAtATime(env: AgentEnv): AgentEnv {
 // #endregion call
 
 // #region cache
-const EPHEMERAL = { type: "ephemeral" } as const;
-const markLast = <T>(list: T[], mark: (item: T) => T): T[] =>
-  list.map((item, i) => (i === list.length - 1 ? mark(item) : item));
-
 /** Every call re-sends the same tools and system prompt, and the history grows at its end only:
- *  the API can cache such a prefix. It reads a request as tools, then system, then messages, and
- *  keeps the prefix up to each block marked `cache_control` for five minutes. Three marks: the
- *  last tool (the tools never change), the system prompt (it changes when a memory or a skill
- *  does) and the newest message (the next call reads the whole history so far from the cache).
- *  A cached read costs a tenth of the input price, writing one a quarter more; `usage` counts
- *  both (cache_read_input_tokens, cache_creation_input_tokens). */
-export function withPromptCache(body: CreateParams): CreateParams {
-  const system =
-    typeof body.system === "string"
-      ? [{ type: "text" as const, text: body.system, cache_control: EPHEMERAL }]
-      : body.system;
-  const messages = markLast(body.messages, (message) => {
-    const content =
-      typeof message.content === "string"
-        ? [{ type: "text" as const, text: message.content }]
-        : message.content;
-    // A thinking block cannot carry a mark.
-    const marked = markLast(content, (b) =>
-      b.type === "thinking" || b.type === "redacted_thinking"
-        ? b
-        : { ...b, cache_control: EPHEMERAL },
-    );
-    return { ...message, content: marked } as MessageParam;
-  });
-  const tools = body.tools && markLast(body.tools, (t) => ({ ...t, cache_control: EPHEMERAL }));
-  return { ...body, system, tools, messages } as CreateParams;
-}
-
-/** A client that sends every request with the cache marks (the lead's and each teammate's). */
+ *  the API can cache such a prefix (withPromptCache marks the last tool, the system prompt and the
+ *  newest message; the runner marks a real call the same way when a chapter has not). A client
+ *  that sends every request with the cache marks (the lead's and each teammate's). */
 const promptCached = (client: ModelClient): ModelClient => ({
   messages: { create: (body, options) => client.messages.create(withPromptCache(body), options) },
 });

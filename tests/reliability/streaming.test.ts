@@ -96,6 +96,43 @@ describe("the real client streams, and hands the chapter the Message a plain cal
     expect(seen.flatMap((e) => (e.type === "block" ? [e.block] : []))).toStrictEqual(plain.content);
   });
 
+  it("every real call is marked for the prompt cache: the last tool, the system prompt, the newest message", async () => {
+    const { env } = await envAgainst([
+      streamed(toolUse("bash", { command: "echo hi" })),
+      streamed(endTurn("done")),
+    ]);
+    const agent = s01.createAgent(env);
+    await agent.send("go");
+    const marks = (value: unknown) => JSON.stringify(value).match(/"cache_control"/g)?.length ?? 0;
+    for (const { body } of api!.requests) {
+      const tools = body.tools as Record<string, unknown>[];
+      const system = body.system as Record<string, unknown>[];
+      const messages = body.messages as { content: Record<string, unknown>[] }[];
+      expect(tools.at(-1)).toHaveProperty("cache_control", { type: "ephemeral" });
+      expect(system.at(-1)).toHaveProperty("cache_control", { type: "ephemeral" });
+      expect(messages.at(-1)!.content.at(-1)).toHaveProperty("cache_control", {
+        type: "ephemeral",
+      });
+      expect(marks(body)).toBe(3); // the API allows four
+    }
+    // The chapter's own history carries no marks: they go on the request's copy only.
+    expect(JSON.stringify(agent.messages)).not.toContain("cache_control");
+  });
+
+  it("a request a chapter marked itself is sent as it is, and words about caching are not marks", async () => {
+    api = await startFakeApi([endTurn("a"), endTurn("b")]);
+    const client = await realClient({ ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url });
+    const own = {
+      ...body(),
+      system: [{ type: "text", text: "be brief", cache_control: { type: "ephemeral" } }],
+    } as CreateParams;
+    await client.messages.create(own);
+    expect(api.requests[0].body.system).toEqual(own.system);
+    expect(JSON.stringify(api.requests[0].body.messages)).not.toContain("cache_control");
+    await client.messages.create(body('explain "cache_control" to me'));
+    expect(JSON.stringify(api.requests[1].body.messages)).toContain('"cache_control":{');
+  });
+
   it("thinking and redacted_thinking blocks are messages' blocks (notAMessage accepts them)", () => {
     const message = {
       content: [
@@ -436,7 +473,12 @@ describe.skipIf(!hasPseudoTerminal)("on a terminal (real CLI, pseudo-terminal)",
     // The call that was cut carried the tool's answer; the dropped turn left nothing behind: the
     // next request is the new prompt alone.
     expect(JSON.stringify(api.requests[1].body.messages)).toContain('"type":"tool_result"');
-    expect(api.requests[2].body.messages).toEqual([{ role: "user", content: "again" }]);
+    expect(api.requests[2].body.messages).toEqual([
+      {
+        role: "user",
+        content: [{ type: "text", text: "again", cache_control: { type: "ephemeral" } }],
+      },
+    ]);
     run.type("q\r");
     expect(await run.exited).toBe(0);
   });
