@@ -28,11 +28,21 @@ export interface ReplOptions {
   usage?: UsageLedger;
 }
 
-/** Reads stdin one line at a time; `next()` resolves null at end of input. */
+/** The terminal tells us where a paste starts and ends (bracketed paste): a pasted error message
+ *  of three lines is one prompt, not three turns. */
+const PASTE_ON = "\x1b[?2004h";
+const PASTE_OFF = "\x1b[?2004l";
+
+/** Reads stdin one entry at a time; `next()` resolves null at end of input. On a terminal an entry
+ *  may hold several lines: a paste is kept whole until Enter, and a line that ends in `\` goes on
+ *  in the next one. */
 export class LineReader {
   private queue: string[] = [];
   private waiting: { resolve: (line: string | null) => void; prompt?: string }[] = [];
   private closed = false;
+  /** Lines of an entry not finished yet: pasted ones, or ones that ended in a backslash. */
+  private pending: string[] = [];
+  private pasting = false;
   readonly rl;
 
   constructor(
@@ -41,7 +51,26 @@ export class LineReader {
     terminal: boolean,
   ) {
     this.rl = createInterface({ input, output, terminal });
-    this.rl.on("line", (line) => {
+    if (terminal) {
+      // readline turns the terminal's paste brackets into keypresses, after it has handled them.
+      input.on("keypress", (_: unknown, key?: { name?: string }) => {
+        if (key?.name === "paste-start") this.pasting = true;
+        if (key?.name === "paste-end") this.pasting = false;
+      });
+      output.write(PASTE_ON);
+      const off = () => output.write(PASTE_OFF);
+      this.rl.on("close", off);
+      process.once("exit", off);
+    }
+    this.rl.on("line", (typed) => {
+      if (this.pasting) return void this.pending.push(typed);
+      // A backslash at the end goes on in the next line; two stay as typed (a Windows path).
+      if (terminal && typed.endsWith("\\") && !typed.endsWith("\\\\")) {
+        this.pending.push(typed.slice(0, -1));
+        this.rl.setPrompt("  … ");
+        return void this.rl.prompt();
+      }
+      const line = [...this.pending.splice(0), typed].join("\n");
       const waiter = this.waiting.shift();
       if (!waiter) return void this.queue.push(line);
       waiter.resolve(line);
@@ -60,8 +89,19 @@ export class LineReader {
     this.rl.prompt();
   }
 
-  /** Ctrl-C during a question or a --step pause: whoever waits gets no answer (null). */
+  /** Drops the lines of an entry not sent yet (Ctrl-C at the prompt); says how many there were.
+   *  Whoever waits gets their own prompt back. */
+  discardPending(): number {
+    const dropped = this.pending.splice(0).length;
+    const prompt = this.waiting[0]?.prompt;
+    if (dropped && prompt !== undefined) this.rl.setPrompt(prompt);
+    return dropped;
+  }
+
+  /** Ctrl-C during a question or a --step pause: whoever waits gets no answer (null). An entry
+   *  half typed or pasted is dropped with it. */
   cancelWaiting(): void {
+    this.pending = [];
     for (const w of this.waiting.splice(0)) w.resolve(null);
   }
 
@@ -134,6 +174,9 @@ export async function runRepl(o: ReplOptions): Promise<number> {
     } else if (turnRunning || idleCtrlC || !o.interactive) {
       out(c.dim("\nbye"));
       void shutdown(o.agent, SIGNAL_EXIT.SIGINT, summary);
+    } else if (o.lines.discardPending()) {
+      out(c.dim("\n(the lines not sent yet are dropped)"));
+      o.lines.rl.prompt();
     } else {
       idleCtrlC = true;
       out(c.dim("\n(Ctrl-C again or q to quit)"));
@@ -208,6 +251,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
     [
       ...Object.entries(commands).map(([name, cmd]) => `  ${name.padEnd(10)} ${cmd.help}`),
       `  ${"q".padEnd(10)} quit (also: exit, Ctrl-D)`,
+      `  ${"\\".padEnd(10)} at the end of a line: go on in the next line (a paste is one prompt)`,
       o.offline ? `  ${"(Enter)".padEnd(10)} send the scenario's next prompt` : "",
     ]
       .filter(Boolean)
