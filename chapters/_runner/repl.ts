@@ -265,7 +265,11 @@ export async function runRepl(o: ReplOptions): Promise<number> {
   } else {
     for (;;) {
       const raw = await o.lines.next(o.interactive ? c.bold("you › ") : undefined);
-      if (raw === null) break;
+      if (raw === null) {
+        // Ctrl-D leaves the cursor after "you › ": what follows starts on a line of its own.
+        if (o.interactive) out("");
+        break;
+      }
       idleCtrlC = false;
       let line = raw.trim();
       if (QUIT.has(line.toLowerCase())) break;

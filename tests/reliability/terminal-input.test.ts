@@ -1,10 +1,10 @@
-// Several lines, one prompt (issue 37): a paste of three lines is one turn sent on Enter, not three
+// Typing at the harness's prompt (issue 37). Several lines, one prompt: a paste of three lines is one turn sent on Enter, not three
 // billed calls each knowing one line; a line ending in a backslash goes on in the next; Ctrl-C
 // drops what was not sent. On a real pseudo-terminal, against the local fake Messages API.
 import { afterEach, describe, expect, it } from "vitest";
 import { endTurn, startFakeApi, type FakeApi } from "../support/fake-api.ts";
 import { tempDir } from "../support/helpers.ts";
-import { hasPseudoTerminal, runCliInTerminal } from "../support/terminal.ts";
+import { hasPseudoTerminal, render, runCliInTerminal } from "../support/terminal.ts";
 
 const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";
@@ -22,7 +22,7 @@ const userText = (body: Record<string, unknown>) => {
     : (first as { type: string; text?: string }[]).map((b) => b.text ?? "").join("");
 };
 
-describe.skipIf(!hasPseudoTerminal)("several lines, one prompt (real CLI, pseudo-terminal)", () => {
+describe.skipIf(!hasPseudoTerminal)("typing at the prompt (real CLI, pseudo-terminal)", () => {
   const start = async () => {
     api = await startFakeApi([endTurn("First answer."), endTurn("Second answer.")]);
     const run = runCliInTerminal(["s01", "--workspace", tempDir()], {
@@ -68,5 +68,28 @@ describe.skipIf(!hasPseudoTerminal)("several lines, one prompt (real CLI, pseudo
     expect(userText(api!.requests[0].body)).toBe("first line \nsecond line");
     run.type("q\r");
     expect(await run.exited).toBe(0);
+  });
+
+  it("Ctrl-D: the session's summary starts on a line of its own, not after the prompt", async () => {
+    api = await startFakeApi([
+      {
+        ...endTurn("Hi."),
+        body: { ...(endTurn("Hi.").body as object), usage: { input_tokens: 5, output_tokens: 2 } },
+      },
+    ]);
+    const run = runCliInTerminal(["s01", "--workspace", tempDir()], {
+      ANTHROPIC_API_KEY: "sk-test",
+      ANTHROPIC_BASE_URL: api.url,
+      MODEL_ID: "claude-sonnet-5-5",
+    });
+    await run.waitForScreen((s) => s.lines.some((l) => l.startsWith("you ›")), "the prompt");
+    run.type("hello\r");
+    await run.waitForScreen((s) => s.lines.some((l) => l.includes("Hi.")), "the answer");
+    run.type("\x04");
+    await run.exited;
+    const screen = await render(run.output());
+    const summary = screen.lines.find((l) => l.includes("session:"));
+    expect(summary).toBeDefined();
+    expect(summary!.startsWith("session:")).toBe(true);
   });
 });
