@@ -42,6 +42,8 @@ export interface Printer extends Recorder {
   /** Keeps the screen for `work` alone (a question, a --step pause): what any agent prints
    *  meanwhile, streamed text too, waits below until it is done, and so does the status line. */
   hold<T>(work: () => Promise<T>): Promise<T>;
+  /** The text the lead's last model call streamed before it ended unfinished (Ctrl-C), once. */
+  unfinished(): string | undefined;
 }
 
 export interface ModelCall {
@@ -139,9 +141,12 @@ export function createIO({
    *  is, escaped by `visible` as it is: a control character is one character, so an escape
    *  sequence split across two pieces is shown all the same). A teammate's or a subagent's
    *  answer is printed whole once it is complete, so that two agents' text never interleaves. */
+  let unfinishedText: string | undefined;
   const call = (agent: string, model: string): ModelCall => {
     const lead = agent === "lead";
+    if (lead) unfinishedText = undefined;
     const waiting = status?.begin(agent);
+    let said = ""; // the lead's text so far, kept if the answer never completes
     let streamed = false;
     let closed = false;
     let started = false; // "assistant ›" printed for the text now streaming
@@ -154,6 +159,7 @@ export function createIO({
       endLine();
     };
     const text = (piece: string) => {
+      said += piece;
       let s = high + piece;
       high = /[\uD800-\uDBFF]$/.test(s) ? s.slice(-1) : "";
       if (high) s = s.slice(0, -1);
@@ -191,6 +197,7 @@ export function createIO({
       },
       done(message) {
         if (closed) return;
+        said = "";
         const counts = usage && tokenUsage(message.usage);
         if (counts) usage.add(agent, model, counts);
         const usageLine = counts && `${who(agent)}${c.dim(`  tokens: ${tokensText(counts)}`)}`;
@@ -214,6 +221,7 @@ export function createIO({
       close() {
         if (closed) return;
         closed = true;
+        if (lead && said.trim()) unfinishedText = said;
         waiting?.done();
         if (lead) endText();
       },
@@ -225,6 +233,11 @@ export function createIO({
     usage,
     call,
     hold,
+    unfinished() {
+      const text = unfinishedText;
+      unfinishedText = undefined;
+      return text;
+    },
     step: keep,
     user(text, agent = "lead") {
       record({ kind: "user", agent, text });

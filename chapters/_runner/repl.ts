@@ -2,11 +2,13 @@
 import { createInterface } from "node:readline";
 import pc from "picocolors";
 import { beginTurn, interruptTurn, InterruptedError } from "./interrupt.ts";
+import { finishedResults, keepInterruptedTurn } from "./interrupted-turn.ts";
 import { describeModelError } from "./model.ts";
 import { ScenarioError } from "./scripted-model.ts";
 import { killAllCommands } from "../_shared/shell.ts";
 import { oneLine, visible } from "../_shared/visible.js";
 import type { Agent, AgentCommand, IO, Scenario, Tool } from "../_shared/types.ts";
+import type { TraceEvent } from "./trace.ts";
 import type { UsageLedger } from "./usage.ts";
 
 export interface ReplOptions {
@@ -22,8 +24,9 @@ export interface ReplOptions {
   lines: LineReader;
   /** Send the scenario's prompts one after another, then stop (--demo). */
   demo: boolean;
-  /** Where each prompt is recorded (and its step note printed), as playScenario does. */
-  io?: IO;
+  /** Where each prompt is recorded (and its step note printed), as playScenario does; its trace
+   *  and the lead's unfinished text are what an interrupted turn keeps. */
+  io?: IO & { trace?: readonly TraceEvent[]; unfinished?(): string | undefined };
   /** The session's token counts (a real model): /usage, and a summary line on exit. */
   usage?: UsageLedger;
 }
@@ -161,6 +164,8 @@ export async function runRepl(o: ReplOptions): Promise<number> {
   // Ctrl-C again, or at an idle prompt twice, ends the harness. SIGTERM and SIGHUP end it at once.
   let turnRunning = false;
   let interrupted = false;
+  /** How long the trace was at Ctrl-C: a result recorded after it comes from a stopped command. */
+  let interruptedAt = 0;
   let idleCtrlC = false;
   const summary = () => {
     if (o.usage && !o.usage.empty) out(c.dim(o.usage.summary()));
@@ -168,6 +173,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
   const onCtrlC = () => {
     if (turnRunning && !interrupted) {
       interrupted = true;
+      interruptedAt = o.io?.trace?.length ?? 0;
       out(c.yellow("\n⏹ interrupting… (Ctrl-C again to quit)"));
       interruptTurn();
       o.lines.cancelWaiting();
@@ -193,6 +199,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
 
   const send = async (prompt: string) => {
     const before = o.agent.messages.length;
+    const traceStart = o.io?.trace?.length ?? 0;
     beginTurn();
     turnRunning = true;
     interrupted = false;
@@ -200,12 +207,15 @@ export async function runRepl(o: ReplOptions): Promise<number> {
     try {
       await o.agent.send(prompt);
     } catch (err) {
-      // Forget the failed turn so the session stays usable (compaction may already have shrunk it).
-      if (o.agent.messages.length > before) o.agent.messages.length = before;
       if (err instanceof InterruptedError || interrupted) {
-        out(c.yellow("⏹ interrupted: the turn was dropped; you are back at the prompt"));
+        // Keep what the turn did (interrupted-turn.ts): the model must not forget its own work.
+        const steps = o.io?.trace?.slice(traceStart, interruptedAt) ?? [];
+        keepInterruptedTurn(o.agent.messages, before, finishedResults(steps), o.io?.unfinished?.());
+        out(c.yellow("⏹ interrupted: what the turn finished is kept; you are back at the prompt"));
         return;
       }
+      // Forget the failed turn so the session stays usable (compaction may already have shrunk it).
+      if (o.agent.messages.length > before) o.agent.messages.length = before;
       failures++;
       const sentence =
         err instanceof ScenarioError

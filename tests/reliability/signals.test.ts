@@ -64,9 +64,13 @@ describe("signals", () => {
     await waitFor(() => h.out().includes("back at your service"), "the next turn to answer");
     h.child.stdin.end();
     expect(await h.exited).toBe(0);
-    // The interrupted turn left nothing for the API to see: the next request is just the new prompt.
-    const last = api.requests.at(-1)!.body.messages as { role: string }[];
-    expect(last).toHaveLength(1);
+    // The interrupted turn is kept as far as it got (interrupted-turn.ts): the prompt, the call, a
+    // result that says the command was stopped (never its half output), the note, the new prompt.
+    const last = JSON.stringify(api.requests.at(-1)!.body.messages);
+    expect(last).toContain("run the slow thing");
+    expect(last).toContain("interrupted by the user before it finished");
+    expect(last).toContain("The user interrupted this turn");
+    expect(last).not.toMatch(/\b42\b/);
   }, 40_000);
 
   it("Ctrl-C during a model call that hangs stops the call; a second Ctrl-C ends the harness", async () => {

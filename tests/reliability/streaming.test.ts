@@ -358,6 +358,21 @@ describe("the status line (status.ts), on a stand-in terminal", () => {
   });
 });
 
+/** Every tool_use is answered by exactly one tool_result, in the message right after it. */
+function expectValidHistory(messages: MessageParam[]) {
+  messages.forEach((m, i) => {
+    if (m.role !== "assistant" || typeof m.content === "string") return;
+    const ids = m.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : []));
+    if (!ids.length) return;
+    const next = messages[i + 1];
+    const answered =
+      next && typeof next.content !== "string"
+        ? next.content.flatMap((b) => (b.type === "tool_result" ? [b.tool_use_id] : []))
+        : [];
+    expect(answered.sort()).toEqual([...ids].sort());
+  });
+}
+
 /** The screen as it was when `pattern` first matched what had arrived. */
 async function screenWhen(run: TerminalRun, pattern: RegExp) {
   let sofar = "";
@@ -441,7 +456,46 @@ describe.skipIf(!hasPseudoTerminal)("on a terminal (real CLI, pseudo-terminal)",
     );
   });
 
-  it("Ctrl-C mid-stream: the turn is dropped, the history stays valid, the prompt comes back", async () => {
+  it("Ctrl-C during the second of two commands: the first one's result is kept, the second says it was stopped", async () => {
+    const two = toolUse("bash", { command: "echo first-done" });
+    const body = two.body as { content: Record<string, unknown>[] };
+    body.content.push({
+      type: "tool_use",
+      id: "toolu_slow",
+      name: "bash",
+      input: { command: "sleep 30" },
+    });
+    api = await startFakeApi([two, endTurn("Fresh answer.")]);
+    const run = runCliInTerminal(["s02", "--workspace", tempDir()], env(api.url));
+    await run.waitForScreen((s) => s.lines.some((l) => l.startsWith("you ›")), "the prompt");
+    run.type("run both\r");
+    await run.waitForScreen(
+      (s) =>
+        s.lines.some((l) => l.includes("first-done")) &&
+        s.lines.some((l) => l.includes("sleep 30")),
+      "the first result and the second command",
+    );
+    run.type("\x03");
+    await run.waitForScreen(
+      (s) => s.lines.some((l) => l.includes("interrupted: what the turn finished is kept")),
+      "the interruption",
+    );
+    run.type("again\r");
+    await run.waitForScreen((s) => s.lines.some((l) => l.includes("Fresh answer.")), "the answer");
+    const messages = api.requests[1].body.messages as MessageParam[];
+    expectValidHistory(messages);
+    const results = messages.flatMap((m) =>
+      typeof m.content === "string" ? [] : m.content.filter((b) => b.type === "tool_result"),
+    ) as { tool_use_id: string; content: string }[];
+    expect(results.map((r) => [r.tool_use_id === "toolu_slow", String(r.content)])).toEqual([
+      [false, expect.stringContaining("first-done")],
+      [true, "(interrupted by the user before it finished)"],
+    ]);
+    run.type("q\r");
+    expect(await run.exited).toBe(0);
+  });
+
+  it("Ctrl-C mid-stream: the turn is kept as far as it got, the history stays valid, the prompt comes back", async () => {
     api = await startFakeApi([
       streamed(toolUse("bash", { command: "echo one" }, "Running it."), {}),
       // Sends message_start, the block's start and two pieces of text, then holds the line open.
@@ -461,7 +515,7 @@ describe.skipIf(!hasPseudoTerminal)("on a terminal (real CLI, pseudo-terminal)",
     );
     run.type("\x03");
     await run.waitForScreen(
-      (s) => s.lines.some((l) => l.includes("interrupted: the turn was dropped")),
+      (s) => s.lines.some((l) => l.includes("interrupted: what the turn finished is kept")),
       "the interruption",
     );
     run.type("again\r");
@@ -470,15 +524,16 @@ describe.skipIf(!hasPseudoTerminal)("on a terminal (real CLI, pseudo-terminal)",
       "the next answer",
     );
     expect(screen.lines.filter((l) => /waiting for/.test(l))).toEqual([]);
-    // The call that was cut carried the tool's answer; the dropped turn left nothing behind: the
-    // next request is the new prompt alone.
-    expect(JSON.stringify(api.requests[1].body.messages)).toContain('"type":"tool_result"');
-    expect(api.requests[2].body.messages).toEqual([
-      {
-        role: "user",
-        content: [{ type: "text", text: "again", cache_control: { type: "ephemeral" } }],
-      },
-    ]);
+    // The next request remembers the turn: the prompt, the tool call and its result, the text
+    // streamed before Ctrl-C, and a note that the person interrupted; then the new prompt.
+    const messages = api.requests[2].body.messages as MessageParam[];
+    expectValidHistory(messages);
+    const text = JSON.stringify(messages);
+    expect(text).toContain("run echo");
+    expect(text).toContain('"type":"tool_result"');
+    expect(text).toMatch(/"text":"This answer[^"]*"/);
+    expect(text).toContain("The user interrupted this turn");
+    expect(text.indexOf("interrupted this turn")).toBeLessThan(text.indexOf('"again"'));
     run.type("q\r");
     expect(await run.exited).toBe(0);
   });
