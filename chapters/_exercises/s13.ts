@@ -224,15 +224,8 @@ export const inboxFirst: Check<M> = {
 
 // ---- The claim's rule, tried on generated races (a property check) ----
 
-/** How the task stands before the claim. */
+/** How the task stands before the claim (named in the learner's words: `start-<state>`). */
 type Start = "ready" | "owned" | "blocked" | "in_progress" | "completed";
-const START_WORDS: Record<Start, string> = {
-  ready: "pending, no owner, nothing blocking",
-  owned: "pending, owned by carol",
-  blocked: "pending, blocked by task #1",
-  in_progress: "in_progress, owner carol",
-  completed: "completed",
-};
 
 /** A board whose reads (get, list, isReady) are counted; after read number `rivalAt` another
  *  claimer (bob) tries the same task the right way: under its lock, looking again, then
@@ -319,7 +312,7 @@ export const claimRaces: Check<M> = {
         const now = new TaskBoard(board.dir).get(task.id);
         const values = {
           task: task.id,
-          start: START_WORDS[start],
+          start: `@start-${start}`,
           read: rivalAt,
           got: describeTask(now),
         };
@@ -333,8 +326,7 @@ export const claimRaces: Check<M> = {
         const free = start === "ready" && !held && !board.rival.won;
         if (held) expectThat(!got && now.owner !== "alice", "claimed-under-lock", values);
         else if (free) expectThat(got, "race-refused", values);
-        else if (!board.rival.won)
-          expectThat(!got, "claimed-unready", { ...values, what: START_WORDS[start] });
+        else if (!board.rival.won) expectThat(!got, "race-claimed-unready", values);
         expectThat(!existsSync(lockPath), got ? "lock-left" : "lock-left-refused", values);
       },
       { runs: 40 },
