@@ -467,6 +467,6 @@ export const exercises: Exercise<M>[] = [
     kind: "extend",
     file: "agent.ts",
     solution: restartSolution,
-    checks: [restartsOnce, givesUpAfterSecondCrash, routesToItsServer],
+    checks: [restartsOnce, givesUpAfterSecondCrash, routesToItsServer, anyServers],
   },
 ];

@@ -317,7 +317,7 @@ export const exercises: Exercise<M>[] = [
           'block.name === "now"\n          ? { output: new Date().toISOString(), isError: false }\n          : block.name !== "bash"',
         ),
     },
-    checks: [nowTool, stopsWhenAnswered, oneResultPerCall],
+    checks: [nowTool, stopsWhenAnswered, oneResultPerCall, anyRounds],
   },
   {
     id: "s01.2",

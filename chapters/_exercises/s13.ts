@@ -488,7 +488,7 @@ export function claimTask(`,
           "const assigned = this.board.list().filter((t) => assignedTo(t, member.name));\n      ready = [...assigned, ...readyTasks(this.board)];",
         ),
     },
-    checks: [takesAssignedTask, assignedUnderLock, oneOwner, neverBlockedOrOwned],
+    checks: [takesAssignedTask, assignedUnderLock, oneOwner, neverBlockedOrOwned, claimRaces],
   },
   {
     id: "s13.3",
