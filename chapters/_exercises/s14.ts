@@ -231,7 +231,7 @@ const TOO_LONG_MESSAGE = "prompt is too long: 214903 tokens > 200000 maximum";
 const apiFailureArb = (spendCap: string): fc.Arbitrary<Failure> =>
   fc
     .record({
-      status: fc.constantFrom(400, 401, 403, 404, 408, 409, 413, 422, 429, 500, 502, 503, 504, 529),
+      status: fc.constantFrom(400, 401, 403, 404, 413, 422, 429, 500, 502, 503, 504, 529),
       tooLong: fc.boolean(),
       capped: fc.boolean(),
     })

@@ -27,6 +27,15 @@ exerciseSuite("a1", {
         "handlers[name] = (input) =>\n        callTool(conn, tool.name, input, timeoutMs).catch((err) => `failed: ${err}`);",
       ),
     },
+    "drops the server's description": {
+      namespace: swap('${tool.description ?? ""}', ""),
+    },
+    "keeps only the schema's properties (its required fields lost)": {
+      namespace: swap(
+        'input_schema: tool.inputSchema as Tool["input_schema"]',
+        'input_schema: { type: "object", properties: tool.inputSchema.properties }',
+      ),
+    },
     "sends every call to the last server": {
       namespace: swap(
         "callTool(conn, tool.name, input, timeoutMs)",

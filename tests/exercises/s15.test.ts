@@ -18,6 +18,9 @@ exerciseSuite("s15", {
         "    const request = this.requests[id];\n",
       ),
     },
+    "checks the addressee only for an approval": {
+      requests: swap("if (request.to !== by)", "if (approve && request.to !== by)"),
+    },
     "lets anyone answer, not only the addressee": {
       requests: swap("if (request.to !== by)", "if (request.to !== by && request.sender === by)"),
     },
