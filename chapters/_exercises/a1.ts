@@ -6,7 +6,8 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { say, use } from "../_shared/scripted.ts";
 import type * as A1 from "../a1-mcp-servers/agent.ts";
-import { expectThat, type Check, type CheckKit, type Exercise } from "./kit.ts";
+import { expectThat, NOT_STARTED, type Check, type CheckKit, type Exercise } from "./kit.ts";
+import { fc, forAll } from "./property.ts";
 
 type M = typeof A1;
 
@@ -139,6 +140,160 @@ export const badNamesLeftOut: Check<M> = {
         "left-out-unsaid",
         { tool },
       );
+  },
+};
+
+// ---- Namespacing, tried on generated servers (a property check) ----
+
+/** How a generated server answers a call: with text, with an error result, or by failing. */
+type Outcome = "ok" | "error-result" | "throws";
+
+interface GenTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+const schemaArb = fc.oneof(
+  fc.constant({ type: "object" }),
+  fc
+    .record({
+      type: fc.constant("object"),
+      properties: fc.dictionary(
+        fc.constantFrom("q", "path", "limit", "tags"),
+        fc.constantFrom(
+          { type: "string" },
+          { type: "integer" },
+          { type: "array", items: { type: "string" } },
+        ),
+        { minKeys: 1, maxKeys: 3 },
+      ),
+    })
+    .chain((schema) =>
+      fc
+        .subarray(Object.keys(schema.properties))
+        .map((required) => (required.length ? { ...schema, required } : schema)),
+    ),
+);
+
+const toolArb: fc.Arbitrary<GenTool> = fc.record({
+  name: fc.constantFrom("search", "save", "echo", "list__all", "a-b", "bad.name", "t".repeat(60)),
+  description: fc.constantFrom("", "finds things", "keeps a note"),
+  inputSchema: schemaArb,
+});
+
+const serversArb = fc
+  .uniqueArray(fc.constantFrom("a", "notes", "my-files", "x_y"), { minLength: 1, maxLength: 3 })
+  .chain((names) =>
+    fc.tuple(
+      ...names.map((name) =>
+        fc.record({
+          name: fc.constant(name),
+          tools: fc.array(toolArb, { maxLength: 4 }),
+          outcome: fc.constantFrom<Outcome>("ok", "error-result", "throws"),
+        }),
+      ),
+    ),
+  );
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+export const anyServers: Check<M> = {
+  id: "any-servers",
+  run(module) {
+    return forAll(
+      serversArb,
+      async (servers) => {
+        const sent: Sent[] = [];
+        const connections = servers.map(({ name, tools, outcome }) => {
+          const conn = standIn(name, [], sent);
+          conn.tools = tools.map((t) => ({
+            ...t,
+            inputSchema: t.inputSchema as { type: "object" },
+          }));
+          conn.client = {
+            callTool: async (params: { name: string; arguments?: unknown }) => {
+              sent.push({ server: name, tool: params.name, input: params.arguments });
+              if (outcome === "throws") throw new Error("connection reset by the server");
+              return {
+                content: [{ type: "text", text: `${name}:${params.name} answered` }],
+                ...(outcome === "error-result" ? { isError: true } : {}),
+              };
+            },
+          } as unknown as A1.Connection["client"];
+          return conn;
+        });
+        const servedBy = servers
+          .map((s) => `${s.name}: ${s.tools.map((t) => t.name).join(", ") || "no tools"}`)
+          .join("; ");
+        const { tools, handlers } = offered(module, connections);
+
+        // What must be offered: the base tools, then each valid, not yet taken name, in order.
+        const expected = new Map<string, { server: (typeof servers)[number]; tool: GenTool }>();
+        for (const server of servers)
+          for (const tool of server.tools) {
+            const name = `mcp__${server.name}__${tool.name}`;
+            if (TOOL_NAME.test(name) && !expected.has(name)) expected.set(name, { server, tool });
+          }
+        const names = tools.map((t) => t.name);
+        const wanted = [...module.TOOLS.map((t) => t.name), ...expected.keys()];
+        expectThat(names.join() === wanted.join(), "any-tools-offered", {
+          servers: servedBy,
+          got: names.join(", "),
+          expected: wanted.join(", "),
+        });
+
+        for (const [name, { server, tool }] of expected) {
+          const offeredTool = tools.find((t) => t.name === name)!;
+          expectThat(
+            JSON.stringify(offeredTool.input_schema) === JSON.stringify(tool.inputSchema),
+            "schema-lost",
+            {
+              name,
+              got: JSON.stringify(offeredTool.input_schema),
+              expected: JSON.stringify(tool.inputSchema),
+            },
+          );
+          expectThat(
+            (offeredTool.description ?? "").includes(tool.description),
+            "description-lost",
+            {
+              name,
+              got: JSON.stringify(offeredTool.description ?? ""),
+              expected: tool.description,
+            },
+          );
+          const handler = handlers[name];
+          expectThat(handler, "no-handler", { name });
+          sent.length = 0;
+          let output: string | undefined;
+          let failed: string | undefined;
+          try {
+            output = await handler({ q: "x" }, { root: "." });
+          } catch (err) {
+            failed = err instanceof Error ? err.message : String(err);
+            if (failed.includes(NOT_STARTED)) throw err;
+          }
+          const got = sent.map((s) => `${s.server}:${s.tool}`).join(", ") || "nothing";
+          expectThat(
+            sent.length === 1 && sent[0].server === server.name && sent[0].tool === tool.name,
+            "routed-wrong",
+            { name, got, expected: `${server.name}:${tool.name}` },
+          );
+          if (server.outcome === "ok")
+            expectThat(output === `${server.name}:${tool.name} answered`, "output-lost", {
+              got: failed === undefined ? String(output) : `an error: ${failed}`,
+            });
+          else
+            expectThat(failed !== undefined, "failure-hidden", {
+              name,
+              outcome: server.outcome === "throws" ? "@outcome-throws" : "@outcome-error-result",
+              got: JSON.stringify(output),
+            });
+        }
+      },
+      { runs: 40 },
+    );
   },
 };
 
@@ -299,18 +454,19 @@ export const exercises: Exercise<M>[] = [
           "Returns { tools, handlers }: the base tools and handlers (s02) first, then each server's",
           "tools as mcpToolName(conn.name, tool.name), with description and input_schema (inputSchema).",
           "A name's handler sends the call to ITS server with the tool's own name:",
-          "callTool(conn, tool.name, input, timeoutMs). A name already taken, or one TOOL_NAME refuses,",
+          "callTool(conn, tool.name, input, timeoutMs), and a failure stays a failure (callTool throws;",
+          "the loop makes it an error result). A name already taken, or one TOOL_NAME refuses,",
           'is left out with note(`MCP tool "<tool>" of server "<server>" is left out: <why>`).',
         ].join("\n"),
       },
     ],
-    checks: [namespacedNames, namesReadBack, routesToItsServer, badNamesLeftOut],
+    checks: [namespacedNames, namesReadBack, routesToItsServer, badNamesLeftOut, anyServers],
   },
   {
     id: "a1.1",
     kind: "extend",
     file: "agent.ts",
     solution: restartSolution,
-    checks: [restartsOnce, givesUpAfterSecondCrash, routesToItsServer],
+    checks: [restartsOnce, givesUpAfterSecondCrash, routesToItsServer, anyServers],
   },
 ];

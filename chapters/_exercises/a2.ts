@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { say, use } from "../_shared/scripted.ts";
-import type { ScriptedTurn } from "../_shared/types.ts";
+import type { MessageParam, ScriptedTurn, Tool, TurnContext } from "../_shared/types.ts";
 import type * as A2 from "../a2-full-harness/agent.ts";
 import {
   change,
@@ -17,6 +17,7 @@ import {
   type CheckKit,
   type Exercise,
 } from "./kit.ts";
+import { fc, forAll } from "./property.ts";
 
 type M = typeof A2;
 
@@ -164,6 +165,114 @@ export const delegatesGated: Check<M> = {
   },
 };
 
+// ---- Properties: every lead tool's call meets its own schema; a teammate works in its lane ----
+
+/** A call of `tool` that does not fit its schema: a field it does not declare, a required field
+ *  left out, or a declared field of the wrong type. */
+function malformed(tool: Tool, kind: "extra" | "missing" | "wrong-type"): Record<string, unknown> {
+  const schema = tool.input_schema as {
+    properties?: Record<string, { type?: string }>;
+    required?: string[];
+  };
+  const declared = Object.entries(schema.properties ?? {});
+  if (kind === "missing" && schema.required?.length) return {};
+  const typed = declared.find(([, p]) => typeof p.type === "string");
+  if (kind === "wrong-type" && typed) return { [typed[0]]: typed[1].type === "string" ? 42 : "x" };
+  return { zz_undeclared: 1 };
+}
+
+export const everyLeadToolGated: Check<M> = {
+  id: "every-lead-tool-gated",
+  async run(module, kit) {
+    await forAll(
+      fc.record({
+        index: fc.nat(module.TOOLS.length - 1),
+        kind: fc.constantFrom("extra" as const, "missing" as const, "wrong-type" as const),
+      }),
+      async ({ index, kind }) => {
+        const tool = module.TOOLS[index];
+        const input = malformed(tool, kind);
+        const env = kit.env([use(tool.name, input), say("done")], {
+          answers: Array.from({ length: 8 }, () => "yes"),
+        });
+        await play(module, env);
+        results(env); // a stub's "not started" goes on up
+        const decision = env.io.trace.flatMap((e) =>
+          e.kind === "event" && e.type === "permission" && e.data.tool === tool.name
+            ? [e.data.allowed]
+            : [],
+        )[0];
+        const allowed = decision === true;
+        expectThat(decision !== undefined && !allowed, "malformed-allowed", {
+          call: `${tool.name} ${JSON.stringify(input)}`,
+          count: module.TOOLS.length,
+          got: decision === undefined ? "@decision-none" : "@decision-allowed",
+        });
+      },
+      { runs: 12 },
+    );
+  },
+};
+
+/** The newest user text of a request (a teammate's instruction). */
+const instruction = (messages: MessageParam[]) => {
+  const last = [...messages]
+    .reverse()
+    .find(
+      (m) =>
+        m.role === "user" &&
+        (typeof m.content === "string" || m.content.some((b) => b.type === "text")),
+    );
+  if (!last) return "";
+  return typeof last.content === "string"
+    ? last.content
+    : last.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
+};
+
+export const teammateInLane: Check<M> = {
+  id: "teammate-in-lane",
+  limitMs: 30_000,
+  async run(module, kit) {
+    await forAll(
+      fc.record({
+        tool: fc.constantFrom("write" as const, "bash" as const),
+        file: fc.constantFrom("lane.txt", "notes.md"),
+      }),
+      async ({ tool, file }) => {
+        const workspace = kit.workspace();
+        // alice says hi to her first prompt; given the claimed task, she writes one file.
+        const alice = ({ request }: TurnContext) => {
+          const last = request.messages.at(-1);
+          if (Array.isArray(last?.content) && last.content.some((b) => b.type === "tool_result"))
+            return say("done");
+          if (!instruction(request.messages).startsWith("You claimed task")) return say("hi");
+          return tool === "write"
+            ? use("write", { path: file, content: "lane work" })
+            : use("bash", { command: `echo lane work > ${file}` });
+        };
+        const env = kit.env(
+          { lead: [say("ok")], alice: Array.from({ length: 8 }, () => alice) },
+          { workspace, answers: Array.from({ length: 8 }, () => "yes") },
+        );
+        const agent = module.createAgent(env, FAST);
+        try {
+          agent.team.board.create({ subject: "work in a lane", worktree: "feature" });
+          agent.team.spawn("alice", "dev", "hi");
+          await agent.team.waitUntilSettled();
+        } finally {
+          await agent.close?.();
+        }
+        results(env, "alice");
+        const lane = path.join(".worktrees", "feature", file);
+        const call = tool === "write" ? `write "${file}"` : `bash "echo lane work > ${file}"`;
+        expectThat(!existsSync(path.join(workspace, file)), "lane-escaped", { call, file, lane });
+        expectThat(existsSync(path.join(workspace, lane)), "lane-not-written", { call, lane });
+      },
+      { runs: 2 },
+    );
+  },
+};
+
 // ---- a2.1: the hooks around a subagent's and a teammate's calls too ----
 
 export const delegatedHooks: Check<M> = {
@@ -228,21 +337,29 @@ export const exercises: Exercise<M>[] = [
           "base handlers, each behind the same gate as the lead's calls, checked against",
           "s02.BASE_TOOLS: a deny rule cannot be dodged by delegating.",
           "A refused call throws the refusal (the loop makes it an error result). The person's",
-          'question names who asks ("bob: Allow bash …"). The hooks stay the lead\'s.',
+          'question names who asks ("bob: Allow bash …"). The hooks stay the lead\'s. A handler runs',
+          "with the ctx it is given: a teammate's ctx.root is its lane (.worktrees/<name>).",
         ].join("\n"),
       },
       {
         name: "runCall",
         contract: [
           "One lead tool call, through every layer in order. First s07's gate (gate(), with the",
-          "lead's TOOLS): a refusal is the call's result, an error, and nothing else runs — no hook,",
+          "lead's TOOLS, all of them: the gate refuses a call that does not fit its tool's schema): a refusal is the call's result, an error, and nothing else runs — no hook,",
           "no tool. Then s08's runToolWithHooks wraps the handler (PreToolUse, the tool in",
           "env.workspace, PostToolUse); give it a regate so a call a hook rewrote meets the gate",
           "again. Return { output, isError }.",
         ].join("\n"),
       },
     ],
-    checks: [gateBeforeHooks, hooksAroundTool, rewriteRegated, delegatesGated],
+    checks: [
+      gateBeforeHooks,
+      hooksAroundTool,
+      rewriteRegated,
+      delegatesGated,
+      everyLeadToolGated,
+      teammateInLane,
+    ],
   },
   {
     id: "a2.1",

@@ -2,9 +2,10 @@
 // curriculum's for s01, and tests/chapters/s01-agent-loop.test.ts runs the same ones against the
 // chapter's own code.
 import { say, use, useAll } from "../_shared/scripted.ts";
-import type { MessageParam } from "../_shared/types.ts";
+import type { ContentBlock, CreateParams, Message, MessageParam } from "../_shared/types.ts";
 import type * as S01 from "../s01-agent-loop/agent.ts";
-import { expectThat, type Check, type Exercise } from "./kit.ts";
+import { CheckFailure, expectThat, NOT_STARTED, type Check, type Exercise } from "./kit.ts";
+import { fc, forAll } from "./property.ts";
 
 type M = typeof S01;
 
@@ -102,6 +103,175 @@ export const nowTool: Check<M> = {
   },
 };
 
+// ---- The loop's rule, tried on many generated conversations (property checks) ----
+
+/** One tool call a generated round asks for: a command that runs (its output is `token`), a bash
+ *  call without a command, or a tool this chapter does not have. Mostly the cheap kinds: only a
+ *  command that runs starts a process. */
+type Call =
+  { kind: "echo"; token: string } | { kind: "no-command" } | { kind: "unknown"; name: string };
+
+/** Every stop_reason but tool_use: each one ends the turn (the contract: stop when stop_reason
+ *  is not "tool_use"). */
+const ANSWER_STOPS = ["end_turn", "max_tokens", "stop_sequence", "pause_turn", "refusal"] as const;
+
+const callArb: fc.Arbitrary<Call> = fc.oneof(
+  { weight: 1, arbitrary: fc.nat(999).map((n) => ({ kind: "echo" as const, token: `out${n}` })) },
+  { weight: 1, arbitrary: fc.constant({ kind: "no-command" as const }) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .constantFrom("grep", "python", "read_file", "Bash")
+      .map((name) => ({ kind: "unknown" as const, name })),
+  },
+);
+
+/** A conversation: some tool rounds (each 1–3 calls), then an answer with any stop_reason. */
+const conversationArb = fc.record({
+  rounds: fc.array(fc.array(callArb, { minLength: 1, maxLength: 3 }), { maxLength: 4 }),
+  stop: fc.constantFrom(...ANSWER_STOPS),
+});
+
+const callName = (call: Call) => (call.kind === "unknown" ? call.name : "bash");
+const describeRound = (round: Call[]) =>
+  round
+    .map((c) =>
+      c.kind === "echo" ? `bash "echo ${c.token}"` : c.kind === "no-command" ? "bash {}" : c.name,
+    )
+    .join(", ");
+
+/** A model that plays `replies` in order (tool_use ids "toolu_<reply>_<call>"), with any
+ *  stop_reason and any tool name, and records each request. After the script it answers with
+ *  end_turn, so a loop that should have stopped shows itself by one call too many (and one that
+ *  never stops is cut off after 50). */
+function playedModel(replies: { calls: Call[]; stop: string }[]) {
+  const requests: CreateParams[] = [];
+  const create = async (body: CreateParams): Promise<Message> => {
+    requests.push(structuredClone(body));
+    const n = requests.length;
+    if (n > 50) throw new Error("the model was called more than 50 times in one turn");
+    const reply = replies[n - 1] ?? { calls: [], stop: "end_turn" };
+    const content: ContentBlock[] = [
+      { type: "text", text: `reply ${n}`, citations: null },
+      ...reply.calls.map(
+        (call, i) =>
+          ({
+            type: "tool_use",
+            id: `toolu_${n}_${i + 1}`,
+            name: callName(call),
+            input: call.kind === "echo" ? { command: `echo ${call.token}` } : {},
+          }) as ContentBlock,
+      ),
+    ];
+    return {
+      id: `msg_${n}`,
+      type: "message",
+      role: "assistant",
+      model: body.model,
+      content,
+      stop_reason: reply.stop,
+      stop_sequence: null,
+      usage: { input_tokens: 1, output_tokens: 1 },
+    } as Message;
+  };
+  return { requests, client: { messages: { create } } };
+}
+
+/** Plays a generated conversation on the module's loop; what the loop threw, if it did. */
+async function playConversation(
+  module: M,
+  kit: Parameters<Check<M>["run"]>[1],
+  rounds: Call[][],
+  stop: string,
+) {
+  const model = playedModel([
+    ...rounds.map((calls) => ({ calls, stop: "tool_use" })),
+    { calls: [], stop },
+  ]);
+  const env = { ...kit.env([]), model: model.client };
+  let threw: string | undefined;
+  try {
+    await module.createAgent(env).send("go");
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    if (message.includes(NOT_STARTED)) throw err;
+    threw = message.split("\n")[0];
+  }
+  return { requests: model.requests, threw };
+}
+
+/** Round r's calls (1-based) were answered in request r + 1: one user message, one tool_result
+ *  per tool_use with its id, in order; an echo's output in its result; a call that cannot run
+ *  (no command, an unknown tool) an error result. */
+function expectRoundAnswered(requests: CreateParams[], rounds: Call[][], r: number) {
+  const round = rounds[r - 1];
+  const last = requests[r]?.messages.at(-1);
+  const results =
+    last?.role === "user" && Array.isArray(last.content)
+      ? last.content.flatMap((b) => (b.type === "tool_result" ? [b] : []))
+      : [];
+  const ids = round.map((_, i) => `toolu_${r}_${i + 1}`);
+  expectThat(
+    results.length === ids.length && results.every((b, i) => b.tool_use_id === ids[i]),
+    "round-unanswered",
+    {
+      round: r,
+      calls: describeRound(round),
+      asked: ids.length,
+      got: results.map((b) => b.tool_use_id).join(", ") || "none",
+      expected: ids.join(", "),
+    },
+  );
+  round.forEach((call, i) => {
+    const result = results[i];
+    const text =
+      typeof result.content === "string" ? result.content : JSON.stringify(result.content);
+    if (call.kind === "echo")
+      expectThat(text.includes(call.token) && !result.is_error, "round-output-lost", {
+        round: r,
+        command: `echo ${call.token}`,
+        got: JSON.stringify(text.slice(0, 80)),
+      });
+    else
+      expectThat(result.is_error === true, "cannot-run-not-error", {
+        round: r,
+        call: call.kind === "unknown" ? call.name : "bash {}",
+        got: JSON.stringify(text.slice(0, 80)),
+      });
+  });
+}
+
+export const anyRounds: Check<M> = {
+  id: "any-rounds",
+  async run(module, kit) {
+    await forAll(
+      conversationArb,
+      async ({ rounds, stop }) => {
+        const { requests, threw } = await playConversation(module, kit, rounds, stop);
+        const expected = rounds.length + 1;
+        const story =
+          rounds.map((round, i) => `${i + 1}: ${describeRound(round)}`).join("; ") || "none";
+        if (threw !== undefined)
+          throw new CheckFailure("loop-threw", { rounds: rounds.length, story, error: threw });
+        expectThat(requests.length >= expected, "stopped-early", {
+          rounds: rounds.length,
+          calls: requests.length,
+          expected,
+          story,
+        });
+        expectThat(requests.length === expected, "went-on", {
+          rounds: rounds.length,
+          stop,
+          calls: requests.length,
+          expected,
+        });
+        for (let r = 1; r <= rounds.length; r++) expectRoundAnswered(requests, rounds, r);
+      },
+      { runs: 20 },
+    );
+  },
+};
+
 export const exercises: Exercise<M>[] = [
   {
     id: "s01",
@@ -117,11 +287,13 @@ export const exercises: Exercise<M>[] = [
           "every tool_use block (await env.io.toolCall(block) first; bash(command, env.workspace)",
           "runs one) and push ONE user message with one tool_result per tool_use, same tool_use_id,",
           "in order (report each with env.io.toolResult(block, output, isError)); then call the",
-          "model again.",
+          "model again, for as many rounds as it asks. A call that cannot run (a tool other than",
+          "bash, a bash without a command) still gets its tool_result: an error (is_error: true),",
+          "never an exception.",
         ].join("\n"),
       },
     ],
-    checks: [stopsWhenAnswered, oneResultPerCall, resultsReachTheModel],
+    checks: [stopsWhenAnswered, oneResultPerCall, resultsReachTheModel, anyRounds],
   },
   {
     id: "s01.1",
@@ -145,7 +317,7 @@ export const exercises: Exercise<M>[] = [
           'block.name === "now"\n          ? { output: new Date().toISOString(), isError: false }\n          : block.name !== "bash"',
         ),
     },
-    checks: [nowTool, stopsWhenAnswered, oneResultPerCall],
+    checks: [nowTool, stopsWhenAnswered, oneResultPerCall, anyRounds],
   },
   {
     id: "s01.2",
@@ -167,6 +339,6 @@ export const exercises: Exercise<M>[] = [
               "    }\n",
           ),
     },
-    checks: [roundCap, stopsWhenAnswered, oneResultPerCall],
+    checks: [roundCap, stopsWhenAnswered, oneResultPerCall, anyRounds],
   },
 ];

@@ -5,6 +5,7 @@ import { say, use } from "../_shared/scripted.ts";
 import type { CreateParams } from "../_shared/types.ts";
 import type * as S03 from "../s03-todo-write/agent.ts";
 import { expectThat, type Check, type CheckEnv, type Exercise } from "./kit.ts";
+import { fc, forAll } from "./property.ts";
 
 type M = typeof S03;
 
@@ -117,6 +118,90 @@ export const namesItemInProgress: Check<M> = {
   },
 };
 
+// ---- The reminder's rule, tried on many generated sessions (property checks) ----
+
+type Status = "pending" | "in_progress" | "completed";
+/** A round of a generated session: a todo call with a plan (which the list refuses when it has
+ *  two items in progress), or work with another tool (a read of a missing file: no process). */
+type Round = { todo: Status[] } | { work: true };
+
+const roundArb: fc.Arbitrary<Round> = fc.oneof(
+  { weight: 3, arbitrary: fc.constant({ work: true as const }) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .array(fc.constantFrom<Status>("pending", "in_progress", "completed"), {
+        minLength: 1,
+        maxLength: 4,
+      })
+      .map((todo) => ({ todo })),
+  },
+);
+const sessionArb = fc.array(roundArb, { minLength: 1, maxLength: 12 });
+
+const refused = (plan: Status[]) => plan.filter((s) => s === "in_progress").length > 1;
+const describeSession = (rounds: Round[]) =>
+  rounds
+    .map((r, i) =>
+      "work" in r
+        ? `${i + 1} work`
+        : `${i + 1} todo [${r.todo.join(", ")}]${refused(r.todo) ? " (refused)" : ""}`,
+    )
+    .join(" · ");
+
+/** The rule, as a model: which rounds end in a reminder. A todo call (even a refused one) resets
+ *  the count; the third round in a row without one reminds and starts counting again. With
+ *  `quietWhenFinished` (s03.1), a due reminder is skipped, and the count still starts again, when
+ *  the plan the list holds has items and every one is completed. */
+function expectedReminders(rounds: Round[], quietWhenFinished: boolean): boolean[] {
+  let count = 0;
+  let plan: Status[] = [];
+  return rounds.map((round) => {
+    if ("todo" in round) {
+      count = 0;
+      if (!refused(round.todo)) plan = round.todo;
+      return false;
+    }
+    if (++count < 3) return false;
+    count = 0;
+    const finished = plan.length > 0 && plan.every((s) => s === "completed");
+    return !(quietWhenFinished && finished);
+  });
+}
+
+function reminderRule(quietWhenFinished: boolean): Check<M>["run"] {
+  return (module, kit) =>
+    forAll(sessionArb, async (rounds) => {
+      const env = kit.env([
+        ...rounds.map((r) =>
+          "work" in r ? use("read", { path: "missing.txt" }) : plan(...r.todo),
+        ),
+        say("done"),
+      ]);
+      const got = await reminders(module, env);
+      const expected = expectedReminders(rounds, quietWhenFinished);
+      expected.forEach((due, i) => {
+        // Request i + 2 carries round i + 1's results (and its reminder, if one is due).
+        if (got[i + 1] === due) return;
+        expectThat(false, due ? "rule-missing-reminder" : "rule-extra-reminder", {
+          story: describeSession(rounds.slice(0, i + 1)),
+          request: i + 2,
+          round: i + 1,
+        });
+      });
+    });
+}
+
+export const reminderRuleHolds: Check<M> = {
+  id: "reminder-rule",
+  run: reminderRule(false),
+};
+
+export const randomPlans: Check<M> = {
+  id: "random-plans",
+  run: reminderRule(true),
+};
+
 /** An extend's answer: reminderDue written anew, in the chapter's own reminder region. */
 const withReminderDue = (body: string) => (reference: string) =>
   reference.replace(/export function reminderDue[\s\S]*?\n}\n/, body);
@@ -137,7 +222,7 @@ export const exercises: Exercise<M>[] = [
         ].join("\n"),
       },
     ],
-    checks: [reminderAfterThree, todoResets, resultsFirst],
+    checks: [reminderAfterThree, todoResets, resultsFirst, reminderRuleHolds],
   },
   {
     id: "s03.1",
@@ -157,7 +242,7 @@ export const exercises: Exercise<M>[] = [
 `,
       ),
     },
-    checks: [finishedPlanQuiet, unfinishedPlanReminds, todoResets],
+    checks: [finishedPlanQuiet, unfinishedPlanReminds, todoResets, randomPlans],
   },
   {
     id: "s03.2",

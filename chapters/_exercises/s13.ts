@@ -19,6 +19,7 @@ import {
   type CheckKit,
   type Exercise,
 } from "./kit.ts";
+import { fc, forAll } from "./property.ts";
 
 type M = typeof S13;
 
@@ -221,6 +222,118 @@ export const inboxFirst: Check<M> = {
   },
 };
 
+// ---- The claim's rule, tried on generated races (a property check) ----
+
+/** How the task stands before the claim (named in the learner's words: `start-<state>`). */
+type Start = "ready" | "owned" | "blocked" | "in_progress" | "completed";
+
+/** A board whose reads (get, list, isReady) are counted; after read number `rivalAt` another
+ *  claimer (bob) tries the same task the right way: under its lock, looking again, then
+ *  updating. A claim that looked before its lock and not again under it lets bob in between and
+ *  then writes over him; a claim that looks under its lock shuts him out. */
+class RacedBoard extends TaskBoard {
+  private reads = 0;
+  private quiet = false;
+  rival: { at: number; id: number; won: boolean } = { at: 0, id: 0, won: false };
+
+  override get(id: number): Task {
+    const task = super.get(id);
+    this.read();
+    return task;
+  }
+  override list(): Task[] {
+    const tasks = super.list();
+    this.read();
+    return tasks;
+  }
+  override isReady(task: Task): boolean {
+    const ready = super.isReady(task);
+    this.read();
+    return ready;
+  }
+  override update(...args: Parameters<TaskBoard["update"]>): Task {
+    this.quiet = true; // update reads the board itself: those reads are not the claim's
+    try {
+      return super.update(...args);
+    } finally {
+      this.quiet = false;
+    }
+  }
+
+  private read() {
+    if (this.quiet || ++this.reads !== this.rival.at) return;
+    const bob = new TaskBoard(this.dir); // another teammate's view of the same folder
+    const lock = tryLock(`${bob.path(this.rival.id)}.lock`);
+    if (!lock) return; // the claim under test holds it: bob gets nothing
+    try {
+      if (!bob.isReady(bob.get(this.rival.id))) return;
+      bob.update(this.rival.id, { owner: "bob", status: "in_progress" });
+      this.rival.won = true;
+    } finally {
+      lock.release();
+    }
+  }
+}
+
+const raceArb = fc.record({
+  start: fc.constantFrom<Start>("ready", "ready", "owned", "blocked", "in_progress", "completed"),
+  /** 0: nobody else tries; n: bob tries right after the claim's n-th read of the board. */
+  rivalAt: fc.nat(4),
+  /** Someone else holds the task's lock for the whole claim. */
+  held: fc.boolean(),
+});
+
+export const claimRaces: Check<M> = {
+  id: "claim-races",
+  run(module, kit) {
+    return forAll(
+      raceArb,
+      ({ start, rivalAt, held }) => {
+        const board = new RacedBoard(path.join(kit.workspace(), "tasks"));
+        const first = board.create({ subject: "first" });
+        const task =
+          start === "blocked"
+            ? board.create({ subject: "the task", blockedBy: [first.id] })
+            : board.create({ subject: "the task" });
+        if (start === "owned" || start === "in_progress" || start === "completed")
+          board.update(task.id, { owner: "carol" });
+        if (start === "in_progress" || start === "completed")
+          board.update(task.id, { status: "in_progress" });
+        if (start === "completed") board.update(task.id, { status: "completed" });
+        board.rival = { at: rivalAt, id: task.id, won: false };
+        const lockPath = `${board.path(task.id)}.lock`;
+        const holder = held ? tryLock(lockPath) : null;
+        let got: Task | null;
+        try {
+          got = claim(module, board, task.id, "alice");
+        } finally {
+          holder?.release();
+        }
+        const now = new TaskBoard(board.dir).get(task.id);
+        const values = {
+          task: task.id,
+          start: `@start-${start}`,
+          read: rivalAt,
+          got: describeTask(now),
+        };
+        expectThat(!(got && board.rival.won), "race-two-winners", values);
+        if (got)
+          expectThat(
+            now.owner === "alice" && now.status === "in_progress",
+            "claim-not-kept",
+            values,
+          );
+        const free = start === "ready" && !held && !board.rival.won;
+        if (held) expectThat(!got && now.owner !== "alice", "claimed-under-lock", values);
+        else if (free) expectThat(got, "race-refused", values);
+        else if (!board.rival.won) expectThat(!got, "race-claimed-unready", values);
+        expectThat(!existsSync(lockPath), got ? "lock-left" : "lock-left-refused", values);
+      },
+      { runs: 40 },
+    );
+  },
+};
+
 // #region extend checks
 export const takesAssignedTask: Check<M> = {
   id: "takes-assigned-task",
@@ -333,7 +446,7 @@ export const exercises: Exercise<M>[] = [
           "or return null when it cannot be had. Exactly one claimer may win: take the task's lock",
           "(tryLock on `${board.path(id)}.lock`; null while someone else holds it: return null), and",
           "under the lock read the task again — it must still be ready (board.isReady) — before you",
-          "update it. Release the lock whatever happens.",
+          "update it. Release the lock whatever happens (a refusal under the lock too).",
         ].join("\n"),
       },
       {
@@ -347,7 +460,7 @@ export const exercises: Exercise<M>[] = [
         ].join("\n"),
       },
     ],
-    checks: [oneOwner, lockKeepsOut, neverBlockedOrOwned, skipsTakenTask, inboxFirst],
+    checks: [oneOwner, lockKeepsOut, neverBlockedOrOwned, claimRaces, skipsTakenTask, inboxFirst],
   },
   {
     id: "s13.1",
@@ -375,7 +488,7 @@ export function claimTask(`,
           "const assigned = this.board.list().filter((t) => assignedTo(t, member.name));\n      ready = [...assigned, ...readyTasks(this.board)];",
         ),
     },
-    checks: [takesAssignedTask, assignedUnderLock, oneOwner, neverBlockedOrOwned],
+    checks: [takesAssignedTask, assignedUnderLock, oneOwner, neverBlockedOrOwned, claimRaces],
   },
   {
     id: "s13.3",

@@ -1,7 +1,12 @@
 // s14's exercises: rebuild the sorting of failures and the waits (classify, backoffDelay,
 // retryAfterMs); extend the retries with a fallback model. The behaviours are the curriculum's for
 // s14, and tests/chapters/s14-error-recovery.test.ts runs the same ones against the chapter's code.
-import { APIConnectionError, APIError } from "@anthropic-ai/sdk/core/error";
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from "@anthropic-ai/sdk/core/error";
 import { fail, say, use } from "../_shared/scripted.ts";
 import type { MessageParam, ScriptedTurn } from "../_shared/types.ts";
 import type * as S14 from "../s14-error-recovery/agent.ts";
@@ -14,6 +19,7 @@ import {
   type CheckKit,
   type Exercise,
 } from "./kit.ts";
+import { fc, forAll } from "./property.ts";
 
 type M = typeof S14;
 
@@ -209,6 +215,159 @@ export const tooLongCompacts: Check<M> = {
   },
 };
 
+// ---- The rules, tried on generated failures and waits (property checks) ----
+
+/** A generated failure, and the kind the contract gives it. */
+interface Failure {
+  what: string;
+  make: () => unknown;
+  kind: S14.FailureKind;
+}
+
+const TOO_LONG_MESSAGE = "prompt is too long: 214903 tokens > 200000 maximum";
+
+/** Any status the API answers with, any message (a too-long one too), with or without the spend
+ *  cap's error_code; the kind follows the contract, step by step. */
+const apiFailureArb = (spendCap: string): fc.Arbitrary<Failure> =>
+  fc
+    .record({
+      status: fc.constantFrom(400, 401, 403, 404, 413, 422, 429, 500, 502, 503, 504, 529),
+      tooLong: fc.boolean(),
+      capped: fc.boolean(),
+    })
+    .map(({ status, tooLong, capped }) => {
+      const message = tooLong ? TOO_LONG_MESSAGE : "something went wrong";
+      const kind: S14.FailureKind =
+        status === 413 || (status === 400 && tooLong)
+          ? "too_long"
+          : status === 429 && capped
+            ? "fatal"
+            : status === 429 || status >= 500
+              ? "transient"
+              : "fatal";
+      return {
+        what: `${status} "${message}"${capped ? ` (error_code ${spendCap})` : ""}`,
+        make: () => apiError(status, "api_error", message, capped ? spendCap : undefined),
+        kind,
+      };
+    });
+
+const otherFailures: Failure[] = [
+  {
+    what: "a dropped connection (APIConnectionError)",
+    make: () => new APIConnectionError({ message: "Connection error." }),
+    kind: "transient",
+  },
+  {
+    what: "a connection timeout (APIConnectionTimeoutError)",
+    make: () => new APIConnectionTimeoutError(),
+    kind: "transient",
+  },
+  {
+    what: "a request the person aborted (APIUserAbortError, Ctrl-C)",
+    make: () => new APIUserAbortError(),
+    kind: "fatal",
+  },
+  { what: "a bug (TypeError)", make: () => new TypeError("x is undefined"), kind: "fatal" },
+  { what: 'a thrown string ("boom")', make: () => "boom", kind: "fatal" },
+];
+
+export const classifyAny: Check<M> = {
+  id: "classify-any",
+  run(module) {
+    const failures = fc.oneof(apiFailureArb(module.SPEND_CAP), fc.constantFrom(...otherFailures));
+    return forAll(
+      failures,
+      ({ what, make, kind }) => {
+        const got = module.classify(make());
+        expectThat(got === kind, "wrong-kind", { error: what, got: String(got), expected: kind });
+      },
+      { runs: 60 },
+    );
+  },
+};
+
+/** A retry-after header as a server may send it: seconds (0 and fractions too), a negative number,
+ *  or something that is not a number; or no header at all. */
+const retryAfterArb = fc.oneof(
+  fc.nat(2_000).map((quarters) => String(quarters / 4)),
+  fc.constantFrom("0", "-1", "-0.5", "soon", "Wed, 21 Oct 2026 07:28:00 GMT"),
+  fc.constant(undefined),
+);
+
+export const retryAfterAny: Check<M> = {
+  id: "retry-after-any",
+  run(module) {
+    return forAll(
+      fc.record({ header: retryAfterArb, maxMs: fc.integer({ min: 1_000, max: 60_000 }) }),
+      ({ header, maxMs }) => {
+        const err = APIError.generate(
+          529,
+          { type: "error", error: { type: "overloaded_error", message: "Overloaded" } },
+          "Overloaded",
+          new Headers(header === undefined ? {} : { "retry-after": header }),
+        );
+        const seconds = header === undefined ? NaN : Number(header);
+        const expected =
+          Number.isFinite(seconds) && seconds >= 0
+            ? Math.min(maxMs, Math.round(seconds * 1000))
+            : undefined;
+        const got = module.retryAfterMs(err, maxMs);
+        expectThat(got === expected, "retry-after-wrong", {
+          header: header === undefined ? "(none)" : JSON.stringify(header),
+          maxMs,
+          got: String(got),
+          expected: String(expected),
+        });
+      },
+      { runs: 60 },
+    );
+  },
+};
+
+export const backoffAny: Check<M> = {
+  id: "backoff-any",
+  run(module) {
+    const cases = fc.record({
+      attempt: fc.integer({ min: 1, max: 8 }),
+      baseMs: fc.integer({ min: 1, max: 2_000 }),
+      maxMs: fc.integer({ min: 100, max: 60_000 }),
+      r1: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+      r2: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+    });
+    return forAll(
+      cases,
+      ({ attempt, baseMs, maxMs, r1, r2 }) => {
+        const got = module.backoffDelay(attempt, baseMs, maxMs, () => r1);
+        const exponential = baseMs * 2 ** (attempt - 1);
+        // base · 2^(attempt − 1), lengthened by random() · 50 %, capped; any rounding will do.
+        const expected = Math.min(maxMs, exponential * (1 + 0.5 * r1));
+        const values = {
+          attempt,
+          baseMs,
+          maxMs,
+          random: r1.toFixed(3),
+          got,
+          expected: Math.round(expected),
+        };
+        expectThat(
+          Number.isInteger(got) && got <= maxMs && Math.abs(got - expected) <= 1,
+          "backoff-outside",
+          values,
+        );
+        // Every wait longer than the one before, whatever the jitter, until the cap.
+        const next = module.backoffDelay(attempt + 1, baseMs, maxMs, () => r2);
+        expectThat(next > got || next === maxMs, "backoff-not-growing", {
+          ...values,
+          next,
+          random2: r2.toFixed(3),
+        });
+      },
+      { runs: 60 },
+    );
+  },
+};
+
 // #region extend checks
 const FALLBACK = "fallback-model";
 
@@ -261,7 +420,8 @@ export const exercises: Exercise<M>[] = [
           "5xx, a 429 rate limit, an APIConnectionError): wait and try again; too_long (413, or a 400",
           'whose message says "prompt is too long"): compact, then retry; fatal for everything else —',
           "including the 429 whose err.errorCode is SPEND_CAP (a monthly cap: waiting does not clear",
-          "it) and every other 4xx or non-API error: trying again would fail the same way.",
+          "it), a request the person aborted (APIUserAbortError: never retried) and every other 4xx",
+          "or non-API error: trying again would fail the same way.",
         ].join("\n"),
       },
       {
@@ -279,10 +439,20 @@ export const exercises: Exercise<M>[] = [
           "The server may say how long to wait: err.headers (a Headers, when there is one) can hold",
           "retry-after, in seconds (0.25 is allowed). Return it in ms, rounded and capped at maxMs,",
           "or undefined when there is no header or it is not a number ≥ 0 (then the backoff decides).",
+          "retry-after: 0 means now (0 ms); a negative one is not a wait.",
         ].join("\n"),
       },
     ],
-    checks: [classifiesFailures, overloadBackoff, backoffCapped, retryAfterWins, tooLongCompacts],
+    checks: [
+      classifiesFailures,
+      classifyAny,
+      overloadBackoff,
+      backoffCapped,
+      backoffAny,
+      retryAfterWins,
+      retryAfterAny,
+      tooLongCompacts,
+    ],
   },
   {
     id: "s14.1",

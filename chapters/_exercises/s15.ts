@@ -8,7 +8,16 @@ import path from "node:path";
 import { say, use } from "../_shared/scripted.ts";
 import type { TurnContext } from "../_shared/types.ts";
 import type * as S15 from "../s15-team-protocols/agent.ts";
-import { change, expectThat, type Check, type Exercise, refusal } from "./kit.ts";
+import {
+  change,
+  CheckFailure,
+  expectThat,
+  NOT_STARTED,
+  type Check,
+  type Exercise,
+  refusal,
+} from "./kit.ts";
+import { fc, forAll } from "./property.ts";
 
 type M = typeof S15;
 
@@ -198,6 +207,191 @@ export const restartExpires: Check<M> = {
   },
 };
 
+// ---- The state machine's rule, tried on generated sequences (a property check) ----
+
+/** One step of a generated sequence: a request opened, an answer given (to a request opened
+ *  before, picked by number, or to an id that does not exist; by its addressee, by its asker, or
+ *  by someone else; with the right protocol's tool, the other one's, or none), or a restart. */
+type Step =
+  | { kind: "open"; protocol: "shutdown" | "plan_approval"; teammate: "alice" | "bob" }
+  | {
+      kind: "answer";
+      pick: number | string;
+      by: "addressee" | "asker" | "other";
+      approve: boolean;
+      typed: "right" | "wrong" | "none";
+    }
+  | { kind: "restart" };
+
+const stepArb: fc.Arbitrary<Step> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant("open" as const),
+      protocol: fc.constantFrom("shutdown" as const, "plan_approval" as const),
+      teammate: fc.constantFrom("alice" as const, "bob" as const),
+    }),
+  },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant("answer" as const),
+      pick: fc.oneof(
+        { weight: 4, arbitrary: fc.nat(5) },
+        { weight: 1, arbitrary: fc.constantFrom("req_99", "req_0", "constructor", "") },
+      ),
+      by: fc.constantFrom("addressee" as const, "asker" as const, "other" as const),
+      approve: fc.boolean(),
+      typed: fc.constantFrom("right" as const, "wrong" as const, "none" as const),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant({ kind: "restart" as const }) },
+);
+
+interface Row {
+  type: string;
+  sender: string;
+  to: string;
+  status: string;
+}
+
+/** What a refusal must not be: the exceptions a crash throws, not a decision. */
+const CRASHES = [TypeError, ReferenceError, RangeError, SyntaxError];
+
+export const protocolSequences: Check<M> = {
+  id: "protocol-sequences",
+  run(module, kit) {
+    return forAll(
+      fc.array(stepArb, { minLength: 1, maxLength: 10 }),
+      (steps) => {
+        const t = table(module, kit.workspace());
+        let requests = t.open();
+        const model = new Map<string, Row>(); // what the table must say, id by id
+        const story: string[] = [];
+        const expectRows = () => {
+          for (const [id, row] of model) {
+            const values = { story: story.join(" · "), id, expected: row.status };
+            expectThat(statusOf(requests, id) === row.status, "fsm-status", {
+              ...values,
+              got: statusOf(requests, id),
+            });
+            expectThat(storedStatus(t.file, id) === row.status, "fsm-stored", {
+              ...values,
+              got: storedStatus(t.file, id),
+            });
+          }
+        };
+        for (const step of steps) {
+          if (step.kind === "restart") {
+            story.push("restart");
+            requests = t.open();
+            for (const row of model.values()) if (row.status === "pending") row.status = "expired";
+            expectRows();
+            continue;
+          }
+          if (step.kind === "open") {
+            const [sender, to] =
+              step.protocol === "shutdown" ? ["lead", step.teammate] : [step.teammate, "lead"];
+            const duplicate = [...model.values()].some(
+              (r) =>
+                r.type === step.protocol &&
+                r.sender === sender &&
+                r.to === to &&
+                r.status === "pending",
+            );
+            if (duplicate) continue; // open refuses it (the chapter's code, not yours)
+            const id = requests.open(step.protocol, sender, to, "a request");
+            model.set(id, { type: step.protocol, sender, to, status: "pending" });
+            story.push(`${step.protocol} ${sender}→${to} = ${id}`);
+            continue;
+          }
+          const ids = [...model.keys()];
+          const id =
+            typeof step.pick === "number"
+              ? (ids[step.pick % Math.max(1, ids.length)] ?? "req_99")
+              : step.pick;
+          const row = model.get(id);
+          const by =
+            !row || step.by === "addressee"
+              ? (row?.to ?? "alice")
+              : step.by === "asker"
+                ? row.sender
+                : "carol";
+          const otherProtocol = row?.type === "shutdown" ? "plan_approval" : "shutdown";
+          const expectedType =
+            step.typed === "none"
+              ? undefined
+              : step.typed === "right"
+                ? (row?.type ?? "shutdown")
+                : otherProtocol;
+          const answer = `${JSON.stringify(id)} ← ${by}${step.by === "asker" && row ? " (the asker)" : ""}: ${
+            step.approve ? "approve" : "reject"
+          }${expectedType ? ` with the ${expectedType} tool` : ""}`;
+          story.push(answer);
+          const why = !row
+            ? "@why-unknown"
+            : expectedType !== undefined && expectedType !== row.type
+              ? "@why-wrong-protocol"
+              : by !== row.to
+                ? "@why-not-addressee"
+                : row.status !== "pending"
+                  ? `@why-final|${row.status}`
+                  : undefined;
+          const before = t.sent.length;
+          let thrown: unknown;
+          try {
+            requests.resolve(id, by, step.approve, "an answer", expectedType);
+          } catch (err) {
+            if (err instanceof Error && err.message.includes(NOT_STARTED)) throw err;
+            thrown = err;
+          }
+          const values = { story: story.join(" · "), answer };
+          const error = thrown instanceof Error ? thrown.message.split("\n")[0] : String(thrown);
+          if (thrown !== undefined && CRASHES.some((crash) => thrown instanceof crash))
+            throw new CheckFailure("fsm-crashed", {
+              ...values,
+              name: (thrown as Error).name,
+              error,
+            });
+          if (why) {
+            expectThat(thrown !== undefined, "fsm-accepted", { ...values, why });
+            expectThat(thrown instanceof Error && error.trim() !== "", "fsm-no-reason", values);
+            expectThat(t.sent.length === before, "fsm-sent", {
+              ...values,
+              got: `${t.sent.length - before}`,
+              expected: "0",
+            });
+          } else {
+            expectThat(thrown === undefined, "fsm-refused", { ...values, error });
+            const sent = t.sent.slice(before);
+            const response = `${row!.type}_response`;
+            expectThat(
+              sent.length === 1 &&
+                sent[0].type === response &&
+                sent[0].from === by &&
+                sent[0].to === row!.sender &&
+                sent[0].extra.request_id === id &&
+                sent[0].extra.approve === step.approve,
+              "fsm-sent",
+              {
+                ...values,
+                got:
+                  sent
+                    .map((m) => `${m.type} ${m.from}→${m.to} ${JSON.stringify(m.extra)}`)
+                    .join("; ") || "0",
+                expected: `${response} ${by}→${row!.sender} ${JSON.stringify({ request_id: id, approve: step.approve })}`,
+              },
+            );
+            row!.status = step.approve ? "approved" : "rejected";
+          }
+          expectRows();
+        }
+      },
+      { runs: 40 },
+    );
+  },
+};
+
 // ---- s15.1: the help protocol as tools ----
 
 const idIn = (type: string, text: string) =>
@@ -298,7 +492,8 @@ export const exercises: Exercise<M>[] = [
         name: "resolve",
         contract: [
           "An answer to request `id` by `by` (approve: true or false), with the protocol it must",
-          "belong to when expectedType is given. Refuse with an Error that says why: an unknown id,",
+          "belong to when expectedType is given. Refuse with an Error that says why (throw new",
+          "Error(…): a TypeError from reading a missing row is a crash, not a refusal): an unknown id,",
           "the wrong protocol, an answer from anyone but the addressee (`to`), a status that cannot",
           "move (transition decides). A refused answer changes nothing and sends nothing. Otherwise",
           "deliver the protocol's response to the sender with { request_id: id, approve }, store",
@@ -306,7 +501,7 @@ export const exercises: Exercise<M>[] = [
         ].join("\n"),
       },
     ],
-    checks: [answeredOnce, rejectedIsFinal, refusedWithReason, restartExpires],
+    checks: [answeredOnce, rejectedIsFinal, refusedWithReason, restartExpires, protocolSequences],
   },
   {
     id: "s15.1",

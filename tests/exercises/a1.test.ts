@@ -15,6 +15,27 @@ exerciseSuite("a1", {
         "callTool(conn, name, input, timeoutMs)",
       ),
     },
+    "gives every MCP tool the schema {type: object}": {
+      namespace: swap(
+        'input_schema: tool.inputSchema as Tool["input_schema"]',
+        'input_schema: { type: "object" }',
+      ),
+    },
+    "turns a server's failure into a successful result": {
+      namespace: swap(
+        "handlers[name] = (input) => callTool(conn, tool.name, input, timeoutMs);",
+        "handlers[name] = (input) =>\n        callTool(conn, tool.name, input, timeoutMs).catch((err) => `failed: ${err}`);",
+      ),
+    },
+    "drops the server's description": {
+      namespace: swap('${tool.description ?? ""}', ""),
+    },
+    "keeps only the schema's properties (its required fields lost)": {
+      namespace: swap(
+        'input_schema: tool.inputSchema as Tool["input_schema"]',
+        'input_schema: { type: "object", properties: tool.inputSchema.properties }',
+      ),
+    },
     "sends every call to the last server": {
       namespace: swap(
         "callTool(conn, tool.name, input, timeoutMs)",

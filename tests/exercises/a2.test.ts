@@ -1,5 +1,5 @@
 // a2's exercises: the checks pass on the answers, fail on the stub and on these wrong answers.
-import { exerciseSuite, swap } from "../support/exercises.ts";
+import { both, exerciseSuite, swap } from "../support/exercises.ts";
 
 exerciseSuite("a2", {
   a2: {
@@ -28,6 +28,24 @@ exerciseSuite("a2", {
       call: swap(
         "  return Object.fromEntries(Object.entries(s02.BASE_HANDLERS).map(([n, h]) => [n, guard(n, h)]));",
         "  return { ...s02.BASE_HANDLERS, ...(guard ? {} : {}) };",
+      ),
+    },
+    "a teammate's tools run in the main workspace instead of its lane": {
+      call: swap(
+        "      return handler(input, ctx);",
+        "      return handler(input, { ...ctx, root: env.workspace });",
+      ),
+    },
+    "the lead is gated against the 5 base tools instead of its own": {
+      call: both(
+        swap(
+          "  const refused = await gate(env, perms, call, TOOLS);",
+          "  const refused = await gate(env, perms, call, s02.BASE_TOOLS);",
+        ),
+        swap(
+          "(rewritten) => gate(env, perms, rewritten, TOOLS),",
+          "(rewritten) => gate(env, perms, rewritten, s02.BASE_TOOLS),",
+        ),
       ),
     },
     "the question does not say who asks": {

@@ -15,6 +15,27 @@ exerciseSuite("s01", {
     "forgets to send the results back": {
       loop: swap('    messages.push({ role: "user", content: results });', "    void results;"),
     },
+    "stops after two tool rounds (a for loop of 2)": {
+      loop: swap("  for (;;) {\n", "  for (let round = 0; round < 2; round++) {\n"),
+    },
+    "stops only on end_turn": {
+      loop: swap(
+        'if (response.stop_reason !== "tool_use") return;',
+        'if (response.stop_reason === "end_turn") return;',
+      ),
+    },
+    "throws on an unknown tool instead of answering it": {
+      loop: swap(
+        '? { output: `Error: unknown tool "${block.name}"; the only tool is bash`, isError: true }',
+        "? (() => {\n              throw new Error(`unknown tool ${block.name}`);\n            })()",
+      ),
+    },
+    "answers an unknown tool as a success": {
+      loop: swap(
+        "the only tool is bash`, isError: true }",
+        "the only tool is bash`, isError: false }",
+      ),
+    },
     "goes on after the model has answered": {
       loop: swap(
         'if (response.stop_reason !== "tool_use") return;',

@@ -20,6 +20,15 @@ exerciseSuite("s03", {
     },
   },
   "s03.1": {
+    "looks only at the last item (counts [pending, completed] as finished)": {
+      reminder: swap(
+        'const finished = items.length > 0 && items.every((t) => t.status === "completed");',
+        'const finished = items.at(-1)?.status === "completed";',
+      ),
+    },
+    "counts no plan at all as finished": {
+      reminder: swap("items.length > 0 && items.every(", "items.every("),
+    },
     "counts a finished plan as unfinished": {
       reminder: swap(
         'items.every((t) => t.status === "completed")',

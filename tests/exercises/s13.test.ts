@@ -6,6 +6,18 @@ exerciseSuite("s13", {
     "claims without looking again under the lock": {
       claim: swap("    if (!board.isReady(board.get(id))) return null;\n", ""),
     },
+    "checks readiness before taking the lock, and never again under it": {
+      claim: swap(
+        "  const lock = tryLock(`${board.path(id)}.lock`);\n  if (!lock) return null; // someone is claiming it right now\n  try {\n    if (!board.isReady(board.get(id))) return null;\n",
+        "  if (!board.isReady(board.get(id))) return null;\n  const lock = tryLock(`${board.path(id)}.lock`);\n  if (!lock) return null; // someone is claiming it right now\n  try {\n",
+      ),
+    },
+    "never releases the lock when it refuses": {
+      claim: swap(
+        "  try {\n    if (!board.isReady(board.get(id))) return null;\n",
+        "  if (!board.isReady(board.get(id))) return null;\n  try {\n",
+      ),
+    },
     "claims without the lock": {
       claim: both(
         swap(

@@ -1,5 +1,5 @@
 // s14's exercises: the checks pass on the answers, fail on the stub and on these wrong answers.
-import { exerciseSuite, swap } from "../support/exercises.ts";
+import { both, exerciseSuite, swap } from "../support/exercises.ts";
 
 exerciseSuite("s14", {
   s14: {
@@ -36,10 +36,37 @@ exerciseSuite("s14", {
     "jitter that can shorten a wait": {
       backoff: swap("(1 + 0.5 * random())", "(0.5 + random())"),
     },
+    "no jitter (random() unused)": {
+      backoff: swap(
+        "return Math.min(maxMs, Math.round(exponential * (1 + 0.5 * random())));",
+        "return Math.min(maxMs, Math.round(exponential));",
+      ),
+    },
     "forgets the cap": {
       backoff: swap(
         "return Math.min(maxMs, Math.round(exponential * (1 + 0.5 * random())));",
         "return Math.round(exponential * (1 + 0.5 * random()));",
+      ),
+    },
+    "ignores retry-after: 0": {
+      backoff: swap(
+        "Number.isFinite(seconds) && seconds >= 0",
+        "Number.isFinite(seconds) && seconds > 0",
+      ),
+    },
+    "accepts a negative retry-after": {
+      backoff: swap("Number.isFinite(seconds) && seconds >= 0", "Number.isFinite(seconds)"),
+    },
+    "retries an aborted request (no status taken for a dropped connection)": {
+      classify: both(
+        swap(
+          '  if (err instanceof APIConnectionError) return "transient"; // a dropped connection, a timeout\n',
+          "",
+        ),
+        swap(
+          "(err.status !== undefined && err.status >= 500)",
+          "err.status === undefined || err.status >= 500",
+        ),
       ),
     },
     "reads retry-after as milliseconds": {

@@ -9,6 +9,18 @@ exerciseSuite("s15", {
         "",
       ),
     },
+    "lets the asker answer its own request": {
+      requests: swap("if (request.to !== by)", "if (request.to !== by && request.sender !== by)"),
+    },
+    "crashes with a TypeError on an unknown request id": {
+      requests: swap(
+        '    const request = Object.hasOwn(this.requests, id) ? this.requests[id] : undefined;\n    if (!request) throw new Error(`unknown request_id "${id}"${this.known()}`);\n',
+        "    const request = this.requests[id];\n",
+      ),
+    },
+    "checks the addressee only for an approval": {
+      requests: swap("if (request.to !== by)", "if (approve && request.to !== by)"),
+    },
     "lets anyone answer, not only the addressee": {
       requests: swap("if (request.to !== by)", "if (request.to !== by && request.sender === by)"),
     },
