@@ -134,10 +134,12 @@ const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"
 /** A pattern that matches exactly `text`: its stars and backslashes escaped. */
 export const literal = (text: string) => text.replace(/[\\*]/g, "\\$&");
 
+/** A pattern's pieces: `*`, an escaped `\*` or `\\`, and the plain text between. */
+const patternPieces = (pattern: string) => pattern.match(/\\[\\*]|\*|[^\\*]+|\\/g) ?? [];
+
 /** A rule's pattern as a regex: each `*` becomes `star`; `\*` and `\\` stand for themselves. */
 function patternRegex(pattern: string, star: string): RegExp {
-  const parts = pattern.match(/\\[\\*]|\*|[^\\*]+|\\/g) ?? [];
-  const source = parts
+  const source = patternPieces(pattern)
     .map((part) => (part === "*" ? star : escapeRegex(part.replace(/^\\([\\*])$/, "$1"))))
     .join("");
   return new RegExp(`^${source}$`, "s");
@@ -151,8 +153,8 @@ export const SHELL_OPERATORS = new RegExp(`[${OPERATORS}]`);
 /** Could `pattern` (its `*` any text) match some text of `shape`, where ANY stands for text the
  *  gate cannot know? Walks both at once; each `*` and each ANY may take any stretch of the other. */
 function couldMatch(pattern: string, shape: string): boolean {
-  const a = (pattern.match(/\\[\\*]|\*|[^\\*]|\\/g) ?? []).map((p) =>
-    p === "*" ? ANY : p.replace(/^\\([\\*])$/, "$1"),
+  const a = patternPieces(pattern).flatMap((p) =>
+    p === "*" ? [ANY] : [...p.replace(/^\\([\\*])$/, "$1")],
   );
   const b = [...shape];
   // meets[j], row by row from the end: can a[i…] and b[j…] be the same text?
@@ -182,7 +184,8 @@ function couldMatch(pattern: string, shape: string): boolean {
  *  A command is read as the shell reads it (readCommand): a deny rule names it when it names *any*
  *  of its simple commands (`echo hi; git push` is denied by `git push*`), or could name one the
  *  gate cannot know before it runs (`$CMD push`); an allow rule never allows a command with a
- *  part whose command the gate cannot know, not even a rule without a pattern. */
+ *  part whose command the gate cannot know, not even a rule without a pattern — only one that
+ *  names that exact command (what "always" stores). */
 export function matches(
   rule: Rule,
   tool: string,
@@ -197,7 +200,9 @@ export function matches(
         patternRegex(rule.pattern, ".*").test(subject) ||
         parts.some((part) => couldMatch(rule.pattern!, part.shape))
       );
-    if (kind === "allow" && !parts.every((part) => part.known)) return false;
+    // A rule without a star names exactly one command: the person allowed that very text.
+    const exact = rule.pattern !== undefined && !patternPieces(rule.pattern).includes("*");
+    if (kind === "allow" && !exact && !parts.every((part) => part.known)) return false;
   }
   if (rule.pattern === undefined) return true;
   if (subject === undefined) return kind === "deny" && rule.tool === tool;

@@ -72,6 +72,12 @@ function partsOf(command: string, depth: number): Part[] {
       if (stmt.Cmd && syntax.NodeType(stmt.Cmd) === "CallExpr")
         parts.push(...callParts(stmt.Cmd as sh.CallExpr, stmt.Redirs, reader, depth));
       else parts.push(...redirectionOfGroup(stmt, reader));
+    } else if (type === "CmdSubst" && (node as sh.CmdSubst).Backquotes) {
+      // In `…` bash first turns \\ \` \$ into \ ` $, then reads what is left as a command; the
+      // parser does not always do the same, so the gate reads it that way too.
+      const subst = node as sh.CmdSubst;
+      const inside = reader.between(subst.Left.Offset() + 1, subst.Right.Offset());
+      parts.push(...partsOf(inside.replace(/\\([\\`$])/g, "$1"), depth + 1));
     } else if (type === "DeclClause") parts.push(reader.declaration(node));
     else if (["ArithmCmd", "LetClause", "ArithmExp", "TestClause"].includes(type))
       parts.push(...arithmetic(reader.slice(node), type));
@@ -98,7 +104,11 @@ class Reader {
   constructor(private readonly source: Buffer) {}
 
   slice(node: sh.Node): string {
-    return this.source.subarray(node.Pos().Offset(), node.End().Offset()).toString();
+    return this.between(node.Pos().Offset(), node.End().Offset());
+  }
+
+  between(start: number, end: number): string {
+    return this.source.subarray(start, end).toString();
   }
 
   word(node: sh.Word | null): Word {
