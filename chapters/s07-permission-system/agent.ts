@@ -135,7 +135,7 @@ const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"
 export const literal = (text: string) => text.replace(/[\\*]/g, "\\$&");
 
 /** A pattern's pieces: `*`, an escaped `\*` or `\\`, and the plain text between. */
-const patternPieces = (pattern: string) => pattern.match(/\\[\\*]|\*|[^\\*]+|\\/g) ?? [];
+const patternPieces = (pattern: string): string[] => pattern.match(/\\[\\*]|\*|[^\\*]+|\\/g) ?? [];
 
 /** A rule's pattern as a regex: each `*` becomes `star`; `\*` and `\\` stand for themselves. */
 function patternRegex(pattern: string, star: string): RegExp {

@@ -33,12 +33,8 @@ const DENY_PUSH: s07.Rule = { tool: "bash", pattern: "git push*" };
 const SEED = 31;
 
 let ids = 0;
-const bash = (command: string): ToolUseBlock => ({
-  type: "tool_use",
-  id: `p${++ids}`,
-  name: "bash",
-  input: { command },
-});
+const bash = (command: string) =>
+  ({ type: "tool_use", id: `p${++ids}`, name: "bash", input: { command } }) as ToolUseBlock;
 
 /** Runs `gate` on one command; what it did: refused, asked, or let it run unasked. */
 async function decide(gate: Gate, perms: s07.Permissions, command: string) {
