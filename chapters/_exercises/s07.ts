@@ -106,6 +106,7 @@ function composeOnce(inner: string, other: string): fc.Arbitrary<string> {
     `sh -c ${dq(inner)}`,
     `bash -lc ${sq(inner)}`,
     `eval ${sq(inner)}`,
+    `trap ${sq(inner)} EXIT`,
     `if ${other}; then ${inner}; fi`,
     `for i in 1 2; do ${inner}; done`,
     `while ${other}; do ${inner}; break; done`,
@@ -134,7 +135,7 @@ function composeOnce(inner: string, other: string): fc.Arbitrary<string> {
         ]
       : [];
   // eval joins its words and reads them again: the same command only when nothing was quoted.
-  if (!/['"\\\n]/.test(inner)) wrapped.push(`eval ${inner}`);
+  if (!/['"\\\n]/.test(inner)) wrapped.push(`eval ${inner}`, `watch -n 5 ${inner}`);
   if (!inner.includes("`")) wrapped.push(`echo \`${inner.replace(/\\/g, "\\\\")}\``);
   return fc.oneof(
     fc

@@ -7,8 +7,8 @@
  * with a real shell parser (mvdan/sh, the parser of shfmt; docs/shell-parser.md says why this one),
  * and judges each of the *simple commands* it finds — wherever they hide: after `;` `&&` `||` `|`
  * `&` or a line break, in `( )` `{ }`, loops and functions, in `$(…)`, backticks and `<(…)`, in
- * the script of `bash -c` or `eval`, behind `env X=1`, `nohup`, `exec`, `command`, `xargs`,
- * `find -exec`.
+ * the script of `bash -c`, `eval`, `trap` or `watch`, behind `env X=1`, `nohup`, `exec`, `command`,
+ * `xargs`, `find -exec`.
  *
  * What the gate cannot know before the command runs — `$VAR`, `$(…)`, a glob, the input of `xargs`
  * or of a shell reading its script from a pipe — it does not guess: that part of a command is
@@ -284,8 +284,16 @@ function inner(words: Word[], depth: number): Part[] {
       }
       return found;
     }
-    case "eval": {
-      const script = joined(rest);
+    case "eval":
+    case "watch": {
+      // Both run their words, joined, as a script (watch through sh -c, over and over).
+      const script = joined(name === "watch" ? (skip(/^-/, /^-[nd]$/) ?? []) : rest);
+      return isKnown(script) ? partsOf(script.text, depth + 1) : unknownInner(script.text);
+    }
+    case "trap": {
+      // `trap 'git push' EXIT` runs its first word later, as a script.
+      const [script] = rest;
+      if (!script || /^-/.test(script.text)) return [];
       return isKnown(script) ? partsOf(script.text, depth + 1) : unknownInner(script.text);
     }
     case "sh":
