@@ -124,7 +124,8 @@ class Reader {
         if (quoted) return word(value.replace(/\\([$`"\\])|\\\n/g, "$1"));
         // Unquoted: a glob or a brace expansion becomes file names or several words.
         const text = value.replace(/\\\n/g, "").replace(/\\(.)/gs, "$1");
-        return /(^|[^\\])([*?[]|\{.*(,|\.\.).*\})/.test(value) ? word(value, ANY) : word(text);
+        const bare = value.replace(/\\./gs, ""); // what no backslash escapes
+        return /[*?[]|\{.*(,|\.\.).*\}/.test(bare) ? word(value, ANY) : word(text);
       }
       case "SglQuoted": {
         const q = part as sh.SglQuoted;
