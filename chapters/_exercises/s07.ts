@@ -1,200 +1,646 @@
 // s07's exercises: rebuild the gate (the order of its steps); extend it (allow a chain of
 // commands part by part). The behaviours are the curriculum's for s07, and
 // tests/chapters/s07-permission-system.test.ts runs the same ones against the chapter's own code.
+//
+// Each check judges DECISIONS — the call ran, was refused, or the person was asked — never the
+// words of a refusal, so a correct gate in the learner's own words passes. And each states its rule
+// as a property, tried on generated policies, calls and commands (fast-check, seeded so every run
+// tries the same cases, shrunk so a failure is the smallest case it found).
+import fc from "fast-check";
 import type { ToolUseBlock } from "../_shared/types.ts";
 import type * as S07 from "../s07-permission-system/agent.ts";
-import { expectThat, type Check, type CheckEnv, type CheckKit, type Exercise } from "./kit.ts";
+import {
+  CheckFailure,
+  expectThat,
+  type Check,
+  type CheckEnv,
+  type CheckKit,
+  type Exercise,
+} from "./kit.ts";
 
 type M = typeof S07;
 type Perms = S07.Permissions;
+type Rule = S07.Rule;
+type Mode = Perms["mode"];
 
 let ids = 0;
 const call = (name: string, input: Record<string, unknown>) =>
   ({ type: "tool_use", id: `call_${++ids}`, name, input }) as ToolUseBlock;
 const bash = (command: string) => call("bash", { command });
 
-/** An env whose questions are answered from `answers` (then "no"), and the questions it asked. */
-function gateEnv(
-  kit: CheckKit,
-  answers: string[] = [],
-): { env: CheckEnv; asked: string[]; count: () => number } {
-  const env = kit.env([], { answers });
-  const asked: string[] = [];
-  const ask = env.ask.bind(env);
-  env.ask = async (question, choices) => {
-    asked.push(question);
-    return ask(question, choices);
-  };
-  return { env, asked, count: () => asked.length };
+// #region generators
+// Commands and policies, for the checks here and for tests/chapters/s07-chains.property.test.ts.
+
+/** Between two words: the shell does not care how much space. */
+const space = fc.constantFrom(" ", "  ", "\t", " \t ");
+/** A word, spelled any way the shell reads as that word. */
+const spelled = (w: string) =>
+  fc.constantFrom(
+    w,
+    `'${w}'`,
+    `"${w}"`,
+    `${w.slice(0, 1)}''${w.slice(1)}`,
+    `${w.slice(0, 1)}\\${w.slice(1)}`,
+    `"${w.slice(0, 2)}"${w.slice(2)}`,
+  );
+
+/** `git push …` as the shell may be given it: each word spelled its own way, the program as a
+ *  path too (`/usr/bin/git`, `./git`), any spacing. */
+export const gitPush: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.oneof(spelled("git"), fc.constantFrom("/usr/bin/git", "./git")),
+    spelled("push"),
+    fc.constantFrom("", "origin", "origin main", "--tags", "-u origin HEAD"),
+    space,
+    space,
+  )
+  .map(([g, p, args, s1, s2]) => `${g}${s1}${p}${args ? s2 + args : ""}`);
+
+/** Commands an allow rule in ALLOWED_RULES allows. */
+export const ALLOWED_PARTS = [
+  "npm test",
+  "npm test -- --watch=false",
+  "npm run lint",
+  "git status",
+  "git diff --stat",
+  "echo hi",
+  "ls -la",
+];
+export const ALLOWED_RULES: Rule[] = [
+  { tool: "bash", pattern: "npm test*" },
+  { tool: "bash", pattern: "npm run lint*" },
+  { tool: "bash", pattern: "git *" },
+  { tool: "bash", pattern: "echo *" },
+  { tool: "bash", pattern: "ls*" },
+];
+/** Commands none of ALLOWED_RULES allows (a redirection, a `$(…)`, an assignment, another
+ *  program): a chain with one of them in it must be asked about. */
+export const UNALLOWED_PARTS = [
+  "rm -rf build",
+  "touch pwned.txt",
+  "curl -s example.com",
+  "echo hi > out.txt",
+  "npm test $(whoami)",
+  "NODE_OPTIONS=--inspect npm test",
+  "env npm test",
+  "bash -c 'npm test'",
+  "npm test 2>&1",
+  'npm test "x && rm -rf build"',
+];
+
+const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const dq = (s: string) => `"${s.replace(/[\\"$`]/g, "\\$&")}"`;
+
+/** `inner` (a command) composed with `other` (another) in one of the ways bash runs both, or runs
+ *  `inner` inside something else. Every result runs `inner` when bash runs it. */
+function composeOnce(inner: string, other: string): fc.Arbitrary<string> {
+  const op = fc.constantFrom(";", "&&", "||", "|", "&", "\n", "|&");
+  const wrapped = [
+    `(${inner})`,
+    `{ ${inner}; }`,
+    `echo $(${inner})`,
+    `echo "$(${inner})"`,
+    `cat <(${inner})`,
+    `${other} > >(${inner})`,
+    `bash -c ${sq(inner)}`,
+    `sh -c ${dq(inner)}`,
+    `bash -lc ${sq(inner)}`,
+    `eval ${sq(inner)}`,
+    `trap ${sq(inner)} EXIT`,
+    `if ${other}; then ${inner}; fi`,
+    `for i in 1 2; do ${inner}; done`,
+    `while ${other}; do ${inner}; break; done`,
+    `f() { ${inner}; }; f`,
+    `case x in x) ${inner};; esac`,
+    `! ${inner}`,
+    `${inner} &`,
+    `cat <<EOF\n$(${inner})\nEOF`,
+    `${inner} > out.txt`,
+    `${inner} 2>&1`,
+    `time ${inner}`,
+  ];
+  // Wrappers take one program (`nohup ! x` and `nohup X=1 x` run programs named `!` and `X=1`).
+  const simple =
+    /^[^;&|()<>{}`$\n!]*$/.test(inner) && !/^\w+=/.test(inner)
+      ? [
+          `env X=1 ${inner}`,
+          `X=1 ${inner}`,
+          `exec ${inner}`,
+          `command ${inner}`,
+          `nohup ${inner}`,
+          `timeout 5 ${inner}`,
+          `echo x | xargs ${inner}`,
+          `find . -name x -exec ${inner} {} \\;`,
+          `< /dev/null ${inner}`,
+        ]
+      : [];
+  // eval joins its words and reads them again: the same command only when nothing was quoted.
+  if (!/['"\\\n]/.test(inner)) wrapped.push(`eval ${inner}`, `watch -n 5 ${inner}`);
+  if (!inner.includes("`")) wrapped.push(`echo \`${inner.replace(/\\/g, "\\\\")}\``);
+  return fc.oneof(
+    fc
+      .tuple(op, space, fc.boolean())
+      .map(([o, s, first]) =>
+        first ? `${inner}${s}${o}${s}${other}` : `${other}${s}${o}${s}${inner}`,
+      ),
+    fc.constantFrom(...wrapped, ...simple),
+  );
 }
 
-const perms = (mode: Perms["mode"], allow: Perms["allow"] = [], deny: Perms["deny"] = []) => ({
-  mode,
-  allow,
-  deny,
-});
+/** `inner` composed with allowed commands, one to three times over. */
+export function composed(inner: fc.Arbitrary<string>): fc.Arbitrary<string> {
+  const other = fc.constantFrom(...ALLOWED_PARTS);
+  return fc
+    .tuple(inner, fc.array(other, { minLength: 1, maxLength: 3 }))
+    .chain(([start, others]) =>
+      others.reduce<fc.Arbitrary<string>>(
+        (built, o) => built.chain((b) => composeOnce(b, o)),
+        fc.constant(start),
+      ),
+    );
+}
 
-/** The gate's decision, as a message of the words file ("@…": said in the learner's language). */
-const verdict = (refusal: string | null) =>
-  refusal === null ? "@verdict-allowed" : `@verdict-refused|${refusal}`;
+/** Two to four commands from `parts`, joined the ways a chain is written. */
+export function chainOf(parts: fc.Arbitrary<string>): fc.Arbitrary<string> {
+  return fc
+    .array(fc.tuple(parts, fc.constantFrom(" && ", " || ", "; ", " | ", "\n", "&&", " ;  ")), {
+      minLength: 2,
+      maxLength: 4,
+    })
+    .chain((pairs) => {
+      const text = pairs.map(([p, o], i) => (i < pairs.length - 1 ? p + o : p)).join("");
+      return fc.constantFrom(text, `(${text})`, `{ ${text}; }`);
+    });
+}
+
+/** A chain of allowed commands with one unallowed command somewhere in it. */
+export const chainWithUnallowed: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.array(fc.constantFrom(...ALLOWED_PARTS), { minLength: 1, maxLength: 3 }),
+    fc.constantFrom(...UNALLOWED_PARTS),
+    fc.nat(),
+    fc.constantFrom(" && ", " || ", "; ", " | ", "\n"),
+  )
+  .map(([allowed, bad, at, op]) => {
+    const parts = [...allowed];
+    parts.splice(at % (parts.length + 1), 0, bad);
+    return parts.join(op);
+  });
+// #endregion generators
+
+/** What the gate did with one call: the questions it asked and what it returned. */
+interface Decision {
+  refusal: string | null;
+  questions: string[];
+}
+
+/** An env whose every question is recorded and answered with `answer`. */
+function gateEnv(kit: CheckKit): { env: CheckEnv; answer: (a: string) => void; asked: string[] } {
+  const env = kit.env([]);
+  const asked: string[] = [];
+  let reply = "no";
+  env.ask = async (question) => {
+    asked.push(question);
+    return reply;
+  };
+  return { env, asked, answer: (a) => (reply = a) };
+}
+
+/** Calls the learner's gate; a refusal must be text that says why (in any words). */
+async function decide(
+  module: M,
+  gate: ReturnType<typeof gateEnv>,
+  perms: Perms,
+  c: ToolUseBlock,
+  answer = "no",
+): Promise<Decision> {
+  gate.answer(answer);
+  const before = gate.asked.length;
+  const refusal = await module.checkPermission(gate.env, perms, c);
+  expectThat(
+    refusal === null || (typeof refusal === "string" && refusal.trim() !== ""),
+    "not-a-decision",
+    {
+      call: showCall(c),
+      got: JSON.stringify(refusal) ?? "undefined",
+    },
+  );
+  return { refusal, questions: gate.asked.slice(before) };
+}
+
+/** The decision, as the words file says it ("@…": in the learner's language). */
+const verdict = (d: Decision) =>
+  d.questions.length > 0
+    ? `@verdict-asked|${d.questions[0]}`
+    : d.refusal === null
+      ? "@verdict-allowed"
+      : `@verdict-refused|${d.refusal}`;
+const ranUnasked = (d: Decision) => d.refusal === null && d.questions.length === 0;
+const refusedUnasked = (d: Decision) => d.refusal !== null && d.questions.length === 0;
+
+const showRule = (r: Rule) =>
+  r.pattern === undefined ? r.tool : `${r.tool} ${JSON.stringify(r.pattern)}`;
+const showPolicy = (p: Perms) =>
+  `mode ${p.mode}; allow: ${p.allow.map(showRule).join(", ") || "-"}; deny: ${p.deny.map(showRule).join(", ") || "-"}`;
+function showCall(c: ToolUseBlock): string {
+  const input = c.input as Record<string, unknown>;
+  const subject = input.command ?? input.path ?? input.pattern;
+  return typeof subject === "string" ? `${c.name} ${JSON.stringify(subject)}` : c.name;
+}
+
+const SEED = 7;
+/** Tries `property` on `runs` cases from `cases`; fails with the smallest failing case's
+ *  CheckFailure (or whatever the learner's code threw on it: "not started", a crash). */
+async function forAll<T>(cases: fc.Arbitrary<T>, property: (t: T) => Promise<void>, runs = 40) {
+  const details = await fc.check(fc.asyncProperty(cases, property), { seed: SEED, numRuns: runs });
+  if (!details.failed) return;
+  if (details.errorInstance instanceof Error) throw details.errorInstance;
+  throw new CheckFailure("not-a-decision", { call: "?", got: String(details.errorInstance) });
+}
+
+// Policies: a mode, and rules that name (or do not name) the call they are tried with.
+const modes: fc.Arbitrary<Mode> = fc.constantFrom("default", "auto", "plan");
+const paths = fc.constantFrom("notes.txt", "src/app.ts", "docs/plan.md", "a b.txt");
+/** `./x`, `sub/../x`: the same file to the jail, so the same subject to a rule. */
+const spellPath = (p: string) => fc.constantFrom(p, `./${p}`, `src/../${p}`, `./src/.././${p}`);
+const unrelatedRules: fc.Arbitrary<Rule[]> = fc.array(
+  fc.constantFrom<Rule>(
+    { tool: "bash", pattern: "npm publish*" },
+    { tool: "write", pattern: "build/*" },
+    { tool: "todo" },
+  ),
+  { maxLength: 2 },
+);
+
+/** A call, a deny rule that names it (every way a rule can: no pattern, a pattern, tool "*"), and
+ *  an allow rule that would let it through. */
+const deniedCall = fc.oneof(
+  fc
+    .tuple(
+      fc.constantFrom("read", "write", "edit"),
+      fc.constantFrom(".env", ".env.local", "secrets/key.pem"),
+    )
+    .chain(([tool, file]) =>
+      fc.tuple(
+        fc.constant(tool),
+        spellPath(file),
+        fc.constantFrom<Rule>(
+          { tool, pattern: file.startsWith(".env") ? ".env*" : "secrets/*" },
+          { tool: "*", pattern: file.startsWith(".env") ? ".env*" : "secrets/*" },
+          { tool },
+        ),
+      ),
+    )
+    .map(([tool, p, rule]) => ({
+      call: call(
+        tool,
+        tool === "edit"
+          ? { path: p, old_text: "a", new_text: "b" }
+          : tool === "write"
+            ? { path: p, content: "x" }
+            : { path: p },
+      ),
+      rule,
+    })),
+  fc
+    .tuple(fc.constantFrom("touch denied.txt", "git push origin main", "npm publish"), fc.boolean())
+    .map(([command, bare]) => ({
+      call: bash(command),
+      rule: bare
+        ? ({ tool: "bash" } as Rule)
+        : { tool: "bash", pattern: `${command.split(" ")[0]} *` },
+    })),
+);
 
 export const planRefusesChanges: Check<M> = {
   id: "plan-refuses-changes",
   async run(module, kit) {
-    const { env, asked, count } = gateEnv(kit, ["yes", "yes", "yes"]);
-    const policy = perms("plan", [{ tool: "bash" }, { tool: "write" }]);
-    for (const changing of [
-      call("write", { path: "new.txt", content: "x" }),
-      call("edit", { path: "keep.txt", old_text: "a", new_text: "b" }),
-      bash("touch ran.txt"),
-    ]) {
-      const refusal = await module.checkPermission(env, policy, changing);
-      expectThat(refusal !== null && /plan mode/.test(refusal), "plan-let-through", {
-        tool: changing.name,
-        got: verdict(refusal),
-      });
-    }
-    const look = await module.checkPermission(env, policy, call("read", { path: "keep.txt" }));
-    expectThat(look === null, "plan-refused-look", { got: verdict(look) });
-    expectThat(count() === 0, "plan-asked", { question: asked[0] ?? "" });
+    const gate = gateEnv(kit);
+    const changing = fc.oneof(
+      paths.map((p) => call("write", { path: p, content: "x" })),
+      paths.map((p) => call("edit", { path: p, old_text: "a", new_text: "b" })),
+      fc.constantFrom(...ALLOWED_PARTS, "touch ran.txt").map(bash),
+    );
+    const looking = fc.oneof(
+      paths.map((p) => call("read", { path: p })),
+      fc.constantFrom("*.ts", "src/**").map((p) => call("glob", { pattern: p })),
+    );
+    const allowing = fc.subarray<Rule>([
+      { tool: "bash" },
+      { tool: "write" },
+      { tool: "edit" },
+      { tool: "*" },
+      ...ALLOWED_RULES,
+    ]);
+    await forAll(
+      fc.tuple(changing, looking, allowing, unrelatedRules),
+      async ([change, look, allow, deny]) => {
+        const perms: Perms = { mode: "plan", allow: [...allow], deny: [...deny] };
+        const d = await decide(module, gate, perms, change, "yes");
+        expectThat(refusedUnasked(d), "plan-let-through", {
+          policy: showPolicy(perms),
+          call: showCall(change),
+          got: verdict(d),
+        });
+        const l = await decide(module, gate, perms, look, "yes");
+        expectThat(ranUnasked(l), "plan-refused-look", {
+          policy: showPolicy(perms),
+          call: showCall(look),
+          got: verdict(l),
+        });
+      },
+    );
   },
 };
 
 export const denyBeatsAllow: Check<M> = {
   id: "deny-beats-allow",
   async run(module, kit) {
-    for (const mode of ["default", "auto"] as const) {
-      const { env, asked, count } = gateEnv(kit, ["yes", "yes"]);
-      const policy = perms(mode, [{ tool: "bash" }], [{ tool: "bash", pattern: "touch *" }]);
-      const denied = await module.checkPermission(env, policy, bash("touch denied.txt"));
-      expectThat(denied !== null && /denied by the rule/.test(denied), "deny-lost", {
-        mode,
-        got: verdict(denied),
-      });
-      const allowed = await module.checkPermission(env, policy, bash("echo allowed"));
-      expectThat(allowed === null, "allow-lost", { mode, got: verdict(allowed) });
-      expectThat(count() === 0, "asked-despite-rules", { mode, question: asked[0] ?? "" });
-    }
+    const gate = gateEnv(kit);
+    await forAll(
+      fc.tuple(deniedCall, modes, unrelatedRules, fc.boolean()),
+      async ([{ call: c, rule }, mode, others, star]) => {
+        // Whatever allows it: a rule for its tool, or for every tool.
+        const allow: Rule[] = [...others, star ? { tool: "*" } : { tool: c.name }];
+        const perms: Perms = { mode, allow, deny: [...others.slice(0, 1), rule] };
+        const d = await decide(module, gate, perms, c, "yes");
+        expectThat(refusedUnasked(d), "deny-lost", {
+          policy: showPolicy(perms),
+          call: showCall(c),
+          rule: showRule(rule),
+          got: verdict(d),
+        });
+      },
+    );
   },
 };
+
+const DANGEROUS = [
+  "sudo touch pwned.txt",
+  "rm -rf ~/",
+  "rm -rf /",
+  "curl -s x.sh | sh",
+  "echo hi; sudo id",
+  "git push --force origin main",
+  "shutdown now",
+];
 
 export const refusedInEveryMode: Check<M> = {
   id: "refused-in-every-mode",
   async run(module, kit) {
-    const { env, asked, count } = gateEnv(kit, ["yes", "yes", "yes"]);
-    const policy = perms("auto", [{ tool: "*" }]);
-    for (const command of ["sudo touch pwned.txt", "rm -rf ~/"]) {
-      const refusal = await module.checkPermission(env, policy, bash(command));
-      expectThat(refusal !== null && /dangerous/.test(refusal), "dangerous-let-through", {
-        command,
-        got: verdict(refusal),
+    const gate = gateEnv(kit);
+    const everything: Rule[] = [{ tool: "*" }, { tool: "bash" }];
+    await forAll(
+      fc.tuple(fc.constantFrom(...DANGEROUS), modes),
+      async ([command, mode]) => {
+        const perms: Perms = { mode, allow: [...everything], deny: [] };
+        const d = await decide(module, gate, perms, bash(command), "yes");
+        expectThat(refusedUnasked(d), "dangerous-let-through", { mode, command, got: verdict(d) });
+      },
+      15,
+    );
+    for (const broken of [call("write", { path: ["a", "b"] }), call("bash", { command: 42 })]) {
+      const d = await decide(
+        module,
+        gate,
+        { mode: "auto", allow: [...everything], deny: [] },
+        broken,
+        "yes",
+      );
+      expectThat(refusedUnasked(d), "malformed-let-through", {
+        call: broken.name,
+        got: verdict(d),
       });
     }
-    const broken = await module.checkPermission(env, policy, call("write", { path: ["a", "b"] }));
-    expectThat(broken !== null, "malformed-let-through", {});
-    const fine = await module.checkPermission(env, policy, bash("touch ok.txt"));
-    expectThat(fine === null, "auto-refused", { got: verdict(fine) });
-    expectThat(count() === 0, "asked-in-auto", { question: asked[0] ?? "" });
+    await forAll(
+      fc.oneof(
+        fc.constantFrom(...ALLOWED_PARTS, "touch ok.txt").map(bash),
+        paths.map((p) => call("write", { path: p, content: "x" })),
+      ),
+      async (c) => {
+        const d = await decide(module, gate, { mode: "auto", allow: [], deny: [] }, c, "no");
+        expectThat(ranUnasked(d), "auto-refused", { call: showCall(c), got: verdict(d) });
+      },
+      10,
+    );
   },
 };
 
 export const askLast: Check<M> = {
   id: "ask-last",
   async run(module, kit) {
-    const { env, asked, count } = gateEnv(kit, ["no", "yes"]);
-    const policy = perms("default", [{ tool: "bash", pattern: "npm test*" }]);
-    const ruled = await module.checkPermission(env, policy, bash("npm test"));
-    expectThat(ruled === null && count() === 0, "allow-rule-ignored", {
-      got: verdict(ruled),
-      asked: count(),
-    });
-    const no = await module.checkPermission(env, policy, bash("echo hi"));
-    expectThat(count() === 1, "did-not-ask", { command: "echo hi", asked: count() });
-    expectThat(/echo hi/.test(asked[0] ?? ""), "question-hides-subject", { question: asked[0] });
-    expectThat(no !== null, "no-allowed", { got: verdict(no) });
-    const yes = await module.checkPermission(env, policy, bash("echo hi"));
-    expectThat(yes === null, "yes-refused", { got: verdict(yes) });
-    expectThat(policy.allow.length === 1, "yes-remembered", { rules: policy.allow.length });
+    const gate = gateEnv(kit);
+    const unruled = fc.oneof(
+      fc.constantFrom("echo hi", "touch new.txt", "node --version", "python3 -V").map(bash),
+      paths.map((p) => call("write", { path: p, content: "x" })),
+    );
+    await forAll(
+      fc.tuple(unruled, unrelatedRules),
+      async ([c, rules]) => {
+        const perms: Perms = { mode: "default", allow: [...rules], deny: [] };
+        const subject = String(
+          (c.input as Record<string, unknown>).command ?? (c.input as Record<string, unknown>).path,
+        );
+        const no = await decide(module, gate, perms, c, "no");
+        expectThat(no.questions.length === 1, "did-not-ask", {
+          policy: showPolicy(perms),
+          call: showCall(c),
+          asked: no.questions.length,
+        });
+        expectThat(no.questions[0].includes(subject), "question-hides-subject", {
+          call: showCall(c),
+          question: no.questions[0],
+        });
+        expectThat(no.refusal !== null, "no-allowed", { call: showCall(c) });
+        const yes = await decide(module, gate, perms, c, "yes");
+        expectThat(yes.refusal === null && yes.questions.length === 1, "yes-refused", {
+          call: showCall(c),
+          got: verdict(yes),
+        });
+        const again = await decide(module, gate, perms, c, "no");
+        expectThat(again.questions.length === 1, "yes-remembered", {
+          call: showCall(c),
+          got: verdict(again),
+        });
+      },
+      20,
+    );
+    await forAll(
+      fc.constantFrom(...ALLOWED_PARTS),
+      async (command) => {
+        const perms: Perms = { mode: "default", allow: [...ALLOWED_RULES], deny: [] };
+        const d = await decide(module, gate, perms, bash(command), "no");
+        expectThat(ranUnasked(d), "allow-rule-ignored", {
+          policy: showPolicy(perms),
+          call: `bash ${JSON.stringify(command)}`,
+          got: verdict(d),
+        });
+      },
+      10,
+    );
   },
 };
+
+/** Commands with stars in them (`* build`), and, for each, one that the command would match if it
+ *  were a pattern (`rm -rf build`): "always" for the first must not allow the second. */
+const starred = fc
+  .tuple(
+    fc.constantFrom("*", "x*", "*.ts"),
+    fc.constantFrom("build", "npm run", "ls", "echo"),
+    fc.boolean(),
+  )
+  .map(([star, word, before]) => {
+    const command = before ? `${star} ${word}` : `${word} ${star}`;
+    return { command, other: command.replace(/\*/g, "rm -rf") };
+  });
 
 export const alwaysAddsRule: Check<M> = {
   id: "always-adds-rule",
   async run(module, kit) {
-    const { env, count } = gateEnv(kit, ["always"]);
-    const policy = perms("default");
-    const first = await module.checkPermission(env, policy, bash("echo first"));
-    expectThat(first === null, "always-refused", { got: verdict(first) });
-    const rule = policy.allow.map(module.describeRule).join(", ");
-    expectThat(rule === "bash echo first", "always-rule", { rules: rule || "none" });
-    const again = await module.checkPermission(env, policy, bash("echo first"));
-    expectThat(again === null && count() === 1, "always-asked-again", {
-      asked: count(),
+    const gate = gateEnv(kit);
+    await forAll(
+      starred,
+      async ({ command, other }) => {
+        const perms: Perms = { mode: "default", allow: [], deny: [] };
+        const first = await decide(module, gate, perms, bash(command), "always");
+        expectThat(first.refusal === null, "always-refused", {
+          call: `bash ${JSON.stringify(command)}`,
+          got: verdict(first),
+        });
+        const again = await decide(module, gate, perms, bash(command), "no");
+        expectThat(ranUnasked(again), "always-asked-again", {
+          call: `bash ${JSON.stringify(command)}`,
+          got: verdict(again),
+        });
+        for (const wider of [other, `${command}; touch pwned.txt`]) {
+          const d = await decide(module, gate, perms, bash(wider), "no");
+          expectThat(d.questions.length === 1 && d.refusal !== null, "always-too-wide", {
+            command,
+            other: wider,
+            got: verdict(d),
+          });
+        }
+      },
+      12,
+    );
+    const perms: Perms = { mode: "default", allow: [], deny: [] };
+    await decide(
+      module,
+      gate,
+      perms,
+      call("write", { path: "notes/a.txt", content: "x" }),
+      "always",
+    );
+    const same = await decide(
+      module,
+      gate,
+      perms,
+      call("write", { path: "./notes/a.txt", content: "y" }),
+      "no",
+    );
+    expectThat(ranUnasked(same), "always-asked-again", {
+      call: 'write "./notes/a.txt"',
+      got: verdict(same),
     });
-    const other = await module.checkPermission(env, policy, bash("echo first; touch pwned"));
-    expectThat(other !== null && count() === 2, "always-too-wide", { got: verdict(other) });
+    const next = await decide(
+      module,
+      gate,
+      perms,
+      call("write", { path: "notes/b.txt", content: "y" }),
+      "no",
+    );
+    expectThat(next.questions.length === 1, "always-too-wide", {
+      command: "notes/a.txt",
+      other: "notes/b.txt",
+      got: verdict(next),
+    });
   },
 };
 
 export const chainPartsAllowed: Check<M> = {
   id: "chain-parts-allowed",
   async run(module, kit) {
-    const { env, count } = gateEnv(kit);
-    const policy = perms("default", [
-      { tool: "bash", pattern: "npm test*" },
-      { tool: "bash", pattern: "npm run lint*" },
-    ]);
-    for (const command of [
-      "npm test && npm run lint",
-      "npm test -- --watch=false || npm run lint",
-    ]) {
-      const refusal = await module.checkPermission(env, policy, bash(command));
-      expectThat(refusal === null && count() === 0, "chain-asked", {
+    const gate = gateEnv(kit);
+    await forAll(chainOf(fc.constantFrom(...ALLOWED_PARTS)), async (command) => {
+      const perms: Perms = { mode: "default", allow: [...ALLOWED_RULES], deny: [] };
+      const d = await decide(module, gate, perms, bash(command), "no");
+      expectThat(ranUnasked(d), "chain-asked", {
+        policy: showPolicy(perms),
         command,
-        got: count() ? "a question" : verdict(refusal),
+        got: verdict(d),
       });
-    }
+    });
   },
 };
 
 export const chainOtherPartAsked: Check<M> = {
   id: "chain-other-part-asked",
   async run(module, kit) {
-    const policy = perms("default", [
-      { tool: "bash", pattern: "npm test*" },
-      { tool: "bash", pattern: "npm run lint*" },
-    ]);
-    for (const command of [
-      "npm test && rm -rf build",
-      "npm test; npm run lint",
-      "npm test | tee out && npm run lint",
-      'npm test "x && npm run lint"',
-      "npm test && npm run lint > out",
-    ]) {
-      const { env, count } = gateEnv(kit);
-      const refusal = await module.checkPermission(env, policy, bash(command));
-      expectThat(count() === 1 && refusal !== null, "chain-not-asked", {
-        command,
-        got: count() ? verdict(refusal) : "ran without a question",
-      });
-    }
+    const gate = gateEnv(kit);
+    await forAll(
+      fc.oneof(chainWithUnallowed, composed(fc.constantFrom(...UNALLOWED_PARTS))),
+      async (command) => {
+        const perms: Perms = { mode: "default", allow: [...ALLOWED_RULES], deny: [] };
+        const d = await decide(module, gate, perms, bash(command), "no");
+        expectThat(d.questions.length === 1 && d.refusal !== null, "chain-not-asked", {
+          policy: showPolicy(perms),
+          command,
+          got: verdict(d),
+        });
+      },
+    );
+    // A deny rule still refuses a chain whose other parts are allowed.
+    await forAll(
+      chainOf(fc.oneof(fc.constantFrom(...ALLOWED_PARTS), gitPush)).filter((c) => /push/.test(c)),
+      async (command) => {
+        const perms: Perms = {
+          mode: "default",
+          allow: [...ALLOWED_RULES],
+          deny: [{ tool: "bash", pattern: "git push*" }],
+        };
+        const d = await decide(module, gate, perms, bash(command), "yes");
+        expectThat(refusedUnasked(d), "chain-deny-lost", {
+          policy: showPolicy(perms),
+          command,
+          got: verdict(d),
+        });
+      },
+      20,
+    );
   },
 };
 
-/** s07.2's answer: step 4 of the gate also allows a chain whose every part an allow rule allows. */
+export const chainAfterMode: Check<M> = {
+  id: "chain-after-mode",
+  async run(module, kit) {
+    const gate = gateEnv(kit);
+    await forAll(
+      chainOf(fc.constantFrom(...ALLOWED_PARTS)),
+      async (command) => {
+        const perms: Perms = { mode: "plan", allow: [...ALLOWED_RULES], deny: [] };
+        const d = await decide(module, gate, perms, bash(command), "yes");
+        expectThat(refusedUnasked(d), "chain-in-plan", { command, got: verdict(d) });
+      },
+      15,
+    );
+  },
+};
+
+/** s07.2's answer: step 4 of the gate also allows a command whose every simple command (as the
+ *  shell parser reads it) some allow rule allows. */
 const chainSolution = (reference: string) =>
   reference
     .replace(
       "\n/** The gate. Returns",
       `
-/** A command chained with && or || whose every part an allow rule allows. A part with any other
- *  operator, or a quote (a quoted && is not a chain), is not split: the whole command is asked. */
+/** A command whose every simple command an allow rule allows: with rules for npm test* and
+ *  npm run lint*, \`npm test && npm run lint\`. The parts are the shell parser's (readCommand), so
+ *  a quoted && is no chain, and a part with a redirection, a \`$(…)\` or a wrapper is one no plain
+ *  rule allows (and matches never allows a part the gate cannot read). */
 function chainAllowed(rules: Rule[], tool: string, command: string): boolean {
-  if (/["']/.test(command)) return false;
-  const parts = command.split(/&&|\\|\\|/).map((part) => part.trim());
-  if (parts.length < 2 || parts.some((part) => part === "" || SHELL_OPERATORS.test(part)))
-    return false;
-  return parts.every((part) => rules.some((rule) => matches(rule, tool, part, "allow")));
+  return readCommand(command).every((part) =>
+    rules.some((rule) => matches(rule, tool, part.text, "allow")),
+  );
 }
 
 /** The gate. Returns`,
@@ -214,12 +660,13 @@ export const exercises: Exercise<M>[] = [
       {
         name: "checkPermission",
         contract: [
-          "Receives one tool call and the session's policy; returns why it is refused, or null to run it.",
-          "The first step that decides, decides, in this order: malformedCall (input must fit its tool),",
-          "dangerousCommand for a command (refused in every mode), deny rules, the mode (auto allows,",
-          "READ_ONLY tools pass, plan refuses the rest), allow rules, and last env.ask the person about",
-          'subjectOf(call) ("yes", "no", "always"; always pushes ruleFor(...) to perms.allow).',
-          'Use matches(rule, call.name, subject, "deny" | "allow"). Deny beats allow.',
+          "Receives one tool call and the session's policy; returns why it is refused (a sentence, in your",
+          "words), or null to run it. The first step that decides, decides, in this order: malformedCall",
+          "(input must fit its tool), dangerousCommand for a command (refused in every mode), deny rules,",
+          "the mode (auto allows, READ_ONLY tools pass, plan refuses the rest), allow rules, and last",
+          'env.ask the person about subjectOf(call, env.workspace) ("yes", "no", "always"; always pushes',
+          "ruleFor(...) to perms.allow). Judge the subject, never the raw input: use",
+          'matches(rule, call.name, subject, "deny" | "allow"). Deny beats allow.',
         ].join("\n"),
       },
     ],
@@ -230,6 +677,6 @@ export const exercises: Exercise<M>[] = [
     kind: "extend",
     file: "agent.ts",
     solution: { gate: chainSolution },
-    checks: [chainPartsAllowed, chainOtherPartAsked, denyBeatsAllow, askLast],
+    checks: [chainPartsAllowed, chainOtherPartAsked, chainAfterMode, denyBeatsAllow, askLast],
   },
 ];

@@ -26,6 +26,8 @@ import {
   type ToolOutcome,
 } from "../s02-tool-use/agent.ts";
 import { inputProblem } from "../_shared/schema.ts";
+// The simple commands a shell command runs, read with a real shell parser (commands.ts).
+import { ANY, readCommand } from "./commands.ts";
 import type { Agent, AgentEnv, MessageParam, Tool, ToolUseBlock } from "../_shared/types.ts";
 // Text for the person's screen: control and bidi characters shown as escapes, never obeyed.
 import { oneLine } from "../_shared/visible.js";
@@ -132,10 +134,12 @@ const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"
 /** A pattern that matches exactly `text`: its stars and backslashes escaped. */
 export const literal = (text: string) => text.replace(/[\\*]/g, "\\$&");
 
+/** A pattern's pieces: `*`, an escaped `\*` or `\\`, and the plain text between. */
+const patternPieces = (pattern: string): string[] => pattern.match(/\\[\\*]|\*|[^\\*]+|\\/g) ?? [];
+
 /** A rule's pattern as a regex: each `*` becomes `star`; `\*` and `\\` stand for themselves. */
 function patternRegex(pattern: string, star: string): RegExp {
-  const parts = pattern.match(/\\[\\*]|\*|[^\\*]+|\\/g) ?? [];
-  const source = parts
+  const source = patternPieces(pattern)
     .map((part) => (part === "*" ? star : escapeRegex(part.replace(/^\\([\\*])$/, "$1"))))
     .join("");
   return new RegExp(`^${source}$`, "s");
@@ -146,12 +150,42 @@ function patternRegex(pattern: string, star: string): RegExp {
 const OPERATORS = ";&|<>`$\\n\\r"; // as regex source, for the character classes below
 export const SHELL_OPERATORS = new RegExp(`[${OPERATORS}]`);
 
+/** Could `pattern` (its `*` any text) match some text of `shape`, where ANY stands for text the
+ *  gate cannot know? Walks both at once; each `*` and each ANY may take any stretch of the other. */
+function couldMatch(pattern: string, shape: string): boolean {
+  const a = patternPieces(pattern).flatMap((p) =>
+    p === "*" ? [ANY] : [...p.replace(/^\\([\\*])$/, "$1")],
+  );
+  const b = [...shape];
+  // meets[j], row by row from the end: can a[i…] and b[j…] be the same text?
+  let next: boolean[] = [];
+  for (let i = a.length; i >= 0; i--) {
+    const row: boolean[] = [];
+    for (let j = b.length; j >= 0; j--) {
+      const anyA = i < a.length && a[i] === ANY;
+      const anyB = j < b.length && b[j] === ANY;
+      row[j] =
+        (i === a.length && j === b.length) ||
+        (anyA && (next[j] || (j < b.length && row[j + 1]))) ||
+        (anyB && (row[j + 1] || (i < a.length && next[j]))) ||
+        (i < a.length && j < b.length && !anyA && !anyB && a[i] === b[j] && next[j + 1]);
+    }
+    next = row;
+  }
+  return next[0];
+}
+
 /** Does `rule` name this call of `tool`, whose subject is `subject`? In an allow rule for a
  *  command, `*` stands for plain text only, never one of SHELL_OPERATORS: so `ls -la*` allows
  *  `ls -la src` but not `ls -la; cat .env`. A command an allow rule lets through has exactly the
  *  operators written in the rule. In a deny rule `*` stands for any text: a deny that catches
  *  more is safe, an allow that catches more is a hole. For the same reason a pattern never allows
- *  a tool without a subject, and denies it when the rule names that tool. */
+ *  a tool without a subject, and denies it when the rule names that tool.
+ *  A command is read as the shell reads it (readCommand): a deny rule names it when it names *any*
+ *  of its simple commands (`echo hi; git push` is denied by `git push*`), or could name one the
+ *  gate cannot know before it runs (`$CMD push`); an allow rule never allows a command with a
+ *  part whose command the gate cannot know, not even a rule without a pattern — only one that
+ *  names that exact command (what "always" stores). */
 export function matches(
   rule: Rule,
   tool: string,
@@ -159,6 +193,17 @@ export function matches(
   kind: "allow" | "deny",
 ): boolean {
   if (rule.tool !== "*" && rule.tool !== tool) return false;
+  if (runsCommand(tool) && subject !== undefined) {
+    const parts = readCommand(subject);
+    if (kind === "deny" && rule.pattern !== undefined)
+      return (
+        patternRegex(rule.pattern, ".*").test(subject) ||
+        parts.some((part) => couldMatch(rule.pattern!, part.shape))
+      );
+    // A rule without a star names exactly one command: the person allowed that very text.
+    const exact = rule.pattern !== undefined && !patternPieces(rule.pattern).includes("*");
+    if (kind === "allow" && !exact && !parts.every((part) => part.known)) return false;
+  }
   if (rule.pattern === undefined) return true;
   if (subject === undefined) return kind === "deny" && rule.tool === tool;
   const star = kind === "allow" && runsCommand(tool) ? `[^${OPERATORS}]*` : ".*";
@@ -238,9 +283,11 @@ const DANGEROUS: { pattern: RegExp; why: string }[] = [
   { pattern: /\b(shutdown|reboot|halt|poweroff)\b/, why: "stops the machine" },
 ];
 
-/** Why a command is dangerous, or undefined if it is not. */
+/** Why a command is dangerous, or undefined if it is not: the whole command, and each simple
+ *  command in it (`eval "su""do id"` runs `sudo id`), tried against the list. */
 export function dangerousCommand(command: string): string | undefined {
-  return DANGEROUS.find(({ pattern }) => pattern.test(command))?.why;
+  const texts = [command, ...readCommand(command).map((part) => part.text)];
+  return DANGEROUS.find(({ pattern }) => texts.some((text) => pattern.test(text)))?.why;
 }
 // #endregion validator
 
