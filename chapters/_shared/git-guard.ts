@@ -29,30 +29,73 @@ export function gitGuards(dir: string): { path: string; folder: boolean; readOnl
   });
 }
 
-/** Files in `.git` that also say what git runs, and that a command can still create or change:
- *  another config through `commondir`, `config.worktree`, attributes (filters), a linked
- *  worktree's pointers, a submodule's config and hooks, and `hooks` where it was missing. */
-function surfaceFiles(git: string): string[] {
-  const listed = (dir: string) => {
+/** What in a git folder is history — objects, refs, their logs, the index, the last message —
+ *  which git reads as data and never runs. Everything else there (config, hooks, attributes,
+ *  `commondir` and other pointers, rebase, merge and bisect state, a lane's or a submodule's own
+ *  folder) says what git will do or run next, so a change to it is named. A rule, not a list of
+ *  dangerous files: a kind of state git adds tomorrow is named by default. */
+const HISTORY = new Set([
+  "objects",
+  "refs",
+  "logs",
+  "packed-refs",
+  "HEAD",
+  "ORIG_HEAD",
+  "FETCH_HEAD",
+  "AUTO_MERGE",
+  "COMMIT_EDITMSG",
+  "index",
+  "description",
+  "shallow",
+  "gc.log",
+  "lfs",
+  "info/exclude",
+  "info/refs",
+]);
+/** Folders holding other git folders: a linked worktree's (`worktrees/<name>`) and a submodule's
+ *  (`modules/<name>`), each looked at with the same rule. */
+const NESTED = new Set(["worktrees", "modules"]);
+/** How many files of one unknown folder (say, a planted copy of a repository) are fingerprinted
+ *  one by one; past that the folder's own entry stands for the rest. */
+const PER_FOLDER = 200;
+
+/** Every file and folder in a git folder that is not history, relative to it. */
+function surfaceFiles(git: string, under = ""): string[] {
+  const names = (dir: string) => {
     try {
-      return readdirSync(path.join(git, dir)).map((name) => path.join(dir, name));
+      return readdirSync(path.join(git, dir)).sort();
     } catch {
       return [];
     }
   };
-  const top = ["config", "commondir", "config.worktree", "info/attributes", "hooks"];
-  return [
-    ...top,
-    ...listed("hooks"),
-    ...listed("worktrees").flatMap((w) =>
-      ["commondir", "gitdir", "config.worktree"].map((f) => path.join(w, f)),
-    ),
-    ...listed("modules").flatMap((m) => [
-      path.join(m, "config"),
-      path.join(m, "hooks"),
-      ...listed(path.join(m, "hooks")),
-    ]),
-  ];
+  const found: string[] = [];
+  const walk = (dir: string, budget: { left: number }) => {
+    for (const name of names(dir)) {
+      const rel = path.join(dir, name);
+      if (name.endsWith(".lock")) continue; // git's own, gone when the command is
+      if (budget.left-- <= 0) return;
+      found.push(rel);
+      if (kind(path.join(git, rel))?.isDirectory()) walk(rel, budget);
+    }
+  };
+  for (const name of names(under)) {
+    const rel = path.join(under, name);
+    const local = path.relative(under, rel);
+    if (HISTORY.has(local) || name.endsWith(".lock")) continue;
+    if (name === "info") {
+      for (const inner of names(rel))
+        if (!HISTORY.has(path.join("info", inner))) found.push(path.join(rel, inner));
+      continue;
+    }
+    // (Not these folders' own entries: a commit in a lane changes its folder's time.)
+    if (NESTED.has(name) && kind(path.join(git, rel))?.isDirectory()) {
+      for (const inner of names(rel)) found.push(...surfaceFiles(git, path.join(rel, inner)));
+      continue;
+    }
+    found.push(rel);
+    if (kind(path.join(git, rel))?.isDirectory()) walk(rel, { left: PER_FOLDER });
+  }
+  return found;
 }
 
 /** A fingerprint of those files (kind, size, change time, inode), per repository. */
@@ -66,8 +109,70 @@ export function gitRunSurface(gits: string[]): Map<string, string> {
   return surface;
 }
 
-/** What was created, changed or removed between two fingerprints. */
+/** What was created, changed or removed between two fingerprints: a folder that changed stands
+ *  for what changed inside it (a new `rebase-merge`, not its ten files). */
 export function surfaceChanges(before: Map<string, string>, after: Map<string, string>): string[] {
   const names = new Set([...before.keys(), ...after.keys()]);
-  return [...names].filter((name) => before.get(name) !== after.get(name)).sort();
+  const changed = [...names].filter((name) => before.get(name) !== after.get(name)).sort();
+  const inside = (name: string) =>
+    changed.some((other) => other !== name && name.startsWith(other + path.sep));
+  return changed.filter((name) => !inside(name));
 }
+
+// #region warnings
+/** The warnings the harness itself wrote into commands' results. The terminal shows each one
+ *  again as a harness note after the result (`harnessWarningsIn`), where the output before it
+ *  cannot push it away. Only text the harness issued counts: a command that prints the same
+ *  words gets no note. */
+const issued = new Set<string>();
+
+export function issueWarning(text: string): string {
+  issued.add(text);
+  // A warning nobody printed (a result that never reached a terminal) is not kept for ever.
+  if (issued.size > 100) issued.delete(issued.values().next().value!);
+  return text;
+}
+
+/** The harness's warnings in a result, each given out once. */
+export function harnessWarningsIn(output: string): string[] {
+  const found = [...issued].filter((text) => output.includes(text));
+  found.forEach((text) => issued.delete(text));
+  return found;
+}
+// #endregion warnings
+
+// #region harness-git
+/** The harness's own git (s12's lanes) reads one config file: the repository's `.git/config`,
+ *  which no command may write (`gitGuards`). Git would also follow `commondir`, a lane's `.git`
+ *  file and `worktrees/<name>/commondir` to another config, read system and global config, and
+ *  run hooks, fsmonitor and the filters that config and attributes name. So it is told where its
+ *  repository is (`GIT_DIR`, `GIT_COMMON_DIR`: git then reads no pointer file at all), reads no
+ *  system or global config, and runs with hooks, fsmonitor and the untracked cache off. A filter
+ *  can only be one your `.git/config` defines. */
+export const HARNESS_GIT_OPTIONS = [
+  ...["core.hooksPath=/dev/null", "core.fsmonitor=false", "core.untrackedCache=false"],
+  ...["core.attributesFile=/dev/null", "commit.gpgsign=false", "tag.gpgsign=false"],
+].flatMap((setting) => ["-c", setting]);
+
+/** The environment of the harness's own git in `workspace`, or in its lane `lane` (a folder in
+ *  `.worktrees/`, named by the harness, never read from the lane's `.git` file). */
+export function harnessGitEnv(workspace: string, lane?: { name: string; folder: string }) {
+  const common = path.join(workspace, ".git");
+  return {
+    GIT_DIR: lane ? path.join(common, "worktrees", lane.name) : common,
+    GIT_COMMON_DIR: common,
+    GIT_WORK_TREE: lane ? lane.folder : workspace,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_ATTR_NOSYSTEM: "1",
+    GIT_TERMINAL_PROMPT: "0",
+  };
+}
+
+/** Pointers in a repository's `.git` that send git elsewhere. A repository's own `.git` folder
+ *  never has them (only a linked worktree's folder does): one there was planted, and your own
+ *  git would follow it, so the harness names it and stops. */
+export function plantedPointers(git: string): string[] {
+  return ["commondir", "gitdir"].filter((name) => kind(path.join(git, name)));
+}
+// #endregion harness-git
