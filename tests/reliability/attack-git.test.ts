@@ -113,6 +113,28 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("attack: the harness's own
     expect(config()).toBe(before);
   });
 
+  // F1, the other pointers the harness's git would read: an include in your .git/config naming a
+  // file in the workspace (the model writes it), and a `.git/worktrees/<lane>` planted before the
+  // lane is made (the harness's git would later work on the planted one by name). Before the
+  // fix: the include was read (its fsmonitor was overridden, its filters were not); the planted
+  // entry made git name the lane's entry `a1` and the harness's status read the planted `a`.
+  it("an include in .git/config and a planted lane entry are refused in one sentence", async () => {
+    const { ws, config } = repo();
+    git(ws, "config", "include.path", "../team.gitconfig");
+    const lanes = new WorktreeManager(ws);
+    expect(() => lanes.create("a")).toThrow(/reads other files \(include\.path\)/);
+    git(ws, "config", "--unset", "include.path");
+    const before = config();
+    const planted = await modelRuns(
+      "mkdir -p .git/worktrees/a && echo ref: refs/heads/main > .git/worktrees/a/HEAD && " +
+        "echo ../.. > .git/worktrees/a/commondir && echo $PWD/app.js > .git/worktrees/a/gitdir",
+      ws,
+    );
+    expect(planted.output).toMatch(/\[harness\].*\.git\/worktrees\/a/s);
+    expect(() => lanes.create("a")).toThrow(/\.git\/worktrees\/a already exists/);
+    expect(config()).toBe(before);
+  });
+
   // F2. Plan: none needed. worktree_create asked `git config user.email` in the sandbox (where
   // ~/.gitconfig is hidden), found none and wrote `Agent Harness` into your `.git/config`.
   // Before the fix: `.git/config` gained a [user] section.
@@ -125,6 +147,7 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("attack: the harness's own
     expect(config()).not.toMatch(/\[user\]|Agent Harness/);
     const committed = await lanes.run("a", "echo 2 > app.js && git commit -qam lane && echo ok");
     expect(committed.output).toContain("ok");
+    expect(committed.output).not.toMatch(/\[harness\]/); // a lane's commit is history
     expect(git(ws, "log", "-1", "--format=%an <%ae>", "wt/a")).toBe(
       "Agent Harness <agent@harness.invalid>",
     );
