@@ -16,13 +16,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { REPO_ROOT } from "./paths.ts";
-import {
-  gitDirIn,
-  gitGuards,
-  gitRunSurface,
-  issueWarning,
-  surfaceChanges,
-} from "./git-guard.ts";
+import { gitDirIn, gitGuards, gitRunSurface, issueWarning, surfaceChanges } from "./git-guard.ts";
 import { ownProgram } from "./programs.ts";
 
 export interface CommandResult {

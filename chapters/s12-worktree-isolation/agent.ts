@@ -87,8 +87,7 @@ function runGit(workspace: string, args: string[], lane?: string) {
     // Its own lane's entry (`worktrees/<lane>`, made by `worktree add`, gone after `remove`)
     // is the only change in `.git` outside history that the harness's git makes.
     const own = (file: string) =>
-      args.includes("worktree") &&
-      file.startsWith(path.join(repo, "worktrees") + path.sep);
+      args.includes("worktree") && file.startsWith(path.join(repo, "worktrees") + path.sep);
     const unexpected = surfaceChanges(before, gitRunSurface([repo])).filter((f) => !own(f));
     if (unexpected.length)
       throw new Error(

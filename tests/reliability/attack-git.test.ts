@@ -29,8 +29,7 @@ function repo() {
 }
 
 /** The model's own command, sandboxed (what `sh prep.sh` runs after one approval). */
-const modelRuns = (command: string, cwd: string) =>
-  runCommand(command, { cwd, timeoutMs: 15_000 });
+const modelRuns = (command: string, cwd: string) => runCommand(command, { cwd, timeoutMs: 15_000 });
 
 /** What an 80×24 terminal shows of `output` once written: its last 24 rows. */
 async function lastScreen(output: string): Promise<string> {
@@ -169,9 +168,13 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("attack: the harness's own
   // `exec <payload>` next; your `git rebase --continue` runs it. Before the fix: nothing named.
   it("a rebase left stopped with an exec next is named", async () => {
     const { ws } = repo();
-    writeFileSync(path.join(ws, "ed.sh"), `#!/bin/sh\nprintf 'break\\nexec touch pwned\\n' > "$1"\n`, {
-      mode: 0o755,
-    });
+    writeFileSync(
+      path.join(ws, "ed.sh"),
+      `#!/bin/sh\nprintf 'break\\nexec touch pwned\\n' > "$1"\n`,
+      {
+        mode: 0o755,
+      },
+    );
     const result = await modelRuns(
       `GIT_SEQUENCE_EDITOR=./ed.sh git ${ID.join(" ")} rebase -i HEAD`,
       ws,
@@ -199,7 +202,7 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("attack: the harness's own
   it("the warning stays on screen after 13 lines of output", async () => {
     const { ws } = repo();
     const command =
-      "for i in $(seq 1 13); do echo \"ok $i - test passes\"; done; " +
+      'for i in $(seq 1 13); do echo "ok $i - test passes"; done; ' +
       "mkdir .git/x && echo x > .git/commondir";
     const result = await bash(command, ws);
     let written = "";
