@@ -3,7 +3,7 @@
 // model's commands may commit there (that writes `.git`), so they cannot be kept out of `.git`
 // altogether. What they get: the two files that say what git runs made read-only, and a warning
 // in the command's result when anything else that does changed.
-import { lstatSync, readdirSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
 const kind = (p: string) => lstatSync(p, { throwIfNoEntry: false });
@@ -98,11 +98,20 @@ function surfaceFiles(git: string, under = ""): string[] {
   return found;
 }
 
-/** A fingerprint of those files (kind, size, change time, inode), per repository. */
-export function gitRunSurface(gits: string[]): Map<string, string> {
+/** The files among those that decide what git runs or where it looks — config, hooks,
+ *  attributes, pointers — as opposed to what an operation leaves behind (merge or rebase state).
+ *  The harness's own git may leave the latter (a merge it was asked for), never change the former. */
+const decidesWhatRuns = (file: string) =>
+  file.split(path.sep).some((part) => part === "hooks") ||
+  ["config", "config.worktree", "commondir", "gitdir", "attributes"].includes(path.basename(file));
+
+/** A fingerprint of those files (kind, size, change time, inode), per repository; with
+ *  `onlyWhatRuns`, of the files that decide what git runs. */
+export function gitRunSurface(gits: string[], { onlyWhatRuns = false } = {}): Map<string, string> {
   const surface = new Map<string, string>();
   for (const git of gits)
     for (const file of surfaceFiles(git)) {
+      if (onlyWhatRuns && !decidesWhatRuns(file)) continue;
       const st = kind(path.join(git, file));
       if (st) surface.set(path.join(git, file), `${st.mode}:${st.size}:${st.ctimeMs}:${st.ino}`);
     }
@@ -140,6 +149,48 @@ export function harnessWarningsIn(output: string): string[] {
   return found;
 }
 // #endregion warnings
+
+// #region identity
+/** Commits need a name and an address. Your global ones are hidden from commands (your home is),
+ *  so where a repository's own `.git/config` names none, a command (the model's, or the
+ *  harness's own git) gets the harness's in its environment — never written into a config
+ *  file. Your repository's own identity, where it has one, is what its commits carry. */
+const HARNESS_IDENTITY = { name: "Agent Harness", email: "agent@harness.invalid" };
+
+export function fallbackIdentity(repos: string[]): Record<string, string> {
+  if (!repos.length) return {};
+  const has = (key: string) => repos.every((git) => configSetsUser(path.join(git, "config"), key));
+  const env: Record<string, string> = {};
+  if (!has("name")) env.GIT_AUTHOR_NAME = env.GIT_COMMITTER_NAME = HARNESS_IDENTITY.name;
+  if (!has("email")) env.GIT_AUTHOR_EMAIL = env.GIT_COMMITTER_EMAIL = HARNESS_IDENTITY.email;
+  return env;
+}
+
+/** Does a git config file set `user.<key>`? Read here, not by running git: a `git` found on the
+ *  PATH could be a file the model wrote, and this runs outside the sandbox. Includes are not
+ *  followed (the harness's git does not read them either). A file it misreads costs at most an
+ *  author name: the commit fails, or carries the harness's name. */
+function configSetsUser(file: string, key: string): boolean {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return false;
+  }
+  let inUser = false;
+  for (const raw of text.split("\n")) {
+    let line = raw.trim();
+    const header = /^\[\s*([A-Za-z0-9.-]+)(\s+"[^"]*")?\s*\](.*)$/.exec(line);
+    if (header) {
+      inUser = header[1].toLowerCase() === "user" && !header[2];
+      line = header[3].trim();
+    }
+    if (inUser && new RegExp(`^${key}\\s*=`, "i").test(line)) return true;
+  }
+  return false;
+}
+
+// #endregion identity
 
 // #region harness-git
 /** The harness's own git (s12's lanes) reads one config file: the repository's `.git/config`,

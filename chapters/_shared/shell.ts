@@ -8,7 +8,6 @@ import {
   existsSync,
   lstatSync,
   openSync,
-  readFileSync,
   readlinkSync,
   realpathSync,
 } from "node:fs";
@@ -16,7 +15,14 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { REPO_ROOT } from "./paths.ts";
-import { gitDirIn, gitGuards, gitRunSurface, issueWarning, surfaceChanges } from "./git-guard.ts";
+import {
+  fallbackIdentity,
+  gitDirIn,
+  gitGuards,
+  gitRunSurface,
+  issueWarning,
+  surfaceChanges,
+} from "./git-guard.ts";
 import { ownProgram } from "./programs.ts";
 
 export interface CommandResult {
@@ -505,45 +511,6 @@ const gitWarning = (changed: string[]) =>
       "run it, outside any sandbox: look before you run git there (git status, git config " +
       "--list --show-origin, and what a rebase, merge or bisect left behind).",
   );
-
-/** Commits need a name and an address. Your global ones are hidden from commands (your home is),
- *  so where a repository's own `.git/config` names none, the command gets the harness's in its
- *  environment — never written into a config file. Your repository's own identity, where it has
- *  one, is what its commits carry. */
-const HARNESS_IDENTITY = { name: "Agent Harness", email: "agent@harness.invalid" };
-
-function fallbackIdentity(repos: string[]): Record<string, string> {
-  if (!repos.length) return {};
-  const has = (key: string) => repos.every((git) => configSetsUser(path.join(git, "config"), key));
-  const env: Record<string, string> = {};
-  if (!has("name")) env.GIT_AUTHOR_NAME = env.GIT_COMMITTER_NAME = HARNESS_IDENTITY.name;
-  if (!has("email")) env.GIT_AUTHOR_EMAIL = env.GIT_COMMITTER_EMAIL = HARNESS_IDENTITY.email;
-  return env;
-}
-
-/** Does a git config file set `user.<key>`? Read here, not by running git: a `git` found on the
- *  PATH could be a file the model wrote, and this runs outside the sandbox. Includes are not
- *  followed (the harness's git does not read them either). A file it misreads costs at most an
- *  author name: the commit fails, or carries the harness's name. */
-function configSetsUser(file: string, key: string): boolean {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch {
-    return false;
-  }
-  let inUser = false;
-  for (const raw of text.split("\n")) {
-    let line = raw.trim();
-    const header = /^\[\s*([A-Za-z0-9.-]+)(\s+"[^"]*")?\s*\](.*)$/.exec(line);
-    if (header) {
-      inUser = header[1].toLowerCase() === "user" && !header[2];
-      line = header[3].trim();
-    }
-    if (inUser && new RegExp(`^${key}\\s*=`, "i").test(line)) return true;
-  }
-  return false;
-}
 
 /** A command that never started: the reason is its output. */
 function refused(output: string): RunningCommand {

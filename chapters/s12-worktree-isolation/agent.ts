@@ -21,6 +21,7 @@ import { BrokenStateError, endsMidLine, readJson, writeJsonAtomic } from "../_sh
 import type { HarnessEvents } from "../_shared/events.ts";
 import { stateDirFor } from "../_shared/paths.ts";
 import {
+  fallbackIdentity,
   gitRunSurface,
   harnessGitEnv,
   HARNESS_GIT_OPTIONS,
@@ -60,10 +61,22 @@ commit your work there. worktree_remove with complete_task: true closes the lane
  *  change: the repository is named by the harness (`harnessGitEnv`: no `commondir`, no lane
  *  `.git` file is followed), the only config read is your `.git/config` (read-only to commands
  *  and to this git alike), and hooks, fsmonitor and system attributes are off. It runs in the
- *  same sandbox as the model's commands, for machines where that pinning were not enough. And
- *  it is watched: if `.git` changes anywhere but history and the lane it works on, it stops. */
-function git(workspace: string, args: string[], lane?: string): string {
-  const result = runGit(workspace, args, lane);
+ *  same sandbox as the model's commands besides. And it is watched: if what decides what git
+ *  runs (config, hooks, attributes, pointers) changes while it runs, other than the entry of
+ *  the lane it makes or removes, it stops. */
+function git(workspace: string, ...args: string[]): string {
+  return checked(runGit(workspace, args), args);
+}
+
+/** The same, in a lane: git is told the lane's folder and its entry in `.git/worktrees`. */
+function laneGit(workspace: string, lane: string, ...args: string[]): string {
+  return checked(runGit(workspace, args, lane), args);
+}
+
+function checked(
+  result: { status: number | null; stdout: string; stderr: string },
+  args: string[],
+) {
   if (result.status !== 0) {
     const why = result.stderr.trim() || `exit code ${result.status}`;
     throw new Error(`git ${args.find((a) => !a.startsWith("-")) ?? ""} failed: ${why}`);
@@ -74,21 +87,22 @@ function git(workspace: string, args: string[], lane?: string): string {
 function runGit(workspace: string, args: string[], lane?: string) {
   const folder = lane ? path.join(workspace, ".worktrees", lane) : undefined;
   const repo = path.join(workspace, ".git");
-  const before = existsSync(repo) ? gitRunSurface([repo]) : undefined;
+  const watched = () => gitRunSurface([repo], { onlyWhatRuns: true });
+  const before = existsSync(repo) ? watched() : undefined;
   // (`git init`, where there is no repository yet, is told nothing: GIT_WORK_TREE would be
   // written into the new config.)
   const pinned = harnessGitEnv(workspace, lane && folder ? { name: lane, folder } : undefined);
   const { GIT_DIR: _dir, GIT_COMMON_DIR: _common, GIT_WORK_TREE: _tree, ...unpinned } = pinned;
   const result = runSandboxedSync("git", [...HARNESS_GIT_OPTIONS, ...args], {
     cwd: workspace,
-    env: before ? pinned : unpinned,
+    env: { ...(before ? pinned : unpinned), ...fallbackIdentity(before ? [repo] : []) },
   });
   if (before) {
-    // Its own lane's entry (`worktrees/<lane>`, made by `worktree add`, gone after `remove`)
-    // is the only change in `.git` outside history that the harness's git makes.
+    // A lane's entry (`worktrees/<lane>`, made by `worktree add`, gone after `remove`) is the
+    // only such change the harness's git makes.
     const own = (file: string) =>
       args.includes("worktree") && file.startsWith(path.join(repo, "worktrees") + path.sep);
-    const unexpected = surfaceChanges(before, gitRunSurface([repo])).filter((f) => !own(f));
+    const unexpected = surfaceChanges(before, watched()).filter((f) => !own(f));
     if (unexpected.length)
       throw new Error(
         `the harness's own git changed ${unexpected.join(", ")} in your repository: stopped (look at it before you run git there)`,
@@ -99,16 +113,12 @@ function runGit(workspace: string, args: string[], lane?: string) {
 
 function succeeds(workspace: string, ...args: string[]): boolean {
   try {
-    git(workspace, args);
+    git(workspace, ...args);
     return true;
   } catch {
     return false;
   }
 }
-
-/** The harness's own commits (only the first one, in a repository it made) carry its name on
- *  their command line: it never writes an identity into a config file. */
-const IDENTITY = ["-c", "user.name=Agent Harness", "-c", "user.email=agent@harness.invalid"];
 
 /** Your repository, as the harness's git will read it, or one sentence why lanes cannot use it:
  *  a pointer planted in `.git` (your own git would follow it), or a `.git/config` that reads
@@ -231,10 +241,9 @@ export class WorktreeManager {
       );
     }
     const made = !dotGit;
-    // A repository we make gets no identity in its config: the model's commands get one in
-    // their environment where the config names none (shell.ts), the harness's one commit below
-    // on its command line.
-    if (made) git(this.root, ["init", "-q", "-b", "main"]);
+    // A repository we make gets no identity in its config: commits, the model's and the one
+    // below, get one in their environment where the config names none (`fallbackIdentity`).
+    if (made) git(this.root, "init", "-q", "-b", "main");
     checkRepository(this.root);
     // The harness's own state is not part of the project's history (nor of a lane's first commit).
     // Through the jail: an `info/exclude` linked to a file outside is refused, not appended to.
@@ -252,8 +261,8 @@ export class WorktreeManager {
         "the repository has no commits yet: make a first commit yourself (lanes branch from it; the harness never commits your files)",
       );
     }
-    git(this.root, ["add", "-A"]);
-    git(this.root, [...IDENTITY, "commit", "-q", "--allow-empty", "-m", "initial commit"]);
+    git(this.root, "add", "-A");
+    git(this.root, "commit", "-q", "--allow-empty", "-m", "initial commit");
   }
 
   /** The lane's folder. The name is checked here too, so no caller can build a path out of the lanes. */
@@ -300,12 +309,12 @@ export class WorktreeManager {
     safePath(this.root, path.relative(this.root, this.path(name)));
     // The lane's entry in `.git/worktrees` must be the one git makes now: the harness's git
     // later works on it by name, so one that is already there (planted, or left over) is refused.
-    git(this.root, ["worktree", "prune"]);
+    git(this.root, "worktree", "prune");
     if (existsSync(path.join(this.root, ".git", "worktrees", name)))
       throw new Error(
         `.git/worktrees/${name} already exists without a lane: look at it (git worktree list), remove it, or pick another name`,
       );
-    git(this.root, ["worktree", "add", "-q", "-b", branch, this.path(name), "HEAD"]);
+    git(this.root, "worktree", "add", "-q", "-b", branch, this.path(name), "HEAD");
     const lane: Lane = {
       name,
       path: path.relative(this.root, this.path(name)),
@@ -360,7 +369,7 @@ export class WorktreeManager {
     const lane = this.get(name);
     const cwd = this.path(name);
     checkRepository(this.root);
-    const changes = existsSync(cwd) ? git(this.root, ["status", "--porcelain"], lane.name) : "";
+    const changes = existsSync(cwd) ? laneGit(this.root, lane.name, "status", "--porcelain") : "";
     if (changes && !force) {
       const count = changes.split("\n").length;
       throw new Error(
@@ -372,8 +381,8 @@ export class WorktreeManager {
 
     // The task first: if it cannot be completed (say it is blocked), the lane is still there.
     this.releaseTask(lane, completeTask);
-    if (existsSync(cwd)) git(this.root, ["worktree", "remove", ...(force ? ["--force"] : []), cwd]);
-    git(this.root, ["worktree", "prune"]);
+    if (existsSync(cwd)) git(this.root, "worktree", "remove", ...(force ? ["--force"] : []), cwd);
+    git(this.root, "worktree", "prune");
     this.saveIndex(this.list().filter((l) => l.name !== name));
     this.log("worktree_remove", name, {
       branch: lane.branch,
@@ -399,7 +408,7 @@ export class WorktreeManager {
   changes(name: string): string[] {
     const lane = this.get(name);
     checkRepository(this.root);
-    const out = git(this.root, ["status", "--porcelain"], lane.name);
+    const out = laneGit(this.root, lane.name, "status", "--porcelain");
     return out ? out.split("\n") : [];
   }
 
