@@ -8,8 +8,12 @@ import { describe, expect, it } from "vitest";
 import { runCommand, sandboxStatus } from "../../chapters/_shared/shell.ts";
 import { bash } from "../../chapters/s01-agent-loop/agent.ts";
 import { WorktreeManager } from "../../chapters/s12-worktree-isolation/agent.ts";
+import {
+  BackgroundJobs,
+  injectBackgroundResults,
+} from "../../chapters/s11-background-tasks/agent.ts";
 import { createIO } from "../../chapters/_runner/io.ts";
-import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
+import type { AgentEnv, MessageParam, ToolUseBlock } from "../../chapters/_shared/types.ts";
 import { tempDir } from "../support/helpers.ts";
 
 const { Terminal } = xterm;
@@ -221,6 +225,27 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("attack: the harness's own
     expect(screen).toContain(".git/commondir");
     // The model's copy still has it too.
     expect(result.output).toMatch(/changed what git runs/);
+  });
+
+  // F1b, the same through a background command (s11, a2): its result reaches the model as text
+  // before the next call, and the screen showed only "background results injected: bg_1
+  // completed". Before the fix: the warning was nowhere on screen.
+  it("a background command's warning is shown on screen when its result is injected", async () => {
+    const { ws } = repo();
+    const jobs = new BackgroundJobs(ws);
+    jobs.start("mkdir .git/x && echo x > .git/commondir");
+    await jobs.nextResult();
+    let written = "";
+    const tty = {
+      columns: 200,
+      isTTY: true,
+      write: (t: string) => ((written += t), true),
+    } as unknown as NodeJS.WriteStream;
+    const io = createIO({ stream: tty, color: false });
+    const messages: MessageParam[] = [];
+    injectBackgroundResults({ io } as unknown as AgentEnv, jobs, messages);
+    expect(JSON.stringify(messages)).toMatch(/changed what git runs/);
+    expect(written).toMatch(/◆ \[harness\] this command changed what git runs: .*\.git\/commondir/);
   });
 
   // F1b, forgery: a command that prints the warning's words itself gets no harness note.
