@@ -3,7 +3,8 @@
 // model's commands may commit there (that writes `.git`), so they cannot be kept out of `.git`
 // altogether. What they get: the two files that say what git runs made read-only, and a warning
 // in the command's result when anything else that does changed.
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { openFolder } from "./jail.ts";
 import path from "node:path";
 
 const kind = (p: string) => lstatSync(p, { throwIfNoEntry: false });
@@ -49,6 +50,7 @@ const HISTORY = new Set([
   "shallow",
   "gc.log",
   "lfs",
+  "rr-cache",
   "info/exclude",
   "info/refs",
 ]);
@@ -61,13 +63,25 @@ const PER_FOLDER = 200;
 
 /** Every file and folder in a git folder that is not history, relative to it. */
 function surfaceFiles(git: string, under = ""): string[] {
+  // This runs outside the sandbox: a folder in `.git` linked to one the sandbox hides (your
+  // home) must not have its names listed in a warning to the model. So only real folders are
+  // looked into, opened part by part without following a link (s02's jail), and listed through
+  // the open handle, however a path is swapped meanwhile.
   const names = (dir: string) => {
+    let open: { fd: number } | undefined;
     try {
-      return readdirSync(path.join(git, dir)).sort();
+      // (The `.git` folder itself is no link, `gitDirIn` saw to that; the path to it may be.)
+      open = openFolder(realpathSync(git), dir.split(path.sep).filter(Boolean), false);
+      return readdirSync(
+        existsSync("/proc/self/fd") ? `/proc/self/fd/${open.fd}` : path.join(git, dir),
+      ).sort();
     } catch {
       return [];
+    } finally {
+      if (open) closeSync(open.fd);
     }
   };
+  const folder = (rel: string) => kind(path.join(git, rel))?.isDirectory() ?? false;
   const found: string[] = [];
   const walk = (dir: string, budget: { left: number }) => {
     for (const name of names(dir)) {
@@ -75,25 +89,28 @@ function surfaceFiles(git: string, under = ""): string[] {
       if (name.endsWith(".lock")) continue; // git's own, gone when the command is
       if (budget.left-- <= 0) return;
       found.push(rel);
-      if (kind(path.join(git, rel))?.isDirectory()) walk(rel, budget);
+      if (folder(rel)) walk(rel, budget);
     }
   };
   for (const name of names(under)) {
     const rel = path.join(under, name);
-    const local = path.relative(under, rel);
-    if (HISTORY.has(local) || name.endsWith(".lock")) continue;
-    if (name === "info") {
+    if (HISTORY.has(name) || name.endsWith(".lock") || name.startsWith("sharedindex.")) continue;
+    if (name === "info" && folder(rel)) {
       for (const inner of names(rel))
         if (!HISTORY.has(path.join("info", inner))) found.push(path.join(rel, inner));
       continue;
     }
     // (Not these folders' own entries: a commit in a lane changes its folder's time.)
-    if (NESTED.has(name) && kind(path.join(git, rel))?.isDirectory()) {
-      for (const inner of names(rel)) found.push(...surfaceFiles(git, path.join(rel, inner)));
+    if (NESTED.has(name) && folder(rel)) {
+      for (const inner of names(rel)) {
+        const sub = path.join(rel, inner);
+        if (folder(sub)) found.push(...surfaceFiles(git, sub));
+        else found.push(sub);
+      }
       continue;
     }
     found.push(rel);
-    if (kind(path.join(git, rel))?.isDirectory()) walk(rel, { left: PER_FOLDER });
+    if (folder(rel)) walk(rel, { left: PER_FOLDER });
   }
   return found;
 }

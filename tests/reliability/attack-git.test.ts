@@ -248,6 +248,21 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("attack: the harness's own
     expect(written).toMatch(/◆ \[harness\] this command changed what git runs: .*\.git\/commondir/);
   });
 
+  // New (found while fixing F4): the harness lists `.git` outside the sandbox to fingerprint it,
+  // and names what changed. A `.git/info` or `.git/worktrees/x` linked to a folder the sandbox
+  // hides would have it list that folder and name its files to the model.
+  it("a link in .git to a hidden folder is named, never listed", async () => {
+    const { ws } = repo();
+    const hidden = tempDir("lah-ag-hidden-");
+    writeFileSync(path.join(hidden, "secret-file-name"), "x");
+    const result = await modelRuns(
+      `mkdir -p .git/worktrees && ln -s ${hidden} .git/worktrees/x && rm -rf .git/info && ln -s ${hidden} .git/info`,
+      ws,
+    );
+    expect(result.output).toMatch(/\[harness\].*\.git\/info.*\.git\/worktrees\/x/s);
+    expect(result.output).not.toContain("secret-file-name");
+  });
+
   // F1b, forgery: a command that prints the warning's words itself gets no harness note.
   it("a command printing the warning's words does not get a harness note", async () => {
     const { ws } = repo();
