@@ -138,6 +138,22 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("attack: the harness's own
     expect(config()).toBe(before);
   });
 
+  // The before/after check on the harness's own git. Pinned, it runs only drivers your own
+  // .git/config defines; say one of them (a filter you set up) writes `.git/info/attributes` on
+  // checkout. The harness stops and names it rather than carry on. Before the fix: nothing looked.
+  it("the harness's own git changing what git runs is stopped and named", async () => {
+    const { ws } = repo();
+    writeFileSync(path.join(ws, ".gitattributes"), "*.txt filter=yours\n");
+    writeFileSync(path.join(ws, "a.txt"), "a\n");
+    git(ws, "add", "-A");
+    git(ws, ...ID, "commit", "-qm", "attributes");
+    git(ws, "config", "filter.yours.smudge", `echo '* -text' > ${ws}/.git/info/attributes; cat`);
+    const lanes = new WorktreeManager(ws);
+    expect(() => lanes.create("a")).toThrow(
+      /the harness's own git changed .*\.git\/info\/attributes in your repository: stopped/,
+    );
+  });
+
   // F2. Plan: none needed. worktree_create asked `git config user.email` in the sandbox (where
   // ~/.gitconfig is hidden), found none and wrote `Agent Harness` into your `.git/config`.
   // Before the fix: `.git/config` gained a [user] section.
