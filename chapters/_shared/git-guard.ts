@@ -1,11 +1,22 @@
 // A repository in the workspace is yours, and your own git runs what its files say — hooks,
 // `core.fsmonitor`, filters — outside any sandbox, the next time you type `git status`. The
 // model's commands may commit there (that writes `.git`), so they cannot be kept out of `.git`
-// altogether. What they get: the two files that say what git runs made read-only, and a warning
-// in the command's result when anything else that does changed.
-import { closeSync, existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
-import { openFolder } from "./jail.ts";
+// altogether. What they get: the two files that say what git runs made read-only, and a warning,
+// in the command's result and on screen, when anything else in `.git` but history changed. The
+// harness's own git (s12's lanes) is pinned to the one file they cannot change.
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+} from "node:fs";
 import path from "node:path";
+import { openFolder } from "./jail.ts";
 
 const kind = (p: string) => lstatSync(p, { throwIfNoEntry: false });
 
@@ -188,11 +199,18 @@ export function fallbackIdentity(repos: string[]): Record<string, string> {
  *  followed (the harness's git does not read them either). A file it misreads costs at most an
  *  author name: the commit fails, or carries the harness's name. */
 function configSetsUser(file: string, key: string): boolean {
+  // A plain file only, never through a link, and without waiting: a FIFO in its place (where
+  // there was no config to guard) must not hold the harness.
   let text: string;
+  let fd: number | undefined;
   try {
-    text = readFileSync(file, "utf8");
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    if (!fstatSync(fd).isFile()) return false;
+    text = readFileSync(fd, "utf8");
   } catch {
     return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
   let inUser = false;
   for (const raw of text.split("\n")) {

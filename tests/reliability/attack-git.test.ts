@@ -1,7 +1,7 @@
 // The harness's own git, attacked again (issue 32, F1, F1b, F2, F4). Each plan is in its test's
 // comment; each test failed on the code before the fix, as the comment says.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import xterm from "@xterm/headless";
 import { describe, expect, it } from "vitest";
@@ -183,6 +183,17 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("attack: the harness's own
     await lanes.run("a", "echo 2 > app.js && git commit -qam lane");
     expect(git(ws, "log", "-1", "--format=%an <%ae>", "wt/a")).toBe("You <you@example.invalid>");
   });
+
+  // The identity check reads `.git/config` outside the sandbox, before every command. Where a
+  // repository had none to guard, a command can put a FIFO there; reading it would hold the
+  // harness for ever. (Found while building F2's fix, closed before it shipped.)
+  it("a FIFO where .git/config was does not hold the next command", async () => {
+    const { ws } = repo();
+    rmSync(path.join(ws, ".git/config"));
+    await modelRuns("mkfifo .git/config", ws);
+    const next = await modelRuns("echo still-here", ws);
+    expect(next.output).toContain("still-here");
+  }, 20_000);
 
   // F4. Plan: an approved command leaves an interactive rebase stopped at `break`, with
   // `exec <payload>` next; your `git rebase --continue` runs it. Before the fix: nothing named.
