@@ -15,6 +15,7 @@ import type { StatusLine } from "./status.ts";
 import { tokensText, UsageLedger } from "./usage.ts";
 import { estimateTokens } from "../s05-context-compact/agent.ts";
 import { oneLine, visible } from "../_shared/visible.js";
+import { harnessWarningsIn } from "../_shared/git-guard.ts";
 
 export interface IOOptions {
   /** Print to this stream (omit for a silent recorder, as in tests). */
@@ -228,6 +229,12 @@ export function createIO({
     };
   };
 
+  const note = (text: string, agent = "lead") => {
+    keep({ kind: "note", agent, text });
+    print(`${who(agent)}${c.blue(`  ◆ ${hanging(visible(text), "    ")}`)}`);
+    teach(trace.at(-1)!);
+  };
+
   return {
     trace,
     usage,
@@ -282,12 +289,11 @@ export function createIO({
       print(
         `${who(agent)}${isError ? c.red("    ✗ error") : c.green("    ↳ result")}\n${isError ? c.red(body) : c.dim(body)}`,
       );
+      // The result is clipped, and a warning the harness added at its end would be cut off by
+      // a dozen lines of output: it is shown again after it, whole, as the harness's own note.
+      for (const warning of harnessWarningsIn(output)) note(warning, agent);
     },
-    note(text: string, agent = "lead") {
-      keep({ kind: "note", agent, text });
-      print(`${who(agent)}${c.blue(`  ◆ ${hanging(visible(text), "    ")}`)}`);
-      teach(trace.at(-1)!);
-    },
+    note: (text: string, agent = "lead") => note(text, agent),
     event(type, data, agent = "lead") {
       record({ kind: "event", agent, type, data } as TraceEvent);
     },

@@ -1,10 +1,22 @@
 // A repository in the workspace is yours, and your own git runs what its files say — hooks,
 // `core.fsmonitor`, filters — outside any sandbox, the next time you type `git status`. The
 // model's commands may commit there (that writes `.git`), so they cannot be kept out of `.git`
-// altogether. What they get: the two files that say what git runs made read-only, and a warning
-// in the command's result when anything else that does changed.
-import { lstatSync, readdirSync } from "node:fs";
+// altogether. What they get: the two files that say what git runs made read-only, and a warning,
+// in the command's result and on screen, when anything else in `.git` but history changed. The
+// harness's own git (s12's lanes) is pinned to the one file they cannot change.
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+} from "node:fs";
 import path from "node:path";
+import { openFolder } from "./jail.ts";
 
 const kind = (p: string) => lstatSync(p, { throwIfNoEntry: false });
 
@@ -29,45 +41,224 @@ export function gitGuards(dir: string): { path: string; folder: boolean; readOnl
   });
 }
 
-/** Files in `.git` that also say what git runs, and that a command can still create or change:
- *  another config through `commondir`, `config.worktree`, attributes (filters), a linked
- *  worktree's pointers, a submodule's config and hooks, and `hooks` where it was missing. */
-function surfaceFiles(git: string): string[] {
-  const listed = (dir: string) => {
+/** What in a git folder is history — objects, refs, their logs, the index, the last message —
+ *  which git reads as data and never runs. Everything else there (config, hooks, attributes,
+ *  `commondir` and other pointers, rebase, merge and bisect state, a lane's or a submodule's own
+ *  folder) says what git will do or run next, so a change to it is named. A rule, not a list of
+ *  dangerous files: a kind of state git adds tomorrow is named by default. */
+const HISTORY = new Set([
+  "objects",
+  "refs",
+  "logs",
+  "packed-refs",
+  "HEAD",
+  "ORIG_HEAD",
+  "FETCH_HEAD",
+  "AUTO_MERGE",
+  "COMMIT_EDITMSG",
+  "index",
+  "description",
+  "shallow",
+  "gc.log",
+  "lfs",
+  "rr-cache",
+  "info/exclude",
+  "info/refs",
+]);
+/** Folders holding other git folders: a linked worktree's (`worktrees/<name>`) and a submodule's
+ *  (`modules/<name>`), each looked at with the same rule. */
+const NESTED = new Set(["worktrees", "modules"]);
+/** How many files of one unknown folder (say, a planted copy of a repository) are fingerprinted
+ *  one by one; past that the folder's own entry stands for the rest. */
+const PER_FOLDER = 200;
+
+/** Every file and folder in a git folder that is not history, relative to it. */
+function surfaceFiles(git: string, under = ""): string[] {
+  // This runs outside the sandbox: a folder in `.git` linked to one the sandbox hides (your
+  // home) must not have its names listed in a warning to the model. So only real folders are
+  // looked into, opened part by part without following a link (s02's jail), and listed through
+  // the open handle, however a path is swapped meanwhile.
+  const names = (dir: string) => {
+    let open: { fd: number } | undefined;
     try {
-      return readdirSync(path.join(git, dir)).map((name) => path.join(dir, name));
+      // (The `.git` folder itself is no link, `gitDirIn` saw to that; the path to it may be.)
+      open = openFolder(realpathSync(git), dir.split(path.sep).filter(Boolean), false);
+      return readdirSync(
+        existsSync("/proc/self/fd") ? `/proc/self/fd/${open.fd}` : path.join(git, dir),
+      ).sort();
     } catch {
       return [];
+    } finally {
+      if (open) closeSync(open.fd);
     }
   };
-  const top = ["config", "commondir", "config.worktree", "info/attributes", "hooks"];
-  return [
-    ...top,
-    ...listed("hooks"),
-    ...listed("worktrees").flatMap((w) =>
-      ["commondir", "gitdir", "config.worktree"].map((f) => path.join(w, f)),
-    ),
-    ...listed("modules").flatMap((m) => [
-      path.join(m, "config"),
-      path.join(m, "hooks"),
-      ...listed(path.join(m, "hooks")),
-    ]),
-  ];
+  const folder = (rel: string) => kind(path.join(git, rel))?.isDirectory() ?? false;
+  const found: string[] = [];
+  const walk = (dir: string, budget: { left: number }) => {
+    for (const name of names(dir)) {
+      const rel = path.join(dir, name);
+      if (name.endsWith(".lock")) continue; // git's own, gone when the command is
+      if (budget.left-- <= 0) return;
+      found.push(rel);
+      if (folder(rel)) walk(rel, budget);
+    }
+  };
+  for (const name of names(under)) {
+    const rel = path.join(under, name);
+    if (HISTORY.has(name) || name.endsWith(".lock") || name.startsWith("sharedindex.")) continue;
+    if (name === "info" && folder(rel)) {
+      for (const inner of names(rel))
+        if (!HISTORY.has(path.join("info", inner))) found.push(path.join(rel, inner));
+      continue;
+    }
+    // (Not these folders' own entries: a commit in a lane changes its folder's time.)
+    if (NESTED.has(name) && folder(rel)) {
+      for (const inner of names(rel)) {
+        const sub = path.join(rel, inner);
+        if (folder(sub)) found.push(...surfaceFiles(git, sub));
+        else found.push(sub);
+      }
+      continue;
+    }
+    found.push(rel);
+    if (folder(rel)) walk(rel, { left: PER_FOLDER });
+  }
+  return found;
 }
 
-/** A fingerprint of those files (kind, size, change time, inode), per repository. */
-export function gitRunSurface(gits: string[]): Map<string, string> {
+/** The files among those that decide what git runs or where it looks — config, hooks,
+ *  attributes, pointers — as opposed to what an operation leaves behind (merge or rebase state).
+ *  The harness's own git may leave the latter (a merge it was asked for), never change the former. */
+const decidesWhatRuns = (file: string) =>
+  file.split(path.sep).some((part) => part === "hooks") ||
+  ["config", "config.worktree", "commondir", "gitdir", "attributes"].includes(path.basename(file));
+
+/** A fingerprint of those files (kind, size, change time, inode), per repository; with
+ *  `onlyWhatRuns`, of the files that decide what git runs. */
+export function gitRunSurface(gits: string[], { onlyWhatRuns = false } = {}): Map<string, string> {
   const surface = new Map<string, string>();
   for (const git of gits)
     for (const file of surfaceFiles(git)) {
+      if (onlyWhatRuns && !decidesWhatRuns(file)) continue;
       const st = kind(path.join(git, file));
       if (st) surface.set(path.join(git, file), `${st.mode}:${st.size}:${st.ctimeMs}:${st.ino}`);
     }
   return surface;
 }
 
-/** What was created, changed or removed between two fingerprints. */
+/** What was created, changed or removed between two fingerprints: a folder that changed stands
+ *  for what changed inside it (a new `rebase-merge`, not its ten files). */
 export function surfaceChanges(before: Map<string, string>, after: Map<string, string>): string[] {
   const names = new Set([...before.keys(), ...after.keys()]);
-  return [...names].filter((name) => before.get(name) !== after.get(name)).sort();
+  const changed = [...names].filter((name) => before.get(name) !== after.get(name)).sort();
+  const inside = (name: string) =>
+    changed.some((other) => other !== name && name.startsWith(other + path.sep));
+  return changed.filter((name) => !inside(name));
 }
+
+// #region warnings
+/** The warnings the harness itself wrote into commands' results. The terminal shows each one
+ *  again as a harness note after the result (`harnessWarningsIn`), where the output before it
+ *  cannot push it away. Only text the harness issued counts: a command that prints the same
+ *  words gets no note. */
+const issued = new Set<string>();
+
+export function issueWarning(text: string): string {
+  issued.add(text);
+  // A warning nobody printed (a result that never reached a terminal) is not kept for ever.
+  if (issued.size > 100) issued.delete(issued.values().next().value!);
+  return text;
+}
+
+/** The harness's warnings in a result, each given out once. */
+export function harnessWarningsIn(output: string): string[] {
+  const found = [...issued].filter((text) => output.includes(text));
+  found.forEach((text) => issued.delete(text));
+  return found;
+}
+// #endregion warnings
+
+// #region identity
+/** Commits need a name and an address. Your global ones are hidden from commands (your home is),
+ *  so where a repository's own `.git/config` names none, a command (the model's, or the
+ *  harness's own git) gets the harness's in its environment — never written into a config
+ *  file. Your repository's own identity, where it has one, is what its commits carry. */
+const HARNESS_IDENTITY = { name: "Agent Harness", email: "agent@harness.invalid" };
+
+export function fallbackIdentity(repos: string[]): Record<string, string> {
+  if (!repos.length) return {};
+  const has = (key: string) => repos.every((git) => configSetsUser(path.join(git, "config"), key));
+  const env: Record<string, string> = {};
+  if (!has("name")) env.GIT_AUTHOR_NAME = env.GIT_COMMITTER_NAME = HARNESS_IDENTITY.name;
+  if (!has("email")) env.GIT_AUTHOR_EMAIL = env.GIT_COMMITTER_EMAIL = HARNESS_IDENTITY.email;
+  return env;
+}
+
+/** Does a git config file set `user.<key>`? Read here, not by running git: a `git` found on the
+ *  PATH could be a file the model wrote, and this runs outside the sandbox. Includes are not
+ *  followed (the harness's git does not read them either). A file it misreads costs at most an
+ *  author name: the commit fails, or carries the harness's name. */
+function configSetsUser(file: string, key: string): boolean {
+  // A plain file only, never through a link, and without waiting: a FIFO in its place (where
+  // there was no config to guard) must not hold the harness.
+  let text: string;
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    if (!fstatSync(fd).isFile()) return false;
+    text = readFileSync(fd, "utf8");
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  let inUser = false;
+  for (const raw of text.split("\n")) {
+    let line = raw.trim();
+    const header = /^\[\s*([A-Za-z0-9.-]+)(\s+"[^"]*")?\s*\](.*)$/.exec(line);
+    if (header) {
+      inUser = header[1].toLowerCase() === "user" && !header[2];
+      line = header[3].trim();
+    }
+    if (inUser && new RegExp(`^${key}\\s*=`, "i").test(line)) return true;
+  }
+  return false;
+}
+
+// #endregion identity
+
+// #region harness-git
+/** The harness's own git (s12's lanes) reads one config file: the repository's `.git/config`,
+ *  which no command may write (`gitGuards`). Git would also follow `commondir`, a lane's `.git`
+ *  file and `worktrees/<name>/commondir` to another config, read system and global config, and
+ *  run hooks, fsmonitor and the filters that config and attributes name. So it is told where its
+ *  repository is (`GIT_DIR`, `GIT_COMMON_DIR`: git then reads no pointer file at all), reads no
+ *  system or global config, and runs with hooks, fsmonitor and the untracked cache off. A filter
+ *  can only be one your `.git/config` defines. */
+export const HARNESS_GIT_OPTIONS = [
+  ...["core.hooksPath=/dev/null", "core.fsmonitor=false", "core.untrackedCache=false"],
+  ...["core.attributesFile=/dev/null", "commit.gpgsign=false", "tag.gpgsign=false"],
+].flatMap((setting) => ["-c", setting]);
+
+/** The environment of the harness's own git in `workspace`, or in its lane `lane` (a folder in
+ *  `.worktrees/`, named by the harness, never read from the lane's `.git` file). */
+export function harnessGitEnv(workspace: string, lane?: { name: string; folder: string }) {
+  const common = path.join(workspace, ".git");
+  return {
+    GIT_DIR: lane ? path.join(common, "worktrees", lane.name) : common,
+    GIT_COMMON_DIR: common,
+    GIT_WORK_TREE: lane ? lane.folder : workspace,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_ATTR_NOSYSTEM: "1",
+    GIT_TERMINAL_PROMPT: "0",
+  };
+}
+
+/** Pointers in a repository's `.git` that send git elsewhere. A repository's own `.git` folder
+ *  never has them (only a linked worktree's folder does): one there was planted, and your own
+ *  git would follow it, so the harness names it and stops. */
+export function plantedPointers(git: string): string[] {
+  return ["commondir", "gitdir"].filter((name) => kind(path.join(git, name)));
+}
+// #endregion harness-git

@@ -15,7 +15,14 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { REPO_ROOT } from "./paths.ts";
-import { gitDirIn, gitGuards, gitRunSurface, surfaceChanges } from "./git-guard.ts";
+import {
+  fallbackIdentity,
+  gitDirIn,
+  gitGuards,
+  gitRunSurface,
+  issueWarning,
+  surfaceChanges,
+} from "./git-guard.ts";
 import { ownProgram } from "./programs.ts";
 
 export interface CommandResult {
@@ -354,14 +361,13 @@ function sandboxed(
   args: string[],
   cwd: string,
   writable: string[],
-  { guardGit = true } = {},
 ): { program: string; argv: string[]; fds: number[]; repos: string[]; close: () => void } {
   const repos = [cwd, ...writable].flatMap(gitDirIn);
   if (sandboxStatus().kind !== "bubblewrap")
     return { program: file, argv: args, fds: [], repos, close() {} };
   const folders = [cwd, ...writable].map((dir) => path.resolve(dir));
   const binds = folders.map((dir) => ({ path: dir, folder: true, readOnly: false }));
-  if (guardGit) binds.push(...folders.flatMap(gitGuards));
+  binds.push(...folders.flatMap(gitGuards));
   const mounts: Mount[] = [];
   try {
     for (const bind of binds) mounts.push({ ...bind, fd: openPinned(bind.path, bind.folder) });
@@ -384,19 +390,20 @@ function sandboxed(
 }
 
 /** Runs a program for the harness itself in the same sandbox as the model's commands, and waits:
- *  s12's own git reads files the model can write (hooks, config), so it gets no more power than
- *  a command the model runs (no secrets, no network, writes only in `cwd` and `writable`). */
+ *  s12's own git reads files the model can write, so it gets no more power than a command the
+ *  model runs (no secrets, no network, writes only in `cwd` and `writable`) and no less guard:
+ *  a repository's config and hooks are read-only to it too. `env` is added to the command's
+ *  environment (the harness's own settings, never values read from the workspace). */
 export function runSandboxedSync(
   file: string,
   args: string[],
-  opts: { cwd: string; writable?: string[]; timeoutMs?: number },
+  opts: { cwd: string; writable?: string[]; timeoutMs?: number; env?: Record<string, string> },
 ): { status: number | null; stdout: string; stderr: string } {
-  // The harness's own git sets a repository up (its config), so .git is not guarded here.
-  const run = sandboxed(file, args, opts.cwd, opts.writable ?? [], { guardGit: false });
+  const run = sandboxed(file, args, opts.cwd, opts.writable ?? []);
   try {
     const result = spawnSync(run.program, run.argv, {
       cwd: opts.cwd,
-      env: commandEnv(),
+      env: { ...commandEnv(), ...opts.env },
       encoding: "utf8",
       timeout: opts.timeoutMs ?? 30_000,
       stdio: ["ignore", "pipe", "pipe", ...run.fds],
@@ -427,7 +434,7 @@ export function startCommand(command: string, opts: CommandOptions): RunningComm
   const child = spawn(run.program, run.argv, {
     cwd: opts.cwd,
     detached: true,
-    env: commandEnv(),
+    env: { ...commandEnv(), ...fallbackIdentity(repos) },
     stdio: [opts.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe", ...run.fds],
   });
   run.close(); // the child has its own copies now
@@ -495,10 +502,15 @@ export function startCommand(command: string, opts: CommandOptions): RunningComm
   return { pid: child.pid, output: () => text.output, done, kill };
 }
 
-/** Said in the command's result, so the person sees it with the call that did it. */
+/** Said in the command's result, for the model; the terminal shows it again after the result,
+ *  as a harness note (`harnessWarningsIn`), so the person sees it whatever the output was. */
 const gitWarning = (changed: string[]) =>
-  `\n[harness] this command changed what git runs: ${changed.join(", ")}. Your own git would ` +
-  "run it, outside any sandbox: look before you run git there (git config --list --show-origin).";
+  "\n" +
+  issueWarning(
+    `[harness] this command changed what git runs: ${changed.join(", ")}. Your own git would ` +
+      "run it, outside any sandbox: look before you run git there (git status, git config " +
+      "--list --show-origin, and what a rebase, merge or bisect left behind).",
+  );
 
 /** A command that never started: the reason is its output. */
 function refused(output: string): RunningCommand {

@@ -10,6 +10,7 @@
  * A timeout (or the end of the session) kills the command's whole process group, so no stray
  * children are left behind.
  */
+import { harnessWarningsIn } from "../_shared/git-guard.ts";
 import { startCommand, type RunningCommand } from "../_shared/shell.ts";
 import { BLOCKED } from "../s01-agent-loop/agent.ts";
 import {
@@ -275,6 +276,8 @@ export function injectBackgroundResults(
   env.io.note(
     `background results injected: ${finished.map((job) => `${job.id} ${job.status}`).join(", ")}`,
   );
+  // The output itself is not printed; a warning the harness put in it is (shell.ts, git-guard.ts).
+  for (const job of finished) for (const text of harnessWarningsIn(job.output)) env.io.note(text);
 }
 // #endregion inject
 

@@ -20,6 +20,14 @@ import path from "node:path";
 import { BrokenStateError, endsMidLine, readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import type { HarnessEvents } from "../_shared/events.ts";
 import { stateDirFor } from "../_shared/paths.ts";
+import {
+  fallbackIdentity,
+  gitRunSurface,
+  harnessGitEnv,
+  HARNESS_GIT_OPTIONS,
+  plantedPointers,
+  surfaceChanges,
+} from "../_shared/git-guard.ts";
 import { runSandboxedSync } from "../_shared/shell.ts";
 import { bash } from "../s01-agent-loop/agent.ts";
 import {
@@ -48,18 +56,59 @@ commit your work there. worktree_remove with complete_task: true closes the lane
 (its branch keeps the commits, ready to merge). When the work is done, say so briefly.`;
 
 // #region git
-/** Runs git for the harness itself. It reads files the model can write — hooks, `.git/config`
- *  (`core.fsmonitor` runs a program), a lane's `.git` file — so it runs in the same sandbox as the
- *  model's commands: no secrets in its environment, no network, writes only in the workspace.
- *  Hooks and fsmonitor are switched off besides, for machines where no sandbox can start. */
+/** Runs git for the harness itself. Everything in `.git` but `config` and `hooks` is writable by
+ *  the model's commands (their commits go there), so this git is pinned to what they cannot
+ *  change: the repository is named by the harness (`harnessGitEnv`: no `commondir`, no lane
+ *  `.git` file is followed), the only config read is your `.git/config` (read-only to commands
+ *  and to this git alike), and hooks, fsmonitor and system attributes are off. It runs in the
+ *  same sandbox as the model's commands besides. And it is watched: if what decides what git
+ *  runs (config, hooks, attributes, pointers) changes while it runs, other than the entry of
+ *  the lane it makes or removes, it stops. */
 function git(workspace: string, ...args: string[]): string {
-  const off = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"];
-  const result = runSandboxedSync("git", [...off, ...args], { cwd: workspace });
+  return checked(runGit(workspace, args), args);
+}
+
+/** The same, in a lane: git is told the lane's folder and its entry in `.git/worktrees`. */
+function laneGit(workspace: string, lane: string, ...args: string[]): string {
+  return checked(runGit(workspace, args, lane), args);
+}
+
+function checked(
+  result: { status: number | null; stdout: string; stderr: string },
+  args: string[],
+) {
   if (result.status !== 0) {
     const why = result.stderr.trim() || `exit code ${result.status}`;
     throw new Error(`git ${args.find((a) => !a.startsWith("-")) ?? ""} failed: ${why}`);
   }
   return result.stdout.trim();
+}
+
+function runGit(workspace: string, args: string[], lane?: string) {
+  const folder = lane ? path.join(workspace, ".worktrees", lane) : undefined;
+  const repo = path.join(workspace, ".git");
+  const watched = () => gitRunSurface([repo], { onlyWhatRuns: true });
+  const before = existsSync(repo) ? watched() : undefined;
+  // (`git init`, where there is no repository yet, is told nothing: GIT_WORK_TREE would be
+  // written into the new config.)
+  const pinned = harnessGitEnv(workspace, lane && folder ? { name: lane, folder } : undefined);
+  const { GIT_DIR: _dir, GIT_COMMON_DIR: _common, GIT_WORK_TREE: _tree, ...unpinned } = pinned;
+  const result = runSandboxedSync("git", [...HARNESS_GIT_OPTIONS, ...args], {
+    cwd: workspace,
+    env: { ...(before ? pinned : unpinned), ...fallbackIdentity(before ? [repo] : []) },
+  });
+  if (before) {
+    // A lane's entry (`worktrees/<lane>`, made by `worktree add`, gone after `remove`) is the
+    // only such change the harness's git makes.
+    const own = (file: string) =>
+      args.includes("worktree") && file.startsWith(path.join(repo, "worktrees") + path.sep);
+    const unexpected = surfaceChanges(before, watched()).filter((f) => !own(f));
+    if (unexpected.length)
+      throw new Error(
+        `the harness's own git changed ${unexpected.join(", ")} in your repository: stopped (look at it before you run git there)`,
+      );
+  }
+  return result;
 }
 
 function succeeds(workspace: string, ...args: string[]): boolean {
@@ -71,6 +120,30 @@ function succeeds(workspace: string, ...args: string[]): boolean {
   }
 }
 
+/** Your repository, as the harness's git will read it, or one sentence why lanes cannot use it:
+ *  a pointer planted in `.git` (your own git would follow it), or a `.git/config` that reads
+ *  other files — includes, or a lane's `config.worktree` — which commands could write. */
+function checkRepository(workspace: string): void {
+  const repo = path.join(workspace, ".git");
+  const planted = plantedPointers(repo);
+  if (planted.length)
+    throw new Error(
+      `your repository's .git has ${planted.map((p) => `.git/${p}`).join(" and ")}, a pointer a repository's own .git never has: your git would follow it to another config. Look at it (and remove it) before lanes run here`,
+    );
+  // (Exit code 1: none of them is set.)
+  const reads = runGit(workspace, [
+    "config",
+    "--file",
+    path.join(repo, "config"),
+    "--name-only",
+    "--get-regexp",
+    "^include\\.path$|^includeif\\..*\\.path$|^extensions\\.worktreeconfig$",
+  ]).stdout.trim();
+  if (reads)
+    throw new Error(
+      `your .git/config reads other files (${reads.split("\n").join(", ")}), which commands in the workspace could write: the harness's git reads only .git/config, so lanes do not run here`,
+    );
+}
 /** What a lane's commands may write besides the lane: the repository's history, where their
  *  commits go. The harness names it from its own workspace, never from the lane's `.git` file. */
 export const laneWritable = (workspace: string): string[] => [path.join(workspace, ".git")];
@@ -168,16 +241,10 @@ export class WorktreeManager {
       );
     }
     const made = !dotGit;
-    if (made) {
-      git(this.root, "init", "-q", "-b", "main");
-      // A repository we made gets its own identity, so commits work on a fresh machine.
-      git(this.root, "config", "user.name", "Agent Harness");
-      git(this.root, "config", "user.email", "agent@harness.invalid");
-      git(this.root, "config", "commit.gpgsign", "false");
-    } else if (!succeeds(this.root, "config", "user.email")) {
-      git(this.root, "config", "user.name", "Agent Harness");
-      git(this.root, "config", "user.email", "agent@harness.invalid");
-    }
+    // A repository we make gets no identity in its config: commits, the model's and the one
+    // below, get one in their environment where the config names none (`fallbackIdentity`).
+    if (made) git(this.root, "init", "-q", "-b", "main");
+    checkRepository(this.root);
     // The harness's own state is not part of the project's history (nor of a lane's first commit).
     // Through the jail: an `info/exclude` linked to a file outside is refused, not appended to.
     const exclude = ".git/info/exclude";
@@ -240,6 +307,13 @@ export class WorktreeManager {
 
     // A `.worktrees` linked outside would put the checkout there: the jail's check refuses it.
     safePath(this.root, path.relative(this.root, this.path(name)));
+    // The lane's entry in `.git/worktrees` must be the one git makes now: the harness's git
+    // later works on it by name, so one that is already there (planted, or left over) is refused.
+    git(this.root, "worktree", "prune");
+    if (existsSync(path.join(this.root, ".git", "worktrees", name)))
+      throw new Error(
+        `.git/worktrees/${name} already exists without a lane: look at it (git worktree list), remove it, or pick another name`,
+      );
     git(this.root, "worktree", "add", "-q", "-b", branch, this.path(name), "HEAD");
     const lane: Lane = {
       name,
@@ -294,7 +368,8 @@ export class WorktreeManager {
   ): Lane {
     const lane = this.get(name);
     const cwd = this.path(name);
-    const changes = existsSync(cwd) ? git(this.root, "-C", cwd, "status", "--porcelain") : "";
+    checkRepository(this.root);
+    const changes = existsSync(cwd) ? laneGit(this.root, lane.name, "status", "--porcelain") : "";
     if (changes && !force) {
       const count = changes.split("\n").length;
       throw new Error(
@@ -331,7 +406,9 @@ export class WorktreeManager {
   // #region files
   /** Uncommitted changes in a lane, as `git status --porcelain` lines. */
   changes(name: string): string[] {
-    const out = git(this.root, "-C", this.path(this.get(name).name), "status", "--porcelain");
+    const lane = this.get(name);
+    checkRepository(this.root);
+    const out = laneGit(this.root, lane.name, "status", "--porcelain");
     return out ? out.split("\n") : [];
   }
 

@@ -190,19 +190,18 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("s12's own git runs sandbo
   // writable. Those are not blocked; the command's result says what changed, so you see it.
   it("a command that changes anything else your git runs is named in its result", async () => {
     const { ws } = repo();
+    // (An ordinary commit first: it changes only history, and is not named. After the plant it
+    // would be, rightly: its commit lands in the planted .git/x.)
+    const plain = await runCommand(
+      "echo 5 > app.js && git -c user.name=m -c user.email=m@m commit -qam plain",
+      { cwd: ws, timeoutMs: 10_000 },
+    );
+    expect(plain.output).not.toMatch(/changed what git runs/);
     const planted = await runCommand(
       "mkdir .git/x && cp -r .git/objects .git/refs .git/x/ && printf '[core]\\n\\tfsmonitor = x\\n' > .git/x/config && echo x > .git/commondir",
       { cwd: ws, timeoutMs: 10_000 },
     );
     expect(planted.output).toMatch(/changed what git runs: .*\.git\/commondir/);
-    const plain = await runCommand(
-      "echo 5 > app.js && git -c user.name=m -c user.email=m@m commit -qam plain",
-      {
-        cwd: path.join(ws),
-        timeoutMs: 10_000,
-      },
-    );
-    expect(plain.output).not.toMatch(/changed what git runs/);
   });
 
   // Plan (found by the independent attacker): a1's servers are sandboxed by name, not by handle
