@@ -20,7 +20,7 @@ const BAD = "zz_undeclared";
  *  the request really offered. */
 const malformedCalls = (tools: readonly string[]): ScriptedTurn[] => [
   ...tools.map((name): ScriptedTurn => ({ request }) => {
-    const tool = request.tools?.find((t) => t.name === name) as Tool | undefined;
+    const tool = request.tools?.find((t) => "name" in t && t.name === name) as Tool | undefined;
     const declared = Object.keys(
       (tool?.input_schema as { properties?: object } | undefined)?.properties ?? {},
     );
