@@ -80,11 +80,13 @@ export function estimateTokens(messages: MessageParam[]): number {
 }
 
 /** Layers 2 and 3. Keep everything on disk first, then swap the whole history for one user
- *  message holding the model's own summary (and where the full transcript is, should it need it). */
+ *  message holding the model's own summary (and where the full transcript is, should it need it:
+ *  `whereSaved` says so, for a harness that keeps it where the model's tools cannot reach). */
 export async function compactHistory(
   env: AgentEnv,
   messages: MessageParam[],
   focus?: string,
+  whereSaved: (transcript: string) => string = (file) => `The full transcript is in ${file}.`,
 ): Promise<string> {
   const before = estimateTokens(messages);
   const transcript = saveTranscript(env.workspace, messages);
@@ -94,7 +96,7 @@ export async function compactHistory(
   const summary = await summarize(env, messages, focus);
   messages.splice(0, messages.length, {
     role: "user",
-    content: `[This conversation was compacted. The full transcript is in ${transcript}.]\n\n${summary}`,
+    content: `[This conversation was compacted. ${whereSaved(transcript)}]\n\n${summary}`,
   });
   const after = estimateTokens(messages);
   env.io.note(`history replaced by one summary message: ~${before} → ~${after} tokens`);
