@@ -131,10 +131,8 @@ export const STARTING_RULES = path.join(import.meta.dirname, "permissions.json")
 /** s05 keeps a transcript under its env's workspace. Here that is the state folder, so neither a
  *  transcript nor anything else of the harness's ends up in your repository. */
 const stateEnv = (env: AgentEnv): AgentEnv => ({ ...env, workspace: env.stateDir });
-/** ...where the model's read tool, jailed to the workspace, cannot follow: the compacted history
- *  says so, rather than name a file the model would try to open. */
-const OUT_OF_REACH = () =>
-  "The full transcript is kept by the harness outside the workspace; your tools cannot read it, so work from this summary.";
+/** ...out of the read tool's reach: the compacted history says so, and names no file. */
+const OUT_OF_REACH = () => "The full transcript is kept where your tools cannot read it.";
 // #endregion state
 
 // #region call

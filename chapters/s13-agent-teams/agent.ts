@@ -268,13 +268,8 @@ export class Team {
       for (const block of response.content) {
         if (block.type !== "tool_use") continue;
         await this.env.io.toolCall(block, who.name);
-        // Checked against the tools this agent was offered, the team's own included (s02).
-        const { output, isError } = await runTool(
-          who.handlers,
-          block,
-          { root: who.root(), writable: who.writable?.() },
-          who.tools,
-        );
+        const ctx = { root: who.root(), writable: who.writable?.() };
+        const { output, isError } = await runTool(who.handlers, block, ctx, who.tools);
         this.env.io.toolResult(block, output, isError, who.name);
         results.push({
           type: "tool_result",
