@@ -131,8 +131,6 @@ export const STARTING_RULES = path.join(import.meta.dirname, "permissions.json")
 /** s05 keeps a transcript under its env's workspace. Here that is the state folder, so neither a
  *  transcript nor anything else of the harness's ends up in your repository. */
 const stateEnv = (env: AgentEnv): AgentEnv => ({ ...env, workspace: env.stateDir });
-/** ...out of the read tool's reach: the compacted history says so, and names no file. */
-const OUT_OF_REACH = () => "The full transcript is kept where your tools cannot read it.";
 // #endregion state
 
 // #region call
@@ -270,7 +268,7 @@ export async function agentLoop(
     if (cleared.length)
       env.io.note(`micro-compaction: cleared ${cleared.map((c) => c.tool).join(", ")}`);
     if (s05.estimateTokens(messages) > parts.tokenThreshold && messages.length > 1)
-      await s05.compactHistory(stateEnv(env), messages, undefined, OUT_OF_REACH);
+      await s05.compactHistory(stateEnv(env), messages);
 
     // s14 around the call: backoff on overload, compaction when too long, "continue" at max_tokens.
     const response = await callModel(stateEnv(env), {
@@ -315,7 +313,7 @@ export async function agentLoop(
     messages.push({ role: "user", content });
     // s05: a compaction the model asked for ends the turn; the summary is the last word.
     if (compactFocus !== undefined) {
-      await s05.compactHistory(stateEnv(env), messages, compactFocus || undefined, OUT_OF_REACH);
+      await s05.compactHistory(stateEnv(env), messages, compactFocus || undefined);
       return;
     }
   }
@@ -354,7 +352,7 @@ export function createAgent(outside: AgentEnv, options: FullOptions = {}): FullA
 
   // s14 for every model call, the lead's and each teammate's, sent with the prompt cache's marks;
   // s13's team with s15's protocols, its teammates' base tools behind the gate.
-  const recover = s14.resilientCall({ ...options, whereSaved: OUT_OF_REACH });
+  const recover = s14.resilientCall(options);
   const callModel: CallModel = (e, call) =>
     recover(stateEnv(e), { ...call, client: promptCached(call.client) });
   const crew = s15.createAgent(env, {

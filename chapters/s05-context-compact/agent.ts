@@ -80,13 +80,11 @@ export function estimateTokens(messages: MessageParam[]): number {
 }
 
 /** Layers 2 and 3. Keep everything on disk first, then swap the whole history for one user
- *  message holding the model's own summary (and where the full transcript is, should it need it:
- *  `whereSaved` says so, for a harness that keeps it where the model's tools cannot reach). */
+ *  message holding the model's own summary (and where the full transcript is, should it need it). */
 export async function compactHistory(
   env: AgentEnv,
   messages: MessageParam[],
   focus?: string,
-  whereSaved: (transcript: string) => string = (file) => `The full transcript is in ${file}.`,
 ): Promise<string> {
   const before = estimateTokens(messages);
   const transcript = saveTranscript(env.workspace, messages);
@@ -94,9 +92,15 @@ export async function compactHistory(
     `transcript of ${messages.length} messages saved to ${transcript}; asking the model for a summary`,
   );
   const summary = await summarize(env, messages, focus);
+  // A harness that keeps transcripts in its state folder (appendix B) hands compaction an env
+  // whose workspace is that folder, where the model's tools cannot read: then it names no file.
+  const where =
+    env.workspace === env.stateDir
+      ? "The full transcript is kept where your tools cannot read it."
+      : `The full transcript is in ${transcript}.`;
   messages.splice(0, messages.length, {
     role: "user",
-    content: `[This conversation was compacted. ${whereSaved(transcript)}]\n\n${summary}`,
+    content: `[This conversation was compacted. ${where}]\n\n${summary}`,
   });
   const after = estimateTokens(messages);
   env.io.note(`history replaced by one summary message: ~${before} → ~${after} tokens`);

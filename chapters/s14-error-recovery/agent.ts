@@ -38,8 +38,6 @@ import type { AgentEnv, IO, Message } from "../_shared/types.ts";
 export const TOOLS = LEAD_TOOLS;
 
 export interface RecoveryOptions {
-  /** What the compacted history says about the saved transcript (s05's compactHistory). */
-  whereSaved?: (transcript: string) => string;
   /** Tries per call for overloaded / server errors / rate limits (the first try included). */
   maxTries?: number;
   /** The first backoff delay; each further one doubles (ms). */
@@ -146,7 +144,7 @@ async function callWithRetries(
       if (kind === "too_long" && !compacted) {
         compacted = true; // once: if the summary is still too long, something else is wrong
         io.note(`${errorLine(err)} — compacting the history, then trying again`);
-        await compact(env, call, options.whereSaved);
+        await compact(env, call);
         attempt--; // compaction is not a retry of the same request
         continue;
       }
@@ -175,16 +173,10 @@ async function callWithRetries(
 // #region identity
 /** s05's compaction, run with the calling agent's own model and name. A teammate's new history
  *  starts with its identity block: the summary says what happened, not who it is. */
-async function compact(
-  env: AgentEnv,
-  call: ModelCall,
-  whereSaved?: (transcript: string) => string,
-): Promise<void> {
+async function compact(env: AgentEnv, call: ModelCall): Promise<void> {
   await compactHistory(
     { ...env, model: call.client, io: asAgent(env.io, call.agent) },
     call.messages,
-    undefined,
-    whereSaved,
   );
   if (!call.identity) return;
   const [first] = call.messages;

@@ -474,8 +474,7 @@ function teammateProtocolHandlers(
 // #region guard
 /** `send` stays what it was in s13 (s13's own send tool): an ordinary message. A protocol message
  *  can only come from a protocol tool, which goes through the state machine, so nobody can fake an
- *  approval with send. (send's schema declares neither field, so the input check of s02 refuses
- *  them first; the guard holds for any caller that skips that check.) */
+ *  approval with send. */
 function guardedSend(team: Team, from: string, requests: PendingRequests): ToolHandler {
   const send = team.sendTool(from);
   return (input, context) => {
