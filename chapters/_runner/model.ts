@@ -91,7 +91,7 @@ const SOCKET_CODES = new Set([
 ]);
 const isSocketError = (err: unknown) => causes(err).some((e) => SOCKET_CODES.has(String(e.code)));
 
-/** The real SDK client. Key and token are passed explicitly so the SDK never goes looking
+/** The real SDK client. The key (or else the token) is passed explicitly so the SDK never goes looking
  *  for other credentials; ANTHROPIC_BASE_URL points it at a proxy or a local fake server.
  *  The SDK's own retries are off: a chapter's call is one request, and s14 teaches retrying
  *  (a hidden retry would double its tries and make the trace count wrong). Every answer is
@@ -101,9 +101,12 @@ const isSocketError = (err: unknown) => causes(err).some((e) => SOCKET_CODES.has
  *  chapter still gets the finished Message, the same object a call without streaming returns. */
 export async function realClient(env: NodeJS.ProcessEnv): Promise<ModelClient> {
   const { default: Anthropic, APIConnectionError, APIError } = await import("@anthropic-ai/sdk");
+  // One credential only: the SDK refuses two ("Pass at most one of apiKey, authToken"), and the
+  // banner promises the key wins when both are set. SDK 1.14 sends either as Authorization: Bearer.
+  const apiKey = env.ANTHROPIC_API_KEY?.trim() || null;
   const sdk = new Anthropic({
-    apiKey: env.ANTHROPIC_API_KEY?.trim() || null,
-    authToken: env.ANTHROPIC_AUTH_TOKEN?.trim() || null,
+    apiKey,
+    authToken: apiKey ? null : env.ANTHROPIC_AUTH_TOKEN?.trim() || null,
     baseURL: env.ANTHROPIC_BASE_URL || undefined,
     maxRetries: 0,
     // Every failure reaches the person as one sentence (describeModelError); the SDK's own log

@@ -14,7 +14,10 @@ import {
   realpathSync,
   writeSync,
 } from "node:fs";
+import os from "node:os";
 import path from "node:path";
+import { REPO_ROOT } from "../_shared/paths.ts";
+import { scrubber, type Secret } from "./scrub.ts";
 import { TRACE_VERSION, type TraceEvent } from "./trace.ts";
 
 /** The first line's `format`: how a reader tells a recording from any other JSON Lines file. */
@@ -38,18 +41,43 @@ export interface RecordingHeader {
   summary?: string;
 }
 
-/** Replaces the workspace's path in every string of a step (keys too) with `<workspace>`: a recording is
- *  made to be shared, and the path names the learner's home folder. */
-function withoutPaths(step: TraceEvent, paths: string[]): TraceEvent {
-  const clean = (value: unknown): unknown => {
-    if (typeof value === "string")
-      return paths.reduce((text, p) => text.replaceAll(p, "<workspace>"), value);
-    if (Array.isArray(value)) return value.map(clean);
-    if (value && typeof value === "object")
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [clean(k), clean(v)]));
-    return value;
-  };
-  return clean(step) as TraceEvent;
+/** The workspace's paths, the repository's, the home folder (each also resolved: a link in it is
+ *  the same place), the user and the host name, as this machine has them: what a recording, made
+ *  to be shared, must not name. */
+export function machineSecrets(
+  workspaces: readonly string[],
+  who: { repo?: string; home?: string; user?: string; host?: string } = thisMachine(),
+): Secret[] {
+  const paths = (list: readonly (string | undefined)[], placeholder: string) =>
+    list
+      .flatMap((p) => (p ? [p, resolved(p)] : []))
+      .map((p) => ({ text: p.replace(/(.)\/+$/, "$1"), placeholder }));
+  return [
+    ...paths(workspaces, "<workspace>"),
+    ...paths([who.repo], "<repo>"),
+    ...paths([who.home], "<home>"),
+    ...(who.user ? [{ text: who.user, placeholder: "<user>", word: true }] : []),
+    ...(who.host ? [{ text: who.host, placeholder: "<host>", word: true }] : []),
+  ];
+}
+
+function resolved(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/** This machine's: a user with no entry in the password database has no name to hide. */
+function thisMachine() {
+  let user: string | undefined;
+  try {
+    user = os.userInfo().username;
+  } catch {
+    user = undefined;
+  }
+  return { repo: REPO_ROOT, home: os.homedir(), user, host: os.hostname() };
 }
 
 /** Why a recording cannot be written where it was asked for. */
@@ -87,28 +115,29 @@ function openOutside(file: string, modelWrites: string[]): number {
 }
 
 /** Opens `file` (created, or emptied if it exists) and writes the header; `write` adds a step.
- *  `workspaces` are the run's workspace paths (and their real paths): the recording names none of
- *  them, and is not written inside one, nor inside `stateDir`. */
+ *  `workspaces` are the run's workspace paths: the recording is not written inside one, nor inside
+ *  `stateDir`, and names none of them, nor the repository, the home folder, the user or the host
+ *  (`secrets`, this machine's unless given): each becomes a placeholder, in values and keys. */
 export function startRecording(
   file: string,
   header: Omit<RecordingHeader, "format" | "version" | "started">,
   workspaces: string[],
   stateDir?: string,
+  secrets: readonly Secret[] = machineSecrets(workspaces),
 ): { write(step: TraceEvent): void; close(): void } {
   const fd = openOutside(file, [...workspaces, ...(stateDir ? [stateDir] : [])]);
-  // Longest first, so a path inside another is replaced whole.
-  const paths = [...new Set(workspaces)].filter(Boolean).sort((a, b) => b.length - a.length);
+  const scrub = scrubber(secrets);
   const line = (value: unknown) => writeSync(fd, `${JSON.stringify(value)}\n`);
   line({
     format: RECORDING_FORMAT,
     version: TRACE_VERSION,
-    ...header,
+    ...scrub(header),
     started: new Date().toISOString(),
   } satisfies RecordingHeader);
   let open = true;
   return {
     write(step) {
-      if (open) line(withoutPaths(step, paths));
+      if (open) line(scrub(step));
     },
     close() {
       if (open) closeSync(fd);

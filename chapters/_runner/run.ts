@@ -84,9 +84,14 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
   // one line. Readline draws it from the line's first column; the attributes are reset first, so
   // nothing printed before (model text cannot start a line there, see io.ts) can fake or hide it.
   const reset = process.stdout.isTTY ? "\x1b[0m" : "";
+  // It is also shown whole, on the terminal it is asked on (question.ts): blank and invisible
+  // runs counted, and what does not fit named, so no padding can push its start off the screen.
   const askPerson = interactive
     ? async (q: string, choices: string[]) => {
-        const question = `${reset}${c.yellow("?")} ${oneLine(q)} [${choices.join("/")}] `;
+        const { fitted, questionRoom } = await import("./question.ts");
+        const answers = `[${choices.join("/")}]`;
+        const room = questionRoom(process.stdout.columns, process.stdout.rows) - answers.length - 3;
+        const question = `${reset}${c.yellow("?")} ${fitted(q, room)} ${answers} `;
         return ((await held(() => lines.ask(question))) ?? "no").trim();
       }
     : undefined;

@@ -177,6 +177,26 @@ function downloadHint(config: ServerConfig): string {
   return `. ${path.basename(config.command)} downloads the server, and the sandbox has no network: install it in the workspace (npm install <package>, then run it with node), or start the harness with --allow-network`;
 }
 
+/** The process groups of the servers still running. Whatever way the harness ends (q, a signal,
+ *  an uncaught error: every way but SIGKILL), the last thing it does is SIGKILL them: a server
+ *  that outlived its stop() (or was never stopped) is not left behind with parent 1. */
+const runningGroups = new Set<number>();
+let sweepOnExit = false;
+function endsWithTheHarness(pid: number) {
+  runningGroups.add(pid);
+  if (sweepOnExit) return;
+  sweepOnExit = true;
+  process.once("exit", () => {
+    for (const group of runningGroups) {
+      try {
+        process.kill(-group, "SIGKILL");
+      } catch {
+        // gone already
+      }
+    }
+  });
+}
+
 export async function connect(
   env: AgentEnv,
   name: string,
@@ -202,10 +222,11 @@ export async function connect(
     },
     async stop() {
       conn.stopped ??= "stopped by the harness";
-      // The spec's way: close its stdin (client.close() does), then SIGTERM, then SIGKILL. A
-      // harness that is shutting down gives each step a second, signalling the whole group.
-      const term = setTimeout(() => signalGroup("SIGTERM"), 1_000);
-      const kill = setTimeout(() => signalGroup("SIGKILL"), 2_000);
+      // The spec's way: close its stdin (client.close() does), then SIGTERM, then SIGKILL, to the
+      // whole group. Both fall due well inside the 2 s a harness that is shutting down waits
+      // (repl.ts), so a server that ignores SIGTERM is killed before the harness exits.
+      const term = setTimeout(() => signalGroup("SIGTERM"), 500);
+      const kill = setTimeout(() => signalGroup("SIGKILL"), 1_500);
       await client.close().catch(() => {});
       clearTimeout(term);
       clearTimeout(kill);
@@ -223,10 +244,12 @@ export async function connect(
   client.onclose = () => {
     conn.stopped ??= `it exited${conn.lastWords() ? `: ${conn.lastWords()}` : ""}`;
     killGroup();
+    if (conn.pid) runningGroups.delete(conn.pid);
   };
   try {
     await client.connect(transport, { timeout: timeoutMs }); // spawn, then initialize
     conn.pid = transport.pid ?? undefined;
+    if (conn.pid) endsWithTheHarness(conn.pid);
     conn.tools = (await client.listTools({}, { timeout: timeoutMs })).tools; // the first page
   } catch (err) {
     conn.pid ??= transport.pid ?? undefined;

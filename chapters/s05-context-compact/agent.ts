@@ -93,9 +93,15 @@ export async function compactHistory(
     `transcript of ${messages.length} messages saved to ${transcript}; asking the model for a summary`,
   );
   const summary = await summarize(env, messages, focus);
+  // A harness that keeps transcripts in its state folder (appendix B) hands compaction an env
+  // whose workspace is that folder, where the model's tools cannot read: then it names no file.
+  const where =
+    env.workspace === env.stateDir
+      ? "The full transcript is kept where your tools cannot read it."
+      : `The full transcript is in ${transcript}.`;
   messages.splice(0, messages.length, {
     role: "user",
-    content: `[This conversation was compacted. The full transcript is in ${transcript}.]\n\n${summary}`,
+    content: `[This conversation was compacted. ${where}]\n\n${summary}`,
   });
   const after = estimateTokens(messages);
   env.io.note(`history replaced by one summary message: ~${before} → ~${after} tokens`);

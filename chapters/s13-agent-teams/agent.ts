@@ -245,9 +245,8 @@ export class Team {
   // #endregion send
 
   // #region loop
-  /** The agent loop of s02, shared by the lead and every teammate. It returns the final reply,
-   *  or null when the round limit (or a stop request) cut the work short. Every model call goes
-   *  through `callModel`: the plain call, unless the options bring another. */
+  /** s02's loop, for the lead and every teammate: the final reply, or null when the round limit
+   *  (or a stop request) cut it short. Calls go through `callModel` (plain unless given one). */
   private async loop(who: Runner, messages: MessageParam[]): Promise<Message | null> {
     const callModel = this.options.callModel ?? plainCall;
     for (let round = 0; round < who.maxRounds; round++) {
@@ -268,10 +267,8 @@ export class Team {
       for (const block of response.content) {
         if (block.type !== "tool_use") continue;
         await this.env.io.toolCall(block, who.name);
-        const { output, isError } = await runTool(who.handlers, block, {
-          root: who.root(),
-          writable: who.writable?.(),
-        });
+        const ctx = { root: who.root(), writable: who.writable?.() };
+        const { output, isError } = await runTool(who.handlers, block, ctx, who.tools);
         this.env.io.toolResult(block, output, isError, who.name);
         results.push({
           type: "tool_result",

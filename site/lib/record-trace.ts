@@ -3,7 +3,7 @@
 // the CLI does), and reading and writing the committed files (the format is chapters/_runner/trace.ts).
 // Node only: `npm run traces` and tests/site/traces.test.ts use it; the site reads the JSON files.
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import {
   type ChapterInfo,
@@ -11,6 +11,7 @@ import {
   playChapter,
   REPO_ROOT,
 } from "../../chapters/_runner/chapters.ts";
+import { machineSecrets } from "../../chapters/_runner/recording.ts";
 import { parseTraceFile, TRACE_VERSION, type TraceFile } from "../../chapters/_runner/trace.ts";
 import type { Tool } from "../../chapters/_shared/types.ts";
 import { agentsOf, normalizeTrace } from "./trace-normalize.ts";
@@ -27,7 +28,9 @@ export async function recordTrace(info: ChapterInfo): Promise<TraceFile> {
   const workspace = mkdtempSync(path.join(tmpdir(), `lah-trace-${info.id}-`));
   try {
     const { env } = await playChapter(info, workspace);
-    const steps = normalizeTrace(env.io.trace, [workspace, realpathSync(workspace)]);
+    // The repository's path and the home folder are this machine's: a committed trace names neither.
+    const places = machineSecrets([], { repo: REPO_ROOT, home: homedir() });
+    const steps = normalizeTrace(env.io.trace, [workspace, realpathSync(workspace)], places);
     // The trace's steps name the tools of each request. A tool the chapter's TOOLS does not list
     // exists only at run time (an MCP server's, in appendix A): keep its definition as the lead's
     // first request sent it, so the site can show it as the model saw it.

@@ -1,7 +1,7 @@
 // Normalising a recorded run: what differs between two runs of the same scenario and means
 // nothing (the workspace path, times, commit hashes, made-up ids) becomes a placeholder, so the
 // committed trace (site/traces/<id>.json) is the same each time it is recorded. Pure.
-import { escapeRegExp } from "../../chapters/_runner/text.ts";
+import { scrubber, type Secret } from "../../chapters/_runner/scrub.ts";
 import type { TraceEvent } from "../../chapters/_runner/trace.ts";
 
 /** What differs between two runs of the same scenario and means nothing: it becomes a
@@ -55,15 +55,21 @@ function mapStrings(value: unknown, fn: (s: string) => string): unknown {
   return value;
 }
 
-/** Makes a raw trace repeatable: the workspace path becomes `<workspace>`, times, dates,
+/** Makes a raw trace repeatable: the workspace path (and `more`: the repository's, the home
+ *  folder) becomes a placeholder, in values and keys; times, dates,
  *  durations and commit hashes become placeholders, made-up ids are renumbered, and a
  *  request's system prompt is kept only when it changed for that agent. */
 export function normalizeTrace(
   events: readonly TraceEvent[],
   workspaces: readonly string[],
+  more: readonly Secret[] = [],
 ): TraceEvent[] {
-  const paths = [...new Set(workspaces)].filter(Boolean).sort((a, b) => b.length - a.length);
-  const pathPattern = paths.length ? new RegExp(paths.map(escapeRegExp).join("|"), "g") : null;
+  // The recording's scrubber (chapters/_runner/scrub.ts), values and keys: first, so no other
+  // rule sees a path.
+  const scrub = scrubber([
+    ...workspaces.map((text) => ({ text, placeholder: "<workspace>" })),
+    ...more,
+  ]);
   const renameIds = idRenamer();
   // A short hash can be all digits: learn the hashes from git's own output lines first, then
   // replace them wherever they are quoted (a teammate's summary, a mailbox message).
@@ -74,14 +80,13 @@ export function normalizeTrace(
   });
   const hashPattern = hashes.size ? new RegExp(`\\b(?:${[...hashes].join("|")})\\b`, "g") : null;
   const clean = (text: string) => {
-    let out = pathPattern ? text.replace(pathPattern, "<workspace>") : text;
-    out = renameIds(out);
+    let out = renameIds(text);
     if (hashPattern) out = out.replace(hashPattern, "<sha>");
     for (const [pattern, replacement] of VOLATILE) out = out.replace(pattern, replacement);
     return out;
   };
   const system = systemWhenChanged();
-  return events.map((event) => system(mapStrings(structuredClone(event), clean) as TraceEvent));
+  return events.map((event) => system(mapStrings(scrub(event), clean) as TraceEvent));
 }
 
 /** A step as a trace keeps it: a request carries its `system` prompt only when it changed for

@@ -37,7 +37,8 @@ const BASE = CURRICULUM_TOOLS.a1.lead;
 const sandboxed = sandboxStatus().kind === "bubblewrap";
 
 /** A hand-written MCP server that misbehaves on request: `node fake.mjs <mode> <tool>...`.
- *  mode "die" exits at once, "silent" never answers, "stubborn" ignores its closed stdin; its tools echo, crash, hang, answer a
+ *  mode "die" exits at once, "silent" never answers, "stubborn" ignores its closed stdin, "deaf"
+ *  SIGTERM as well; its tools echo, crash, hang, answer a
  *  result that is not an MCP result, or report what the process can see (probe). */
 const FAKE = `import { existsSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -47,6 +48,11 @@ if (mode === "die") { console.error("fake: cannot open its database"); process.e
 if (mode === "stubborn") {
   setInterval(() => {}, 1000);
   process.on("SIGTERM", () => { writeFileSync("got-sigterm", "yes"); process.exit(0); });
+}
+// "deaf" outlives its closed stdin and SIGTERM too (it notes the SIGTERM, and stays).
+if (mode === "deaf") {
+  setInterval(() => {}, 1000);
+  process.on("SIGTERM", () => writeFileSync("got-sigterm", "yes"));
 }
 const send = (msg) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...msg }) + "\\n");
 const text = (t) => ({ content: [{ type: "text", text: t }] });
@@ -771,6 +777,88 @@ describe.concurrent("npm run chapter mcp", () => {
       await waitFor(() => !tree.some(alive), "every server process to end", 5_000);
     }, 60_000);
   }
+});
+
+// Issue 32: "everything the harness started ends with it". On SIGTERM, SIGHUP or Ctrl-C the
+// harness gave its servers 2 s and exited before a1's own SIGKILL was due: a server that ignores
+// SIGTERM (and its closed stdin) was alive 6 s later, its parent gone. Every way out, with and
+// without the sandbox: the server is asked with SIGTERM, then killed, before the harness is gone.
+describe("a server that ignores SIGTERM ends with the harness", () => {
+  const CLI = path.join(REPO_ROOT, "chapters/_runner/cli.js");
+  const folders: string[] = [];
+  const left: number[] = []; // a failed run's server, killed by its pid after the tests
+  afterAll(() => {
+    for (const pid of left.splice(0).filter(alive)) process.kill(pid, "SIGKILL");
+    for (const dir of folders.splice(0))
+      for (const d of [dir, `${dir}.harness`]) rmSync(d, { recursive: true, force: true });
+  });
+  /** The chapter's workspace (its scenario answers the trust question) plus a server that ignores
+   *  SIGTERM. Inside the repository's .workspace/, as by default: the notes server finds its MCP
+   *  package there without the sandbox too. */
+  const workspace = () => {
+    const base = path.join(REPO_ROOT, ".workspace");
+    mkdirSync(base, { recursive: true });
+    const dir = prepareWorkspace(mkdtempSync(path.join(base, "test-a1-deaf-")), {
+      template: path.join(CHAPTER, "workspace"),
+    });
+    folders.push(dir);
+    writeFileSync(path.join(dir, "fake.mjs"), FAKE);
+    const config = JSON.parse(readFileSync(path.join(dir, ".mcp.json"), "utf8")) as {
+      mcpServers: Record<string, object>;
+    };
+    config.mcpServers.stubborn = { command: "node", args: ["fake.mjs", "deaf", "echo"] };
+    writeFileSync(path.join(dir, ".mcp.json"), JSON.stringify(config));
+    return dir;
+  };
+
+  const ways = [
+    ["q", 0],
+    ["Ctrl-D", 0],
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ] as const;
+  for (const sandbox of sandboxed ? [true, false] : [false])
+    for (const [how, code] of ways) {
+      it(`${how}${sandbox ? ", sandboxed" : ", --no-sandbox"}: SIGTERM, then SIGKILL, nothing left`, async () => {
+        const ws = workspace();
+        const child = spawn(
+          process.execPath,
+          [CLI, "a1", "--workspace", ws, ...(sandbox ? [] : ["--no-sandbox"])],
+          {
+            cwd: REPO_ROOT,
+            env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1" },
+          },
+        );
+        let out = "";
+        child.stdout.on("data", (d) => (out += d));
+        child.stderr.on("data", (d) => (out += d));
+        const exited = new Promise<number | null>((resolve) =>
+          child.on("close", (c, signal) => resolve(c ?? (signal ? -1 : null))),
+        );
+        child.stdin.write("\n"); // the scenario's prompt: the servers start
+        await waitFor(
+          () => /MCP server "stubborn" is running/.test(out),
+          "the server to start",
+          30_000,
+        );
+        child.stdin.write("/mcp\n");
+        await waitFor(() => /stubborn \(pid \d+\): running/.test(out), "/mcp to answer", 30_000);
+        const pid = Number(/stubborn \(pid (\d+)\): running/.exec(out)![1]);
+        const tree = processTree(pid);
+        left.push(...tree);
+        expect(tree.length).toBeGreaterThanOrEqual(1);
+        if (how === "q") child.stdin.write("q\n");
+        else if (how === "Ctrl-D") child.stdin.end();
+        else child.kill(how);
+        expect(await exited, out).toBe(code);
+        // Killed, not orphaned: nothing of it is left (the old harness left it running 6 s on).
+        await waitFor(() => !tree.some(alive), "the stubborn server to end", 3_000);
+        // Asked first: without the sandbox the server itself gets the SIGTERM (in it, bubblewrap
+        // does, and its pid namespace ends the server).
+        if (!sandbox) expect(existsSync(path.join(ws, "got-sigterm")), out).toBe(true);
+      }, 60_000);
+    }
 });
 
 // Issue 22, item 9: the gate judged `input.path` whenever a call had one, whatever the tool.

@@ -157,6 +157,10 @@ describe("a2 the whole harness, on a git repository of your own", () => {
     const first = agent.messages[0] as MessageParam;
     expect(first.role).toBe("user");
     expect(String(first.content)).toMatch(/^\[This conversation was compacted\./);
+    // The read tool is jailed to the workspace: the history must not send the model to a file in
+    // the state folder it cannot open (issue 32); it says so instead.
+    expect(String(first.content)).not.toContain(".transcripts/");
+    expect(String(first.content)).toMatch(/your tools cannot read it/);
     expect(notes().some((n) => n.startsWith("micro-compaction: cleared"))).toBe(true);
   });
 

@@ -9,10 +9,17 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { hostname, userInfo } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { findChapter, loadChapter, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
-import { RECORDING_FORMAT, type RecordingHeader } from "../../chapters/_runner/recording.ts";
+import {
+  machineSecrets,
+  RECORDING_FORMAT,
+  type RecordingHeader,
+} from "../../chapters/_runner/recording.ts";
+import { scrubber } from "../../chapters/_runner/scrub.ts";
+import { normalizeTrace } from "../../site/lib/trace-normalize.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { TRACE_VERSION, type TraceEvent } from "../../chapters/_runner/trace.ts";
 import { stateDirFor } from "../../chapters/_shared/paths.ts";
@@ -179,6 +186,71 @@ describe("npm run chapter sNN -- --record FILE", () => {
       { input_tokens: 900, output_tokens: 40 },
       { input_tokens: 1200, output_tokens: 12, cache_read_input_tokens: 800 },
     ]);
+  });
+});
+
+// F5 of issue 32: a recording is made to be shared, and `echo $PATH`, /proc/self/mountinfo or the
+// model's own words can name the home folder, the repository, the user and the machine.
+describe("a recording names nobody", () => {
+  it("the home folder, the repository's path, the user and the host become placeholders, in values and keys", async () => {
+    const dir = tempDir();
+    const home = path.join(dir, "home-of-zed"); // planted: HOME is what os.homedir() reads
+    mkdirSync(home);
+    const { username: user } = userInfo();
+    const host = hostname();
+    const said = `${home}/.nvm/bin:${REPO_ROOT}/node_modules/.bin ${user}@${host}`;
+    api = await startFakeApi([
+      toolUse("bash", { command: `echo ${home} ${REPO_ROOT}; echo ${user}@${host}` }, said),
+      // A key is the model's to choose too (refused: bash takes no such field, but recorded).
+      toolUse("bash", { command: "true", [`${home}/.ssh`]: { [REPO_ROOT]: `${user} on ${host}` } }),
+      endTurn(`done on ${host}, ${user}`),
+    ]);
+    const file = path.join(dir, "shared.jsonl");
+    const { code, stderr } = await runCli(
+      ["s02", "--workspace", path.join(dir, "ws"), "--no-sandbox", "--record", file],
+      {
+        input: "go\n",
+        env: { HOME: home, ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url },
+      },
+    );
+    expect(code, stderr).toBe(0);
+    const text = readFileSync(file, "utf8");
+    const keys = JSON.stringify(stepsOf(file).filter((s) => s.kind === "tool_call")[1]);
+    expect(keys).toContain('"<home>/.ssh":{"<repo>":"<user> on <host>"}');
+    for (const placeholder of ["<home>", "<repo>", "<user>", "<host>"])
+      expect(text).toContain(placeholder);
+    expect(text).not.toContain(home);
+    expect(text).not.toContain(REPO_ROOT);
+    // A name counts where it stands alone (it is no secret inside "nvm" or "root-commit").
+    const alone = (name: string) => new RegExp(`(?<![\\w.-])${name}(?![\\w-])`);
+    expect(text).not.toMatch(alone(user));
+    expect(text).not.toMatch(alone(host));
+  });
+
+  it("is one scrubber for recordings and committed traces: keys too, longest path first, names whole", () => {
+    const scrub = scrubber(
+      machineSecrets(["/h/zed/code/app/.workspace/s02"], {
+        repo: "/h/zed/code/app",
+        home: "/h/zed",
+        user: "zed",
+        host: "box7",
+      }),
+    );
+    expect(
+      scrub({
+        "/h/zed/.ssh": "/h/zed/code/app/.workspace/s02/a.txt in /h/zed/code/app, zed@box7",
+        other: "/h/zedd /h/zed/code/apple zedd box7.lan nozed zed-commit",
+      }),
+    ).toEqual({
+      "<home>/.ssh": "<workspace>/a.txt in <repo>, <user>@<host>",
+      other: "/h/zedd <home>/code/apple zedd box7.lan nozed zed-commit",
+    });
+    // normalizeTrace (the site's committed traces) scrubs keys as the recording does.
+    const [step] = normalizeTrace(
+      [{ kind: "tool_call", agent: "lead", id: "t", name: "x", input: { "/ws/k": "/ws/v" } }],
+      ["/ws"],
+    );
+    expect(step).toMatchObject({ input: { "<workspace>/k": "<workspace>/v" } });
   });
 });
 

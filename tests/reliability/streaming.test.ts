@@ -155,6 +155,29 @@ describe("the real client streams, and hands the chapter the Message a plain cal
     expect(api.requests[0].headers.authorization).toBe("Bearer tok-123");
     expect(api.requests[0].headers["x-api-key"]).toBeUndefined();
   });
+  // Issue 37 item 1: SDK 1.14 refuses a client given both ("Pass at most one of apiKey,
+  // authToken"), so a person with both set could not start; the banner says the key wins.
+  it("with both ANTHROPIC_API_KEY and ANTHROPIC_AUTH_TOKEN set, the key is sent and the token is not", async () => {
+    api = await startFakeApi([streamed(endTurn("ok"))]);
+    const client = await realClient({
+      ANTHROPIC_API_KEY: "sk-key-1",
+      ANTHROPIC_AUTH_TOKEN: "tok-2",
+      ANTHROPIC_BASE_URL: api.url,
+    });
+    await client.messages.create(body());
+    const sent = JSON.stringify(api.requests[0].headers);
+    expect(sent).toContain("sk-key-1");
+    expect(sent).not.toContain("tok-2");
+  });
+
+  // What the README says goes over the wire: SDK 1.14 sends a key as a bearer token too.
+  it("ANTHROPIC_API_KEY is sent as Authorization: Bearer <key>, with no x-api-key", async () => {
+    api = await startFakeApi([streamed(endTurn("ok"))]);
+    const client = await realClient({ ANTHROPIC_API_KEY: "sk-key-1", ANTHROPIC_BASE_URL: api.url });
+    await client.messages.create(body());
+    expect(api.requests[0].headers.authorization).toBe("Bearer sk-key-1");
+    expect(api.requests[0].headers["x-api-key"]).toBeUndefined();
+  });
 });
 
 describe("what the printer shows of a streamed answer", () => {

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createIO } from "../../chapters/_runner/io.ts";
 import { createEnv } from "../../chapters/_runner/runtime.ts";
 import { oneLine, visible } from "../../chapters/_shared/visible.js";
+import { collapsed, fitted } from "../../chapters/_runner/question.ts";
 import { stateDirFor } from "../../chapters/_shared/paths.ts";
 import { prepareWorkspace } from "../../chapters/_runner/workspace.ts";
 import { say, use } from "../../chapters/_shared/scripted.ts";
@@ -135,6 +136,127 @@ describe.skipIf(!hasPseudoTerminal)(
     }, 60_000);
   },
 );
+
+// F3 of issue 32: a question could hide its own start. A real action, 2,400 spaces, then
+// `git status`: on an 80×24 terminal the person saw only `git status"? [yes/no/always]`. Each
+// question is now shown whole before the answer: blank and invisible runs counted, and what is
+// too long for the screen named.
+describe.skipIf(!hasPseudoTerminal)("a question shows everything it asks about (80×24)", () => {
+  const SMALL = { cols: 80, rows: 24 };
+  /** The question as it stands on the screen now (its rows joined), if its start is in view. */
+  const inView = (screen: { viewport: string[] }) => {
+    const start = screen.viewport.findIndex((l) => l.startsWith("? "));
+    return start < 0 ? "" : screen.viewport.slice(start).join("");
+  };
+
+  it("s07: padding cannot push the command's start off the screen", async () => {
+    const ws = tempDir();
+    prepareWorkspace(ws);
+    writeFileSync(
+      path.join(stateDirFor(ws), "permissions.json"),
+      JSON.stringify({ mode: "default", allow: [], deny: [] }),
+    );
+    const command = `echo RAN > ran.txt;${" ".repeat(2400)}\u200b\u200b\u200b\u200bgit status`;
+    api = await startFakeApi([toolUse("bash", { command }), endTurn("done")]);
+    const run = runCliInTerminal(
+      ["s07", "--workspace", ws],
+      { ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url },
+      SMALL,
+    );
+    await run.waitForScreen((s) => s.lines.some((l) => l.startsWith("you ›")), "the prompt");
+    run.type("check the repo\r");
+    const screen = await run.waitForScreen(
+      (s) => /\[yes\/no\/always\]$/.test(inView(s)),
+      "the whole question in view",
+    );
+    // Seen before: only `git status"? [yes/no/always]` and blank rows were on the screen.
+    expect(inView(screen)).toBe(
+      String.raw`? Allow bash "echo RAN > ran.txt;⟪2,400 spaces⟫⟪4 invisible characters: \u{200b}⟫git status"? [yes/no/always]`,
+    );
+    run.type("no\r");
+    await run.waitForScreen((s) => s.lines.some((l) => l.includes("done")), "the end of the turn");
+    run.type("q\r");
+    expect(await run.exited).toBe(0);
+    expect(existsSync(path.join(ws, "ran.txt"))).toBe(false);
+  }, 60_000);
+
+  it("s07: a command too long for the screen keeps its start and its end, and names the rest", async () => {
+    const ws = tempDir();
+    prepareWorkspace(ws);
+    writeFileSync(
+      path.join(stateDirFor(ws), "permissions.json"),
+      JSON.stringify({ mode: "default", allow: [], deny: [] }),
+    );
+    const words = Array.from({ length: 600 }, (_, i) => `w${i}`).join(" ");
+    const command = `echo RAN > ran.txt; echo ${words}; git status`;
+    api = await startFakeApi([toolUse("bash", { command }), endTurn("done")]);
+    const run = runCliInTerminal(
+      ["s07", "--workspace", ws],
+      { ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url },
+      SMALL,
+    );
+    await run.waitForScreen((s) => s.lines.some((l) => l.startsWith("you ›")), "the prompt");
+    run.type("check\r");
+    const screen = await run.waitForScreen(
+      (s) => /\[yes\/no\/always\]$/.test(inView(s)),
+      "the whole question in view",
+    );
+    const question = inView(screen);
+    expect(question.startsWith(`? Allow bash "echo RAN > ran.txt; echo w0 w1`)).toBe(true);
+    expect(question).toMatch(/⟪… [\d,]+ characters not shown …⟫/);
+    expect(question.endsWith('w599; git status"? [yes/no/always]')).toBe(true);
+    run.type("no\r");
+    await run.waitForScreen((s) => s.lines.some((l) => l.includes("done")), "the end of the turn");
+    run.type("q\r");
+    expect(await run.exited).toBe(0);
+  }, 60_000);
+
+  it("a1: a trust question's padding is counted, so the server it starts stays in view", async () => {
+    const ws = tempDir();
+    writeFileSync(
+      path.join(ws, ".mcp.json"),
+      JSON.stringify({
+        mcpServers: {
+          notes: { command: "node", args: ["evil.js", `${" ".repeat(3000)}`, "notes-server.mjs"] },
+        },
+      }),
+    );
+    api = await startFakeApi([endTurn("done")]);
+    const run = runCliInTerminal(
+      ["a1", "--workspace", ws],
+      { ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url },
+      SMALL,
+    );
+    await run.waitForScreen((s) => s.lines.some((l) => l.startsWith("you ›")), "the prompt");
+    run.type("hi\r");
+    const screen = await run.waitForScreen(
+      (s) => /\[yes\/no\]$/.test(inView(s)),
+      "the whole trust question in view",
+    );
+    expect(inView(screen)).toContain('notes: node evil.js "⟪3,000 spaces⟫" notes-server.mjs.');
+    run.type("no\r");
+    await run.waitForScreen((s) => s.lines.some((l) => l.includes("done")), "the end of the turn");
+    run.type("q\r");
+    expect(await run.exited).toBe(0);
+  }, 60_000);
+
+  it("collapsed(): blank runs and invisible runs are counted; short gaps and text are kept", () => {
+    expect(collapsed("a  b")).toBe("a  b");
+    expect(collapsed(`a${" ".repeat(3)}b`)).toBe("a⟪3 spaces⟫b");
+    expect(collapsed("a\u00a0b")).toBe(String.raw`a\u{a0}b`);
+    expect(collapsed("a\u3000\u3000\u2800b")).toBe("a⟪3 blank characters⟫b");
+    expect(collapsed(`x${"\u200b".repeat(50)}\u202ey`)).toBe(
+      String.raw`x⟪51 invisible characters: \u{200b} \u{202e}⟫y`,
+    );
+    expect(collapsed("a\x1b[2Kb")).toBe(String.raw`a\u{1b}[2Kb`);
+    expect(fitted("short", 80)).toBe("short");
+    const long = fitted(`START ${"x".repeat(5000)} END`, 300);
+    expect(long.startsWith("START ")).toBe(true);
+    expect(long.endsWith(" END")).toBe(true);
+    expect(long.length).toBeLessThanOrEqual(300);
+    expect(long).toMatch(/⟪… [\d,]+ characters not shown …⟫/);
+  });
+});
 
 describe("terminal injection: what the model, commands and files control is shown, not obeyed", () => {
   // Plan: OSC 52 in model text writes the person's clipboard; OSC 8 makes a link whose target

@@ -19,15 +19,27 @@ export interface Screen {
   /** What the terminal typed back, as keyboard input, in answer to a query (ESC[6n: "where is
    *  the cursor?", ESC[c: "what are you?"): the harness would read it as the person's answer. */
   typed: string;
+  /** The rows in view now, the last `rows` of the buffer, unjoined: what a person sees without
+   *  scrolling back. */
+  viewport: string[];
+}
+
+/** A terminal's size: the learner's 120×40 by default; 80×24 is the smallest one we design for. */
+export interface TerminalSize {
+  cols?: number;
+  rows?: number;
 }
 
 /** Renders `output` (what a program wrote to its terminal) the way a terminal would. Output
  *  written to a stream, not a pseudo-terminal, gets the terminal driver's newline translation
  *  (`\n` → `\r\n`) with `fromStream`. A row the terminal wrapped is joined to the row before. */
-export async function render(output: string, { fromStream = false } = {}): Promise<Screen> {
+export async function render(
+  output: string,
+  { fromStream = false, cols = 120, rows = 40 }: { fromStream?: boolean } & TerminalSize = {},
+): Promise<Screen> {
   const term = new Terminal({
-    cols: 120,
-    rows: 40,
+    cols,
+    rows,
     scrollback: 5000,
     allowProposedApi: true,
     convertEol: fromStream,
@@ -40,6 +52,7 @@ export async function render(output: string, { fromStream = false } = {}): Promi
   await new Promise<void>((done) => term.write(output, done));
   const buffer = term.buffer.active;
   const lines: string[] = [];
+  const viewport: string[] = [];
   for (let y = 0; y < buffer.length; y++) {
     const line = buffer.getLine(y)!;
     let text = "";
@@ -48,13 +61,14 @@ export async function render(output: string, { fromStream = false } = {}): Promi
       if (cell.getWidth() === 0) continue; // the second half of a wide character
       text += cell.isInvisible() ? " ".repeat(cell.getWidth()) : cell.getChars() || " ";
     }
+    if (y >= buffer.viewportY && y < buffer.viewportY + rows) viewport.push(text.trimEnd());
     if (line.isWrapped && lines.length) lines[lines.length - 1] += text;
     else lines.push(text);
   }
   for (let i = 0; i < lines.length; i++) lines[i] = lines[i].trimEnd();
   term.dispose();
   while (lines.length && lines.at(-1) === "") lines.pop();
-  return { lines, oscs, typed };
+  return { lines, oscs, typed, viewport };
 }
 
 /** The lines a person would read as one of the harness's questions: `? … [yes/no…]` at the
@@ -80,12 +94,17 @@ export const hasPseudoTerminal = /util-linux/.test(
   spawnSync("script", ["--version"], { encoding: "utf8" }).stdout ?? "",
 );
 
-/** Starts `node cli.js args…` on a pseudo-terminal of 120×40, as a learner at a terminal does
+/** Starts `node cli.js args…` on a pseudo-terminal of 120×40 (or `size`), as a learner at a terminal does
  *  (stdin a TTY, so permission and trust questions are asked, not answered "no"). */
-export function runCliInTerminal(args: string[], env: Record<string, string> = {}): TerminalRun {
+export function runCliInTerminal(
+  args: string[],
+  env: Record<string, string> = {},
+  { cols = 120, rows = 40 }: TerminalSize = {},
+): TerminalRun {
   const quoted = [process.execPath, CLI, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`);
+  const size = `stty cols ${cols} rows ${rows}`;
   const child = killAfterTest(
-    spawn("script", ["-qfec", `stty cols 120 rows 40; exec ${quoted.join(" ")}`, "/dev/null"], {
+    spawn("script", ["-qfec", `${size}; exec ${quoted.join(" ")}`, "/dev/null"], {
       cwd: REPO_ROOT,
       env: {
         PATH: process.env.PATH ?? "",
@@ -113,7 +132,7 @@ export function runCliInTerminal(args: string[], env: Record<string, string> = {
     type: (text) => child.stdin!.write(text),
     exited,
     async waitForScreen(condition, what) {
-      let screen: Screen = { lines: [], oscs: [], typed: "" };
+      let screen: Screen = { lines: [], oscs: [], typed: "", viewport: [] };
       let checking = false;
       try {
         await waitFor(
@@ -121,7 +140,7 @@ export function runCliInTerminal(args: string[], env: Record<string, string> = {
             // render() is asynchronous: look at its last result and start the next one.
             if (!checking) {
               checking = true;
-              void render(output).then((s) => ((screen = s), (checking = false)));
+              void render(output, { cols, rows }).then((s) => ((screen = s), (checking = false)));
             }
             return condition(screen);
           },
