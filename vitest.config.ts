@@ -31,6 +31,8 @@ export default defineConfig({
     // wait for the site build, a browser or more say so (budget(...) in the test file).
     testTimeout: budget({ cli: 2 }),
     hookTimeout: budget({ cli: 2 }),
+    // expect.poll waits on something a page draws; vitest's default gives it one second.
+    expect: { poll: { timeout: budget("page") } },
     // `vitest run --project quick` (npm run test:quick) needs no site build and no browser.
     projects: [
       {
