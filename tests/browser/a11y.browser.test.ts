@@ -5,6 +5,7 @@ import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasChromium } from "../support/chromium.ts";
 import { chapter, openSite } from "../support/browser.ts";
+import { budget } from "../support/budgets.ts";
 
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 // Every kind once (a chapter page has the player, diagrams and code; a translated chapter the
@@ -28,9 +29,12 @@ interface Violation {
 
 describe.skipIf(!hasChromium)("accessibility (axe-core)", () => {
   let site: Awaited<ReturnType<typeof openSite>>;
-  beforeAll(async () => {
-    site = await openSite();
-  }, 660_000);
+  beforeAll(
+    async () => {
+      site = await openSite();
+    },
+    budget({ siteBuild: 1, browser: 1 }),
+  );
   afterAll(() => site?.close());
 
   // Every rule in the light theme; in the dark theme only contrast changes, so only contrast is
@@ -39,46 +43,50 @@ describe.skipIf(!hasChromium)("accessibility (axe-core)", () => {
   // every colour of the site follows) rather than loading it again.
   const DARK = [`/${chapter}/`, "/compare/", "/de/translation-status/"];
 
-  it("finds no violation on a page of every kind, light theme, nor in the dark theme (color-contrast)", async () => {
-    const context = await site.browser.newContext();
-    await context.addInitScript(() => localStorage.setItem("starlight-theme", "light"));
-    const page = await context.newPage(); // one tab for every page: a new tab costs more CPU
-    const found: string[] = [];
-    const check = async (url: string, theme: string, rules?: string[]) => {
-      const violations = await page.evaluate(async (rules) => {
-        type Axe = { run(c: Document, o: object): Promise<{ violations: unknown[] }> };
-        const axe = (window as unknown as { axe: Axe }).axe;
-        // violations only: collecting every pass as well doubles the time on a long page
-        const only = rules ? { runOnly: { type: "rule", values: rules } } : {};
-        return (await axe.run(document, { resultTypes: ["violations"], ...only })).violations;
-      }, rules);
-      for (const v of violations as Violation[])
-        found.push(
-          `${url} (${theme}): ${v.impact} ${v.id} (${v.nodes.length}×): ${v.nodes
-            .slice(0, 2)
-            .map((n) => `${n.target.join(" ")} — ${n.failureSummary?.split("\n")[1]?.trim()}`)
-            .join(" | ")}`,
+  it(
+    "finds no violation on a page of every kind, light theme, nor in the dark theme (color-contrast)",
+    async () => {
+      const context = await site.browser.newContext();
+      await context.addInitScript(() => localStorage.setItem("starlight-theme", "light"));
+      const page = await context.newPage(); // one tab for every page: a new tab costs more CPU
+      const found: string[] = [];
+      const check = async (url: string, theme: string, rules?: string[]) => {
+        const violations = await page.evaluate(async (rules) => {
+          type Axe = { run(c: Document, o: object): Promise<{ violations: unknown[] }> };
+          const axe = (window as unknown as { axe: Axe }).axe;
+          // violations only: collecting every pass as well doubles the time on a long page
+          const only = rules ? { runOnly: { type: "rule", values: rules } } : {};
+          return (await axe.run(document, { resultTypes: ["violations"], ...only })).violations;
+        }, rules);
+        for (const v of violations as Violation[])
+          found.push(
+            `${url} (${theme}): ${v.impact} ${v.id} (${v.nodes.length}×): ${v.nodes
+              .slice(0, 2)
+              .map((n) => `${n.target.join(" ")} — ${n.failureSummary?.split("\n")[1]?.trim()}`)
+              .join(" | ")}`,
+          );
+      };
+      let dark = 0;
+      for (const url of PAGES) {
+        await page.goto(site.server.url + url, { waitUntil: "load" });
+        await page.addScriptTag({ path: AXE });
+        await check(url, "light");
+        if (!DARK.includes(url)) continue;
+        await page.evaluate(() => (document.documentElement.dataset.theme = "dark"));
+        // colours fade to the new theme (the player's steps in 0.2 s): measure once they are there
+        await page.waitForFunction(() =>
+          document.getAnimations().every((a) => a.playState !== "running"),
         );
-    };
-    let dark = 0;
-    for (const url of PAGES) {
-      await page.goto(site.server.url + url, { waitUntil: "load" });
-      await page.addScriptTag({ path: AXE });
-      await check(url, "light");
-      if (!DARK.includes(url)) continue;
-      await page.evaluate(() => (document.documentElement.dataset.theme = "dark"));
-      // colours fade to the new theme (the player's steps in 0.2 s): measure once they are there
-      await page.waitForFunction(() =>
-        document.getAnimations().every((a) => a.playState !== "running"),
-      );
-      expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).not.toBe(
-        "rgb(255, 255, 255)",
-      );
-      await check(url, "dark", ["color-contrast"]);
-      dark++;
-    }
-    await context.close();
-    expect(dark).toBe(DARK.length);
-    expect(found).toEqual([]);
-  }, 240_000);
+        expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).not.toBe(
+          "rgb(255, 255, 255)",
+        );
+        await check(url, "dark", ["color-contrast"]);
+        dark++;
+      }
+      await context.close();
+      expect(dark).toBe(DARK.length);
+      expect(found).toEqual([]);
+    },
+    budget({ page: 2 * PAGES.length + DARK.length }),
+  ); // axe takes about a page's load
 });

@@ -21,9 +21,12 @@ import { BASE } from "../support/site-build.ts";
 
 let site: Awaited<ReturnType<typeof openSite>>;
 const dir = mkdtempSync(path.join(tmpdir(), "lah-open-"));
-beforeAll(async () => {
-  if (hasChromium) site = await openSite();
-}, 660_000);
+beforeAll(
+  async () => {
+    if (hasChromium) site = await openSite();
+  },
+  budget({ siteBuild: 1, browser: 1 }),
+);
 afterAll(async () => {
   await site?.close();
   rmSync(dir, { recursive: true, force: true });
@@ -56,11 +59,11 @@ async function openFile(page: Page, locale: string, file: string, query = "") {
         document.querySelector<HTMLElement>(".lah-open")!.dataset.state ?? "",
       ),
     null,
-    { timeout: 120_000 },
+    { timeout: budget({ evaluate: 10 }) }, // a recording of a few hundred steps
   );
   return page.locator(".lah-open");
 }
-/** Reading 50 MB in the page's worker: 2.4 s alone on the CI machine kind (npm run bench). */
+/** Reading 50 MB in the page's worker (2.4 s alone on the CI machine kind: npm run bench). */
 const READ_50_MB = budget({ evaluate: 50 });
 const next = (page: Page) => page.locator(".lah-open button[data-action=next]").click();
 
@@ -107,7 +110,7 @@ describe.skipIf(!hasChromium)("Open a recording…", () => {
     );
     // The sequence diagram, drawn by mermaid in the page, follows the player.
     const sequence = page.locator(".lah-open-sequence svg");
-    await sequence.waitFor({ timeout: 60_000 });
+    await sequence.waitFor();
     expect(await sequence.locator("text.messageText").count()).toBeGreaterThan(3);
     await open.locator("button[data-action=first]").click();
     await open.locator("button[data-action=last]").click();
@@ -207,7 +210,7 @@ describe.skipIf(!hasChromium)("Open a recording…", () => {
     expect(await result.isVisible()).toBe(true);
     expect(await open.locator(".lah-step-body", { hasText: "hello <script>" }).count()).toBe(1);
     // The diagram is drawn, its labels text too.
-    await page.locator(".lah-open-sequence svg").waitFor({ timeout: 60_000 });
+    await page.locator(".lah-open-sequence svg").waitFor();
     expect(await page.locator(".lah-open-sequence").textContent()).toContain("<img src=x");
     // Nothing ran, and nothing of the recording became an element.
     await page.waitForTimeout(0);
@@ -263,32 +266,36 @@ describe.skipIf(!hasChromium)("Open a recording…", () => {
     expect(await open.locator(".lah-step").count()).toBe(n);
   });
 
-  it("is linked from a chapter's player, with the chapter chosen, in the reader's language", async () => {
-    const page = await site.tab();
-    // The link comes once the reader uses the player (as its panels do: no layout shift while
-    // the page is only scrolled), with the player's data.
-    const linkOf = async (url: string) => {
-      expect(await visit(page, `${site.server.url}${url}`)).toEqual([]);
-      const player = page.locator(".lah-player").first();
-      await player.scrollIntoViewIfNeeded();
-      expect(await page.locator(".lah-player-open").count()).toBe(0);
-      await player.locator("button[data-action=next]").click();
-      const link = page.locator(".lah-player-open");
-      await link.waitFor({ timeout: 30_000 });
-      return link;
-    };
-    expect(await (await linkOf("/s01-agent-loop/")).getAttribute("href")).toBe(
-      `${BASE}open/?chapter=s01`,
-    );
-    const link = await linkOf("/ja/s13-agent-teams/");
-    expect(await link.textContent()).toBe(ja["player.open"]);
-    await link.click();
-    await page.waitForURL(/\/ja\/open\/\?chapter=s13$/);
-    expect(await page.locator("h1").textContent()).toBe("記録を開く…");
-    expect(await page.locator("[data-chapter-command]").textContent()).toBe(
-      "npm run chapter s13 -- --record run.jsonl",
-    );
-  }, 90_000);
+  it(
+    "is linked from a chapter's player, with the chapter chosen, in the reader's language",
+    async () => {
+      const page = await site.tab();
+      // The link comes once the reader uses the player (as its panels do: no layout shift while
+      // the page is only scrolled), with the player's data.
+      const linkOf = async (url: string) => {
+        expect(await visit(page, `${site.server.url}${url}`)).toEqual([]);
+        const player = page.locator(".lah-player").first();
+        await player.scrollIntoViewIfNeeded();
+        expect(await page.locator(".lah-player-open").count()).toBe(0);
+        await player.locator("button[data-action=next]").click();
+        const link = page.locator(".lah-player-open");
+        await link.waitFor();
+        return link;
+      };
+      expect(await (await linkOf("/s01-agent-loop/")).getAttribute("href")).toBe(
+        `${BASE}open/?chapter=s01`,
+      );
+      const link = await linkOf("/ja/s13-agent-teams/");
+      expect(await link.textContent()).toBe(ja["player.open"]);
+      await link.click();
+      await page.waitForURL(/\/ja\/open\/\?chapter=s13$/);
+      expect(await page.locator("h1").textContent()).toBe("記録を開く…");
+      expect(await page.locator("[data-chapter-command]").textContent()).toBe(
+        "npm run chapter s13 -- --record run.jsonl",
+      );
+    },
+    budget({ page: 5 }),
+  );
 
   // What it takes (first steps, all shown, the longest task) is a figure, not a pass mark: it
   // depends on the machine and what else runs on it, so `npm run bench` measures it.
@@ -311,7 +318,10 @@ describe.skipIf(!hasChromium)("Open a recording…", () => {
         }, 50);
       });
       await page.setInputFiles(".lah-open input[type=file]", file);
-      await page.locator(".lah-open .lah-step").first().waitFor({ timeout: budget("page") });
+      await page
+        .locator(".lah-open .lah-step")
+        .first()
+        .waitFor({ timeout: budget("page") });
       // The first steps are shown before the whole file is read, and the player answers a click.
       const open = page.locator(".lah-open");
       expect(await open.getAttribute("data-state"), "shown before the file is read").toBe(

@@ -41,6 +41,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { hasChromium, launch } from "../support/chromium.ts";
+import { budget } from "../support/budgets.ts";
 
 const SVG_DIR = path.join(REPO_ROOT, "assets/svg");
 const MARGIN = 2;
@@ -264,44 +265,52 @@ describe.skipIf(!hasChromium)("diagram layout in chromium", () => {
   const files = readdirSync(SVG_DIR)
     .filter((f) => f.endsWith(".svg"))
     .sort();
-  beforeAll(async () => {
-    browser = await launch();
-    page = await browser.newPage({ viewport: { width: 1200, height: 1000 } });
-    await page.goto(pathToFileURL(path.join(SVG_DIR, files[0])).href, { waitUntil: "load" });
-  });
+  beforeAll(
+    async () => {
+      browser = await launch();
+      page = await browser.newPage({ viewport: { width: 1200, height: 1000 } });
+      await page.goto(pathToFileURL(path.join(SVG_DIR, files[0])).href, { waitUntil: "load" });
+    },
+    budget({ browser: 1, page: 1 }),
+  );
   afterAll(async () => {
     await browser?.close();
   });
 
-  it("every text in every diagram fits its shape and overlaps no other text, in every font", async () => {
-    expect(files.length).toBeGreaterThan(0);
-    const have = await page.evaluate(installed, [...MONO, ...SANS]);
-    const missing = [...MONO, ...SANS].filter((f) => !have.includes(f));
-    if (missing.length)
-      console.warn(
-        `svg-layout: NOT CHECKED with ${missing.join(", ")}: not installed here ` +
-          "(Debian: fonts-dejavu-core fonts-noto-mono fonts-noto-core fonts-liberation)",
+  it(
+    "every text in every diagram fits its shape and overlaps no other text, in every font",
+    async () => {
+      expect(files.length).toBeGreaterThan(0);
+      const have = await page.evaluate(installed, [...MONO, ...SANS]);
+      const missing = [...MONO, ...SANS].filter((f) => !have.includes(f));
+      if (missing.length)
+        console.warn(
+          `svg-layout: NOT CHECKED with ${missing.join(", ")}: not installed here ` +
+            "(Debian: fonts-dejavu-core fonts-noto-mono fonts-noto-core fonts-liberation)",
+        );
+      const passes = MONO.filter((m) => have.includes(m)).flatMap((mono) =>
+        SANS.filter((s) => have.includes(s)).map((sans) => ({ mono, sans })),
       );
-    const passes = MONO.filter((m) => have.includes(m)).flatMap((mono) =>
-      SANS.filter((s) => have.includes(s)).map((sans) => ({ mono, sans })),
-    );
-    expect(passes.length, `none of ${[...MONO, ...SANS].join(", ")} is installed`).toBeGreaterThan(
-      0,
-    );
-    const faults: string[] = [];
-    const counts: string[] = [];
-    for (const fonts of passes) {
-      const before = faults.length;
-      for (const file of files) {
-        const source = readFileSync(path.join(SVG_DIR, file), "utf8");
-        const found = await page.evaluate(layoutFaults, { source, margin: MARGIN, fonts });
-        faults.push(...found.map((f) => `${file} (${fonts.mono} + ${fonts.sans}): ${f}`));
+      expect(
+        passes.length,
+        `none of ${[...MONO, ...SANS].join(", ")} is installed`,
+      ).toBeGreaterThan(0);
+      const faults: string[] = [];
+      const counts: string[] = [];
+      for (const fonts of passes) {
+        const before = faults.length;
+        for (const file of files) {
+          const source = readFileSync(path.join(SVG_DIR, file), "utf8");
+          const found = await page.evaluate(layoutFaults, { source, margin: MARGIN, fonts });
+          faults.push(...found.map((f) => `${file} (${fonts.mono} + ${fonts.sans}): ${f}`));
+        }
+        counts.push(`  ${fonts.mono} + ${fonts.sans}: ${faults.length - before} faults`);
       }
-      counts.push(`  ${fonts.mono} + ${fonts.sans}: ${faults.length - before} faults`);
-    }
-    console.log(
-      `svg-layout: ${files.length} diagrams, ${passes.length} font passes\n${counts.join("\n")}`,
-    );
-    expect(faults, `${faults.length} layout faults:\n${faults.join("\n")}\n`).toEqual([]);
-  });
+      console.log(
+        `svg-layout: ${files.length} diagrams, ${passes.length} font passes\n${counts.join("\n")}`,
+      );
+      expect(faults, `${faults.length} layout faults:\n${faults.join("\n")}\n`).toEqual([]);
+    },
+    budget({ diagram: files.length * MONO.length * SANS.length }),
+  );
 });

@@ -29,10 +29,13 @@ export const BUDGET = {
   siteBuild: 300_000,
   /** Launching chromium and serving dist/. */
   browser: 30_000,
-  /** Loading one page in chromium and checking it (its diagrams drawn, its scripts ready). */
-  page: 15_000,
-  /** One evaluation in an open page (laying out one diagram, reading one recording's steps). */
-  evaluate: 2_000,
+  /** Loading one page in chromium and what a test does on it: its diagrams drawn, its scripts
+   *  ready, a few clicks, evaluations or a screenshot. */
+  page: 20_000,
+  /** One evaluation in an open page that does real work: reading a megabyte of a recording. */
+  evaluate: 1_000,
+  /** Laying out one diagram in one pair of fonts and measuring every text in it. */
+  diagram: 250,
 } as const;
 
 export type Work = keyof typeof BUDGET;
