@@ -21,6 +21,7 @@ import {
 } from "../../site/lib/mermaid-render.ts";
 import { ensureSiteBuilt } from "../support/site-build.ts";
 import { decodeHtml } from "../support/html.ts";
+import { budget } from "../support/budgets.ts";
 
 interface Diagram {
   where: string;
@@ -251,55 +252,63 @@ function drawnTexts(svg: string, kind: "messageText" | "noteText"): string[] {
 
 // The site's diagrams are drawn once, at build time, by site/lib/mermaid-render.ts (mermaid in
 // chromium). These checks read those drawings: after the build they come from its cache.
-beforeAll(() => ensureSiteBuilt(), 660_000);
+beforeAll(() => ensureSiteBuilt(), budget("siteBuild"));
 afterAll(() => closeMermaidRenderer());
 
 describe.skipIf(!buildTimeRendering())(
   "mermaid labels: mermaid itself, as the build draws them",
   () => {
-    it("draws every message and note label exactly as the model says it should", async () => {
-      const awkward: Diagram = {
-        where: "mermaidText(awkward strings)",
-        code: [
-          "sequenceDiagram",
-          "  participant A",
-          "  participant B",
-          ...AWKWARD.map((t) => `  A->>B: ${mermaidText(t)}`),
-        ].join("\n"),
-      };
-      const failures: string[] = [];
-      for (const diagram of [...written, ...made, awkward]) {
-        const drawing = await renderMermaid(diagram.code.trim());
-        if (!drawing || "error" in drawing) {
-          failures.push(`${diagram.where}: mermaid failed: ${drawing?.error.split("\n")[0]}`);
-          continue;
+    it(
+      "draws every message and note label exactly as the model says it should",
+      async () => {
+        const awkward: Diagram = {
+          where: "mermaidText(awkward strings)",
+          code: [
+            "sequenceDiagram",
+            "  participant A",
+            "  participant B",
+            ...AWKWARD.map((t) => `  A->>B: ${mermaidText(t)}`),
+          ].join("\n"),
+        };
+        const failures: string[] = [];
+        for (const diagram of [...written, ...made, awkward]) {
+          const drawing = await renderMermaid(diagram.code.trim());
+          if (!drawing || "error" in drawing) {
+            failures.push(`${diagram.where}: mermaid failed: ${drawing?.error.split("\n")[0]}`);
+            continue;
+          }
+          const labels = labelsOf(diagram.code);
+          // What the page means to show: a line per <br>.
+          const expected = (kind: Label["kind"]) =>
+            labels.filter((l) => l.kind === kind).flatMap((l) => l.written.split("\n"));
+          for (const [kind, cls] of [
+            ["message", "messageText"],
+            ["note", "noteText"],
+          ] as const) {
+            const drawn = drawnTexts(drawing.svg, cls);
+            if (JSON.stringify(drawn) !== JSON.stringify(expected(kind)))
+              failures.push(
+                `${diagram.where}: ${kind}s drawn ${JSON.stringify(drawn)}\n    written ${JSON.stringify(expected(kind))}`,
+              );
+          }
         }
-        const labels = labelsOf(diagram.code);
-        // What the page means to show: a line per <br>.
-        const expected = (kind: Label["kind"]) =>
-          labels.filter((l) => l.kind === kind).flatMap((l) => l.written.split("\n"));
-        for (const [kind, cls] of [
-          ["message", "messageText"],
-          ["note", "noteText"],
-        ] as const) {
-          const drawn = drawnTexts(drawing.svg, cls);
-          if (JSON.stringify(drawn) !== JSON.stringify(expected(kind)))
-            failures.push(
-              `${diagram.where}: ${kind}s drawn ${JSON.stringify(drawn)}\n    written ${JSON.stringify(expected(kind))}`,
-            );
-        }
-      }
-      expect(failures).toEqual([]);
-    }, 240_000);
+        expect(failures).toEqual([]);
+      },
+      budget({ browser: 1, evaluate: written.length + made.length + 1 }),
+    ); // one drawing each
 
-    it("a diagram mermaid cannot parse is an error of its own, not an exception", async () => {
-      const drawing = await renderMermaid("sequenceDiagram\n  A->>: no target");
-      expect(drawing).toMatchObject({ error: expect.stringMatching(/parse|error/i) });
-      const next = await renderMermaid("sequenceDiagram\n  A->>B: still drawn");
-      expect(next && !("error" in next) && drawnTexts(next.svg, "messageText")).toEqual([
-        "still drawn",
-      ]);
-    }, 60_000);
+    it(
+      "a diagram mermaid cannot parse is an error of its own, not an exception",
+      async () => {
+        const drawing = await renderMermaid("sequenceDiagram\n  A->>: no target");
+        expect(drawing).toMatchObject({ error: expect.stringMatching(/parse|error/i) });
+        const next = await renderMermaid("sequenceDiagram\n  A->>B: still drawn");
+        expect(next && !("error" in next) && drawnTexts(next.svg, "messageText")).toEqual([
+          "still drawn",
+        ]);
+      },
+      budget({ browser: 1, evaluate: 2 }),
+    );
   },
 );
 
