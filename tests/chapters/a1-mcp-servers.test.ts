@@ -29,12 +29,17 @@ import {
   namespacedNames,
   routesToItsServer,
 } from "../../chapters/_exercises/a1.ts";
+import { budget } from "../support/budgets.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 type TestEnv = ReturnType<typeof scriptedEnv>;
 const CHAPTER = path.join(REPO_ROOT, "chapters/a1-mcp-servers");
 const BASE = CURRICULUM_TOOLS.a1.lead;
 const sandboxed = sandboxStatus().kind === "bubblewrap";
+/** How long a start or a call may take before the harness gives up on it: long enough for a
+ *  working fake server on this machine today (tests/support/budgets.ts), so only the silent or
+ *  hanging one is given up on, whatever else the machine is doing. */
+const PATIENCE = budget({ process: 0.1 });
 
 /** A hand-written MCP server that misbehaves on request: `node fake.mjs <mode> <tool>...`.
  *  mode "die" exits at once, "silent" never answers, "stubborn" ignores its closed stdin; its tools echo, crash, hang, answer a
@@ -196,18 +201,18 @@ describe("a1 MCP servers", () => {
       silent: ["silent", "echo"],
       good: ["ok", "echo"],
     });
-    const started = Date.now();
     const env = await run(ws, [use("mcp__good__echo", { n: 1 }), say("ok")], {
-      startTimeoutMs: 500,
+      startTimeoutMs: PATIENCE,
     });
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(toolNames(env)).toEqual([...BASE, "mcp__good__echo"]);
     const said = notes(env);
     expect(said).toContain('MCP server "dies" failed to start: fake: cannot open its database');
     expect(
       said.some((n) => /^MCP server "missing" failed to start: .*no-such-server-xyz/.test(n)),
     ).toBe(true);
-    expect(said).toContain('MCP server "silent" failed to start: it did not answer within 0.5 s');
+    expect(said).toContain(
+      `MCP server "silent" failed to start: it did not answer within ${PATIENCE / 1000} s`,
+    );
     expect(results(env)[0]).toMatchObject({ isError: false, output: '? echo {"n":1}' });
   });
 
@@ -217,7 +222,7 @@ describe("a1 MCP servers", () => {
       const ws = fakeWorkspace({
         fetched: { command: "npx", args: ["-y", "@lah-test/no-such-mcp-server"] },
       });
-      const env = await run(ws, [say("ok")], { startTimeoutMs: 2_000 });
+      const env = await run(ws, [say("ok")], { startTimeoutMs: budget("cli") });
       const said = notes(env).find((n) => n.startsWith('MCP server "fetched" failed to start'));
       expect(said).toMatch(
         /npx downloads the server, and the sandbox has no network: install it in the workspace .* or start the harness with --allow-network$/,
@@ -251,17 +256,15 @@ describe("a1 MCP servers", () => {
 
   it("a call that hangs past the timeout is abandoned; the server keeps serving", async () => {
     const ws = fakeWorkspace({ slow: ["ok", "hang", "echo"] });
-    const started = Date.now();
     const env = await run(
       ws,
       [use("mcp__slow__hang", {}), use("mcp__slow__echo", { after: "hang" }), say("ok")],
-      { callTimeoutMs: 300 },
+      { callTimeoutMs: PATIENCE },
     );
-    expect(Date.now() - started).toBeLessThan(5_000);
     const [hang, echo] = results(env);
     expect(hang).toMatchObject({
       isError: true,
-      output: 'Error: MCP server "slow" did not answer hang within 0.3 s; the call was abandoned',
+      output: `Error: MCP server "slow" did not answer hang within ${PATIENCE / 1000} s; the call was abandoned`,
     });
     expect(echo).toMatchObject({ isError: false, output: '? echo {"after":"hang"}' });
   });
@@ -655,7 +658,7 @@ __attribute__((constructor)) static void mark(void) {
     expect(tree.length).toBeGreaterThanOrEqual(sandboxed ? 3 : 1); // setsid'd bwrap, its init, node
     expect(await agent.commands!["/mcp"].run("")).toMatch(`notes (pid ${pid}): running`);
     await agent.close!();
-    await waitFor(() => !tree.some(alive), "every server process to end", 5_000);
+    await waitFor(() => !tree.some(alive), "every server process to end");
   });
 
   it("close() stops a server the spec's way: its stdin closed, then SIGTERM, then SIGKILL", async () => {
@@ -669,7 +672,7 @@ __attribute__((constructor)) static void mark(void) {
       await agent.send("go");
       const [pid] = await serverPids(agent);
       await agent.close!();
-      await waitFor(() => !alive(pid), "the stubborn server to end", 10_000);
+      await waitFor(() => !alive(pid), "the stubborn server to end");
     } finally {
       sandboxSettings.disabled = false;
     }
@@ -733,17 +736,21 @@ describe.concurrent("npm run chapter mcp", () => {
     expect(findChapter("1")?.id).toBe("s01");
   });
 
-  it("plays the scenario end to end with --demo, and --list shows the appendix", async () => {
-    const h = harness(["mcp", "--demo", "--workspace", workspace()]);
-    expect(await h.exited, h.out()).toBe(0);
-    expect(h.out()).toMatch(/learn-agent-harness · a1 · MCP tool servers/);
-    expect(h.out()).toMatch(/MCP server "notes" is running: save_note, list_notes, delete_note/);
-    expect(h.out()).toMatch(/saved "tests"/);
-    expect(h.out()).toMatch(/denied by the rule "mcp__notes__delete_note"/);
-    const list = harness(["--list"]);
-    expect(await list.exited).toBe(0);
-    expect(list.out()).toMatch(/Appendices:\n\s+a1\s+mcp-servers\s+MCP tool servers/);
-  }, 60_000);
+  it(
+    "plays the scenario end to end with --demo, and --list shows the appendix",
+    async () => {
+      const h = harness(["mcp", "--demo", "--workspace", workspace()]);
+      expect(await h.exited, h.out()).toBe(0);
+      expect(h.out()).toMatch(/learn-agent-harness · a1 · MCP tool servers/);
+      expect(h.out()).toMatch(/MCP server "notes" is running: save_note, list_notes, delete_note/);
+      expect(h.out()).toMatch(/saved "tests"/);
+      expect(h.out()).toMatch(/denied by the rule "mcp__notes__delete_note"/);
+      const list = harness(["--list"]);
+      expect(await list.exited).toBe(0);
+      expect(list.out()).toMatch(/Appendices:\n\s+a1\s+mcp-servers\s+MCP tool servers/);
+    },
+    budget({ cli: 2 }),
+  );
 
   for (const [how, code] of [
     ["q", 0],
@@ -752,24 +759,28 @@ describe.concurrent("npm run chapter mcp", () => {
     ["SIGHUP", 129],
     ...(sandboxed ? [["SIGKILL", -1] as const] : []),
   ] as const) {
-    it(`${how === "q" ? "quitting" : how} leaves no server process behind`, async () => {
-      const h = harness(["a1", "--workspace", workspace()]);
-      h.child.stdin.write("\n"); // the scenario's prompt
-      await waitFor(
-        () => /assistant › The notes server now holds/.test(h.out()),
-        "the scenario",
-        30_000,
-      );
-      h.child.stdin.write("/mcp\n");
-      await waitFor(() => /notes \(pid \d+\): running/.test(h.out()), "/mcp to answer");
-      const pid = Number(/notes \(pid (\d+)\): running/.exec(h.out())![1]);
-      const tree = processTree(pid);
-      expect(tree.every(alive)).toBe(true);
-      if (how === "q") h.child.stdin.write("q\n");
-      else h.child.kill(how);
-      expect(await h.exited).toBe(code);
-      await waitFor(() => !tree.some(alive), "every server process to end", 5_000);
-    }, 60_000);
+    it(
+      `${how === "q" ? "quitting" : how} leaves no server process behind`,
+      async () => {
+        const h = harness(["a1", "--workspace", workspace()]);
+        h.child.stdin.write("\n"); // the scenario's prompt
+        await waitFor(
+          () => /assistant › The notes server now holds/.test(h.out()),
+          "the scenario",
+          budget("cli"),
+        );
+        h.child.stdin.write("/mcp\n");
+        await waitFor(() => /notes \(pid \d+\): running/.test(h.out()), "/mcp to answer");
+        const pid = Number(/notes \(pid (\d+)\): running/.exec(h.out())![1]);
+        const tree = processTree(pid);
+        expect(tree.every(alive)).toBe(true);
+        if (how === "q") h.child.stdin.write("q\n");
+        else h.child.kill(how);
+        expect(await h.exited).toBe(code);
+        await waitFor(() => !tree.some(alive), "every server process to end");
+      },
+      budget({ cli: 2 }),
+    );
   }
 });
 
