@@ -27,7 +27,10 @@ interface Violation {
   nodes: { target: string[]; failureSummary?: string }[];
 }
 
-describe.skipIf(!hasChromium)("accessibility (axe-core)", () => {
+// axe takes about as long as loading the page it checks.
+const CHECKS = budget({ page: 2 * PAGES.length + 3 });
+
+describe.skipIf(!hasChromium)("accessibility (axe-core)", { timeout: CHECKS }, () => {
   let site: Awaited<ReturnType<typeof openSite>>;
   beforeAll(
     async () => {
@@ -43,50 +46,46 @@ describe.skipIf(!hasChromium)("accessibility (axe-core)", () => {
   // every colour of the site follows) rather than loading it again.
   const DARK = [`/${chapter}/`, "/compare/", "/de/translation-status/"];
 
-  it(
-    "finds no violation on a page of every kind, light theme, nor in the dark theme (color-contrast)",
-    async () => {
-      const context = await site.browser.newContext();
-      await context.addInitScript(() => localStorage.setItem("starlight-theme", "light"));
-      const page = await context.newPage(); // one tab for every page: a new tab costs more CPU
-      const found: string[] = [];
-      const check = async (url: string, theme: string, rules?: string[]) => {
-        const violations = await page.evaluate(async (rules) => {
-          type Axe = { run(c: Document, o: object): Promise<{ violations: unknown[] }> };
-          const axe = (window as unknown as { axe: Axe }).axe;
-          // violations only: collecting every pass as well doubles the time on a long page
-          const only = rules ? { runOnly: { type: "rule", values: rules } } : {};
-          return (await axe.run(document, { resultTypes: ["violations"], ...only })).violations;
-        }, rules);
-        for (const v of violations as Violation[])
-          found.push(
-            `${url} (${theme}): ${v.impact} ${v.id} (${v.nodes.length}×): ${v.nodes
-              .slice(0, 2)
-              .map((n) => `${n.target.join(" ")} — ${n.failureSummary?.split("\n")[1]?.trim()}`)
-              .join(" | ")}`,
-          );
-      };
-      let dark = 0;
-      for (const url of PAGES) {
-        await page.goto(site.server.url + url, { waitUntil: "load" });
-        await page.addScriptTag({ path: AXE });
-        await check(url, "light");
-        if (!DARK.includes(url)) continue;
-        await page.evaluate(() => (document.documentElement.dataset.theme = "dark"));
-        // colours fade to the new theme (the player's steps in 0.2 s): measure once they are there
-        await page.waitForFunction(() =>
-          document.getAnimations().every((a) => a.playState !== "running"),
+  it("finds no violation on a page of every kind, light theme, nor in the dark theme (color-contrast)", async () => {
+    const context = await site.browser.newContext();
+    await context.addInitScript(() => localStorage.setItem("starlight-theme", "light"));
+    const page = await context.newPage(); // one tab for every page: a new tab costs more CPU
+    const found: string[] = [];
+    const check = async (url: string, theme: string, rules?: string[]) => {
+      const violations = await page.evaluate(async (rules) => {
+        type Axe = { run(c: Document, o: object): Promise<{ violations: unknown[] }> };
+        const axe = (window as unknown as { axe: Axe }).axe;
+        // violations only: collecting every pass as well doubles the time on a long page
+        const only = rules ? { runOnly: { type: "rule", values: rules } } : {};
+        return (await axe.run(document, { resultTypes: ["violations"], ...only })).violations;
+      }, rules);
+      for (const v of violations as Violation[])
+        found.push(
+          `${url} (${theme}): ${v.impact} ${v.id} (${v.nodes.length}×): ${v.nodes
+            .slice(0, 2)
+            .map((n) => `${n.target.join(" ")} — ${n.failureSummary?.split("\n")[1]?.trim()}`)
+            .join(" | ")}`,
         );
-        expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).not.toBe(
-          "rgb(255, 255, 255)",
-        );
-        await check(url, "dark", ["color-contrast"]);
-        dark++;
-      }
-      await context.close();
-      expect(dark).toBe(DARK.length);
-      expect(found).toEqual([]);
-    },
-    budget({ page: 2 * PAGES.length + DARK.length }),
-  ); // axe takes about a page's load
+    };
+    let dark = 0;
+    for (const url of PAGES) {
+      await page.goto(site.server.url + url, { waitUntil: "load" });
+      await page.addScriptTag({ path: AXE });
+      await check(url, "light");
+      if (!DARK.includes(url)) continue;
+      await page.evaluate(() => (document.documentElement.dataset.theme = "dark"));
+      // colours fade to the new theme (the player's steps in 0.2 s): measure once they are there
+      await page.waitForFunction(() =>
+        document.getAnimations().every((a) => a.playState !== "running"),
+      );
+      expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).not.toBe(
+        "rgb(255, 255, 255)",
+      );
+      await check(url, "dark", ["color-contrast"]);
+      dark++;
+    }
+    await context.close();
+    expect(dark).toBe(DARK.length);
+    expect(found).toEqual([]);
+  });
 });

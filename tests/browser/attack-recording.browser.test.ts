@@ -69,7 +69,7 @@ describe.skipIf(!hasChromium)("attack: schema-valid tool inputs of an unexpected
             document.querySelector<HTMLElement>(".lah-open")!.dataset.state ?? "",
           ),
         null,
-        { timeout: budget({ evaluate: 10 }) }, // a few hundred steps read in the page's worker
+        { timeout: budget({ evaluate: 10 }) }, // a few hundred steps, read in the page's worker
       );
       const problem = (await page.locator(".lah-open-problem").textContent()) ?? "";
       // Seen: state "failed", problem "s03.jsonl could not be read: Cannot read properties of

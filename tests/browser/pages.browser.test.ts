@@ -45,8 +45,9 @@ const SAMPLE = {
 const URLS = Object.entries(LOCALES).flatMap(([locale, prefix]) =>
   (locale === "en" ? SAMPLE.en : SAMPLE.other).map((p) => `${prefix}/${p}`),
 );
+const VISITS = budget({ page: URLS.length });
 
-describe.skipIf(!hasChromium)("pages in chromium at 390 px", () => {
+describe.skipIf(!hasChromium)("pages in chromium at 390 px", { timeout: VISITS }, () => {
   let site: Awaited<ReturnType<typeof openSite>>;
   beforeAll(
     async () => {
@@ -56,37 +57,33 @@ describe.skipIf(!hasChromium)("pages in chromium at 390 px", () => {
   );
   afterAll(() => site?.close());
 
-  it(
-    "a page of every kind, in every locale, loads without errors and fits a 390 px screen",
-    async () => {
-      const { browser, server } = site;
-      const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-      const failures: string[] = [];
-      const queue = [...URLS];
-      // Three tabs at a time: a 2-core machine renders while another tab waits on the network. Each
-      // tab goes on to its next page (a new tab per page costs three times the CPU).
-      await Promise.all(
-        [1, 2, 3].map(async () => {
-          const page = await context.newPage();
-          for (let url = queue.shift(); url !== undefined; url = queue.shift()) {
-            const problems = await visit(page, server.url + url);
-            const overflow = await page.evaluate(
-              () => document.documentElement.scrollWidth - window.innerWidth,
-            );
-            if (overflow > 0) problems.push(`overflows by ${overflow}px at 390px`);
-            if (url.endsWith("/s13-agent-teams/")) {
-              // a page with a sidebar: its menu shows the language and theme pickers, labels whole
-              await page.locator("starlight-menu-button button").click();
-              problems.push(...(await cutPickerLabels(page)).map((cut) => `menu picker: ${cut}`));
-            }
-            failures.push(...problems.map((p) => `${url}: ${p}`));
+  it("a page of every kind, in every locale, loads without errors and fits a 390 px screen", async () => {
+    const { browser, server } = site;
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const failures: string[] = [];
+    const queue = [...URLS];
+    // Three tabs at a time: a 2-core machine renders while another tab waits on the network. Each
+    // tab goes on to its next page (a new tab per page costs three times the CPU).
+    await Promise.all(
+      [1, 2, 3].map(async () => {
+        const page = await context.newPage();
+        for (let url = queue.shift(); url !== undefined; url = queue.shift()) {
+          const problems = await visit(page, server.url + url);
+          const overflow = await page.evaluate(
+            () => document.documentElement.scrollWidth - window.innerWidth,
+          );
+          if (overflow > 0) problems.push(`overflows by ${overflow}px at 390px`);
+          if (url.endsWith("/s13-agent-teams/")) {
+            // a page with a sidebar: its menu shows the language and theme pickers, labels whole
+            await page.locator("starlight-menu-button button").click();
+            problems.push(...(await cutPickerLabels(page)).map((cut) => `menu picker: ${cut}`));
           }
-          await page.close();
-        }),
-      );
-      await context.close();
-      expect(failures).toEqual([]);
-    },
-    budget({ page: URLS.length }),
-  );
+          failures.push(...problems.map((p) => `${url}: ${p}`));
+        }
+        await page.close();
+      }),
+    );
+    await context.close();
+    expect(failures).toEqual([]);
+  });
 });

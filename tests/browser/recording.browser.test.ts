@@ -63,11 +63,12 @@ async function openFile(page: Page, locale: string, file: string, query = "") {
   );
   return page.locator(".lah-open");
 }
-/** Reading 50 MB in the page's worker (2.4 s alone on the CI machine kind: npm run bench). */
+/** Reading 50 MB in the page's worker: 2.4 s alone on the CI machine kind (npm run bench). */
 const READ_50_MB = budget({ evaluate: 50 });
 const next = (page: Page) => page.locator(".lah-open button[data-action=next]").click();
 
-describe.skipIf(!hasChromium)("Open a recording…", () => {
+// Each test opens a recording or a few, in a page or four.
+describe.skipIf(!hasChromium)("Open a recording…", { timeout: budget({ page: 5 }) }, () => {
   it("shows a team's run as the chapter player does: steps, code, state, machine, meter, sequence diagram", async () => {
     const s13 = readTrace("s13")!;
     const page = await site.tab({ width: 1280, height: 900 });
@@ -266,36 +267,32 @@ describe.skipIf(!hasChromium)("Open a recording…", () => {
     expect(await open.locator(".lah-step").count()).toBe(n);
   });
 
-  it(
-    "is linked from a chapter's player, with the chapter chosen, in the reader's language",
-    async () => {
-      const page = await site.tab();
-      // The link comes once the reader uses the player (as its panels do: no layout shift while
-      // the page is only scrolled), with the player's data.
-      const linkOf = async (url: string) => {
-        expect(await visit(page, `${site.server.url}${url}`)).toEqual([]);
-        const player = page.locator(".lah-player").first();
-        await player.scrollIntoViewIfNeeded();
-        expect(await page.locator(".lah-player-open").count()).toBe(0);
-        await player.locator("button[data-action=next]").click();
-        const link = page.locator(".lah-player-open");
-        await link.waitFor();
-        return link;
-      };
-      expect(await (await linkOf("/s01-agent-loop/")).getAttribute("href")).toBe(
-        `${BASE}open/?chapter=s01`,
-      );
-      const link = await linkOf("/ja/s13-agent-teams/");
-      expect(await link.textContent()).toBe(ja["player.open"]);
-      await link.click();
-      await page.waitForURL(/\/ja\/open\/\?chapter=s13$/);
-      expect(await page.locator("h1").textContent()).toBe("記録を開く…");
-      expect(await page.locator("[data-chapter-command]").textContent()).toBe(
-        "npm run chapter s13 -- --record run.jsonl",
-      );
-    },
-    budget({ page: 5 }),
-  );
+  it("is linked from a chapter's player, with the chapter chosen, in the reader's language", async () => {
+    const page = await site.tab();
+    // The link comes once the reader uses the player (as its panels do: no layout shift while
+    // the page is only scrolled), with the player's data.
+    const linkOf = async (url: string) => {
+      expect(await visit(page, `${site.server.url}${url}`)).toEqual([]);
+      const player = page.locator(".lah-player").first();
+      await player.scrollIntoViewIfNeeded();
+      expect(await page.locator(".lah-player-open").count()).toBe(0);
+      await player.locator("button[data-action=next]").click();
+      const link = page.locator(".lah-player-open");
+      await link.waitFor();
+      return link;
+    };
+    expect(await (await linkOf("/s01-agent-loop/")).getAttribute("href")).toBe(
+      `${BASE}open/?chapter=s01`,
+    );
+    const link = await linkOf("/ja/s13-agent-teams/");
+    expect(await link.textContent()).toBe(ja["player.open"]);
+    await link.click();
+    await page.waitForURL(/\/ja\/open\/\?chapter=s13$/);
+    expect(await page.locator("h1").textContent()).toBe("記録を開く…");
+    expect(await page.locator("[data-chapter-command]").textContent()).toBe(
+      "npm run chapter s13 -- --record run.jsonl",
+    );
+  });
 
   // What it takes (first steps, all shown, the longest task) is a figure, not a pass mark: it
   // depends on the machine and what else runs on it, so `npm run bench` measures it.

@@ -259,12 +259,15 @@ function layoutFaults({
   return faults;
 }
 
-describe.skipIf(!hasChromium)("diagram layout in chromium", () => {
+const files = readdirSync(SVG_DIR)
+  .filter((f) => f.endsWith(".svg"))
+  .sort();
+// Every diagram laid out in every pair of fonts.
+const LAYOUTS = budget({ diagram: files.length * MONO.length * SANS.length });
+
+describe.skipIf(!hasChromium)("diagram layout in chromium", { timeout: LAYOUTS }, () => {
   let browser: Browser;
   let page: Page;
-  const files = readdirSync(SVG_DIR)
-    .filter((f) => f.endsWith(".svg"))
-    .sort();
   beforeAll(
     async () => {
       browser = await launch();
@@ -277,40 +280,35 @@ describe.skipIf(!hasChromium)("diagram layout in chromium", () => {
     await browser?.close();
   });
 
-  it(
-    "every text in every diagram fits its shape and overlaps no other text, in every font",
-    async () => {
-      expect(files.length).toBeGreaterThan(0);
-      const have = await page.evaluate(installed, [...MONO, ...SANS]);
-      const missing = [...MONO, ...SANS].filter((f) => !have.includes(f));
-      if (missing.length)
-        console.warn(
-          `svg-layout: NOT CHECKED with ${missing.join(", ")}: not installed here ` +
-            "(Debian: fonts-dejavu-core fonts-noto-mono fonts-noto-core fonts-liberation)",
-        );
-      const passes = MONO.filter((m) => have.includes(m)).flatMap((mono) =>
-        SANS.filter((s) => have.includes(s)).map((sans) => ({ mono, sans })),
+  it("every text in every diagram fits its shape and overlaps no other text, in every font", async () => {
+    expect(files.length).toBeGreaterThan(0);
+    const have = await page.evaluate(installed, [...MONO, ...SANS]);
+    const missing = [...MONO, ...SANS].filter((f) => !have.includes(f));
+    if (missing.length)
+      console.warn(
+        `svg-layout: NOT CHECKED with ${missing.join(", ")}: not installed here ` +
+          "(Debian: fonts-dejavu-core fonts-noto-mono fonts-noto-core fonts-liberation)",
       );
-      expect(
-        passes.length,
-        `none of ${[...MONO, ...SANS].join(", ")} is installed`,
-      ).toBeGreaterThan(0);
-      const faults: string[] = [];
-      const counts: string[] = [];
-      for (const fonts of passes) {
-        const before = faults.length;
-        for (const file of files) {
-          const source = readFileSync(path.join(SVG_DIR, file), "utf8");
-          const found = await page.evaluate(layoutFaults, { source, margin: MARGIN, fonts });
-          faults.push(...found.map((f) => `${file} (${fonts.mono} + ${fonts.sans}): ${f}`));
-        }
-        counts.push(`  ${fonts.mono} + ${fonts.sans}: ${faults.length - before} faults`);
+    const passes = MONO.filter((m) => have.includes(m)).flatMap((mono) =>
+      SANS.filter((s) => have.includes(s)).map((sans) => ({ mono, sans })),
+    );
+    expect(passes.length, `none of ${[...MONO, ...SANS].join(", ")} is installed`).toBeGreaterThan(
+      0,
+    );
+    const faults: string[] = [];
+    const counts: string[] = [];
+    for (const fonts of passes) {
+      const before = faults.length;
+      for (const file of files) {
+        const source = readFileSync(path.join(SVG_DIR, file), "utf8");
+        const found = await page.evaluate(layoutFaults, { source, margin: MARGIN, fonts });
+        faults.push(...found.map((f) => `${file} (${fonts.mono} + ${fonts.sans}): ${f}`));
       }
-      console.log(
-        `svg-layout: ${files.length} diagrams, ${passes.length} font passes\n${counts.join("\n")}`,
-      );
-      expect(faults, `${faults.length} layout faults:\n${faults.join("\n")}\n`).toEqual([]);
-    },
-    budget({ diagram: files.length * MONO.length * SANS.length }),
-  );
+      counts.push(`  ${fonts.mono} + ${fonts.sans}: ${faults.length - before} faults`);
+    }
+    console.log(
+      `svg-layout: ${files.length} diagrams, ${passes.length} font passes\n${counts.join("\n")}`,
+    );
+    expect(faults, `${faults.length} layout faults:\n${faults.join("\n")}\n`).toEqual([]);
+  });
 });
