@@ -29,7 +29,6 @@ import {
   namespacedNames,
   routesToItsServer,
 } from "../../chapters/_exercises/a1.ts";
-import { budget } from "../support/budgets.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 type TestEnv = ReturnType<typeof scriptedEnv>;
@@ -40,12 +39,14 @@ const sandboxed = sandboxStatus().kind === "bubblewrap";
  *  working fake server on this machine today (tests/support/budgets.ts), so only the silent or
  *  hanging one is given up on, whatever else the machine is doing. */
 const PATIENCE = budget({ process: 0.1 });
+const WITHIN = `${PATIENCE / 1000} s`;
 
 /** A hand-written MCP server that misbehaves on request: `node fake.mjs <mode> <tool>...`.
  *  mode "die" exits at once, "silent" never answers, "stubborn" ignores its closed stdin; its tools echo, crash, hang, answer a
  *  result that is not an MCP result, or report what the process can see (probe). */
 const FAKE = `import { existsSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
+import { budget } from "../support/budgets.ts";
 const [mode, ...tools] = process.argv.slice(2);
 if (mode === "die") { console.error("fake: cannot open its database"); process.exit(3); }
 // "stubborn" outlives its closed stdin, and says when it was asked to stop with SIGTERM.
@@ -211,7 +212,7 @@ describe("a1 MCP servers", () => {
       said.some((n) => /^MCP server "missing" failed to start: .*no-such-server-xyz/.test(n)),
     ).toBe(true);
     expect(said).toContain(
-      `MCP server "silent" failed to start: it did not answer within ${PATIENCE / 1000} s`,
+      `MCP server "silent" failed to start: it did not answer within ${WITHIN}`,
     );
     expect(results(env)[0]).toMatchObject({ isError: false, output: '? echo {"n":1}' });
   });
@@ -264,7 +265,7 @@ describe("a1 MCP servers", () => {
     const [hang, echo] = results(env);
     expect(hang).toMatchObject({
       isError: true,
-      output: `Error: MCP server "slow" did not answer hang within ${PATIENCE / 1000} s; the call was abandoned`,
+      output: `Error: MCP server "slow" did not answer hang within ${WITHIN}; the call was abandoned`,
     });
     expect(echo).toMatchObject({ isError: false, output: '? echo {"after":"hang"}' });
   });
@@ -736,21 +737,17 @@ describe.concurrent("npm run chapter mcp", () => {
     expect(findChapter("1")?.id).toBe("s01");
   });
 
-  it(
-    "plays the scenario end to end with --demo, and --list shows the appendix",
-    async () => {
-      const h = harness(["mcp", "--demo", "--workspace", workspace()]);
-      expect(await h.exited, h.out()).toBe(0);
-      expect(h.out()).toMatch(/learn-agent-harness · a1 · MCP tool servers/);
-      expect(h.out()).toMatch(/MCP server "notes" is running: save_note, list_notes, delete_note/);
-      expect(h.out()).toMatch(/saved "tests"/);
-      expect(h.out()).toMatch(/denied by the rule "mcp__notes__delete_note"/);
-      const list = harness(["--list"]);
-      expect(await list.exited).toBe(0);
-      expect(list.out()).toMatch(/Appendices:\n\s+a1\s+mcp-servers\s+MCP tool servers/);
-    },
-    budget({ cli: 2 }),
-  );
+  it("plays the scenario end to end with --demo, and --list shows the appendix", async () => {
+    const h = harness(["mcp", "--demo", "--workspace", workspace()]);
+    expect(await h.exited, h.out()).toBe(0);
+    expect(h.out()).toMatch(/learn-agent-harness · a1 · MCP tool servers/);
+    expect(h.out()).toMatch(/MCP server "notes" is running: save_note, list_notes, delete_note/);
+    expect(h.out()).toMatch(/saved "tests"/);
+    expect(h.out()).toMatch(/denied by the rule "mcp__notes__delete_note"/);
+    const list = harness(["--list"]);
+    expect(await list.exited).toBe(0);
+    expect(list.out()).toMatch(/Appendices:\n\s+a1\s+mcp-servers\s+MCP tool servers/);
+  });
 
   for (const [how, code] of [
     ["q", 0],
@@ -759,28 +756,24 @@ describe.concurrent("npm run chapter mcp", () => {
     ["SIGHUP", 129],
     ...(sandboxed ? [["SIGKILL", -1] as const] : []),
   ] as const) {
-    it(
-      `${how === "q" ? "quitting" : how} leaves no server process behind`,
-      async () => {
-        const h = harness(["a1", "--workspace", workspace()]);
-        h.child.stdin.write("\n"); // the scenario's prompt
-        await waitFor(
-          () => /assistant › The notes server now holds/.test(h.out()),
-          "the scenario",
-          budget("cli"),
-        );
-        h.child.stdin.write("/mcp\n");
-        await waitFor(() => /notes \(pid \d+\): running/.test(h.out()), "/mcp to answer");
-        const pid = Number(/notes \(pid (\d+)\): running/.exec(h.out())![1]);
-        const tree = processTree(pid);
-        expect(tree.every(alive)).toBe(true);
-        if (how === "q") h.child.stdin.write("q\n");
-        else h.child.kill(how);
-        expect(await h.exited).toBe(code);
-        await waitFor(() => !tree.some(alive), "every server process to end");
-      },
-      budget({ cli: 2 }),
-    );
+    it(`${how === "q" ? "quitting" : how} leaves no server process behind`, async () => {
+      const h = harness(["a1", "--workspace", workspace()]);
+      h.child.stdin.write("\n"); // the scenario's prompt
+      await waitFor(
+        () => /assistant › The notes server now holds/.test(h.out()),
+        "the scenario",
+        budget("cli"),
+      );
+      h.child.stdin.write("/mcp\n");
+      await waitFor(() => /notes \(pid \d+\): running/.test(h.out()), "/mcp to answer");
+      const pid = Number(/notes \(pid (\d+)\): running/.exec(h.out())![1]);
+      const tree = processTree(pid);
+      expect(tree.every(alive)).toBe(true);
+      if (how === "q") h.child.stdin.write("q\n");
+      else h.child.kill(how);
+      expect(await h.exited).toBe(code);
+      await waitFor(() => !tree.some(alive), "every server process to end");
+    });
   }
 });
 

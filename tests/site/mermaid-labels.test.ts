@@ -255,60 +255,56 @@ function drawnTexts(svg: string, kind: "messageText" | "noteText"): string[] {
 beforeAll(() => ensureSiteBuilt(), budget("siteBuild"));
 afterAll(() => closeMermaidRenderer());
 
+// Every diagram drawn once (from the build's cache when there is one).
+const DRAWINGS = budget({ browser: 1, evaluate: written.length + made.length + 1 });
+
 describe.skipIf(!buildTimeRendering())(
   "mermaid labels: mermaid itself, as the build draws them",
+  { timeout: DRAWINGS },
   () => {
-    it(
-      "draws every message and note label exactly as the model says it should",
-      async () => {
-        const awkward: Diagram = {
-          where: "mermaidText(awkward strings)",
-          code: [
-            "sequenceDiagram",
-            "  participant A",
-            "  participant B",
-            ...AWKWARD.map((t) => `  A->>B: ${mermaidText(t)}`),
-          ].join("\n"),
-        };
-        const failures: string[] = [];
-        for (const diagram of [...written, ...made, awkward]) {
-          const drawing = await renderMermaid(diagram.code.trim());
-          if (!drawing || "error" in drawing) {
-            failures.push(`${diagram.where}: mermaid failed: ${drawing?.error.split("\n")[0]}`);
-            continue;
-          }
-          const labels = labelsOf(diagram.code);
-          // What the page means to show: a line per <br>.
-          const expected = (kind: Label["kind"]) =>
-            labels.filter((l) => l.kind === kind).flatMap((l) => l.written.split("\n"));
-          for (const [kind, cls] of [
-            ["message", "messageText"],
-            ["note", "noteText"],
-          ] as const) {
-            const drawn = drawnTexts(drawing.svg, cls);
-            if (JSON.stringify(drawn) !== JSON.stringify(expected(kind)))
-              failures.push(
-                `${diagram.where}: ${kind}s drawn ${JSON.stringify(drawn)}\n    written ${JSON.stringify(expected(kind))}`,
-              );
-          }
+    it("draws every message and note label exactly as the model says it should", async () => {
+      const awkward: Diagram = {
+        where: "mermaidText(awkward strings)",
+        code: [
+          "sequenceDiagram",
+          "  participant A",
+          "  participant B",
+          ...AWKWARD.map((t) => `  A->>B: ${mermaidText(t)}`),
+        ].join("\n"),
+      };
+      const failures: string[] = [];
+      for (const diagram of [...written, ...made, awkward]) {
+        const drawing = await renderMermaid(diagram.code.trim());
+        if (!drawing || "error" in drawing) {
+          failures.push(`${diagram.where}: mermaid failed: ${drawing?.error.split("\n")[0]}`);
+          continue;
         }
-        expect(failures).toEqual([]);
-      },
-      budget({ browser: 1, evaluate: written.length + made.length + 1 }),
-    ); // one drawing each
+        const labels = labelsOf(diagram.code);
+        // What the page means to show: a line per <br>.
+        const expected = (kind: Label["kind"]) =>
+          labels.filter((l) => l.kind === kind).flatMap((l) => l.written.split("\n"));
+        for (const [kind, cls] of [
+          ["message", "messageText"],
+          ["note", "noteText"],
+        ] as const) {
+          const drawn = drawnTexts(drawing.svg, cls);
+          if (JSON.stringify(drawn) !== JSON.stringify(expected(kind)))
+            failures.push(
+              `${diagram.where}: ${kind}s drawn ${JSON.stringify(drawn)}\n    written ${JSON.stringify(expected(kind))}`,
+            );
+        }
+      }
+      expect(failures).toEqual([]);
+    });
 
-    it(
-      "a diagram mermaid cannot parse is an error of its own, not an exception",
-      async () => {
-        const drawing = await renderMermaid("sequenceDiagram\n  A->>: no target");
-        expect(drawing).toMatchObject({ error: expect.stringMatching(/parse|error/i) });
-        const next = await renderMermaid("sequenceDiagram\n  A->>B: still drawn");
-        expect(next && !("error" in next) && drawnTexts(next.svg, "messageText")).toEqual([
-          "still drawn",
-        ]);
-      },
-      budget({ browser: 1, evaluate: 2 }),
-    );
+    it("a diagram mermaid cannot parse is an error of its own, not an exception", async () => {
+      const drawing = await renderMermaid("sequenceDiagram\n  A->>: no target");
+      expect(drawing).toMatchObject({ error: expect.stringMatching(/parse|error/i) });
+      const next = await renderMermaid("sequenceDiagram\n  A->>B: still drawn");
+      expect(next && !("error" in next) && drawnTexts(next.svg, "messageText")).toEqual([
+        "still drawn",
+      ]);
+    });
   },
 );
 

@@ -18,7 +18,6 @@ import { TRANSLATED_LOCALES } from "../../i18n/locales.ts";
 import { readTrace } from "../../site/lib/record-trace.ts";
 import { notesHash, notesStatus } from "../../site/lib/translation.ts";
 import { runCli } from "../support/run-cli.ts";
-import { budget } from "../support/budgets.ts";
 
 const chapters = allRunnable();
 const claim = (task: number, owner: string) => ({ task, owner, lane: null });
@@ -139,28 +138,24 @@ describe("the terminal", () => {
     expect(() => terminalLocale("xx", {})).toThrow(/--lang must be one of en, ja, zh, de/);
   });
 
-  it(
-    "--demo prints each step's note and phase offline; a real model's run gets none",
-    async () => {
-      const s05 = chapters.find((c) => c.id === "s05")!;
-      const notes = readNotes(s05.dir, "en");
-      const ws = `${REPO_ROOT}/.workspace/test-notes-s05`;
-      const offline = await runCli(["s05", "--demo", "--reset", "--workspace", ws, "--lang", "en"]);
-      expect(offline.code).toBe(0);
-      const flat = offline.stdout.replace(/\s*│\s*/g, " ").replace(/\s+/g, " ");
-      for (const note of [notes.notes["lead#7"], notes.notes["harness#1"], notes.notes["prompt#2"]])
-        expect(flat).toContain(note.replace(/\s+/g, " ").trim());
-      expect(offline.stdout).toContain(`── ${notes.phases["lead#7"]} ──`);
-      // The notes come after their step: the compact call's note follows its reply text.
-      expect(flat.indexOf("Compacting to free the context.")).toBeLessThan(
-        flat.indexOf(notes.notes["lead#7"].replace(/\s+/g, " ").trim()),
-      );
-      const wrong = await runCli(["s05", "--demo", "--lang", "klingon"]);
-      expect(wrong.code).toBe(2);
-      expect(wrong.stderr).toMatch(/--lang must be one of/);
-    },
-    budget({ cli: 2 }),
-  );
+  it("--demo prints each step's note and phase offline; a real model's run gets none", async () => {
+    const s05 = chapters.find((c) => c.id === "s05")!;
+    const notes = readNotes(s05.dir, "en");
+    const ws = `${REPO_ROOT}/.workspace/test-notes-s05`;
+    const offline = await runCli(["s05", "--demo", "--reset", "--workspace", ws, "--lang", "en"]);
+    expect(offline.code).toBe(0);
+    const flat = offline.stdout.replace(/\s*│\s*/g, " ").replace(/\s+/g, " ");
+    for (const note of [notes.notes["lead#7"], notes.notes["harness#1"], notes.notes["prompt#2"]])
+      expect(flat).toContain(note.replace(/\s+/g, " ").trim());
+    expect(offline.stdout).toContain(`── ${notes.phases["lead#7"]} ──`);
+    // The notes come after their step: the compact call's note follows its reply text.
+    expect(flat.indexOf("Compacting to free the context.")).toBeLessThan(
+      flat.indexOf(notes.notes["lead#7"].replace(/\s+/g, " ").trim()),
+    );
+    const wrong = await runCli(["s05", "--demo", "--lang", "klingon"]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/--lang must be one of/);
+  });
 });
 
 describe("folded translations", () => {
