@@ -43,89 +43,73 @@ function harness(chapter: string, apiUrl: string) {
   };
 }
 
-/** A harness session against the fake API, with a command or two. */
-const SESSION = budget({ cli: 2, command: 1 });
 const mark = (what: string) => `lah-sig-${what}-${process.pid}-${Date.now()}`;
 
-describe("signals", () => {
-  it(
-    "Ctrl-C during a command ends the command (and its children) and gives the prompt back",
-    async () => {
-      const name = mark("int-cmd");
-      api = await startFakeApi([
-        toolUse("bash", {
-          command: `(exec -a ${name} sleep 30) & (exec -a ${name} sleep 30); echo $((6*7))`,
-        }),
-        endTurn("back at your service"),
-      ]);
-      const h = harness("s01", api.url);
-      h.type("run the slow thing");
-      await waitFor(() => processesNamed(name) === 2, "the command to start", budget("cli"));
-      h.child.kill("SIGINT");
-      await waitFor(() => h.out().includes("interrupted"), "the turn to stop");
-      await waitFor(() => processesNamed(name) === 0, "the command to end");
-      expect(h.out()).not.toMatch(/\b42\b/);
-      h.type("are you there?");
-      await waitFor(() => h.out().includes("back at your service"), "the next turn to answer");
-      h.child.stdin.end();
-      expect(await h.exited).toBe(0);
-      // The interrupted turn left nothing for the API to see: the next request is just the new prompt.
-      const last = api.requests.at(-1)!.body.messages as { role: string }[];
-      expect(last).toHaveLength(1);
-    },
-    SESSION,
-  );
+// Each test is a harness session against the fake API, with a command or two.
+describe("signals", { timeout: budget({ cli: 2, command: 1 }) }, () => {
+  it("Ctrl-C during a command ends the command (and its children) and gives the prompt back", async () => {
+    const name = mark("int-cmd");
+    api = await startFakeApi([
+      toolUse("bash", {
+        command: `(exec -a ${name} sleep 30) & (exec -a ${name} sleep 30); echo $((6*7))`,
+      }),
+      endTurn("back at your service"),
+    ]);
+    const h = harness("s01", api.url);
+    h.type("run the slow thing");
+    await waitFor(() => processesNamed(name) === 2, "the command to start", budget("cli"));
+    h.child.kill("SIGINT");
+    await waitFor(() => h.out().includes("interrupted"), "the turn to stop");
+    await waitFor(() => processesNamed(name) === 0, "the command to end");
+    expect(h.out()).not.toMatch(/\b42\b/);
+    h.type("are you there?");
+    await waitFor(() => h.out().includes("back at your service"), "the next turn to answer");
+    h.child.stdin.end();
+    expect(await h.exited).toBe(0);
+    // The interrupted turn left nothing for the API to see: the next request is just the new prompt.
+    const last = api.requests.at(-1)!.body.messages as { role: string }[];
+    expect(last).toHaveLength(1);
+  });
 
-  it(
-    "Ctrl-C during a model call that hangs stops the call; a second Ctrl-C ends the harness",
-    async () => {
-      api = await startFakeApi([hang(), endTurn("answered"), hang()]);
-      const h = harness("s02", api.url);
-      h.type("first");
-      await waitFor(() => api!.requests.length === 1, "the model call");
-      h.child.kill("SIGINT");
-      await waitFor(() => h.out().includes("interrupted"), "the call to stop");
-      h.type("second");
-      await waitFor(() => h.out().includes("answered"), "the next turn");
-      h.type("third");
-      await waitFor(() => api!.requests.length === 3, "the third call");
-      h.child.kill("SIGINT");
-      // Signals of one kind do not queue: wait until this one is seen before sending the next.
-      await waitFor(
-        () => h.out().split("interrupting").length === 3,
-        "the first Ctrl-C to be seen",
-      );
-      h.child.kill("SIGINT");
-      expect(await h.exited).toBe(130);
-    },
-    SESSION,
-  );
+  it("Ctrl-C during a model call that hangs stops the call; a second Ctrl-C ends the harness", async () => {
+    api = await startFakeApi([hang(), endTurn("answered"), hang()]);
+    const h = harness("s02", api.url);
+    h.type("first");
+    await waitFor(() => api!.requests.length === 1, "the model call");
+    h.child.kill("SIGINT");
+    await waitFor(() => h.out().includes("interrupted"), "the call to stop");
+    h.type("second");
+    await waitFor(() => h.out().includes("answered"), "the next turn");
+    h.type("third");
+    await waitFor(() => api!.requests.length === 3, "the third call");
+    h.child.kill("SIGINT");
+    // Signals of one kind do not queue: wait until this one is seen before sending the next.
+    await waitFor(() => h.out().split("interrupting").length === 3, "the first Ctrl-C to be seen");
+    h.child.kill("SIGINT");
+    expect(await h.exited).toBe(130);
+  });
 
   for (const [signal, code] of [
     ["SIGTERM", 143],
     ["SIGHUP", 129],
   ] as const) {
-    it(
-      `${signal} ends the harness and every command and background job it started`,
-      async () => {
-        const fg = mark(`${signal}-fg`);
-        const bg = mark(`${signal}-bg`);
-        api = await startFakeApi([
-          toolUse("background_run", { command: `(exec -a ${bg} sleep 30) & wait` }),
-          toolUse("bash", { command: `exec -a ${fg} sleep 30` }),
-        ]);
-        const h = harness("s11", api.url);
-        h.type("start both");
-        await waitFor(
-          () => processesNamed(fg) === 1 && processesNamed(bg) === 1,
-          "both commands to start",
-          budget("cli"),
-        );
-        h.child.kill(signal);
-        expect(await h.exited).toBe(code);
-        await waitFor(() => processesNamed(fg) + processesNamed(bg) === 0, "every command to end");
-      },
-      SESSION,
-    );
+    it(`${signal} ends the harness and every command and background job it started`, async () => {
+      const fg = mark(`${signal}-fg`);
+      const bg = mark(`${signal}-bg`);
+      api = await startFakeApi([
+        toolUse("background_run", { command: `(exec -a ${bg} sleep 30) & wait` }),
+        toolUse("bash", { command: `exec -a ${fg} sleep 30` }),
+      ]);
+      const h = harness("s11", api.url);
+      h.type("start both");
+      await waitFor(
+        () => processesNamed(fg) === 1 && processesNamed(bg) === 1,
+        "both commands to start",
+        budget("cli"),
+      );
+      h.child.kill(signal);
+      expect(await h.exited).toBe(code);
+      await waitFor(() => processesNamed(fg) + processesNamed(bg) === 0, "every command to end");
+    });
   }
 });
