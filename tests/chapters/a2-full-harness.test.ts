@@ -41,6 +41,7 @@ import { realClient } from "../../chapters/_runner/model.ts";
 import { createEnv } from "../../chapters/_runner/runtime.ts";
 import { systemText } from "../../chapters/_runner/text.ts";
 import { FAST } from "../support/team-helpers.ts";
+import { budget } from "../support/budgets.ts";
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
@@ -73,18 +74,21 @@ describe("a2 the whole harness, on a git repository of your own", () => {
   let agent: a2.FullAgent;
   let playMs: number;
 
-  beforeAll(async () => {
-    parent = mkdtempSync(path.join(tmpdir(), "lah-a2-"));
-    repo = fixtureRepo(parent);
-    state = stateDirFor(repo);
-    head = git(repo, "rev-parse", "HEAD");
-    config = git(repo, "config", "--local", "--list");
-    const started = Date.now();
-    const run = await playScenario(a2, scenario, repo);
-    playMs = Date.now() - started;
-    env = run.env;
-    agent = run.agent as a2.FullAgent;
-  }, 60_000);
+  beforeAll(
+    async () => {
+      parent = mkdtempSync(path.join(tmpdir(), "lah-a2-"));
+      repo = fixtureRepo(parent);
+      state = stateDirFor(repo);
+      head = git(repo, "rev-parse", "HEAD");
+      config = git(repo, "config", "--local", "--list");
+      const started = Date.now();
+      const run = await playScenario(a2, scenario, repo);
+      playMs = Date.now() - started;
+      env = run.env;
+      agent = run.agent as a2.FullAgent;
+    },
+    budget({ chapterRun: 4 }),
+  ); // the whole harness, with git, in one scenario
   afterAll(() => rmSync(parent, { recursive: true, force: true }));
 
   const trace = () => env.io.trace;
@@ -434,7 +438,7 @@ describe("a2 the whole harness, elsewhere", () => {
     expect(lines(git(ws, "log", "--format=%s", "main"))).toEqual(["initial commit"]);
     expect(lines(git(ws, "log", "--format=%s", "main..wt/slugify"))).toEqual(["Add slugify()"]);
     expect(readFileSync(path.join(ws, "CHANGELOG.md"), "utf8")).toContain("slugify");
-  }, 30_000);
+  });
 
   it("does not tell the model to read memory it cannot reach: what does not fit is named, outside the workspace", async () => {
     const env = scriptedEnv([
