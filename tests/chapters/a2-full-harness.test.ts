@@ -74,6 +74,7 @@ describe("a2 the whole harness, on a git repository of your own", () => {
   let agent: a2.FullAgent;
   let playMs: number;
 
+  // The whole harness, with git, in one scenario.
   beforeAll(
     async () => {
       parent = mkdtempSync(path.join(tmpdir(), "lah-a2-"));
@@ -88,7 +89,7 @@ describe("a2 the whole harness, on a git repository of your own", () => {
       agent = run.agent as a2.FullAgent;
     },
     budget({ chapterRun: 4 }),
-  ); // the whole harness, with git, in one scenario
+  );
   afterAll(() => rmSync(parent, { recursive: true, force: true }));
 
   const trace = () => env.io.trace;
