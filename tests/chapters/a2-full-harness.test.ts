@@ -43,6 +43,8 @@ import { systemText } from "../../chapters/_runner/text.ts";
 import { FAST } from "../support/team-helpers.ts";
 import { budget } from "../support/budgets.ts";
 
+/** The whole harness, with git, in one scenario. */
+const SCENARIO = budget({ chapterRun: 4 });
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
 const lines = (text: string) => text.split("\n").filter(Boolean);
@@ -74,22 +76,18 @@ describe("a2 the whole harness, on a git repository of your own", () => {
   let agent: a2.FullAgent;
   let playMs: number;
 
-  // The whole harness, with git, in one scenario.
-  beforeAll(
-    async () => {
-      parent = mkdtempSync(path.join(tmpdir(), "lah-a2-"));
-      repo = fixtureRepo(parent);
-      state = stateDirFor(repo);
-      head = git(repo, "rev-parse", "HEAD");
-      config = git(repo, "config", "--local", "--list");
-      const started = Date.now();
-      const run = await playScenario(a2, scenario, repo);
-      playMs = Date.now() - started;
-      env = run.env;
-      agent = run.agent as a2.FullAgent;
-    },
-    budget({ chapterRun: 4 }),
-  );
+  beforeAll(async () => {
+    parent = mkdtempSync(path.join(tmpdir(), "lah-a2-"));
+    repo = fixtureRepo(parent);
+    state = stateDirFor(repo);
+    head = git(repo, "rev-parse", "HEAD");
+    config = git(repo, "config", "--local", "--list");
+    const started = Date.now();
+    const run = await playScenario(a2, scenario, repo);
+    playMs = Date.now() - started;
+    env = run.env;
+    agent = run.agent as a2.FullAgent;
+  }, SCENARIO);
   afterAll(() => rmSync(parent, { recursive: true, force: true }));
 
   const trace = () => env.io.trace;
