@@ -29,6 +29,7 @@ import {
   namespacedNames,
   routesToItsServer,
 } from "../../chapters/_exercises/a1.ts";
+import { budget } from "../support/budgets.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 type TestEnv = ReturnType<typeof scriptedEnv>;
@@ -46,7 +47,6 @@ const WITHIN = `${PATIENCE / 1000} s`;
  *  result that is not an MCP result, or report what the process can see (probe). */
 const FAKE = `import { existsSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { budget } from "../support/budgets.ts";
 const [mode, ...tools] = process.argv.slice(2);
 if (mode === "die") { console.error("fake: cannot open its database"); process.exit(3); }
 // "stubborn" outlives its closed stdin, and says when it was asked to stop with SIGTERM.
