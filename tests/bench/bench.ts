@@ -4,7 +4,7 @@
 //   --test-runs=N  time the suite N times and report the median (default 3)
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir, totalmem } from "node:os";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { listChapters, playChapter, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
@@ -217,7 +217,8 @@ async function blockingTime(browser: Browser, url: string) {
 async function main() {
   add(
     "machine",
-    `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+    `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ` +
+      `load average ${loadavg()[0].toFixed(1)} at the start (a busy machine's figures are longer)`,
   );
 
   if (!args.has("--skip-build")) {
