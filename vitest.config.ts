@@ -1,13 +1,22 @@
 import { availableParallelism } from "node:os";
-import { defineConfig } from "vitest/config";
+import { globSync } from "tinyglobby";
+import { configDefaults, defineConfig } from "vitest/config";
+import { budget, timeoutScale } from "./tests/support/budgets.ts";
 import SiteLastSequencer from "./tests/support/sequencer.ts";
+import { needsSite } from "./tests/support/site-build.ts";
 
 // One id per `vitest run`, so the sequencer and every worker agree on one site build.
 process.env.LAH_TEST_RUN ??= `${process.pid}-${Date.now()}`;
+// One timeout factor per run, from the load when it starts (tests/support/budgets.ts): every
+// worker reads it from here rather than from the load when it happens to start.
+process.env.LAH_TIMEOUT_SCALE ??= String(timeoutScale());
+
+// The site checks that read the built site (the same test sequencer.ts uses to start the build):
+// everything else under tests/site is a pure function of site/lib and runs without a build.
+const built = globSync("tests/site/**/*.test.ts").filter(needsSite);
 
 export default defineConfig({
   test: {
-    include: ["tests/**/*.test.ts"],
     globalSetup: ["tests/support/global-setup.ts"],
     // Files share their worker's modules instead of each importing vitest, the chapters and the SDK
     // afresh: a third less CPU for the suite. Tests therefore keep no state in shared modules; the
@@ -18,7 +27,26 @@ export default defineConfig({
     // files and a browser rather than compute, so two workers keep a 2-core machine busy.
     maxWorkers: Math.max(2, availableParallelism()),
     sequence: { sequencer: SiteLastSequencer },
-    testTimeout: 30_000,
-    hookTimeout: 660_000,
+    // A test or hook that names no budget of its own may start the runner twice; the ones that
+    // wait for the site build, a browser or more say so (budget(...) in the test file).
+    testTimeout: budget({ cli: 2 }),
+    hookTimeout: budget({ cli: 2 }),
+    // expect.poll waits on something a page draws; vitest's default gives it one second.
+    expect: { poll: { timeout: budget("page") } },
+    // `vitest run --project quick` (npm run test:quick) needs no site build and no browser.
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "quick",
+          include: ["tests/{chapters,reliability,site}/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, ...built],
+        },
+      },
+      { extends: true, test: { name: "exercises", include: ["tests/exercises/**/*.test.ts"] } },
+      { extends: true, test: { name: "repo", include: ["tests/repo/**/*.test.ts"] } },
+      { extends: true, test: { name: "site-build", include: built } },
+      { extends: true, test: { name: "browser", include: ["tests/browser/**/*.test.ts"] } },
+    ],
   },
 });

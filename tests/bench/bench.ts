@@ -1,14 +1,16 @@
 // `npm run bench`: measures, never asserts. Prints one table of figures for the README.
-//   --skip-build   reuse dist/ (built under the base path, as the tests build it) instead of a clean build     --skip-tests   do not time the test suite
+//   --skip-build   reuse dist/ (built under the base path, as the tests build it) instead of a clean build
+//   --skip-tests   do not time the test suite (npm test, npm run test:quick)
 //   --test-runs=N  time the suite N times and report the median (default 3)
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { cpus, tmpdir, totalmem } from "node:os";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { listChapters, playChapter, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import type { Browser, Page } from "playwright-core";
 import { hasChromium, launch } from "../support/chromium.ts";
+import { longTeamRecording } from "../support/recordings.ts";
 import { serve } from "../support/serve.ts";
 import { BASE, buildEnv, DIST } from "../support/site-build.ts";
 
@@ -57,6 +59,35 @@ async function blockingCpuTime(browser: Browser, url: string) {
     blocking += Math.max(0, (task.tdur ?? task.dur) / 1000 - 50);
   }
   return blocking;
+}
+
+/** Opens `file` with the page's "Open a recording…" input: when its first steps are shown, when
+ *  it is all read, and the longest main-thread task meanwhile (milliseconds). */
+async function openRecording(browser: Browser, url: string, file: string) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(url, { waitUntil: "load" });
+  await page.evaluate(() => {
+    const w = window as unknown as Record<string, number>;
+    w.__longest = 0;
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) w.__longest = Math.max(w.__longest, e.duration);
+    }).observe({ type: "longtask" });
+  });
+  const start = performance.now();
+  await page.setInputFiles(".lah-open input[type=file]", file);
+  await page.locator(".lah-open .lah-step").first().waitFor({ timeout: 600_000 });
+  const firstSteps = performance.now() - start;
+  await page.waitForFunction(
+    () => document.querySelector<HTMLElement>(".lah-open")!.dataset.state === "done",
+    null,
+    { timeout: 600_000 },
+  );
+  const done = performance.now() - start;
+  const longest = await page.evaluate(
+    () => (window as unknown as Record<string, number>).__longest,
+  );
+  await page.close();
+  return { firstSteps, done, longest };
 }
 
 const median = (values: number[]) =>
@@ -186,7 +217,8 @@ async function blockingTime(browser: Browser, url: string) {
 async function main() {
   add(
     "machine",
-    `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+    `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ` +
+      `load average ${loadavg()[0].toFixed(1)} at the start (a busy machine's figures are longer)`,
   );
 
   if (!args.has("--skip-build")) {
@@ -230,6 +262,23 @@ async function main() {
           `longest task ${median(runs.map((r) => r.longest)).toFixed(0)} ms; ${runs[0].nodes} DOM elements); ` +
           `counted in main-thread CPU time, median of 3: ${median(cpu).toFixed(0)} ms`,
       );
+    }
+    // Opening a 50 MB recording on the site (the browser test checks that the page answers
+    // while it is read; how long it takes is measured here).
+    {
+      const big = longTeamRecording(50 * 1024 * 1024);
+      const dir = mkdtempSync(path.join(tmpdir(), "bench-open-"));
+      const file = path.join(dir, "big.jsonl");
+      writeFileSync(file, big.text);
+      try {
+        const t = await openRecording(browser, `${server.url}/open/`, file);
+        add(
+          `a ${(big.text.length / 2 ** 20).toFixed(0)} MB recording opened on the site (${big.steps} steps)`,
+          `first steps ${secs(t.firstSteps)}, all shown ${secs(t.done)}, longest task ${secs(t.longest)}`,
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     }
     await browser.close();
     await server.close();
@@ -314,6 +363,21 @@ async function main() {
   }
 
   if (!args.has("--skip-tests")) {
+    // The tests that need no site build and no browser (target: ≤ 60 s).
+    {
+      let failed = "";
+      const ms = timed(() => {
+        try {
+          execFileSync("npx", ["vitest", "run", "--project", "quick"], {
+            cwd: REPO_ROOT,
+            stdio: "ignore",
+          });
+        } catch {
+          failed = " (some failed)";
+        }
+      });
+      add("npm run test:quick (vitest --project quick)", secs(ms) + failed);
+    }
     // The median of several runs (--test-runs N, default 3): one run on a shared machine says little.
     const runs = Number(process.argv.find((a) => a.startsWith("--test-runs="))?.split("=")[1] ?? 3);
     const times: number[] = [];

@@ -5,6 +5,7 @@ import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasChromium } from "../support/chromium.ts";
 import { chapter, openSite } from "../support/browser.ts";
+import { budget } from "../support/budgets.ts";
 
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 // Every kind once (a chapter page has the player, diagrams and code; a translated chapter the
@@ -26,11 +27,17 @@ interface Violation {
   nodes: { target: string[]; failureSummary?: string }[];
 }
 
-describe.skipIf(!hasChromium)("accessibility (axe-core)", () => {
+// axe takes about as long as loading the page it checks.
+const CHECKS = budget({ page: 2 * PAGES.length + 3 });
+
+describe.skipIf(!hasChromium)("accessibility (axe-core)", { timeout: CHECKS }, () => {
   let site: Awaited<ReturnType<typeof openSite>>;
-  beforeAll(async () => {
-    site = await openSite();
-  }, 660_000);
+  beforeAll(
+    async () => {
+      site = await openSite();
+    },
+    budget({ siteBuild: 1, browser: 1 }),
+  );
   afterAll(() => site?.close());
 
   // Every rule in the light theme; in the dark theme only contrast changes, so only contrast is
@@ -80,5 +87,5 @@ describe.skipIf(!hasChromium)("accessibility (axe-core)", () => {
     await context.close();
     expect(dark).toBe(DARK.length);
     expect(found).toEqual([]);
-  }, 240_000);
+  });
 });

@@ -12,12 +12,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordingHeader } from "../support/recordings.ts";
 import { hasChromium } from "../support/chromium.ts";
 import { openSite, visit } from "../support/browser.ts";
+import { budget } from "../support/budgets.ts";
 
 let site: Awaited<ReturnType<typeof openSite>>;
 const dir = mkdtempSync(path.join(tmpdir(), "lah-attack-open-"));
-beforeAll(async () => {
-  if (hasChromium) site = await openSite();
-}, 660_000);
+beforeAll(
+  async () => {
+    if (hasChromium) site = await openSite();
+  },
+  budget({ siteBuild: 1, browser: 1 }),
+);
 afterAll(async () => {
   await site?.close();
   rmSync(dir, { recursive: true, force: true });
@@ -65,7 +69,7 @@ describe.skipIf(!hasChromium)("attack: schema-valid tool inputs of an unexpected
             document.querySelector<HTMLElement>(".lah-open")!.dataset.state ?? "",
           ),
         null,
-        { timeout: 120_000 },
+        { timeout: budget({ evaluate: 10 }) }, // a few hundred steps, read in the page's worker
       );
       const problem = (await page.locator(".lah-open-problem").textContent()) ?? "";
       // Seen: state "failed", problem "s03.jsonl could not be read: Cannot read properties of

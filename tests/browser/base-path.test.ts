@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { listChapters, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { normalizeBase, rehypeBasePath, withBase } from "../../site/lib/base-path.ts";
 import { BASE, ensureSiteBuilt, REPO_URL } from "../support/site-build.ts";
+import { budget } from "../support/budgets.ts";
 const chapter = listChapters()[0].name;
 
 describe("links under a base path (helpers)", () => {
@@ -54,7 +55,7 @@ describe("the suite's build, made for a sub-path", () => {
   let dist: string;
   beforeAll(async () => {
     dist = await ensureSiteBuilt();
-  }, 660_000);
+  }, budget("siteBuild"));
 
   it("every page's edit link opens its own source file", () => {
     const editLink = (page: string) =>

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { compactTokens } from "../../site/lib/ec-plugins.mjs";
 import { hasChromium, launch } from "../support/chromium.ts";
+import { budget } from "../support/budgets.ts";
 
 const THEMES = path.join(
   REPO_ROOT,
@@ -42,7 +43,10 @@ async function renderer(plugins: ReturnType<typeof compactTokens>[], warmUp: str
   };
 }
 
-describe.skipIf(!hasChromium)("code blocks in less markup", () => {
+// Up to four renders of 300 lines each way, and two pages drawn.
+const RENDERS = budget({ page: 6 });
+
+describe.skipIf(!hasChromium)("code blocks in less markup", { timeout: RENDERS }, () => {
   let browser: Browser;
   beforeAll(async () => {
     browser = await launch();
@@ -110,5 +114,5 @@ describe.skipIf(!hasChromium)("code blocks in less markup", () => {
         expect(actual[i], `line ${i + 1}, ${dark ? "dark" : "light"}`).toBe(expected[i]);
     }
     await page.close();
-  }, 120_000);
+  });
 });

@@ -13,6 +13,7 @@ import {
   openSite,
   visit,
 } from "../support/browser.ts";
+import { budget } from "../support/budgets.ts";
 
 /** English: a page of every kind (home, the first, largest and last chapter, the case study, the
  *  appendices, the site pages with tables, the translators' guide); the other locales: the home
@@ -41,20 +42,26 @@ const SAMPLE = {
   ],
 };
 
-describe.skipIf(!hasChromium)("pages in chromium at 390 px", () => {
+const URLS = Object.entries(LOCALES).flatMap(([locale, prefix]) =>
+  (locale === "en" ? SAMPLE.en : SAMPLE.other).map((p) => `${prefix}/${p}`),
+);
+const VISITS = budget({ page: URLS.length });
+
+describe.skipIf(!hasChromium)("pages in chromium at 390 px", { timeout: VISITS }, () => {
   let site: Awaited<ReturnType<typeof openSite>>;
-  beforeAll(async () => {
-    site = await openSite();
-  }, 660_000);
+  beforeAll(
+    async () => {
+      site = await openSite();
+    },
+    budget({ siteBuild: 1, browser: 1 }),
+  );
   afterAll(() => site?.close());
 
   it("a page of every kind, in every locale, loads without errors and fits a 390 px screen", async () => {
     const { browser, server } = site;
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const failures: string[] = [];
-    const queue = Object.entries(LOCALES).flatMap(([locale, prefix]) =>
-      (locale === "en" ? SAMPLE.en : SAMPLE.other).map((p) => `${prefix}/${p}`),
-    );
+    const queue = [...URLS];
     // Three tabs at a time: a 2-core machine renders while another tab waits on the network. Each
     // tab goes on to its next page (a new tab per page costs three times the CPU).
     await Promise.all(
@@ -78,5 +85,5 @@ describe.skipIf(!hasChromium)("pages in chromium at 390 px", () => {
     );
     await context.close();
     expect(failures).toEqual([]);
-  }, 600_000);
+  });
 });

@@ -12,13 +12,17 @@ import { machineFocus } from "../../site/lib/state-machines.ts";
 import { notesStatus } from "../../site/lib/translation.ts";
 import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { openSite, scriptsReady, visit } from "../support/browser.ts";
+import { budget } from "../support/budgets.ts";
 
 let site: Awaited<ReturnType<typeof openSite>>;
 let browser: Browser;
-beforeAll(async () => {
-  site = await openSite();
-  browser = site.browser;
-}, 600_000);
+beforeAll(
+  async () => {
+    site = await openSite();
+    browser = site.browser;
+  },
+  budget({ siteBuild: 1, browser: 1 }),
+);
 afterAll(() => site?.close());
 
 const dirOf = (id: string) => allRunnable().find((c) => c.id === id)!.dir;
@@ -34,7 +38,8 @@ async function openPlayer(page: Page, path: string) {
 const currentIndex = (player: ReturnType<Page["locator"]>) =>
   player.locator('.lah-step[aria-current="step"]').getAttribute("data-index").then(Number);
 
-describe("the player", () => {
+// Each test loads a page or four (s15's in each locale) and steps through its player.
+describe("the player", { timeout: budget({ page: 4 }) }, () => {
   it("s05: each step's note is beside it, and the code that handled it is shown and marked", async () => {
     const page = await site.tab({ width: 1280, height: 900 });
     const player = await openPlayer(page, "/s05-context-compact/");
@@ -51,7 +56,7 @@ describe("the player", () => {
     await player.locator("button[data-action=next]").click();
     await player.locator("button[data-action=next]").click();
     const code = player.locator(".lah-code");
-    await expect.poll(() => code.locator(".ln[data-here]").count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => code.locator(".ln[data-here]").count()).toBe(1);
     expect(await code.locator(".ln[data-here]").textContent()).toMatch(/messages\.create\(/);
     expect(await code.locator(".lah-code-where").textContent()).toContain(
       "s05-context-compact/agent.ts",
@@ -65,7 +70,7 @@ describe("the player", () => {
       /s02-tool-use\/agent\.ts.*s02/,
     );
     expect(await code.locator(".ln[data-here]").textContent()).toMatch(/write/);
-  }, 120_000);
+  });
 
   it("s10: story only skips the harness's bookkeeping; jumping goes to a part of the run", async () => {
     const page = await site.tab();
@@ -91,11 +96,11 @@ describe("the player", () => {
     // By the last part the board holds both tasks, and the machine shows a task's state.
     await player.locator("button[data-action=last]").click();
     const board = player.locator(".lah-state table", { hasText: "#2" });
-    await expect.poll(() => board.locator("tbody tr").count(), { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => board.locator("tbody tr").count()).toBe(2);
     expect(await board.locator("tbody").textContent()).toMatch(/\[x\]/);
     expect(flat(await player.locator(".lah-machine-where").textContent())).toMatch(/^#\d+ /);
     expect(await player.locator(".lah-machine g.node[data-current]").count()).toBe(1);
-  }, 120_000);
+  });
 
   it("s13: one agent's steps only, and the phases of a team's run", async () => {
     const page = await site.tab();
@@ -111,7 +116,7 @@ describe("the player", () => {
     expect(await player.locator(".lah-machine g.node[data-current]").getAttribute("id")).toMatch(
       /-state-shutdown-\d+$/,
     );
-  }, 120_000);
+  });
 
   it("s15: the state panel, the request machine and the sequence diagram follow the player", async () => {
     const page = await site.tab({ width: 1280, height: 900 });
@@ -133,7 +138,7 @@ describe("the player", () => {
     // The request table holds the approval; the row that changed is marked.
     const requests = player.locator(".lah-state table", { hasText: "request_id" });
     await expect
-      .poll(() => requests.locator("tr[data-changed]").textContent(), { timeout: 15_000 })
+      .poll(() => requests.locator("tr[data-changed]").textContent())
       .toContain("approved");
     // The sequence diagram lights the arrow of the current step, and an arrow takes the player to its step.
     const sequence = page.locator(".lah-trace-sequence");
@@ -146,7 +151,7 @@ describe("the player", () => {
     expect(
       Number(await player.locator(".lah-bar[data-current]").getAttribute("data-step")),
     ).toBeLessThanOrEqual(step);
-  }, 180_000);
+  });
 
   it("s15 in each locale: the notes' status is said, never silent", async () => {
     const rows = notesStatus(REPO_ROOT).filter((r) => r.page.startsWith("s15-"));
@@ -157,7 +162,7 @@ describe("the player", () => {
       if (row.status === "fresh") expect(await notice.count()).toBe(0);
       else expect(await notice.count(), `${row.locale}: ${row.status}`).toBe(1);
     }
-  }, 180_000);
+  });
 
   // A second player of the same run, from the page's own build-time markup (not a copy of the
   // first one as its script left it), after the first: the element upgrades it as a new player.
@@ -205,7 +210,7 @@ describe("the player", () => {
     ]);
     // The code panel opens in the player the reader used, not in the other.
     const code = second.locator(".lah-code");
-    await expect.poll(() => code.locator(".ln[data-here]").count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => code.locator(".ln[data-here]").count()).toBe(1);
     expect(await first.locator(".lah-code").isHidden()).toBe(true);
 
     // One agent's steps in the first player filter the first player only.
@@ -222,7 +227,7 @@ describe("the player", () => {
     await first.locator("select[data-action=speed]").selectOption("4");
     const before = await currentIndex(first);
     await first.locator("button[data-action=play]").click();
-    await expect.poll(() => currentIndex(first), { timeout: 10_000 }).toBeGreaterThan(before);
+    await expect.poll(() => currentIndex(first)).toBeGreaterThan(before);
     await first.locator("button[data-action=play]").click();
     expect(await second.locator("button[data-action=play]").getAttribute("aria-label")).toBe(
       "Play",
@@ -241,7 +246,7 @@ describe("the player", () => {
     );
     expect(await currentIndex(second)).toBe(5);
     expect(await currentIndex(first)).toBe(firstAt);
-  }, 120_000);
+  });
 
   it("a player's state belongs to its element: kept when the element moves, wired once", async () => {
     const page = await site.tab();
@@ -269,7 +274,7 @@ describe("the player", () => {
         return empty.current;
       }),
     ).toBe(0);
-  }, 60_000);
+  });
 
   it("without JavaScript the run reads as a list of steps with their notes", async () => {
     const context = await browser.newContext({
@@ -285,5 +290,5 @@ describe("the player", () => {
       390,
     );
     await context.close();
-  }, 60_000);
+  });
 });

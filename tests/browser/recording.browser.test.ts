@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recordingHeader } from "../support/recordings.ts";
+import { budget } from "../support/budgets.ts";
+import { longTeamRecording, recordingHeader } from "../support/recordings.ts";
 import { TRACE_VERSION, type TraceEvent, type TraceFile } from "../../chapters/_runner/trace.ts";
 import de from "../../i18n/ui.de.json";
 import ja from "../../i18n/ui.ja.json";
@@ -20,9 +21,12 @@ import { BASE } from "../support/site-build.ts";
 
 let site: Awaited<ReturnType<typeof openSite>>;
 const dir = mkdtempSync(path.join(tmpdir(), "lah-open-"));
-beforeAll(async () => {
-  if (hasChromium) site = await openSite();
-}, 660_000);
+beforeAll(
+  async () => {
+    if (hasChromium) site = await openSite();
+  },
+  budget({ siteBuild: 1, browser: 1 }),
+);
 afterAll(async () => {
   await site?.close();
   rmSync(dir, { recursive: true, force: true });
@@ -55,13 +59,16 @@ async function openFile(page: Page, locale: string, file: string, query = "") {
         document.querySelector<HTMLElement>(".lah-open")!.dataset.state ?? "",
       ),
     null,
-    { timeout: 120_000 },
+    { timeout: budget({ evaluate: 10 }) }, // a recording of a few hundred steps
   );
   return page.locator(".lah-open");
 }
+/** Reading 50 MB in the page's worker: 2.4 s alone on the CI machine kind (npm run bench). */
+const READ_50_MB = budget({ evaluate: 50 });
 const next = (page: Page) => page.locator(".lah-open button[data-action=next]").click();
 
-describe.skipIf(!hasChromium)("Open a recording…", () => {
+// Each test opens a recording or a few, in a page or four.
+describe.skipIf(!hasChromium)("Open a recording…", { timeout: budget({ page: 5 }) }, () => {
   it("shows a team's run as the chapter player does: steps, code, state, machine, meter, sequence diagram", async () => {
     const s13 = readTrace("s13")!;
     const page = await site.tab({ width: 1280, height: 900 });
@@ -104,7 +111,7 @@ describe.skipIf(!hasChromium)("Open a recording…", () => {
     );
     // The sequence diagram, drawn by mermaid in the page, follows the player.
     const sequence = page.locator(".lah-open-sequence svg");
-    await sequence.waitFor({ timeout: 60_000 });
+    await sequence.waitFor();
     expect(await sequence.locator("text.messageText").count()).toBeGreaterThan(3);
     await open.locator("button[data-action=first]").click();
     await open.locator("button[data-action=last]").click();
@@ -204,7 +211,7 @@ describe.skipIf(!hasChromium)("Open a recording…", () => {
     expect(await result.isVisible()).toBe(true);
     expect(await open.locator(".lah-step-body", { hasText: "hello <script>" }).count()).toBe(1);
     // The diagram is drawn, its labels text too.
-    await page.locator(".lah-open-sequence svg").waitFor({ timeout: 60_000 });
+    await page.locator(".lah-open-sequence svg").waitFor();
     expect(await page.locator(".lah-open-sequence").textContent()).toContain("<img src=x");
     // Nothing ran, and nothing of the recording became an element.
     await page.waitForTimeout(0);
@@ -271,7 +278,7 @@ describe.skipIf(!hasChromium)("Open a recording…", () => {
       expect(await page.locator(".lah-player-open").count()).toBe(0);
       await player.locator("button[data-action=next]").click();
       const link = page.locator(".lah-player-open");
-      await link.waitFor({ timeout: 30_000 });
+      await link.waitFor();
       return link;
     };
     expect(await (await linkOf("/s01-agent-loop/")).getAttribute("href")).toBe(
@@ -285,91 +292,67 @@ describe.skipIf(!hasChromium)("Open a recording…", () => {
     expect(await page.locator("[data-chapter-command]").textContent()).toBe(
       "npm run chapter s13 -- --record run.jsonl",
     );
-  }, 90_000);
+  });
 
-  it("reads a 50 MB recording while the page goes on answering", async () => {
-    // A long team run: s13's steps again and again, each result some 3 KB.
-    const s13 = readTrace("s13")!;
-    const file = path.join(dir, "big.jsonl");
-    const lines = [header(s13)];
-    let bytes = lines[0].length;
-    for (let round = 0; bytes < 50 * 1024 * 1024; round++)
-      for (const step of s13.steps) {
-        const padded =
-          step.kind === "tool_result"
-            ? { ...step, output: `${step.output}\n${`round ${round} `.repeat(300)}` }
-            : step;
-        const line = JSON.stringify(padded);
-        lines.push(line);
-        bytes += line.length + 1;
-      }
-    writeFileSync(file, lines.join("\n") + "\n");
-    const steps = lines.length - 1;
+  // What it takes (first steps, all shown, the longest task) is a figure, not a pass mark: it
+  // depends on the machine and what else runs on it, so `npm run bench` measures it.
+  it(
+    "reads a 50 MB recording while the page goes on answering",
+    async () => {
+      const { text, steps } = longTeamRecording(50 * 1024 * 1024);
+      const file = path.join(dir, "big.jsonl");
+      writeFileSync(file, text);
 
-    const page = await site.tab({ width: 1280, height: 900 });
-    expect(await visit(page, `${site.server.url}/open/`)).toEqual([]);
-    // Count what the main thread does while the file is read: a timer every 50 ms, the longest task.
-    await page.evaluate(() => {
-      const w = window as unknown as Record<string, number>;
-      w.__ticks = 0;
-      w.__longest = 0;
-      setInterval(() => w.__ticks++, 50);
-      new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) w.__longest = Math.max(w.__longest, e.duration);
-      }).observe({ type: "longtask" });
-    });
-    const started = Date.now();
-    await page.setInputFiles(".lah-open input[type=file]", file);
-    await page.locator(".lah-open .lah-step").first().waitFor({ timeout: 60_000 });
-    const firstSteps = Date.now() - started;
-    // While it is still being read, the player answers a click.
-    const reading = (await page.locator(".lah-open").getAttribute("data-state")) === "reading";
-    if (reading) {
+      const page = await site.tab({ width: 1280, height: 900 });
+      expect(await visit(page, `${site.server.url}/open/`)).toEqual([]);
+      // A timer every 50 ms on the main thread counts its ticks while the file is being read.
+      await page.evaluate(() => {
+        const w = window as unknown as Record<string, number>;
+        w.__ticksWhileReading = 0;
+        setInterval(() => {
+          if (document.querySelector<HTMLElement>(".lah-open")?.dataset.state === "reading")
+            w.__ticksWhileReading++;
+        }, 50);
+      });
+      await page.setInputFiles(".lah-open input[type=file]", file);
+      await page
+        .locator(".lah-open .lah-step")
+        .first()
+        .waitFor({ timeout: budget("page") });
+      // The first steps are shown before the whole file is read, and the player answers a click.
+      const open = page.locator(".lah-open");
+      expect(await open.getAttribute("data-state"), "shown before the file is read").toBe(
+        "reading",
+      );
       await next(page);
       await expect
-        .poll(() =>
-          page.locator(".lah-open .lah-step[aria-current=step]").getAttribute("data-index"),
-        )
+        .poll(() => open.locator(".lah-step[aria-current=step]").getAttribute("data-index"), {
+          timeout: budget("page"),
+        })
         .toBe("1");
-    }
-    const ticksWhileReading = await page.evaluate(
-      () => (window as unknown as Record<string, number>).__ticks,
-    );
-    await page.waitForFunction(
-      () => document.querySelector<HTMLElement>(".lah-open")!.dataset.state === "done",
-      null,
-      {
-        timeout: 300_000,
-      },
-    );
-    const total = Date.now() - started;
-    const { ticks, longest } = await page.evaluate(() => {
-      const w = window as unknown as Record<string, number>;
-      return { ticks: w.__ticks, longest: w.__longest };
-    });
-    // A long run is shown a part of 2,000 steps at a time; the last part has the rest.
-    expect(await page.locator(".lah-open .lah-step").count()).toBe(2000);
-    const parts = page.locator(".lah-open-parts select");
-    expect(await parts.locator("option").count()).toBe(Math.ceil(steps / 2000));
-    const lastPart = await parts.locator("option").last().getAttribute("value");
-    await parts.selectOption(lastPart!);
-    const rest = steps - Number(lastPart);
-    await expect.poll(() => page.locator(".lah-open .lah-step").count()).toBe(rest);
-    console.log(
-      `50 MB recording (${(bytes / 1024 / 1024).toFixed(1)} MB, ${steps} steps): first steps after ${firstSteps} ms, ` +
-        `all read and shown after ${total} ms; timer ticks ${ticks} of ~${Math.round(total / 50)}, longest main-thread task ${Math.round(longest)} ms` +
-        (reading
-          ? `; a click while reading was answered (ticks by then: ${ticksWhileReading})`
-          : ""),
-    );
-    expect(reading, "the first steps are shown before the whole file is read").toBe(true);
-    expect(ticks).toBeGreaterThan(0);
-    // Generous: no task holds the page for seconds (the file is read in a worker).
-    expect(longest).toBeLessThan(3000);
-    // The player moves through it.
-    await page.locator(".lah-open button[data-action=last]").click();
-    await expect
-      .poll(() => page.locator(".lah-open .lah-position").textContent())
-      .toContain(`${rest} of ${rest}`);
-  }, 400_000);
+      await page.waitForFunction(
+        () => document.querySelector<HTMLElement>(".lah-open")!.dataset.state === "done",
+        null,
+        { timeout: READ_50_MB },
+      );
+      const ticks = await page.evaluate(
+        () => (window as unknown as Record<string, number>).__ticksWhileReading,
+      );
+      expect(ticks, "the main thread's timer ran while the file was read").toBeGreaterThan(0);
+      // A long run is shown a part of 2,000 steps at a time; the last part has the rest.
+      expect(await open.locator(".lah-step").count()).toBe(2000);
+      const parts = page.locator(".lah-open-parts select");
+      expect(await parts.locator("option").count()).toBe(Math.ceil(steps / 2000));
+      const lastPart = await parts.locator("option").last().getAttribute("value");
+      await parts.selectOption(lastPart!);
+      const rest = steps - Number(lastPart);
+      await expect.poll(() => open.locator(".lah-step").count()).toBe(rest);
+      // The player moves through it.
+      await open.locator("button[data-action=last]").click();
+      await expect
+        .poll(() => open.locator(".lah-position").textContent())
+        .toContain(`${rest} of ${rest}`);
+    },
+    budget({ page: 3 }) + READ_50_MB,
+  );
 });

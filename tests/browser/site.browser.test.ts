@@ -10,18 +10,23 @@ import { underBase } from "../support/site-build.ts";
 import { hasChromium } from "../support/chromium.ts";
 import type { serve } from "../support/serve.ts";
 import { chapter, cutPickerLabels, LOCALES, openSite, scriptsReady } from "../support/browser.ts";
+import { budget } from "../support/budgets.ts";
 
 const SHOTS = path.join(REPO_ROOT, "artifacts/screenshots");
 
-describe.skipIf(!hasChromium)("the site in chromium", () => {
+// Each test loads up to four pages, or one at seven widths, or searches in four locales.
+describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 6 }) }, () => {
   let site: Awaited<ReturnType<typeof openSite>>;
   let browser: Browser;
   let server: Awaited<ReturnType<typeof serve>>;
-  beforeAll(async () => {
-    site = await openSite();
-    ({ browser, server } = site);
-    mkdirSync(SHOTS, { recursive: true });
-  }, 660_000);
+  beforeAll(
+    async () => {
+      site = await openSite();
+      ({ browser, server } = site);
+      mkdirSync(SHOTS, { recursive: true });
+    },
+    budget({ siteBuild: 1, browser: 1 }),
+  );
   afterAll(() => site?.close());
 
   it("the language picker switches between en, ja, zh and de on the same chapter (screenshots of each)", async () => {
@@ -48,7 +53,7 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
         .selectOption({ value: underBase(`${next}/${chapter}/`) });
       await page.waitForURL(`${server.url}${next}/${chapter}/`);
     }
-  }, 120_000);
+  });
 
   it("search finds that locale's pages for a word in its language", async () => {
     const words = { en: "loop", ja: "ループ", zh: "循环", de: "Schleife" } as const;
@@ -58,20 +63,22 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
       await page.goto(`${server.url}${prefix}/`); // the home page: search is on every page
       await scriptsReady(page);
       await page.locator("button[data-open-modal]").first().click();
-      await page.locator("dialog[open] #starlight__search input").waitFor({ timeout: 60_000 }); // Pagefind UI loads on first open
+      await page
+        .locator("dialog[open] #starlight__search input")
+        .waitFor({ timeout: budget({ page: 2 }) }); // Pagefind UI loads on first open
       await page.locator("#starlight__search input").fill(word);
       const link = page.locator(".pagefind-ui__result-link").first();
-      await link.waitFor({ timeout: 15_000 });
+      await link.waitFor();
       const href = (await link.getAttribute("href")) ?? "";
       expect(href.startsWith(underBase(`${prefix}/`)), `${locale}: ${href}`).toBe(true);
       if (locale === "en") expect(href).not.toMatch(/^\/[^/]+\/(ja|zh|de)\//);
       expect((await fetch(new URL(href, server.origin))).status, href).toBe(200);
       if (locale === "ja")
         await expect
-          .poll(() => page.locator(".pagefind-ui__message").textContent(), { timeout: 5_000 })
+          .poll(() => page.locator(".pagefind-ui__message").textContent())
           .toMatch(/^ループの\d+件の検索結果$/);
     }
-  }, 120_000);
+  });
 
   it("diagrams come drawn: no mermaid downloaded, colours follow the theme, full size on demand", async () => {
     const context = await browser.newContext();
@@ -99,7 +106,7 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
     await page.keyboard.press("Escape");
     expect(await figure.evaluate((f) => getComputedStyle(f).position)).not.toBe("fixed");
     await context.close();
-  }, 120_000);
+  });
 
   it("no diagram text is drawn below 11 px at 1280 px wide (the widest diagrams scroll instead)", async () => {
     const page = await site.tab({ width: 1280, height: 900 });
@@ -124,7 +131,7 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
     }
     console.log(`smallest diagram text at 1280 px: ${JSON.stringify(smallest)}`);
     for (const [url, px] of Object.entries(smallest)) expect(px, url).toBeGreaterThanOrEqual(11);
-  }, 60_000);
+  });
 
   it("a diagram wider than the column takes the room beside it; no page overflows from 390 to 1920 px", async () => {
     const page = await site.tab();
@@ -174,7 +181,7 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
     const figure = page.locator("figure.lah-mermaid").first();
     await figure.locator(".lah-mermaid-zoom").click();
     expect(await figure.evaluate((f) => f.getBoundingClientRect().width)).toBeGreaterThan(1900);
-  }, 120_000);
+  });
 
   it("scrolling the longest chapter through, down from the top and up from its last section, moves nothing on screen", async () => {
     // its own tab: the shared one may show this page already, scrolled, and a reload keeps that
@@ -221,7 +228,7 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
     }
     expect(shifts).toEqual([]);
     await page.close();
-  }, 120_000);
+  });
 
   it("dark mode persists across pages", async () => {
     const page = await browser.newPage();
@@ -232,7 +239,7 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
     await page.goto(`${server.url}/ja/${chapter}/`);
     expect(await page.getAttribute("html", "data-theme")).toBe("dark");
     await page.close();
-  }, 60_000);
+  });
 
   it("the step-through player steps forward and back, by button and by keyboard", async () => {
     const page = await site.tab();
@@ -254,7 +261,7 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
     expect(await current()).toBe("2");
     await player.locator("button[data-action=last]").click();
     expect(Number(await current())).toBe((await player.locator(".lah-step").count()) - 1);
-  }, 60_000);
+  });
 
   it("fetches the full source and the diff when the reader opens them, in any locale", async () => {
     const page = await site.tab();
@@ -278,5 +285,5 @@ describe.skipIf(!hasChromium)("the site in chromium", () => {
     expect(
       await page.locator("details.lah-source .expressive-code").first().textContent(),
     ).toContain("s13 · Agent teams");
-  }, 60_000);
+  });
 });

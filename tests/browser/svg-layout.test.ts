@@ -41,6 +41,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { hasChromium, launch } from "../support/chromium.ts";
+import { budget } from "../support/budgets.ts";
 
 const SVG_DIR = path.join(REPO_ROOT, "assets/svg");
 const MARGIN = 2;
@@ -258,17 +259,23 @@ function layoutFaults({
   return faults;
 }
 
-describe.skipIf(!hasChromium)("diagram layout in chromium", () => {
+const files = readdirSync(SVG_DIR)
+  .filter((f) => f.endsWith(".svg"))
+  .sort();
+// Every diagram laid out in every pair of fonts.
+const LAYOUTS = budget({ diagram: files.length * MONO.length * SANS.length });
+
+describe.skipIf(!hasChromium)("diagram layout in chromium", { timeout: LAYOUTS }, () => {
   let browser: Browser;
   let page: Page;
-  const files = readdirSync(SVG_DIR)
-    .filter((f) => f.endsWith(".svg"))
-    .sort();
-  beforeAll(async () => {
-    browser = await launch();
-    page = await browser.newPage({ viewport: { width: 1200, height: 1000 } });
-    await page.goto(pathToFileURL(path.join(SVG_DIR, files[0])).href, { waitUntil: "load" });
-  });
+  beforeAll(
+    async () => {
+      browser = await launch();
+      page = await browser.newPage({ viewport: { width: 1200, height: 1000 } });
+      await page.goto(pathToFileURL(path.join(SVG_DIR, files[0])).href, { waitUntil: "load" });
+    },
+    budget({ browser: 1, page: 1 }),
+  );
   afterAll(async () => {
     await browser?.close();
   });

@@ -29,12 +29,18 @@ import {
   namespacedNames,
   routesToItsServer,
 } from "../../chapters/_exercises/a1.ts";
+import { budget } from "../support/budgets.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 type TestEnv = ReturnType<typeof scriptedEnv>;
 const CHAPTER = path.join(REPO_ROOT, "chapters/a1-mcp-servers");
 const BASE = CURRICULUM_TOOLS.a1.lead;
 const sandboxed = sandboxStatus().kind === "bubblewrap";
+/** How long a start or a call may take before the harness gives up on it: long enough for a
+ *  working fake server on this machine today (tests/support/budgets.ts), so only the silent or
+ *  hanging one is given up on, whatever else the machine is doing. */
+const PATIENCE = budget({ process: 0.1 });
+const WITHIN = `${PATIENCE / 1000} s`;
 
 /** A hand-written MCP server that misbehaves on request: `node fake.mjs <mode> <tool>...`.
  *  mode "die" exits at once, "silent" never answers, "stubborn" ignores its closed stdin, "deaf"
@@ -202,18 +208,18 @@ describe("a1 MCP servers", () => {
       silent: ["silent", "echo"],
       good: ["ok", "echo"],
     });
-    const started = Date.now();
     const env = await run(ws, [use("mcp__good__echo", { n: 1 }), say("ok")], {
-      startTimeoutMs: 500,
+      startTimeoutMs: PATIENCE,
     });
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(toolNames(env)).toEqual([...BASE, "mcp__good__echo"]);
     const said = notes(env);
     expect(said).toContain('MCP server "dies" failed to start: fake: cannot open its database');
     expect(
       said.some((n) => /^MCP server "missing" failed to start: .*no-such-server-xyz/.test(n)),
     ).toBe(true);
-    expect(said).toContain('MCP server "silent" failed to start: it did not answer within 0.5 s');
+    expect(said).toContain(
+      `MCP server "silent" failed to start: it did not answer within ${WITHIN}`,
+    );
     expect(results(env)[0]).toMatchObject({ isError: false, output: '? echo {"n":1}' });
   });
 
@@ -223,7 +229,7 @@ describe("a1 MCP servers", () => {
       const ws = fakeWorkspace({
         fetched: { command: "npx", args: ["-y", "@lah-test/no-such-mcp-server"] },
       });
-      const env = await run(ws, [say("ok")], { startTimeoutMs: 2_000 });
+      const env = await run(ws, [say("ok")], { startTimeoutMs: budget("cli") });
       const said = notes(env).find((n) => n.startsWith('MCP server "fetched" failed to start'));
       expect(said).toMatch(
         /npx downloads the server, and the sandbox has no network: install it in the workspace .* or start the harness with --allow-network$/,
@@ -257,17 +263,15 @@ describe("a1 MCP servers", () => {
 
   it("a call that hangs past the timeout is abandoned; the server keeps serving", async () => {
     const ws = fakeWorkspace({ slow: ["ok", "hang", "echo"] });
-    const started = Date.now();
     const env = await run(
       ws,
       [use("mcp__slow__hang", {}), use("mcp__slow__echo", { after: "hang" }), say("ok")],
-      { callTimeoutMs: 300 },
+      { callTimeoutMs: PATIENCE },
     );
-    expect(Date.now() - started).toBeLessThan(5_000);
     const [hang, echo] = results(env);
     expect(hang).toMatchObject({
       isError: true,
-      output: 'Error: MCP server "slow" did not answer hang within 0.3 s; the call was abandoned',
+      output: `Error: MCP server "slow" did not answer hang within ${WITHIN}; the call was abandoned`,
     });
     expect(echo).toMatchObject({ isError: false, output: '? echo {"after":"hang"}' });
   });
@@ -661,7 +665,7 @@ __attribute__((constructor)) static void mark(void) {
     expect(tree.length).toBeGreaterThanOrEqual(sandboxed ? 3 : 1); // setsid'd bwrap, its init, node
     expect(await agent.commands!["/mcp"].run("")).toMatch(`notes (pid ${pid}): running`);
     await agent.close!();
-    await waitFor(() => !tree.some(alive), "every server process to end", 5_000);
+    await waitFor(() => !tree.some(alive), "every server process to end");
   });
 
   it("close() stops a server the spec's way: its stdin closed, then SIGTERM, then SIGKILL", async () => {
@@ -675,7 +679,7 @@ __attribute__((constructor)) static void mark(void) {
       await agent.send("go");
       const [pid] = await serverPids(agent);
       await agent.close!();
-      await waitFor(() => !alive(pid), "the stubborn server to end", 10_000);
+      await waitFor(() => !alive(pid), "the stubborn server to end");
     } finally {
       sandboxSettings.disabled = false;
     }
@@ -749,7 +753,7 @@ describe.concurrent("npm run chapter mcp", () => {
     const list = harness(["--list"]);
     expect(await list.exited).toBe(0);
     expect(list.out()).toMatch(/Appendices:\n\s+a1\s+mcp-servers\s+MCP tool servers/);
-  }, 60_000);
+  });
 
   for (const [how, code] of [
     ["q", 0],
@@ -764,7 +768,7 @@ describe.concurrent("npm run chapter mcp", () => {
       await waitFor(
         () => /assistant › The notes server now holds/.test(h.out()),
         "the scenario",
-        30_000,
+        budget("cli"),
       );
       h.child.stdin.write("/mcp\n");
       await waitFor(() => /notes \(pid \d+\): running/.test(h.out()), "/mcp to answer");
@@ -774,8 +778,8 @@ describe.concurrent("npm run chapter mcp", () => {
       if (how === "q") h.child.stdin.write("q\n");
       else h.child.kill(how);
       expect(await h.exited).toBe(code);
-      await waitFor(() => !tree.some(alive), "every server process to end", 5_000);
-    }, 60_000);
+      await waitFor(() => !tree.some(alive), "every server process to end");
+    });
   }
 });
 

@@ -41,7 +41,10 @@ import { realClient } from "../../chapters/_runner/model.ts";
 import { createEnv } from "../../chapters/_runner/runtime.ts";
 import { systemText } from "../../chapters/_runner/text.ts";
 import { FAST } from "../support/team-helpers.ts";
+import { budget } from "../support/budgets.ts";
 
+/** The whole harness, with git, in one scenario. */
+const SCENARIO = budget({ chapterRun: 4 });
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
 const lines = (text: string) => text.split("\n").filter(Boolean);
@@ -84,7 +87,7 @@ describe("a2 the whole harness, on a git repository of your own", () => {
     playMs = Date.now() - started;
     env = run.env;
     agent = run.agent as a2.FullAgent;
-  }, 60_000);
+  }, SCENARIO);
   afterAll(() => rmSync(parent, { recursive: true, force: true }));
 
   const trace = () => env.io.trace;
@@ -438,7 +441,7 @@ describe("a2 the whole harness, elsewhere", () => {
     expect(lines(git(ws, "log", "--format=%s", "main"))).toEqual(["initial commit"]);
     expect(lines(git(ws, "log", "--format=%s", "main..wt/slugify"))).toEqual(["Add slugify()"]);
     expect(readFileSync(path.join(ws, "CHANGELOG.md"), "utf8")).toContain("slugify");
-  }, 30_000);
+  });
 
   it("does not tell the model to read memory it cannot reach: what does not fit is named, outside the workspace", async () => {
     const env = scriptedEnv([

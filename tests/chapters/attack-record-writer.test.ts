@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { startRecording } from "../../chapters/_runner/recording.ts";
 import { killAfterTest, tempDir } from "../support/helpers.ts";
 import { CLI } from "../support/run-cli.ts";
+import { budget } from "../support/budgets.ts";
 
 describe("attack: the workspace's path in an object's key", () => {
   it("is left out of keys too, not only of string values", () => {
@@ -50,11 +51,11 @@ describe("attack: --record to a FIFO nobody reads", () => {
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
     const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => resolve(null), 15_000);
+      const timer = setTimeout(() => resolve(null), budget("cli"));
       child.on("exit", (c) => (clearTimeout(timer), resolve(c)));
     });
     // Seen: after 15 s, still blocked in openSync(O_WRONLY) on the FIFO, nothing printed but
     // the title line.
     expect(code, `output so far: ${out}`).not.toBeNull();
-  }, 30_000);
+  });
 });

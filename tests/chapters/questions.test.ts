@@ -88,12 +88,12 @@ describe("offline, the scenario's answers answer only in the harness's own scrat
     expect(stdout).toMatch(/scripted answers are not used/);
     expect(existsSync(path.join(ws, "HOOK_RAN"))).toBe(false);
     expect(existsSync(path.join(stateDirFor(ws), "trusted-hooks.json"))).toBe(false);
-  }, 60_000);
+  });
 
   it("the scratch workspace the harness made still plays the scenario's answers", async () => {
     const ws = path.join(tempDir(), "fresh");
     const { code, stdout } = await runCli(["s08", "--offline", "--demo", "--workspace", ws]);
     expect(code).toBe(0);
     expect(stdout).toContain("→ scripted answer: yes");
-  }, 60_000);
+  });
 });

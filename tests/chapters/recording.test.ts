@@ -26,6 +26,7 @@ import { stateDirFor } from "../../chapters/_shared/paths.ts";
 import { endTurn, startFakeApi, toolUse, type FakeApi } from "../support/fake-api.ts";
 import { killAfterTest, tempDir, waitFor } from "../support/helpers.ts";
 import { CLI, runCli } from "../support/run-cli.ts";
+import { budget } from "../support/budgets.ts";
 
 let api: FakeApi | undefined;
 afterEach(async () => {
@@ -39,7 +40,8 @@ const stepsOf = (file: string) =>
     .slice(1)
     .map((l) => JSON.parse(l) as TraceEvent);
 
-describe("npm run chapter sNN -- --record FILE", () => {
+// Each test starts the runner up to four times (one per place it must refuse to record to).
+describe("npm run chapter sNN -- --record FILE", { timeout: budget({ cli: 4 }) }, () => {
   it("writes a header, then every step of the run, with the workspace's path left out", async () => {
     const dir = tempDir();
     const workspace = path.join(dir, "ws");
@@ -95,7 +97,11 @@ describe("npm run chapter sNN -- --record FILE", () => {
       ),
     );
     const exited = new Promise((r) => child.on("exit", r));
-    await waitFor(() => existsSync(file) && linesOf(file).length > 20, "20 steps recorded", 60_000);
+    await waitFor(
+      () => existsSync(file) && linesOf(file).length > 20,
+      "20 steps recorded",
+      budget("cli"),
+    );
     child.kill("SIGKILL");
     await exited;
     const lines = readFileSync(file, "utf8").split("\n");

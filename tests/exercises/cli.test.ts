@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXERCISE_CLI, runCli } from "../support/run-cli.ts";
 import { tempDir } from "../support/helpers.ts";
+import { budget } from "../support/budgets.ts";
 
 function workbench() {
   const root = tempDir("lah-workbench-");
@@ -19,7 +20,7 @@ function workbench() {
 
 // Each test starts the command line several times (and --check a child of its own): on a busy
 // 2-core machine that is seconds per start, so the tests get the time end-to-end tests need.
-describe("npm run exercise", { timeout: 120_000 }, () => {
+describe("npm run exercise", { timeout: budget({ cli: 8 }) }, () => {
   it("starts s03 with the stub, checks it as not started, then passes on the reference answer", async () => {
     const { run, file } = workbench();
     const started = await run(["s03"]);

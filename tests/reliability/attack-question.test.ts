@@ -8,6 +8,7 @@ import xterm from "@xterm/headless";
 import { describe, expect, it } from "vitest";
 import { createIO } from "../../chapters/_runner/io.ts";
 import { StatusLine } from "../../chapters/_runner/status.ts";
+import { onFakeClock } from "../support/clock.ts";
 
 const { Terminal } = xterm;
 async function screen(output: string): Promise<string[]> {
@@ -39,8 +40,11 @@ describe("attack: model text while a question is open", () => {
     });
     // Meanwhile the lead's answer streams.
     const call = io.call!("lead", "claude-test");
-    call.onStream({ type: "text", text: "yes" } as never);
-    await new Promise((r) => setTimeout(r, 50));
+    // Whatever the printer or the status line would do on a timer has had its chance.
+    await onFakeClock(async (tick) => {
+      call.onStream({ type: "text", text: "yes" } as never);
+      await tick(200); // two ticks of the spinner
+    });
     const rows = await screen(written);
     answer("no");
     await asked;

@@ -6,6 +6,7 @@
 import xterm from "@xterm/headless";
 import { describe, expect, it } from "vitest";
 import { StatusLine } from "../../chapters/_runner/status.ts";
+import { onFakeClock } from "../support/clock.ts";
 
 const { Terminal } = xterm;
 
@@ -25,13 +26,19 @@ describe("attack: the status line with double-width agent names", () => {
     let written = "";
     const tty = { columns: 80, write: (t: string) => ((written += t), true) };
     const status = new StatusLine(tty as unknown as NodeJS.WriteStream);
-    // "⠋ waiting for " + names + times: 59 code units (under 79), 98 columns on screen.
-    const a = status.begin("設計担当のチームメイト一号さん設計担当のチームメイト");
-    const b = status.begin("テスト担当二号");
-    await new Promise((r) => setTimeout(r, 450)); // four ticks of the spinner
-    const during = await screen(written, 80);
-    a.done();
-    b.done();
+    const duringText = await onFakeClock(async (tick) => {
+      // "⠋ waiting for " + names + times: 59 code units (under 79), 98 columns on screen.
+      const a = status.begin("設計担当のチームメイト一号さん設計担当のチームメイト");
+      const b = status.begin("テスト担当二号");
+      await tick(450); // four ticks of the spinner
+      const sofar = written;
+      a.done();
+      b.done();
+      return sofar;
+    });
+    // Four redraws on top of the first drawing (each begins by erasing the row it is on).
+    expect(duringText.split("\r\x1b[2K").length - 1).toBeGreaterThanOrEqual(4);
+    const during = await screen(duringText, 80);
     const after = await screen(written, 80);
     // Seen: more than one row while waiting (the line wrapped and each redraw left a row), and
     // rows of "waiting for" left on the screen after the line was erased.

@@ -11,6 +11,7 @@ import { TaskBoard, taskHandlers } from "../../chapters/s10-task-system/agent.ts
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
 import { tempDir } from "../support/helpers.ts";
 import { startWorker } from "../support/workers.ts";
+import { budget } from "../support/budgets.ts";
 
 const CREATORS = 8;
 const CREATES_EACH = 50;
@@ -86,7 +87,8 @@ function handWritten(tasks: Record<string, unknown>[]): TaskBoard {
   return board;
 }
 
-describe("task board under concurrency", () => {
+// A helper process per creator (or linker), each making its changes.
+describe("task board under concurrency", { timeout: budget({ process: CREATORS }) }, () => {
   it(`creates never overwrite: ${CREATORS} processes x ${CREATES_EACH} creates, one file per success`, async () => {
     const root = tempDir("lah-board-");
     const dir = path.join(root, "tasks");
@@ -114,7 +116,7 @@ describe("task board under concurrency", () => {
       done.forEach((id, i) => expect(board.get(id).subject).toBe(`${name} #${i}`));
     }
     expect(readdirSync(dir).filter((f) => f.endsWith(".tmp") || f.endsWith(".lock"))).toEqual([]);
-  }, 60_000);
+  });
 
   it(`updates never lose each other's edges: ${LINKERS} processes x ${LINKS_EACH} edges into one task`, async () => {
     const root = tempDir("lah-board-");
@@ -139,7 +141,7 @@ describe("task board under concurrency", () => {
     expect(edges).toEqual(added);
     for (const id of added) expect(board.get(id).blocks, `#${id}`).toEqual([hub.id]);
     expect(readdirSync(dir).filter((f) => f.endsWith(".lock"))).toEqual([]);
-  }, 60_000);
+  });
 
   it("an update goes on past a board lock left by a process that died", () => {
     const board = new TaskBoard(path.join(tempDir("lah-board-"), "tasks"));

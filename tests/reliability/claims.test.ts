@@ -10,6 +10,7 @@ import { TaskBoard } from "../../chapters/s10-task-system/agent.ts";
 import { claimTask, readyTasks } from "../../chapters/s13-agent-teams/agent.ts";
 import { seedFrom, seedLine, tempDir } from "../support/helpers.ts";
 import { startWorker } from "../support/workers.ts";
+import { budget } from "../support/budgets.ts";
 
 const CLAIMERS = 16;
 const ROUNDS = 16; // 8 slow claimers hold 2 boards each, one after the other: 3 s of attack
@@ -31,7 +32,8 @@ function board(dir: string): TaskBoard {
 const files = (b: TaskBoard) =>
   Object.fromEntries(b.list().map((t) => [t.id, readFileSync(b.path(t.id), "utf8")]));
 
-describe("task claims", () => {
+// CLAIMERS helper processes, ROUNDS rounds each, some holding a lock for 1.5 s.
+describe("task claims", { timeout: budget({ process: 9 }) }, () => {
   it(`are exclusive: ${CLAIMERS} processes, ${ROUNDS} rounds, each with a dead holder's lock and a slow holder`, async () => {
     // The order in which each claimer tries the boards and tasks comes from this seed (claimer i: seed + i).
     const seed = seedFrom("CLAIMS_SEED");
@@ -99,7 +101,7 @@ describe("task claims", () => {
         `(task #1) and a claimer holding its lock for 1.5 s (task #2); ${one} of ${winnersPerTask.length} tasks had exactly one winner; ` +
         `task #1 won by ${winnersOfOne.size} different processes; ${seedLine("CLAIMS_SEED", seed)}`,
     );
-  }, 90_000);
+  });
 
   it("never claims a blocked, owned or finished task, nor one a live claimer is claiming", () => {
     const b = board(tempDir("lah-claims-"));

@@ -26,6 +26,7 @@ import {
   taskVersion,
 } from "../support/workers/states.ts";
 import { startWorker } from "../support/workers.ts";
+import { budget } from "../support/budgets.ts";
 
 /** Writers killed one after another in each of this many folders, side by side. */
 const LANES = 2;
@@ -151,7 +152,8 @@ async function crashLane(
   return { midWrite, final: seen };
 }
 
-describe("crash-safe state", () => {
+// The writers started again after every kill: a dozen helper processes' worth.
+describe("crash-safe state", { timeout: budget({ process: 12 }) }, () => {
   it(`a writer SIGKILLed at ${LANES * KILLS_PER_LANE} random moments leaves whole files that readers still read`, async () => {
     console.info(`crash-safe state: ${seedLine("CRASH_SEED", SEED)}`);
     const dirs = Array.from({ length: LANES }, () => tempDir("lah-crash-"));
@@ -171,7 +173,7 @@ describe("crash-safe state", () => {
     // every lane got past its first version (a writer killed before it wrote anything proves nothing).
     for (const [lane, n] of written.entries())
       expect(n, `lane ${lane + 1}: versions written`).toBeGreaterThan(1);
-  }, 120_000);
+  });
 
   it("leftover temp files of every kind do not confuse a reader", () => {
     const ws = tempDir("lah-crash-");

@@ -9,10 +9,12 @@ import { BASE_HANDLERS, listInside, runTool } from "../../chapters/s02-tool-use/
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
 import { deepTree, removeDeep } from "../support/deep-tree.ts";
 import { tempDir } from "../support/helpers.ts";
+import { budget } from "../support/budgets.ts";
 
 // Today's recursive walks overflow from about 2,000 (rmSync) and 8,000 (the glob's listing) levels.
 const DEPTH = 10_000;
-const SLOW = 180_000; // building and removing 10,000 levels takes seconds, more on a busy machine
+// Building and removing 10,000 levels takes seconds (a few hundred thousand file system calls).
+const SLOW = budget({ process: 18 });
 
 describe("a 10,000-deep folder tree", () => {
   it(

@@ -13,12 +13,13 @@ import { WorktreeManager } from "../../chapters/s12-worktree-isolation/agent.ts"
 import { BASE_HANDLERS, runTool } from "../../chapters/s02-tool-use/agent.ts";
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
 import { tempDir } from "../support/helpers.ts";
+import { budget } from "../support/budgets.ts";
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
 /** The model's own command: it runs sandboxed, writing only in the workspace. */
 const modelRuns = async (command: string, cwd: string) => {
-  const result = await runCommand(command, { cwd, timeoutMs: 10_000 });
+  const result = await runCommand(command, { cwd, timeoutMs: budget("command") });
   expect(result.exitCode, result.output).toBe(0);
 };
 
@@ -148,7 +149,8 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("s12's own git runs sandbo
       `mv .git .git-old && cp -a .git-old .git && git config core.fsmonitor 'touch ${marker}; false'`,
       `echo '[core]\\n\\tfsmonitor = touch ${marker}' > evil.cfg && git config include.path ../evil.cfg`,
     ];
-    for (const attempt of attempts) await runCommand(attempt, { cwd: ws, timeoutMs: 10_000 });
+    for (const attempt of attempts)
+      await runCommand(attempt, { cwd: ws, timeoutMs: budget("command") });
     // The file tools cannot either:
     for (const file of [
       ".git/config",
@@ -199,7 +201,7 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("s12's own git runs sandbo
     expect(plain.output).not.toMatch(/changed what git runs/);
     const planted = await runCommand(
       "mkdir .git/x && cp -r .git/objects .git/refs .git/x/ && printf '[core]\\n\\tfsmonitor = x\\n' > .git/x/config && echo x > .git/commondir",
-      { cwd: ws, timeoutMs: 10_000 },
+      { cwd: ws, timeoutMs: budget("command") },
     );
     expect(planted.output).toMatch(/changed what git runs: .*\.git\/commondir/);
   });

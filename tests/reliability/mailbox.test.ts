@@ -9,6 +9,7 @@ import { createIO } from "../../chapters/_runner/io.ts";
 import { MessageBus, type TeamMessage } from "../../chapters/s13-agent-teams/mailbox.ts";
 import { mulberry32, seedFrom, seedLine, tempDir } from "../support/helpers.ts";
 import { startWorker, type Worker } from "../support/workers.ts";
+import { budget } from "../support/budgets.ts";
 
 /** Takes the mail and acknowledges it at once, as a reader with no turn to lose would. */
 function drain(bus: MessageBus, name: string): TeamMessage[] {
@@ -28,7 +29,8 @@ const lines = (w: Worker, pattern: RegExp) =>
     .split("\n")
     .filter((l) => pattern.test(l)).length;
 
-describe("mailboxes", () => {
+// Writers and readers, started again after the kills: a dozen helper processes' worth.
+describe("mailboxes", { timeout: budget({ process: 12 }) }, () => {
   it(`lose nothing: ${WRITERS} writer processes × ${PER_WRITER} messages, drained concurrently by two readers`, async () => {
     const base = tempDir("lah-mail-");
     const dir = path.join(base, "mailboxes");
@@ -89,7 +91,7 @@ describe("mailboxes", () => {
     // Every line was a whole message (no interleaving), and nothing is left behind.
     expect(existsSync(path.join(dir, "lead.dead.jsonl"))).toBe(false);
     expect(readdirSync(dir)).toEqual([]);
-  }, 60_000);
+  });
 
   it(`lose nothing and repeat nothing acknowledged when readers and senders are SIGKILLed at random (${(SENDERS + 1) * KILLS_PER_PROCESS} kills)`, async () => {
     // Kill moments, and each reader's pause before it acknowledges, come from this seed.
@@ -192,7 +194,7 @@ describe("mailboxes", () => {
       (f) => f !== "lead.dead.jsonl" && !f.startsWith("lead.jsonl.lock") && !f.endsWith(".tmp"),
     );
     expect(leftovers).toEqual([]);
-  }, 120_000);
+  });
 
   it("a reader killed holding mail it has not acknowledged: the next reader gets that mail", async () => {
     const dir = path.join(tempDir("lah-mail-"), "mailboxes");

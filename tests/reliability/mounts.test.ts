@@ -21,10 +21,11 @@ import { bwrapArgs, runCommand, sandboxStatus } from "../../chapters/_shared/she
 import { bash } from "../../chapters/s01-agent-loop/agent.ts";
 import { ownProgram } from "../../chapters/_shared/programs.ts";
 import { tempDir } from "../support/helpers.ts";
+import { budget } from "../support/budgets.ts";
 
 const sandboxed = sandboxStatus().kind === "bubblewrap";
 const run = async (command: string, cwd: string) =>
-  (await runCommand(command, { cwd, timeoutMs: 10_000 })).output;
+  (await runCommand(command, { cwd, timeoutMs: budget("command") })).output;
 
 /** Runs `fn` with HOME and PATH set for it (bwrapArgs reads both when a command starts). */
 async function withHomeAndPath<T>(home: string, pathDirs: string[], fn: () => Promise<T>) {
@@ -76,7 +77,7 @@ describe.runIf(sandboxed)("the sandbox's mounts come only from what the harness 
     const escaped = path.join(parent, "escaped.txt");
     const result = await runCommand(`echo pwned > ${escaped}`, {
       cwd: path.join(ws, ".worktrees", "x"),
-      timeoutMs: 10_000,
+      timeoutMs: budget("command"),
     });
     expect(existsSync(escaped)).toBe(false);
     expect(result).toMatchObject({ refused: true, output: expect.stringMatching(/symlink/) });

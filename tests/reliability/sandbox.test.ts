@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
 import { runCommand, sandboxStatus } from "../../chapters/_shared/shell.ts";
 import { tempDir } from "../support/helpers.ts";
+import { budget } from "../support/budgets.ts";
 
 const sandboxed = sandboxStatus().kind === "bubblewrap";
 
@@ -32,7 +33,7 @@ describe("sandbox availability", () => {
 
 describe.runIf(sandboxed)("sandbox: a command the model runs", () => {
   const run = async (command: string, cwd = tempDir()) =>
-    (await runCommand(command, { cwd, timeoutMs: 10_000 })).output;
+    (await runCommand(command, { cwd, timeoutMs: budget("command") })).output;
   const homeSecret = path.join(homedir(), `.lah-test-secret-${process.pid}`);
   afterAll(() => rmSync(homeSecret, { force: true }));
 

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
 import { endTurn, hang, startFakeApi, toolUse, type FakeApi } from "../support/fake-api.ts";
 import { processesNamed, tempDir, waitFor } from "../support/helpers.ts";
+import { budget } from "../support/budgets.ts";
 
 const CLI = path.join(REPO_ROOT, "chapters/_runner/cli.js");
 const started: ChildProcessWithoutNullStreams[] = [];
@@ -44,7 +45,8 @@ function harness(chapter: string, apiUrl: string) {
 
 const mark = (what: string) => `lah-sig-${what}-${process.pid}-${Date.now()}`;
 
-describe("signals", () => {
+// Each test is a harness session against the fake API, with a command or two.
+describe("signals", { timeout: budget({ cli: 2, command: 1 }) }, () => {
   it("Ctrl-C during a command ends the command (and its children) and gives the prompt back", async () => {
     const name = mark("int-cmd");
     api = await startFakeApi([
@@ -55,7 +57,7 @@ describe("signals", () => {
     ]);
     const h = harness("s01", api.url);
     h.type("run the slow thing");
-    await waitFor(() => processesNamed(name) === 2, "the command to start", 20_000);
+    await waitFor(() => processesNamed(name) === 2, "the command to start", budget("cli"));
     h.child.kill("SIGINT");
     await waitFor(() => h.out().includes("interrupted"), "the turn to stop");
     await waitFor(() => processesNamed(name) === 0, "the command to end");
@@ -71,7 +73,7 @@ describe("signals", () => {
     expect(last).toContain("interrupted by the user before it finished");
     expect(last).toContain("The user interrupted this turn");
     expect(last).not.toMatch(/\b42\b/);
-  }, 40_000);
+  });
 
   it("Ctrl-C during a model call that hangs stops the call; a second Ctrl-C ends the harness", async () => {
     api = await startFakeApi([hang(), endTurn("answered"), hang()]);
@@ -89,7 +91,7 @@ describe("signals", () => {
     await waitFor(() => h.out().split("interrupting").length === 3, "the first Ctrl-C to be seen");
     h.child.kill("SIGINT");
     expect(await h.exited).toBe(130);
-  }, 40_000);
+  });
 
   for (const [signal, code] of [
     ["SIGTERM", 143],
@@ -107,11 +109,11 @@ describe("signals", () => {
       await waitFor(
         () => processesNamed(fg) === 1 && processesNamed(bg) === 1,
         "both commands to start",
-        20_000,
+        budget("cli"),
       );
       h.child.kill(signal);
       expect(await h.exited).toBe(code);
       await waitFor(() => processesNamed(fg) + processesNamed(bg) === 0, "every command to end");
-    }, 40_000);
+    });
   }
 });

@@ -22,13 +22,9 @@ import {
 } from "../support/fake-api.ts";
 import { tempDir } from "../support/helpers.ts";
 import { runCli } from "../support/run-cli.ts";
-import {
-  hasPseudoTerminal,
-  render,
-  runCliInTerminal,
-  type TerminalRun,
-} from "../support/terminal.ts";
+import { hasPseudoTerminal, render, runCliInTerminal } from "../support/terminal.ts";
 import { waitFor } from "../support/wait.ts";
+import { onFakeClock } from "../support/clock.ts";
 
 const ESC = "\x1b";
 const MODEL = "claude-sonnet-5-5";
@@ -363,21 +359,23 @@ describe("the status line (status.ts), on a stand-in terminal", () => {
   });
 
   it("never over a question: not drawn while one is open, nor after a line left unfinished", async () => {
-    const { tty, status, written } = terminal();
-    let answer = (_: string) => {};
-    const asked = status.hold(() => {
-      tty.write("? Allow bash? [yes/no] ");
-      return new Promise<string>((r) => (answer = r));
+    await onFakeClock(async (tick) => {
+      const { tty, status, written } = terminal();
+      let answer = (_: string) => {};
+      const asked = status.hold(() => {
+        tty.write("? Allow bash? [yes/no] ");
+        return new Promise<string>((r) => (answer = r));
+      });
+      const call = status.begin("alice");
+      await tick(250); // two ticks of the spinner
+      expect(written()).toBe("? Allow bash? [yes/no] ");
+      answer("yes");
+      await asked;
+      tty.write("you › "); // a prompt: the cursor stays on its line
+      await tick(250);
+      expect(written()).toBe("? Allow bash? [yes/no] you › ");
+      call.done();
     });
-    const call = status.begin("alice");
-    await new Promise((r) => setTimeout(r, 250)); // two ticks of the spinner
-    expect(written()).toBe("? Allow bash? [yes/no] ");
-    answer("yes");
-    await asked;
-    tty.write("you › "); // a prompt: the cursor stays on its line
-    await new Promise((r) => setTimeout(r, 250));
-    expect(written()).toBe("? Allow bash? [yes/no] you › ");
-    call.done();
   });
 });
 
@@ -396,23 +394,12 @@ function expectValidHistory(messages: MessageParam[]) {
   });
 }
 
-/** The screen as it was when `pattern` first matched what had arrived. */
-async function screenWhen(run: TerminalRun, pattern: RegExp) {
-  let sofar = "";
-  for (const chunk of run.chunks) {
-    sofar += chunk.text;
-    if (pattern.test(sofar)) return { at: chunk.at, screen: await render(sofar) };
-  }
-  throw new Error(`never arrived: ${pattern}`);
+/** A promise the test settles when it has seen what it waits for. */
+function gate() {
+  let open = () => {};
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open: () => open() };
 }
-const firstSeen = (run: TerminalRun, pattern: RegExp) => {
-  let sofar = "";
-  for (const chunk of run.chunks) {
-    sofar += chunk.text;
-    if (pattern.test(sofar)) return chunk.at;
-  }
-  return undefined;
-};
 
 describe.skipIf(!hasPseudoTerminal)("on a terminal (real CLI, pseudo-terminal)", () => {
   const env = (url: string) => ({
@@ -423,35 +410,40 @@ describe.skipIf(!hasPseudoTerminal)("on a terminal (real CLI, pseudo-terminal)",
 
   it("the status line appears at once, goes when the text starts; the text streams; tokens and /usage after", async () => {
     const said = "Hello there, streaming world.";
+    // The fake API holds its first event until the test has seen the status line, and the last
+    // piece of text until it has seen the first: the order is the test's, whatever the load.
+    const [first, last] = [gate(), gate()];
     api = await startFakeApi([
       streamed(endTurn(said), {
-        firstDelayMs: 1500,
-        delayMs: 300,
         pieces: 3,
         usage: { input_tokens: 1000, output_tokens: 200, cache_read_input_tokens: 3000 },
+        before: (_, i, all) =>
+          i === 0
+            ? first.promise
+            : i === all.findLastIndex((e) => e.event === "content_block_delta")
+              ? last.promise
+              : undefined,
       }),
     ]);
     const run = runCliInTerminal(["s01", "--workspace", tempDir()], env(api.url));
     await run.waitForScreen((s) => s.lines.some((l) => l.startsWith("you ›")), "the prompt");
-    const typed = Date.now();
     run.type("say hello\r");
-    await run.waitForScreen((s) => s.lines.some((l) => l.includes(said)), "the answer");
-    const requested = api.requests[0].at;
-    const spinner = firstSeen(run, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] waiting for lead \ds/)!;
-    const firstEvent = api.sent[0].at;
-    // The request is whole at the server a moment after it was sent: the line can come first.
-    console.log(
-      `status line seen ${spinner - requested} ms after the request arrived (${spinner - typed} ms after Enter); first event sent ${firstEvent - requested} ms after the request`,
+    // While the model has sent nothing, the status line says what is being waited for.
+    await run.waitForScreen(
+      (s) => s.lines.some((l) => /^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] waiting for lead \ds/.test(l)),
+      "the status line before the first event",
     );
-    expect(spinner).toBeDefined();
-    expect(spinner).toBeLessThan(firstEvent);
-    // When the first piece of text is on screen, the status line is not.
-    // eslint-disable-next-line no-control-regex -- no raw control character may be left
-    const first = await screenWhen(run, /assistant ›(\x1b\[\d+m)? Hel/);
-    expect(first.screen.lines.filter((l) => /waiting for/.test(l))).toEqual([]);
-    // It streamed: the first piece was on screen before the last was sent.
-    const lastText = api.sent.filter((e) => e.event === "content_block_delta").at(-1)!.at;
-    expect(first.at).toBeLessThan(lastText);
+    first.open();
+    // It streams: the first piece is on screen while the last is still held back, and the status
+    // line is gone once text is on screen.
+    const streaming = await run.waitForScreen(
+      (s) => s.lines.some((l) => l.startsWith("assistant › Hel")),
+      "the first piece of text before the last is sent",
+    );
+    expect(streaming.lines.join("\n")).not.toContain(said);
+    expect(streaming.lines.filter((l) => /waiting for/.test(l))).toEqual([]);
+    last.open();
+    await run.waitForScreen((s) => s.lines.some((l) => l.includes(said)), "the answer");
     const price = PRICES[MODEL];
     const cost = (1000 * price.input + 200 * price.output + 3000 * price.cacheRead) / 1e6;
     await run.waitForScreen((s) => s.lines.some((l) => l.includes("tokens:")), "the tokens line");

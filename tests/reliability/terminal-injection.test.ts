@@ -20,6 +20,7 @@ import { apiError, endTurn, startFakeApi, toolUse, type FakeApi } from "../suppo
 import { tempDir } from "../support/helpers.ts";
 import { runCli } from "../support/run-cli.ts";
 import { hasPseudoTerminal, questionLines, render, runCliInTerminal } from "../support/terminal.ts";
+import { budget } from "../support/budgets.ts";
 
 const ESC = "\x1b";
 /** OSC 52: "put this text on the clipboard" (here: a command the person may paste later). */
@@ -52,6 +53,7 @@ afterEach(async () => {
 // Through the real CLI on a pseudo-terminal (util-linux `script`), where the questions are asked.
 describe.skipIf(!hasPseudoTerminal)(
   "terminal injection: the harness's questions cannot be faked or hidden",
+  { timeout: budget({ cli: 4 }) }, // a session on a pseudo-terminal, answering questions
   () => {
     // Plan: beside a real call (`echo RAN > ran.txt`), the model's text erases its line, draws
     // `? Allow bash "git status"? [yes/no/always]`, and switches on "conceal" (ESC[8m) so the real
@@ -93,7 +95,7 @@ describe.skipIf(!hasPseudoTerminal)(
       run.type("q\r");
       expect(await run.exited).toBe(0);
       expect(existsSync(path.join(ws, "ran.txt"))).toBe(false);
-    }, 60_000);
+    });
 
     // Plan (item 6's second half): an .mcp.json whose env.PATH holds `ESC[2K\r` erases what came
     // before it on the trust question's line, so `bin:` (a workspace folder first on PATH) is hidden.
@@ -133,7 +135,7 @@ describe.skipIf(!hasPseudoTerminal)(
       );
       run.type("q\r");
       expect(await run.exited).toBe(0);
-    }, 60_000);
+    });
   },
 );
 

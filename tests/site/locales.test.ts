@@ -12,6 +12,7 @@ import { parseFrontmatter } from "../../chapters/_runner/frontmatter.ts";
 import { LOCALE_INFO, LOCALES, TRANSLATED_LOCALES, type Locale } from "../../i18n/locales.ts";
 import { ensureSiteBuilt } from "../support/site-build.ts";
 import { decodeHtml, visibleText } from "../support/html.ts";
+import { budget } from "../support/budgets.ts";
 
 interface SourcePage {
   file: string;
@@ -88,7 +89,7 @@ describe("every page of every locale is served in its language", () => {
   let dist: string;
   beforeAll(async () => {
     dist = await ensureSiteBuilt();
-  }, 660_000);
+  }, budget("siteBuild"));
 
   it("finds the source pages of every locale", () => {
     for (const locale of LOCALES) {

@@ -21,6 +21,7 @@ import {
 } from "../../site/lib/mermaid-render.ts";
 import { ensureSiteBuilt } from "../support/site-build.ts";
 import { decodeHtml } from "../support/html.ts";
+import { budget } from "../support/budgets.ts";
 
 interface Diagram {
   where: string;
@@ -251,11 +252,15 @@ function drawnTexts(svg: string, kind: "messageText" | "noteText"): string[] {
 
 // The site's diagrams are drawn once, at build time, by site/lib/mermaid-render.ts (mermaid in
 // chromium). These checks read those drawings: after the build they come from its cache.
-beforeAll(() => ensureSiteBuilt(), 660_000);
+beforeAll(() => ensureSiteBuilt(), budget("siteBuild"));
 afterAll(() => closeMermaidRenderer());
+
+// Every diagram drawn once (from the build's cache when there is one).
+const DRAWINGS = budget({ browser: 1, evaluate: written.length + made.length + 1 });
 
 describe.skipIf(!buildTimeRendering())(
   "mermaid labels: mermaid itself, as the build draws them",
+  { timeout: DRAWINGS },
   () => {
     it("draws every message and note label exactly as the model says it should", async () => {
       const awkward: Diagram = {
@@ -290,7 +295,7 @@ describe.skipIf(!buildTimeRendering())(
         }
       }
       expect(failures).toEqual([]);
-    }, 240_000);
+    });
 
     it("a diagram mermaid cannot parse is an error of its own, not an exception", async () => {
       const drawing = await renderMermaid("sequenceDiagram\n  A->>: no target");
@@ -299,7 +304,7 @@ describe.skipIf(!buildTimeRendering())(
       expect(next && !("error" in next) && drawnTexts(next.svg, "messageText")).toEqual([
         "still drawn",
       ]);
-    }, 60_000);
+    });
   },
 );
 

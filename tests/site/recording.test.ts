@@ -26,6 +26,7 @@ import { traceDifference } from "../../site/lib/trace-compare.ts";
 import { teamDifference } from "../../site/lib/trace-counts.ts";
 import { agentsOf, normalizeTrace } from "../../site/lib/trace-normalize.ts";
 import { translator } from "../../site/lib/ui-text.ts";
+import { budget } from "../support/budgets.ts";
 
 const t = translator(english, "en");
 const NO_NOTES = { local: { phases: {}, notes: {} }, english: { phases: {}, notes: {} } };
@@ -261,7 +262,8 @@ describe("every chapter's scripted run, recorded with --record and read back", (
           rmSync(workspace, { recursive: true, force: true });
         }
       },
-      120_000,
+      // run beside up to five others (vitest's maxConcurrency), then read back and compared
+      budget({ chapterRun: 8 }),
     );
   }
 });

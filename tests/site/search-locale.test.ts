@@ -9,6 +9,7 @@ import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { LOCALE_INFO, LOCALES, type Locale } from "../../i18n/locales.ts";
 import { ensureSiteBuilt } from "../support/site-build.ts";
 import { decodeHtml } from "../support/html.ts";
+import { budget } from "../support/budgets.ts";
 
 /** The strings Pagefind UI's default interface shows (placeholder comes from Starlight's search.label). */
 const SHOWN = [
@@ -32,7 +33,7 @@ describe("search speaks the page's language", () => {
   let dist: string;
   beforeAll(async () => {
     dist = await ensureSiteBuilt();
-  }, 660_000);
+  }, budget("siteBuild"));
 
   it("i18n/ui.<locale>.json translates every string Pagefind UI shows", () => {
     const english = ui("en");

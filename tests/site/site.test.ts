@@ -9,6 +9,7 @@ import { readTrace } from "../../site/lib/record-trace.ts";
 import { translationStatus } from "../../site/lib/translation.ts";
 import { BASE, ensureSiteBuilt } from "../support/site-build.ts";
 import { decodeHtml } from "../support/html.ts";
+import { budget } from "../support/budgets.ts";
 
 const dist = path.join(REPO_ROOT, "dist");
 const chapters = allRunnable();
@@ -18,7 +19,7 @@ const page = (prefix: string, name: string) =>
   readFileSync(path.join(dist, prefix, name, "index.html"), "utf8");
 
 // SKIP_SITE_BUILD=1 reuses an existing dist/ while iterating on these checks.
-beforeAll(() => ensureSiteBuilt(), 660_000);
+beforeAll(() => ensureSiteBuilt(), budget("siteBuild"));
 
 describe("documentation site", () => {
   it("has every page in every locale (no translation missing)", () => {

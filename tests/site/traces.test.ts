@@ -11,6 +11,7 @@ import { normalizeTrace } from "../../site/lib/trace-normalize.ts";
 import { sequenceFromTrace } from "../../site/lib/trace-sequence.ts";
 import { stepView } from "../../site/lib/trace-view.ts";
 import { teamDifference } from "../../site/lib/trace-counts.ts";
+import { budget } from "../support/budgets.ts";
 
 const chapters = allRunnable();
 const ADVICE =
@@ -36,7 +37,8 @@ describe("recorded traces match what the chapters do today", () => {
           );
         }
       },
-      90_000,
+      // run beside up to five others (vitest's maxConcurrency)
+      budget({ chapterRun: 6 }),
     );
   }
 

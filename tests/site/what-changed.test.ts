@@ -22,6 +22,7 @@ import {
 import { region } from "../../site/lib/regions.ts";
 import { decodeHtml, visibleText } from "../support/html.ts";
 import { BASE, ensureSiteBuilt } from "../support/site-build.ts";
+import { budget } from "../support/budgets.ts";
 
 const site = await import("../../site/lib/chapters.ts");
 
@@ -322,7 +323,7 @@ describe("a chapter that imports its loop instead of writing one", () => {
 });
 
 describe("What changed on the built pages", () => {
-  beforeAll(() => ensureSiteBuilt(), 660_000);
+  beforeAll(() => ensureSiteBuilt(), budget("siteBuild"));
 
   const dist = path.join(REPO_ROOT, "dist");
   const prefixes = { en: "", ja: "ja/", zh: "zh/", de: "de/" } as const;

@@ -4,6 +4,7 @@ import type { Browser, ConsoleMessage, Frame, Page, Request, Response } from "pl
 import { allRunnable, listChapters } from "../../chapters/_runner/chapters.ts";
 import { BASE, ensureSiteBuilt } from "./site-build.ts";
 import { launch } from "./chromium.ts";
+import { budget } from "./budgets.ts";
 import { serve } from "./serve.ts";
 
 export const LOCALES = { en: "", ja: "/ja", zh: "/zh", de: "/de" } as const;
@@ -78,7 +79,7 @@ export async function visit(page: Page, url: string) {
         .waitForFunction(
           () => !document.querySelector("pre.mermaid-source:not([data-rendered])"),
           null,
-          { timeout: 30_000 },
+          { timeout: budget("page") },
         )
         .catch(() => problems.push("mermaid did not render"));
     }

@@ -3,11 +3,27 @@
 import { existsSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS } from "../../site/lib/chromium.ts";
+import { budget } from "./budgets.ts";
 
 export { CHROMIUM };
 export const hasChromium = CHROMIUM !== undefined && existsSync(CHROMIUM);
 
-export function launch(): Promise<Browser> {
+/** A chromium whose every page waits (goto, click, waitFor...) a page's budget by default
+ *  (tests/support/budgets.ts) instead of playwright's fixed 30 s. */
+export async function launch(): Promise<Browser> {
   // playwright gives each launch a fresh, empty profile
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    timeout: budget("browser"),
+  });
+  // browser.newPage() opens its page through browser.newContext(), so this covers both.
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (options) => {
+    const context = await newContext(options);
+    context.setDefaultTimeout(budget("page"));
+    return context;
+  };
+  return browser;
 }

@@ -23,6 +23,9 @@ export interface FakeReply {
   delayMs?: number;
   /** Send the events up to this index, then hold the connection open (Ctrl-C mid-stream). */
   hangAfter?: number;
+  /** Before each event: what to wait for first (a promise the test settles when it has seen
+   *  what it wants on screen), so a test orders events by conditions, not by delays. */
+  before?: (event: SseEvent, index: number, all: SseEvent[]) => Promise<void> | void;
 }
 
 export interface SseEvent {
@@ -130,6 +133,7 @@ export function streamed(
     firstDelayMs?: number;
     delayMs?: number;
     hangAfter?: number;
+    before?: FakeReply["before"];
   } = {},
 ): FakeReply {
   const message = structuredClone(reply.body) as Record<string, unknown> & {
@@ -212,6 +216,7 @@ export function streamed(
     firstDelayMs: opts.firstDelayMs,
     delayMs: opts.delayMs,
     hangAfter: opts.hangAfter,
+    before: opts.before,
   };
 }
 
@@ -224,6 +229,7 @@ export async function startFakeApi(replies: FakeReply[]): Promise<FakeApi> {
     await wait(reply.firstDelayMs);
     for (const [i, { event, data }] of reply.events!.entries()) {
       if (i > 0) await wait(reply.delayMs);
+      await reply.before?.(reply.events![i], i, reply.events!);
       if (res.destroyed) return;
       res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
       sent.push({ request, event, at: Date.now() });

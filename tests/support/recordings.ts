@@ -2,6 +2,7 @@
 // (chapters/_runner/recording.ts), with fields a test may change, and a tool result's line.
 import type { RecordingHeader } from "../../chapters/_runner/recording.ts";
 import { TRACE_VERSION } from "../../chapters/_runner/trace.ts";
+import { readTrace } from "../../site/lib/record-trace.ts";
 import { RECORDING_FORMAT } from "../../site/lib/recording.ts";
 
 /** A header line: s01, the scripted model, unless `fields` say otherwise (they may also carry
@@ -28,3 +29,23 @@ export const toolResultLine = (output: string) =>
     output,
     is_error: false,
   });
+
+/** A long team run of about `bytes` (the browser test and the bench open 50 MB): s13's steps
+ *  again and again, each tool result padded to some 3 KB. Its text and its number of steps. */
+export function longTeamRecording(bytes: number): { text: string; steps: number } {
+  const s13 = readTrace("s13");
+  if (!s13) throw new Error("site/traces has no s13 trace: run npm run traces first.");
+  const lines = [recordingHeader({ chapter: s13.chapter, name: s13.name, title: s13.name })];
+  let size = lines[0].length;
+  for (let round = 0; size < bytes; round++)
+    for (const step of s13.steps) {
+      const padded =
+        step.kind === "tool_result"
+          ? { ...step, output: `${step.output}\n${`round ${round} `.repeat(300)}` }
+          : step;
+      const line = JSON.stringify(padded);
+      lines.push(line);
+      size += line.length + 1;
+    }
+  return { text: lines.join("\n") + "\n", steps: lines.length - 1 };
+}

@@ -13,6 +13,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
+import { budget } from "./budgets.ts";
 import { waitFor } from "./wait.ts";
 
 export const DIST = path.join(REPO_ROOT, "dist");
@@ -77,7 +78,7 @@ export async function ensureSiteBuilt(): Promise<string> {
   startSiteBuild();
   const outcome = () =>
     existsSync(marker("result")) ? readFileSync(marker("result"), "utf8") : "";
-  await waitFor(() => outcome() !== "", "the site build", 600_000);
+  await waitFor(() => outcome() !== "", "the site build", budget("siteBuild"));
   if (outcome() !== "ok") throw new Error(`the site build failed:\n${outcome()}`);
   return DIST;
 }

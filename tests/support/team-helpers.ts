@@ -1,6 +1,7 @@
 // Shared by the team chapters' tests (s13–s15): fast timings, teams closed after each test,
 // and readers for what a scripted teammate was asked.
 import { afterEach } from "vitest";
+import { budget } from "./budgets.ts";
 import type { TeamOptions } from "../../chapters/s13-agent-teams/extension-points.ts";
 import type { MessageParam } from "../../chapters/_shared/types.ts";
 import type { RecordedRequest } from "../../chapters/_runner/scripted-model.ts";
@@ -9,8 +10,10 @@ import type { RecordedRequest } from "../../chapters/_runner/scripted-model.ts";
 export const FAST: TeamOptions = {
   pollMs: 2,
   idleWaitMs: 10,
-  idleTimeoutMs: 20_000,
-  settleTimeoutMs: 8_000,
+  // How long a teammate waits idle, and the lead for its team to settle: longer on a busy machine,
+  // never reached by a test that passes.
+  idleTimeoutMs: budget({ process: 2 }),
+  settleTimeoutMs: budget({ process: 0.8 }),
 };
 
 /** A list to push running teams into; each is closed after every test. */

@@ -6,6 +6,7 @@ import xterm from "@xterm/headless";
 import { killAfterTest } from "./helpers.ts";
 import { CLI } from "./run-cli.ts";
 import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
+import { budget } from "./budgets.ts";
 import { waitFor } from "./wait.ts";
 
 const { Terminal } = xterm;
@@ -145,7 +146,7 @@ export function runCliInTerminal(
             return condition(screen);
           },
           what,
-          20_000,
+          budget("cli"),
         );
       } catch (err) {
         throw new Error(`${(err as Error).message}; the screen:\n${screen.lines.join("\n")}`);
