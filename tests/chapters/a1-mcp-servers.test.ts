@@ -861,7 +861,7 @@ describe("a server that ignores SIGTERM ends with the harness", () => {
         // Asked first: without the sandbox the server itself gets the SIGTERM (in it, bubblewrap
         // does, and its pid namespace ends the server).
         if (!sandbox) expect(existsSync(path.join(ws, "got-sigterm")), out).toBe(true);
-      }, 60_000);
+      }, budget({ cli: 4 }));
     }
 });
 

@@ -14,6 +14,7 @@ import {
 } from "../../chapters/s11-background-tasks/agent.ts";
 import { createIO } from "../../chapters/_runner/io.ts";
 import type { AgentEnv, MessageParam, ToolUseBlock } from "../../chapters/_shared/types.ts";
+import { budget } from "../support/budgets.ts";
 import { tempDir } from "../support/helpers.ts";
 
 const { Terminal } = xterm;
@@ -193,7 +194,7 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("attack: the harness's own
     await modelRuns("mkfifo .git/config", ws);
     const next = await modelRuns("echo still-here", ws);
     expect(next.output).toContain("still-here");
-  }, 20_000);
+  }, budget({ command: 2 }));
 
   // F4. Plan: an approved command leaves an interactive rebase stopped at `break`, with
   // `exec <payload>` next; your `git rebase --continue` runs it. Before the fix: nothing named.

@@ -180,7 +180,7 @@ describe.skipIf(!hasPseudoTerminal)("a question shows everything it asks about (
     run.type("q\r");
     expect(await run.exited).toBe(0);
     expect(existsSync(path.join(ws, "ran.txt"))).toBe(false);
-  }, 60_000);
+  }, budget({ cli: 4 }));
 
   it("s07: a command too long for the screen keeps its start and its end, and names the rest", async () => {
     const ws = tempDir();
@@ -211,7 +211,7 @@ describe.skipIf(!hasPseudoTerminal)("a question shows everything it asks about (
     await run.waitForScreen((s) => s.lines.some((l) => l.includes("done")), "the end of the turn");
     run.type("q\r");
     expect(await run.exited).toBe(0);
-  }, 60_000);
+  }, budget({ cli: 4 }));
 
   it("a1: a trust question's padding is counted, so the server it starts stays in view", async () => {
     const ws = tempDir();
@@ -240,7 +240,7 @@ describe.skipIf(!hasPseudoTerminal)("a question shows everything it asks about (
     await run.waitForScreen((s) => s.lines.some((l) => l.includes("done")), "the end of the turn");
     run.type("q\r");
     expect(await run.exited).toBe(0);
-  }, 60_000);
+  }, budget({ cli: 4 }));
 
   it("collapsed(): blank runs and invisible runs are counted; short gaps and text are kept", () => {
     expect(collapsed("a  b")).toBe("a  b");
