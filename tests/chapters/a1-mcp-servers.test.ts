@@ -824,44 +824,52 @@ describe("a server that ignores SIGTERM ends with the harness", () => {
   ] as const;
   for (const sandbox of sandboxed ? [true, false] : [false])
     for (const [how, code] of ways) {
-      it(`${how}${sandbox ? ", sandboxed" : ", --no-sandbox"}: SIGTERM, then SIGKILL, nothing left`, async () => {
-        const ws = workspace();
-        const child = spawn(
-          process.execPath,
-          [CLI, "a1", "--workspace", ws, ...(sandbox ? [] : ["--no-sandbox"])],
-          {
-            cwd: REPO_ROOT,
-            env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NO_COLOR: "1" },
-          },
-        );
-        let out = "";
-        child.stdout.on("data", (d) => (out += d));
-        child.stderr.on("data", (d) => (out += d));
-        const exited = new Promise<number | null>((resolve) =>
-          child.on("close", (c, signal) => resolve(c ?? (signal ? -1 : null))),
-        );
-        child.stdin.write("\n"); // the scenario's prompt: the servers start
-        await waitFor(
-          () => /MCP server "stubborn" is running/.test(out),
-          "the server to start",
-          30_000,
-        );
-        child.stdin.write("/mcp\n");
-        await waitFor(() => /stubborn \(pid \d+\): running/.test(out), "/mcp to answer", 30_000);
-        const pid = Number(/stubborn \(pid (\d+)\): running/.exec(out)![1]);
-        const tree = processTree(pid);
-        left.push(...tree);
-        expect(tree.length).toBeGreaterThanOrEqual(1);
-        if (how === "q") child.stdin.write("q\n");
-        else if (how === "Ctrl-D") child.stdin.end();
-        else child.kill(how);
-        expect(await exited, out).toBe(code);
-        // Killed, not orphaned: nothing of it is left (the old harness left it running 6 s on).
-        await waitFor(() => !tree.some(alive), "the stubborn server to end", 3_000);
-        // Asked first: without the sandbox the server itself gets the SIGTERM (in it, bubblewrap
-        // does, and its pid namespace ends the server).
-        if (!sandbox) expect(existsSync(path.join(ws, "got-sigterm")), out).toBe(true);
-      }, budget({ cli: 4 }));
+      it(
+        `${how}${sandbox ? ", sandboxed" : ", --no-sandbox"}: SIGTERM, then SIGKILL, nothing left`,
+        async () => {
+          const ws = workspace();
+          const child = spawn(
+            process.execPath,
+            [CLI, "a1", "--workspace", ws, ...(sandbox ? [] : ["--no-sandbox"])],
+            {
+              cwd: REPO_ROOT,
+              env: {
+                PATH: process.env.PATH ?? "",
+                HOME: process.env.HOME ?? "/tmp",
+                NO_COLOR: "1",
+              },
+            },
+          );
+          let out = "";
+          child.stdout.on("data", (d) => (out += d));
+          child.stderr.on("data", (d) => (out += d));
+          const exited = new Promise<number | null>((resolve) =>
+            child.on("close", (c, signal) => resolve(c ?? (signal ? -1 : null))),
+          );
+          child.stdin.write("\n"); // the scenario's prompt: the servers start
+          await waitFor(
+            () => /MCP server "stubborn" is running/.test(out),
+            "the server to start",
+            30_000,
+          );
+          child.stdin.write("/mcp\n");
+          await waitFor(() => /stubborn \(pid \d+\): running/.test(out), "/mcp to answer", 30_000);
+          const pid = Number(/stubborn \(pid (\d+)\): running/.exec(out)![1]);
+          const tree = processTree(pid);
+          left.push(...tree);
+          expect(tree.length).toBeGreaterThanOrEqual(1);
+          if (how === "q") child.stdin.write("q\n");
+          else if (how === "Ctrl-D") child.stdin.end();
+          else child.kill(how);
+          expect(await exited, out).toBe(code);
+          // Killed, not orphaned: nothing of it is left (the old harness left it running 6 s on).
+          await waitFor(() => !tree.some(alive), "the stubborn server to end", 3_000);
+          // Asked first: without the sandbox the server itself gets the SIGTERM (in it, bubblewrap
+          // does, and its pid namespace ends the server).
+          if (!sandbox) expect(existsSync(path.join(ws, "got-sigterm")), out).toBe(true);
+        },
+        budget({ cli: 4 }),
+      );
     }
 });
 

@@ -188,13 +188,17 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("attack: the harness's own
   // The identity check reads `.git/config` outside the sandbox, before every command. Where a
   // repository had none to guard, a command can put a FIFO there; reading it would hold the
   // harness for ever. (Found while building F2's fix, closed before it shipped.)
-  it("a FIFO where .git/config was does not hold the next command", async () => {
-    const { ws } = repo();
-    rmSync(path.join(ws, ".git/config"));
-    await modelRuns("mkfifo .git/config", ws);
-    const next = await modelRuns("echo still-here", ws);
-    expect(next.output).toContain("still-here");
-  }, budget({ command: 2 }));
+  it(
+    "a FIFO where .git/config was does not hold the next command",
+    async () => {
+      const { ws } = repo();
+      rmSync(path.join(ws, ".git/config"));
+      await modelRuns("mkfifo .git/config", ws);
+      const next = await modelRuns("echo still-here", ws);
+      expect(next.output).toContain("still-here");
+    },
+    budget({ command: 2 }),
+  );
 
   // F4. Plan: an approved command leaves an interactive rebase stopped at `break`, with
   // `exec <payload>` next; your `git rebase --continue` runs it. Before the fix: nothing named.

@@ -151,96 +151,120 @@ describe.skipIf(!hasPseudoTerminal)("a question shows everything it asks about (
     return start < 0 ? "" : screen.viewport.slice(start).join("");
   };
 
-  it("s07: padding cannot push the command's start off the screen", async () => {
-    const ws = tempDir();
-    prepareWorkspace(ws);
-    writeFileSync(
-      path.join(stateDirFor(ws), "permissions.json"),
-      JSON.stringify({ mode: "default", allow: [], deny: [] }),
-    );
-    const command = `echo RAN > ran.txt;${" ".repeat(2400)}\u200b\u200b\u200b\u200bgit status`;
-    api = await startFakeApi([toolUse("bash", { command }), endTurn("done")]);
-    const run = runCliInTerminal(
-      ["s07", "--workspace", ws],
-      { ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url },
-      SMALL,
-    );
-    await run.waitForScreen((s) => s.lines.some((l) => l.startsWith("you ›")), "the prompt");
-    run.type("check the repo\r");
-    const screen = await run.waitForScreen(
-      (s) => /\[yes\/no\/always\]$/.test(inView(s)),
-      "the whole question in view",
-    );
-    // Seen before: only `git status"? [yes/no/always]` and blank rows were on the screen.
-    expect(inView(screen)).toBe(
-      String.raw`? Allow bash "echo RAN > ran.txt;⟪2,400 spaces⟫⟪4 invisible characters: \u{200b}⟫git status"? [yes/no/always]`,
-    );
-    run.type("no\r");
-    await run.waitForScreen((s) => s.lines.some((l) => l.includes("done")), "the end of the turn");
-    run.type("q\r");
-    expect(await run.exited).toBe(0);
-    expect(existsSync(path.join(ws, "ran.txt"))).toBe(false);
-  }, budget({ cli: 4 }));
+  it(
+    "s07: padding cannot push the command's start off the screen",
+    async () => {
+      const ws = tempDir();
+      prepareWorkspace(ws);
+      writeFileSync(
+        path.join(stateDirFor(ws), "permissions.json"),
+        JSON.stringify({ mode: "default", allow: [], deny: [] }),
+      );
+      const command = `echo RAN > ran.txt;${" ".repeat(2400)}\u200b\u200b\u200b\u200bgit status`;
+      api = await startFakeApi([toolUse("bash", { command }), endTurn("done")]);
+      const run = runCliInTerminal(
+        ["s07", "--workspace", ws],
+        { ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url },
+        SMALL,
+      );
+      await run.waitForScreen((s) => s.lines.some((l) => l.startsWith("you ›")), "the prompt");
+      run.type("check the repo\r");
+      const screen = await run.waitForScreen(
+        (s) => /\[yes\/no\/always\]$/.test(inView(s)),
+        "the whole question in view",
+      );
+      // Seen before: only `git status"? [yes/no/always]` and blank rows were on the screen.
+      expect(inView(screen)).toBe(
+        String.raw`? Allow bash "echo RAN > ran.txt;⟪2,400 spaces⟫⟪4 invisible characters: \u{200b}⟫git status"? [yes/no/always]`,
+      );
+      run.type("no\r");
+      await run.waitForScreen(
+        (s) => s.lines.some((l) => l.includes("done")),
+        "the end of the turn",
+      );
+      run.type("q\r");
+      expect(await run.exited).toBe(0);
+      expect(existsSync(path.join(ws, "ran.txt"))).toBe(false);
+    },
+    budget({ cli: 4 }),
+  );
 
-  it("s07: a command too long for the screen keeps its start and its end, and names the rest", async () => {
-    const ws = tempDir();
-    prepareWorkspace(ws);
-    writeFileSync(
-      path.join(stateDirFor(ws), "permissions.json"),
-      JSON.stringify({ mode: "default", allow: [], deny: [] }),
-    );
-    const words = Array.from({ length: 600 }, (_, i) => `w${i}`).join(" ");
-    const command = `echo RAN > ran.txt; echo ${words}; git status`;
-    api = await startFakeApi([toolUse("bash", { command }), endTurn("done")]);
-    const run = runCliInTerminal(
-      ["s07", "--workspace", ws],
-      { ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url },
-      SMALL,
-    );
-    await run.waitForScreen((s) => s.lines.some((l) => l.startsWith("you ›")), "the prompt");
-    run.type("check\r");
-    const screen = await run.waitForScreen(
-      (s) => /\[yes\/no\/always\]$/.test(inView(s)),
-      "the whole question in view",
-    );
-    const question = inView(screen);
-    expect(question.startsWith(`? Allow bash "echo RAN > ran.txt; echo w0 w1`)).toBe(true);
-    expect(question).toMatch(/⟪… [\d,]+ characters not shown …⟫/);
-    expect(question.endsWith('w599; git status"? [yes/no/always]')).toBe(true);
-    run.type("no\r");
-    await run.waitForScreen((s) => s.lines.some((l) => l.includes("done")), "the end of the turn");
-    run.type("q\r");
-    expect(await run.exited).toBe(0);
-  }, budget({ cli: 4 }));
+  it(
+    "s07: a command too long for the screen keeps its start and its end, and names the rest",
+    async () => {
+      const ws = tempDir();
+      prepareWorkspace(ws);
+      writeFileSync(
+        path.join(stateDirFor(ws), "permissions.json"),
+        JSON.stringify({ mode: "default", allow: [], deny: [] }),
+      );
+      const words = Array.from({ length: 600 }, (_, i) => `w${i}`).join(" ");
+      const command = `echo RAN > ran.txt; echo ${words}; git status`;
+      api = await startFakeApi([toolUse("bash", { command }), endTurn("done")]);
+      const run = runCliInTerminal(
+        ["s07", "--workspace", ws],
+        { ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url },
+        SMALL,
+      );
+      await run.waitForScreen((s) => s.lines.some((l) => l.startsWith("you ›")), "the prompt");
+      run.type("check\r");
+      const screen = await run.waitForScreen(
+        (s) => /\[yes\/no\/always\]$/.test(inView(s)),
+        "the whole question in view",
+      );
+      const question = inView(screen);
+      expect(question.startsWith(`? Allow bash "echo RAN > ran.txt; echo w0 w1`)).toBe(true);
+      expect(question).toMatch(/⟪… [\d,]+ characters not shown …⟫/);
+      expect(question.endsWith('w599; git status"? [yes/no/always]')).toBe(true);
+      run.type("no\r");
+      await run.waitForScreen(
+        (s) => s.lines.some((l) => l.includes("done")),
+        "the end of the turn",
+      );
+      run.type("q\r");
+      expect(await run.exited).toBe(0);
+    },
+    budget({ cli: 4 }),
+  );
 
-  it("a1: a trust question's padding is counted, so the server it starts stays in view", async () => {
-    const ws = tempDir();
-    writeFileSync(
-      path.join(ws, ".mcp.json"),
-      JSON.stringify({
-        mcpServers: {
-          notes: { command: "node", args: ["evil.js", `${" ".repeat(3000)}`, "notes-server.mjs"] },
-        },
-      }),
-    );
-    api = await startFakeApi([endTurn("done")]);
-    const run = runCliInTerminal(
-      ["a1", "--workspace", ws],
-      { ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url },
-      SMALL,
-    );
-    await run.waitForScreen((s) => s.lines.some((l) => l.startsWith("you ›")), "the prompt");
-    run.type("hi\r");
-    const screen = await run.waitForScreen(
-      (s) => /\[yes\/no\]$/.test(inView(s)),
-      "the whole trust question in view",
-    );
-    expect(inView(screen)).toContain('notes: node evil.js "⟪3,000 spaces⟫" notes-server.mjs.');
-    run.type("no\r");
-    await run.waitForScreen((s) => s.lines.some((l) => l.includes("done")), "the end of the turn");
-    run.type("q\r");
-    expect(await run.exited).toBe(0);
-  }, budget({ cli: 4 }));
+  it(
+    "a1: a trust question's padding is counted, so the server it starts stays in view",
+    async () => {
+      const ws = tempDir();
+      writeFileSync(
+        path.join(ws, ".mcp.json"),
+        JSON.stringify({
+          mcpServers: {
+            notes: {
+              command: "node",
+              args: ["evil.js", `${" ".repeat(3000)}`, "notes-server.mjs"],
+            },
+          },
+        }),
+      );
+      api = await startFakeApi([endTurn("done")]);
+      const run = runCliInTerminal(
+        ["a1", "--workspace", ws],
+        { ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url },
+        SMALL,
+      );
+      await run.waitForScreen((s) => s.lines.some((l) => l.startsWith("you ›")), "the prompt");
+      run.type("hi\r");
+      const screen = await run.waitForScreen(
+        (s) => /\[yes\/no\]$/.test(inView(s)),
+        "the whole trust question in view",
+      );
+      expect(inView(screen)).toContain('notes: node evil.js "⟪3,000 spaces⟫" notes-server.mjs.');
+      run.type("no\r");
+      await run.waitForScreen(
+        (s) => s.lines.some((l) => l.includes("done")),
+        "the end of the turn",
+      );
+      run.type("q\r");
+      expect(await run.exited).toBe(0);
+    },
+    budget({ cli: 4 }),
+  );
 
   it("collapsed(): blank runs and invisible runs are counted; short gaps and text are kept", () => {
     expect(collapsed("a  b")).toBe("a  b");
