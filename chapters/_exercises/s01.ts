@@ -2,7 +2,13 @@
 // curriculum's for s01, and tests/chapters/s01-agent-loop.test.ts runs the same ones against the
 // chapter's own code.
 import { say, use, useAll } from "../_shared/scripted.ts";
-import type { ContentBlock, CreateParams, Message, MessageParam } from "../_shared/types.ts";
+import type {
+  ContentBlock,
+  CreateParams,
+  Message,
+  MessageParam,
+  ToolResultBlockParam,
+} from "../_shared/types.ts";
 import type * as S01 from "../s01-agent-loop/agent.ts";
 import { CheckFailure, expectThat, NOT_STARTED, type Check, type Exercise } from "./kit.ts";
 import { fc, forAll } from "./property.ts";
@@ -109,7 +115,9 @@ export const nowTool: Check<M> = {
  *  call without a command, or a tool this chapter does not have. Mostly the cheap kinds: only a
  *  command that runs starts a process. */
 type Call =
-  { kind: "echo"; token: string } | { kind: "no-command" } | { kind: "unknown"; name: string };
+  | { kind: "echo"; token: string }
+  | { kind: "no-command"; input: Record<string, unknown> }
+  | { kind: "unknown"; name: string; token: string };
 
 /** Every stop_reason but tool_use: each one ends the turn (the contract: stop when stop_reason
  *  is not "tool_use"). */
@@ -117,12 +125,24 @@ const ANSWER_STOPS = ["end_turn", "max_tokens", "stop_sequence", "pause_turn", "
 
 const callArb: fc.Arbitrary<Call> = fc.oneof(
   { weight: 1, arbitrary: fc.nat(999).map((n) => ({ kind: "echo" as const, token: `out${n}` })) },
-  { weight: 1, arbitrary: fc.constant({ kind: "no-command" as const }) },
+  {
+    weight: 1,
+    // No command, an empty or blank one, or one that is not text: none of them can run.
+    arbitrary: fc
+      .constantFrom<Record<string, unknown>>(
+        {},
+        { command: "" },
+        { command: "   " },
+        { command: 42 },
+      )
+      .map((input) => ({ kind: "no-command" as const, input })),
+  },
   {
     weight: 2,
+    // A tool this chapter does not have, asked with a command that would run: it must not.
     arbitrary: fc
-      .constantFrom("grep", "python", "read_file", "Bash")
-      .map((name) => ({ kind: "unknown" as const, name })),
+      .record({ name: fc.constantFrom("grep", "python", "read_file", "Bash"), n: fc.nat(999) })
+      .map(({ name, n }) => ({ kind: "unknown" as const, name, token: `out${n}` })),
   },
 );
 
@@ -136,7 +156,11 @@ const callName = (call: Call) => (call.kind === "unknown" ? call.name : "bash");
 const describeRound = (round: Call[]) =>
   round
     .map((c) =>
-      c.kind === "echo" ? `bash "echo ${c.token}"` : c.kind === "no-command" ? "bash {}" : c.name,
+      c.kind === "echo"
+        ? `bash "echo ${c.token}"`
+        : c.kind === "no-command"
+          ? `bash ${JSON.stringify(c.input)}`
+          : `${c.name} "echo ${c.token}"`,
     )
     .join(", ");
 
@@ -159,7 +183,7 @@ function playedModel(replies: { calls: Call[]; stop: string }[]) {
             type: "tool_use",
             id: `toolu_${n}_${i + 1}`,
             name: callName(call),
-            input: call.kind === "echo" ? { command: `echo ${call.token}` } : {},
+            input: call.kind === "no-command" ? call.input : { command: `echo ${call.token}` },
           }) as ContentBlock,
       ),
     ];
@@ -205,12 +229,21 @@ async function playConversation(
  *  (no command, an unknown tool) an error result. */
 function expectRoundAnswered(requests: CreateParams[], rounds: Call[][], r: number) {
   const round = rounds[r - 1];
-  const last = requests[r]?.messages.at(-1);
+  const sent = requests[r]?.messages ?? [];
+  const last = sent.at(-1);
+  // The message holds the results and nothing else.
   const results =
     last?.role === "user" && Array.isArray(last.content)
-      ? last.content.flatMap((b) => (b.type === "tool_result" ? [b] : []))
+      ? last.content.map((b) => (b.type === "tool_result" ? b : ({} as ToolResultBlockParam)))
       : [];
   const ids = round.map((_, i) => `toolu_${r}_${i + 1}`);
+  // The reply that asked for the calls is in the history, as the assistant's, just before them.
+  const reply = sent.at(-2);
+  expectThat(
+    reply?.role === "assistant" && JSON.stringify(reply.content).includes(`"toolu_${r}_1"`),
+    "reply-not-in-history",
+    { round: r, got: reply ? `${reply.role}` : "nothing" },
+  );
   expectThat(
     results.length === ids.length && results.every((b, i) => b.tool_use_id === ids[i]),
     "round-unanswered",
@@ -233,9 +266,10 @@ function expectRoundAnswered(requests: CreateParams[], rounds: Call[][], r: numb
         got: JSON.stringify(text.slice(0, 80)),
       });
     else
-      expectThat(result.is_error === true, "cannot-run-not-error", {
+      // An error result that says why: the model reads it to correct itself.
+      expectThat(result.is_error === true && text.trim() !== "", "cannot-run-not-error", {
         round: r,
-        call: call.kind === "unknown" ? call.name : "bash {}",
+        call: describeRound([call]),
         got: JSON.stringify(text.slice(0, 80)),
       });
   });
