@@ -88,3 +88,9 @@ export function putBack(mine: string, reference: string, names: string[]): strin
   });
   return splice(mine, edits);
 }
+
+/** The reference's whole declaration of the blank `name` (what --solution puts back). */
+export function answerOf(reference: string, name: string): string {
+  const source = parse(reference);
+  return exactlyOne(find(source, name), name).node.getText(source);
+}
