@@ -94,7 +94,7 @@ function runFrom(exercise: Exercise, file: string, from: number, root: string): 
       timer = setTimeout(() => {
         // A busy loop stops the child's heartbeats; an await leaves its event loop free to send
         // them. Several missed beats (a busy machine delays a few) mean busy.
-        const waiting = Date.now() - lastAlive < 6 * HEARTBEAT_MS;
+        const waiting = Date.now() - lastAlive < Math.max(10 * HEARTBEAT_MS, limit / 4);
         outcomes.push({ index: current(), ok: false, timedOut: limit, waiting });
         accountedFor = true;
         child.kill("SIGKILL");

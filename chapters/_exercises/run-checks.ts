@@ -72,7 +72,10 @@ async function main() {
   // where the parent tells a loop that never ends (no heartbeat: the process is busy) from a
   // wait (heartbeats go on) by these heartbeats.
   let running = Number(from);
-  const heartbeat = setInterval(() => process.send!({ alive: running }), HEARTBEAT_MS);
+  const heartbeat = setInterval(
+    () => process.connected && process.send!({ alive: running }),
+    HEARTBEAT_MS,
+  );
   heartbeat.unref(); // it must not keep a drained process alive
   process.once("beforeExit", () => {
     if (running < exercise.checks.length)

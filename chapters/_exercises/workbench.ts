@@ -108,27 +108,24 @@ export function freshCopy(exercise: Exercise, chapter: ChapterInfo, dir: string)
 
 /** workbench/package.json: the copies are ES modules wherever the workbench is, and, since this
  *  file is the first package.json npm finds from inside a copy, it carries `npm run exercise`
- *  (the command line then knows the exercise from the folder it was started in). A marker from
- *  before it had the script gets it; anything else in the file is kept. */
+ *  (the command line then knows the exercise from the folder it was started in). The file is the
+ *  checker's: whatever else is in it (a `preexercise` script npm would run first) is replaced by
+ *  exactly this, every time the command line runs. */
 export function ensureWorkbenchPackage(root = WORKBENCH): void {
   const marker = path.join(root, "package.json");
   const cli = path.relative(root, path.join(REPO_ROOT, "chapters/_exercises/cli.ts"));
-  const script = `node --import tsx ${cli.split(path.sep).join("/")}`;
-  let pkg: { scripts?: Record<string, string>; [key: string]: unknown } = {
-    private: true,
-    type: "module",
-  };
-  if (existsSync(marker)) {
-    try {
-      pkg = JSON.parse(readFileSync(marker, "utf8")) as typeof pkg;
-    } catch {
-      return; // someone's own file: left alone
-    }
-    if (pkg.scripts?.exercise === script) return;
-  }
+  const ours = `${JSON.stringify(
+    {
+      private: true,
+      type: "module",
+      scripts: { exercise: `node --import tsx ${cli.split(path.sep).join("/")}` },
+    },
+    null,
+    2,
+  )}\n`;
+  if (existsSync(marker) && readFileSync(marker, "utf8") === ours) return;
   mkdirSync(root, { recursive: true });
-  pkg.scripts = { ...pkg.scripts, exercise: script };
-  writeFileSync(marker, `${JSON.stringify(pkg, null, 2)}\n`);
+  writeFileSync(marker, ours);
 }
 
 /** The copy kept beside the exercise's file before --solution or --reset replaces it:
