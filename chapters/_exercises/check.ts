@@ -15,6 +15,7 @@ import { HEARTBEAT_MS, type CheckResult } from "./run-checks.ts";
 const CHILD = fileURLToPath(new URL("./run-checks.ts", import.meta.url));
 const TYPECHECK = fileURLToPath(new URL("./typecheck.ts", import.meta.url));
 const DEFAULT_LIMIT_MS = 10_000;
+const LOAD_LIMIT_MS = 60_000;
 
 export type Outcome =
   | CheckResult
@@ -83,14 +84,16 @@ function runFrom(exercise: Exercise, file: string, from: number, root: string): 
     let stderr = "";
     child.stderr!.on("data", (d) => (stderr += String(d)));
     let timer: NodeJS.Timeout | undefined;
-    let lastAlive = Date.now();
+    let lastAlive = 0;
     // The child's end is explained already: we killed it at a timeout, or it said its check's
     // await can never settle and left; the next child takes the next check.
     let accountedFor = false;
     const current = () => from + outcomes.length;
-    const arm = () => {
+    // The first check's clock starts once the copy has loaded (the child says so): loading the
+    // copy and the chapters it imports takes seconds on a busy machine, and is not the check's.
+    // Loading has a limit of its own, for a top-level await that never settles.
+    const arm = (limit = exercise.checks[current()]?.limitMs ?? DEFAULT_LIMIT_MS) => {
       clearTimeout(timer);
-      const limit = exercise.checks[current()]?.limitMs ?? DEFAULT_LIMIT_MS;
       timer = setTimeout(() => {
         // A busy loop stops the child's heartbeats; an await leaves its event loop free to send
         // them. Several missed beats (a busy machine delays a few) mean busy.
@@ -100,22 +103,29 @@ function runFrom(exercise: Exercise, file: string, from: number, root: string): 
         child.kill("SIGKILL");
       }, limit);
     };
-    arm();
-    child.on("message", (message: CheckResult | { compile: string } | { alive: number }) => {
-      if ("alive" in message) {
-        lastAlive = Date.now();
-        return;
-      }
-      if ("compile" in message) {
-        // The module did not load: every remaining check reports it.
-        for (let i = current(); i < exercise.checks.length; i++)
-          outcomes.push({ index: i, ok: false, compile: message.compile });
-        return;
-      }
-      outcomes.push(message);
-      if ("unsettled" in message) accountedFor = true;
-      arm();
-    });
+    arm(LOAD_LIMIT_MS);
+    child.on(
+      "message",
+      (message: CheckResult | { compile: string } | { alive: number } | { loaded: true }) => {
+        if ("loaded" in message) {
+          arm();
+          return;
+        }
+        if ("alive" in message) {
+          lastAlive = Date.now();
+          return;
+        }
+        if ("compile" in message) {
+          // The module did not load: every remaining check reports it.
+          for (let i = current(); i < exercise.checks.length; i++)
+            outcomes.push({ index: i, ok: false, compile: message.compile });
+          return;
+        }
+        outcomes.push(message);
+        if ("unsettled" in message) accountedFor = true;
+        arm();
+      },
+    );
     child.on("exit", (code, signal) => {
       clearTimeout(timer);
       if (current() < exercise.checks.length && !accountedFor) {

@@ -57,20 +57,12 @@ async function main() {
   const [id, file, from] = process.argv.slice(2);
   const exercise = findExercise(id);
   if (!exercise) throw new Error(`unknown exercise ${id}`);
-  const send = (r: CheckResult | { compile: string } | { alive: number }) =>
+  const send = (r: CheckResult | { compile: string } | { alive: number } | { loaded: true }) =>
     new Promise<void>((done) => process.send!(r, () => done()));
-  let module;
-  try {
-    module = await import(pathToFileURL(file).href);
-  } catch (err) {
-    await send({ compile: err instanceof Error ? err.message : String(err) });
-    return;
-  }
-  const kit = checkKit();
   // Which check is running, for the two ways it can end without a result: nothing left to run
-  // while it awaits (the event loop drained: an await that can never settle), and a timeout,
-  // where the parent tells a loop that never ends (no heartbeat: the process is busy) from a
-  // wait (heartbeats go on) by these heartbeats.
+  // while it awaits (the event loop drained: an await that can never settle, in a check or at the
+  // copy's top level), and a timeout, where the parent tells a loop that never ends (no
+  // heartbeat: the process is busy) from a wait (heartbeats go on) by these heartbeats.
   let running = Number(from);
   const heartbeat = setInterval(
     () => process.connected && process.send!({ alive: running }),
@@ -81,6 +73,15 @@ async function main() {
     if (running < exercise.checks.length)
       void send({ index: running, ok: false, unsettled: true }).then(() => process.exit(0));
   });
+  let module;
+  try {
+    module = await import(pathToFileURL(file).href);
+  } catch (err) {
+    await send({ compile: err instanceof Error ? err.message : String(err) });
+    return;
+  }
+  await send({ loaded: true });
+  const kit = checkKit();
   try {
     await runChecksOn(
       exercise,
