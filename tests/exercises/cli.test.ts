@@ -220,28 +220,33 @@ describe("npm run exercise says truly what happened", { timeout: 180_000 }, () =
     expect(said.length).toBeGreaterThan(0);
   });
 
-  it("out of time, an idle wait and a busy loop are told apart (10 s per check: slow)", async () => {
-    const { run, file } = workbench();
-    await run(["s01"]);
-    // A timer keeps the process alive, so only the time limit ends the wait.
-    replaceStub(
-      file("s01-agent-loop"),
-      "agentLoop",
-      "await new Promise<void>(() => setInterval(() => {}, 1000));",
-    );
-    const waiting = await run(["s01", "--check"]);
-    expect(waiting.stdout).toMatch(
-      /your code did not finish within 10 s, though the process was idle \(an await that never settles\?\)/,
-    );
-    expect(waiting.stdout).not.toMatch(/a loop that never ends/);
+  // Six check processes and six 10 s limits: minutes on a busy machine.
+  it(
+    "out of time, an idle wait and a busy loop are told apart (10 s per check: slow)",
+    { timeout: 600_000 },
+    async () => {
+      const { run, file } = workbench();
+      await run(["s01"]);
+      // A timer keeps the process alive, so only the time limit ends the wait.
+      replaceStub(
+        file("s01-agent-loop"),
+        "agentLoop",
+        "await new Promise<void>(() => setInterval(() => {}, 1000));",
+      );
+      const waiting = await run(["s01", "--check"]);
+      expect(waiting.stdout).toMatch(
+        /your code did not finish within 10 s, though the process was idle \(an await that never settles\?\)/,
+      );
+      expect(waiting.stdout).not.toMatch(/a loop that never ends/);
 
-    const { run: run2, file: file2 } = workbench();
-    await run2(["s03"]);
-    replaceStub(file2("s03-todo-write"), "reminderDue", "for (;;) {}");
-    const busy = await run2(["s03", "--check"]);
-    expect(busy.stdout).toMatch(/did not stop within 10 s, and kept the process busy/);
-    expect(busy.stdout).not.toMatch(/an await that never settles/);
-  });
+      const { run: run2, file: file2 } = workbench();
+      await run2(["s03"]);
+      replaceStub(file2("s03-todo-write"), "reminderDue", "for (;;) {}");
+      const busy = await run2(["s03", "--check"]);
+      expect(busy.stdout).toMatch(/did not stop within 10 s, and kept the process busy/);
+      expect(busy.stdout).not.toMatch(/an await that never settles/);
+    },
+  );
 
   it("a check process killed by a signal, or ended by the code, says which", async () => {
     const { run, file } = workbench();
