@@ -102,3 +102,9 @@ export function blankLines(
     return { name, from: line(body.getStart(source)), to: line(body.getEnd()) };
   });
 }
+
+/** The reference's whole declaration of the blank `name` (what --solution puts back). */
+export function answerOf(reference: string, name: string): string {
+  const source = parse(reference);
+  return exactlyOne(find(source, name), name).node.getText(source);
+}

@@ -11,7 +11,11 @@ export type CheckResult =
   | { index: number; ok: true }
   | { index: number; ok: false; failure: { key: string; values: Record<string, string | number> } }
   | { index: number; ok: false; notStarted: string }
-  | { index: number; ok: false; thrown: string; where?: string };
+  | { index: number; ok: false; thrown: string; where?: string }
+  | { index: number; ok: false; unsettled: true };
+
+/** How often the child says it is still there while a check runs (check.ts reads the gaps). */
+export const HEARTBEAT_MS = 250;
 
 /** Where in the learner's file an error came from: "agent.ts:123", from the stack. */
 export function whereIn(file: string, err: unknown): string | undefined {
@@ -53,8 +57,22 @@ async function main() {
   const [id, file, from] = process.argv.slice(2);
   const exercise = findExercise(id);
   if (!exercise) throw new Error(`unknown exercise ${id}`);
-  const send = (r: CheckResult | { compile: string }) =>
+  const send = (r: CheckResult | { compile: string } | { alive: number } | { loaded: true }) =>
     new Promise<void>((done) => process.send!(r, () => done()));
+  // Which check is running, for the two ways it can end without a result: nothing left to run
+  // while it awaits (the event loop drained: an await that can never settle, in a check or at the
+  // copy's top level), and a timeout, where the parent tells a loop that never ends (no
+  // heartbeat: the process is busy) from a wait (heartbeats go on) by these heartbeats.
+  let running = Number(from);
+  const heartbeat = setInterval(
+    () => process.connected && process.send!({ alive: running }),
+    HEARTBEAT_MS,
+  );
+  heartbeat.unref(); // it must not keep a drained process alive
+  process.once("beforeExit", () => {
+    if (running < exercise.checks.length)
+      void send({ index: running, ok: false, unsettled: true }).then(() => process.exit(0));
+  });
   let module;
   try {
     module = await import(pathToFileURL(file).href);
@@ -62,9 +80,20 @@ async function main() {
     await send({ compile: err instanceof Error ? err.message : String(err) });
     return;
   }
+  await send({ loaded: true });
   const kit = checkKit();
   try {
-    await runChecksOn(exercise, module, file, kit, send, Number(from));
+    await runChecksOn(
+      exercise,
+      module,
+      file,
+      kit,
+      async (result) => {
+        await send(result);
+        running = result.index + 1;
+      },
+      Number(from),
+    );
   } finally {
     kit.cleanUp();
   }

@@ -1,24 +1,62 @@
 // The checker's type check of a learner's copy, in a process of its own so it runs while the checks
 // do: TypeScript's own diagnostics for that one file (its imports read, not reported), each as one
 // line "agent.ts:12:5: Type 'string' is not assignable to type 'number'." sent to the parent.
+//
+// The copy stands in for the chapter's lesson file, and so it does for the type check too: where
+// another file of the chapter imports the lesson (s13's extension-points.ts takes a `Team`), it is
+// given the copy. Otherwise the copy's class and the chapter's would be two declarations of one
+// name, and TypeScript would report the learner's untouched code as not fitting itself.
 import path from "node:path";
 import ts from "typescript";
 import { REPO_ROOT } from "../_shared/paths.ts";
 
-/** The type errors of `file`, one line each, at most `limit`. */
-export function typeErrors(file: string, limit = 5): string[] {
-  const config = ts.readConfigFile(path.join(REPO_ROOT, "tsconfig.json"), ts.sys.readFile).config;
-  const { options } = ts.parseJsonConfigFileContent(config, ts.sys, REPO_ROOT);
-  // A stub leaves imports and parameters unused; that is not the learner's mistake.
-  const program = ts.createProgram([file], {
-    ...options,
-    noEmit: true,
-    skipLibCheck: true,
-    noUnusedLocals: false,
-    noUnusedParameters: false,
-  });
+let options: ts.CompilerOptions | undefined;
+function compilerOptions(): ts.CompilerOptions {
+  if (!options) {
+    const config = ts.readConfigFile(path.join(REPO_ROOT, "tsconfig.json"), ts.sys.readFile).config;
+    // A stub leaves imports and parameters unused; that is not the learner's mistake.
+    options = {
+      ...ts.parseJsonConfigFileContent(config, ts.sys, REPO_ROOT).options,
+      noEmit: true,
+      skipLibCheck: true,
+      noUnusedLocals: false,
+      noUnusedParameters: false,
+    };
+  }
+  return options;
+}
+
+// The declaration files every copy reads (lib.d.ts, @types/node …) parsed once per process, so a
+// caller that checks many copies (the exercises' all-stubs test) parses them once.
+const parsed = new Map<string, ts.SourceFile>();
+
+/** The type errors of `file`, one line each, at most `limit`. With `lesson` (the chapter's file
+ *  the copy was made from), imports of the lesson by the chapter's other files read the copy. */
+export function typeErrors(file: string, lesson?: string, limit = 5): string[] {
+  const opts = compilerOptions();
+  const host = ts.createCompilerHost(opts);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (name, version, onError, fresh) => {
+    if (!name.endsWith(".d.ts")) return getSourceFile(name, version, onError, fresh);
+    if (!parsed.has(name)) {
+      const source = getSourceFile(name, version, onError, fresh);
+      if (!source) return undefined;
+      parsed.set(name, source);
+    }
+    return parsed.get(name);
+  };
+  const copy = path.resolve(file);
+  const original = lesson && path.resolve(lesson);
+  host.resolveModuleNames = (names, containing) =>
+    names.map((name) => {
+      const found = ts.resolveModuleName(name, containing, opts, host).resolvedModule;
+      if (found && original && path.resolve(found.resolvedFileName) === original)
+        return { ...found, resolvedFileName: copy };
+      return found;
+    });
+  const program = ts.createProgram([file], opts, host);
   const source = program.getSourceFile(file);
-  if (!source) return [];
+  if (!source) return [`${path.basename(file)}: TypeScript could not read the file`];
   return ts
     .getPreEmitDiagnostics(program, source)
     .filter((d) => d.category === ts.DiagnosticCategory.Error && d.file === source)
@@ -31,4 +69,4 @@ export function typeErrors(file: string, limit = 5): string[] {
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href)
-  process.send!(typeErrors(process.argv[2]), () => process.exit(0));
+  process.send!(typeErrors(process.argv[2], process.argv[3] || undefined), () => process.exit(0));

@@ -1,5 +1,7 @@
 // The words of a chapter's exercises, in the learner's language: what each check means, what a
-// failure says, and the rebuild's task and hints (chapters/<chapter>/exercises/<locale>.yaml).
+// failure says, the rebuild's task and hints (chapters/<chapter>/exercises/<locale>.yaml), and,
+// both optional, a hint per check (`checkHints:`, shown when that check is the first to fail) and
+// one line on why the mechanism is built this way (`why:`, shown after a pass).
 // An extend exercise's task and hints are the workshop kit's (workshop.yaml), so a teacher's
 // handout and the checker say the same thing. A missing translation falls back to English.
 import { existsSync, readFileSync } from "node:fs";
@@ -12,6 +14,11 @@ export interface ExerciseWords {
   rebuild?: { task: string; hints: string[] };
   checks: Record<string, string>;
   messages: Record<string, string>;
+  /** Optional: the hint for a check, by its id; a check without one falls back to the ordered
+   *  hints. A hint points at the idea or the helper to use, never the answer's code. */
+  checkHints?: Record<string, string>;
+  /** Optional: one sentence on why the chapter's mechanism is built the way it is. */
+  why?: string;
 }
 
 interface WorkshopKit {
@@ -47,10 +54,15 @@ export function fill(template: string, values: Record<string, string | number>):
 export function word(
   chapter: ChapterInfo,
   locale: Locale,
-  kind: "checks" | "messages",
+  kind: "checks" | "messages" | "checkHints",
   key: string,
 ): string | undefined {
   return wordsFile(chapter, locale)?.[kind]?.[key] ?? wordsFile(chapter, "en")?.[kind]?.[key];
+}
+
+/** Why the chapter's mechanism is built this way, in one line (undefined when no words file says). */
+export function whyOf(chapter: ChapterInfo, locale: Locale): string | undefined {
+  return wordsFile(chapter, locale)?.why ?? wordsFile(chapter, "en")?.why;
 }
 
 /** The task and hints of an exercise: the rebuild's from the words file, an extend's (`s03.2` is

@@ -36,7 +36,10 @@ export interface Progress {
   id: string;
   started: string;
   hintsShown: number;
-  lastCheck?: { at: string; passed: number; total: number };
+  /** `typeErrors` absent: a check from before type errors were counted. */
+  lastCheck?: { at: string; passed: number; total: number; typeErrors?: number };
+  /** When --solution put the reference answer in (a pass after it is not the learner's alone). */
+  solutionUsed?: string;
 }
 
 const progressFile = (dir: string) => path.join(dir, ".exercise.json");
@@ -96,6 +99,46 @@ export function pointImportsAtChapters(source: string, dir: string, chapterDir?:
   );
 }
 
+/** The stub a rebuild starts from (an extend: the chapter's file as it is), imports pointed
+ *  from the copy's folder `dir`. */
+export function freshCopy(exercise: Exercise, chapter: ChapterInfo, dir: string): string {
+  const reference = readFileSync(path.join(chapter.dir, exercise.file), "utf8");
+  return pointImportsAtChapters(cutBlanks(reference, exercise.blanks ?? []), dir, chapter.dir);
+}
+
+/** workbench/package.json: the copies are ES modules wherever the workbench is, and, since this
+ *  file is the first package.json npm finds from inside a copy, it carries `npm run exercise`
+ *  (the command line then knows the exercise from the folder it was started in). The file is the
+ *  checker's: whatever else is in it (a `preexercise` script npm would run first) is replaced by
+ *  exactly this, every time the command line runs. */
+export function ensureWorkbenchPackage(root = WORKBENCH): void {
+  const marker = path.join(root, "package.json");
+  const cli = path.relative(root, path.join(REPO_ROOT, "chapters/_exercises/cli.ts"));
+  const ours = `${JSON.stringify(
+    {
+      private: true,
+      type: "module",
+      scripts: { exercise: `node --import tsx ${cli.split(path.sep).join("/")}` },
+    },
+    null,
+    2,
+  )}\n`;
+  if (existsSync(marker) && readFileSync(marker, "utf8") === ours) return;
+  mkdirSync(root, { recursive: true });
+  writeFileSync(marker, ours);
+}
+
+/** The copy kept beside the exercise's file before --solution or --reset replaces it:
+ *  `agent.mine-2026-12-04-183005.ts` (a second in the same second gets `-2`). Returns its path. */
+export function keepMine(file: string, now = new Date()): string {
+  const stamp = now.toISOString().slice(0, 19).replace("T", "-").replaceAll(":", "");
+  const { dir, name, ext } = path.parse(file);
+  let kept = path.join(dir, `${name}.mine-${stamp}${ext}`);
+  for (let n = 2; existsSync(kept); n++) kept = path.join(dir, `${name}.mine-${stamp}-${n}${ext}`);
+  copyFileSync(file, kept);
+  return kept;
+}
+
 /** Starts an exercise: writes the copy, unless one is there already (then says where it is). */
 export function startExercise(
   exercise: Exercise,
@@ -105,17 +148,9 @@ export function startExercise(
   const dir = exerciseDir(exercise, chapter, root);
   const file = path.join(dir, exercise.file);
   if (existsSync(file)) return { dir, file, existed: true };
-  const reference = readFileSync(path.join(chapter.dir, exercise.file), "utf8");
-  const copy = pointImportsAtChapters(
-    cutBlanks(reference, exercise.blanks ?? []),
-    dir,
-    chapter.dir,
-  );
+  const copy = freshCopy(exercise, chapter, dir);
   mkdirSync(dir, { recursive: true });
-  // The copies are ES modules wherever the workbench is (the repository's package.json says so
-  // for workbench/; a workbench elsewhere needs its own).
-  const marker = path.join(root, "package.json");
-  if (!existsSync(marker)) writeFileSync(marker, '{ "private": true, "type": "module" }\n');
+  ensureWorkbenchPackage(root);
   writeFileSync(file, copy, { flag: "wx" }); // never over a file that appeared meanwhile
   // Data the lesson reads from its own folder (s07's starting permissions.json) goes with it.
   for (const name of readdirSync(chapter.dir))
@@ -129,10 +164,16 @@ export function startExercise(
 }
 
 /** The reference answer, put into the learner's copy in place of the exercise's part (a
- *  rebuild's functions, an extend's regions); everything else stays as the learner left it. */
-export function applySolution(exercise: Exercise, chapter: ChapterInfo, file: string): void {
+ *  rebuild's functions, an extend's regions); everything else stays as the learner left it.
+ *  Returns the text before and after (the command line shows the difference). */
+export function applySolution(
+  exercise: Exercise,
+  chapter: ChapterInfo,
+  file: string,
+): { before: string; after: string } {
   const reference = readFileSync(path.join(chapter.dir, exercise.file), "utf8");
-  let mine = readFileSync(file, "utf8");
+  const before = readFileSync(file, "utf8");
+  let mine = before;
   if (exercise.blanks?.length)
     mine = putBack(
       mine,
@@ -147,6 +188,7 @@ export function applySolution(exercise: Exercise, chapter: ChapterInfo, file: st
     mine = replaceRegions(mine, Object.fromEntries(answers));
   }
   writeFileSync(file, mine);
+  return { before, after: mine };
 }
 
 /** The learner's most recently changed copy of a chapter's lesson file (`npm run chapter s03 --

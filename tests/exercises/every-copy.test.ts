@@ -1,0 +1,56 @@
+// SLOW (minutes: it checks all 39 exercises twice): every exercise as a learner gets it and as the
+// reference answer leaves it, through the checker's own verdict (what `--check` prints and exits
+// by). The untouched starting copy must typecheck: a type error there is in code the learner never
+// edits (s13's copy once had two, because the chapter's extension-points.ts typed its `Team` from
+// the chapter's agent.ts, not the copy). The reference answer must pass: every check, no type
+// error, so `--check` exits 0. Run alone: npx vitest run tests/exercises/every-copy.test.ts
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { findChapter } from "../../chapters/_runner/discovery.js";
+import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
+import { chapterOf, EXERCISES } from "../../chapters/_exercises/catalog.ts";
+import { verdictOf } from "../../chapters/_exercises/check.ts";
+import { typeErrors } from "../../chapters/_exercises/typecheck.ts";
+import { applySolution, startExercise } from "../../chapters/_exercises/workbench.ts";
+import { tempDir } from "../support/helpers.ts";
+
+const WORKBENCHES = path.join(REPO_ROOT, ".workspace", "exercise-tests");
+
+function copyOf(id: string) {
+  const exercise = EXERCISES.find((e) => e.id === id)!;
+  const chapter = findChapter(chapterOf(id))!;
+  mkdirSync(WORKBENCHES, { recursive: true });
+  const { file } = startExercise(exercise, chapter, tempDir("every-", WORKBENCHES));
+  return { exercise, chapter, file, lesson: path.join(chapter.dir, exercise.file) };
+}
+
+describe("[slow] every exercise's starting copy and reference answer", { timeout: 300_000 }, () => {
+  for (const { id } of EXERCISES) {
+    // Known, and not the checker's to fix: a1's `namespace` states no return type, so its stub
+    // (a bare throw) is inferred as `void` and the code that uses its result does not typecheck.
+    // The fix is a declared return type in chapters/a1-mcp-servers/agent.ts (its pages quote that
+    // region, so its owner makes it); then this test passes and `fails` must go.
+    const known = id === "a1";
+    (known ? it.fails : it)(`${id}: the starting copy has no type error`, () => {
+      const { file, lesson } = copyOf(id);
+      expect(typeErrors(file, lesson, 20)).toEqual([]);
+    });
+
+    // Known, and not the checker's to fix: s14.1's reference answer (chapters/_exercises/s14.ts)
+    // emits io.event("recovery", { kind: "fallback", … }), a kind chapters/_shared/events.ts does
+    // not have, so TypeScript refuses it and `--check` exits 1 on the answer itself.
+    const knownAnswer = id === "s14.1";
+    (knownAnswer ? it.fails : it)(
+      `${id}: the reference answer passes --check (every check, no type error)`,
+      async () => {
+        const { exercise, chapter, file, lesson } = copyOf(id);
+        applySolution(exercise, chapter, file);
+        const verdict = await verdictOf(exercise, file, lesson);
+        expect(verdict.typeErrors).toEqual([]);
+        expect(verdict.outcomes.filter((o) => !o.ok)).toEqual([]);
+        expect(verdict.pass).toBe(true);
+      },
+    );
+  }
+});
