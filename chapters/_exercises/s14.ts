@@ -483,7 +483,6 @@ export function resilientCall(options: FallbackOptions = {}): CallModel {`,
             '      if (kind === "transient") io.note(',
             `      if (kind === "transient" && options.fallbackModel && callEnv === env) {
         io.note(\`\${errorLine(err)} — try \${attempt}/\${maxTries} failed, one more with \${options.fallbackModel}\`);
-        io.event("recovery", { kind: "fallback", model: options.fallbackModel });
         callEnv = { ...env, modelId: options.fallbackModel };
         continue;
       }

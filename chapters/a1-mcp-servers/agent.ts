@@ -282,7 +282,11 @@ export function parseMcpToolName(name: string): { server: string; tool: string }
  *  offer `search`, and a rule can name one server's tools (`mcp__notes__*`). A name the API would
  *  refuse, or one already taken, is left out with a sentence: the model never sees a tool it
  *  cannot call. */
-export function namespace(servers: Connection[], note: (text: string) => void, timeoutMs: number) {
+export function namespace(
+  servers: Connection[],
+  note: (text: string) => void,
+  timeoutMs: number,
+): { tools: Tool[]; handlers: Record<string, s02.ToolHandler> } {
   const tools: Tool[] = [...s02.BASE_TOOLS];
   const handlers: Record<string, s02.ToolHandler> = { ...s02.BASE_HANDLERS };
   for (const conn of servers) {

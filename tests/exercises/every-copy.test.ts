@@ -27,30 +27,18 @@ function copyOf(id: string) {
 
 describe("[slow] every exercise's starting copy and reference answer", { timeout: 300_000 }, () => {
   for (const { id } of EXERCISES) {
-    // Known, and not the checker's to fix: a1's `namespace` states no return type, so its stub
-    // (a bare throw) is inferred as `void` and the code that uses its result does not typecheck.
-    // The fix is a declared return type in chapters/a1-mcp-servers/agent.ts (its pages quote that
-    // region, so its owner makes it); then this test passes and `fails` must go.
-    const known = id === "a1";
-    (known ? it.fails : it)(`${id}: the starting copy has no type error`, () => {
+    it(`${id}: the starting copy has no type error`, () => {
       const { file, lesson } = copyOf(id);
       expect(typeErrors(file, lesson, 20)).toEqual([]);
     });
 
-    // Known, and not the checker's to fix: s14.1's reference answer (chapters/_exercises/s14.ts)
-    // emits io.event("recovery", { kind: "fallback", … }), a kind chapters/_shared/events.ts does
-    // not have, so TypeScript refuses it and `--check` exits 1 on the answer itself.
-    const knownAnswer = id === "s14.1";
-    (knownAnswer ? it.fails : it)(
-      `${id}: the reference answer passes --check (every check, no type error)`,
-      async () => {
-        const { exercise, chapter, file, lesson } = copyOf(id);
-        applySolution(exercise, chapter, file);
-        const verdict = await verdictOf(exercise, file, lesson);
-        expect(verdict.typeErrors).toEqual([]);
-        expect(verdict.outcomes.filter((o) => !o.ok)).toEqual([]);
-        expect(verdict.pass).toBe(true);
-      },
-    );
+    it(`${id}: the reference answer passes --check (every check, no type error)`, async () => {
+      const { exercise, chapter, file, lesson } = copyOf(id);
+      applySolution(exercise, chapter, file);
+      const verdict = await verdictOf(exercise, file, lesson);
+      expect(verdict.typeErrors).toEqual([]);
+      expect(verdict.outcomes.filter((o) => !o.ok)).toEqual([]);
+      expect(verdict.pass).toBe(true);
+    });
   }
 });
