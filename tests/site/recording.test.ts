@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { recordingHeader } from "../support/recordings.ts";
 import { allRunnable, loadChapter, playChapter } from "../../chapters/_runner/chapters.ts";
 import { createIO } from "../../chapters/_runner/io.ts";
-import { startRecording } from "../../chapters/_runner/recording.ts";
+import { machineSecrets, startRecording } from "../../chapters/_runner/recording.ts";
+import { scrubber } from "../../chapters/_runner/scrub.ts";
 import { TRACE_VERSION, type TraceEvent, type TraceFile } from "../../chapters/_runner/trace.ts";
 import english from "../../i18n/ui.en.json";
 import { playerSteps } from "../../site/lib/player.ts";
@@ -228,8 +229,10 @@ describe("every chapter's scripted run, recorded with --record and read back", (
           expect(read.trace.chapter).toBe(info.id);
           expect(JSON.stringify(read.trace.steps)).not.toContain(realpathSync(workspace));
           const steps = normalizeTrace(read.trace.steps, []);
-          // Exactly the run as the IO kept it, every step...
-          expect(steps).toEqual(normalizeTrace(io.trace, [workspace, realpathSync(workspace)]));
+          // Exactly the run as the IO kept it, every step, scrubbed as --record scrubs (this
+          // machine's user and host too: as root, `ls -la` names root)...
+          const scrub = scrubber(machineSecrets([workspace, realpathSync(workspace)]));
+          expect(steps).toEqual(normalizeTrace(scrub([...io.trace]), []));
           // ...and the committed trace's steps, as the traces test compares them.
           const today: TraceFile = {
             ...read.trace,
