@@ -147,10 +147,28 @@ const callArb: fc.Arbitrary<Call> = fc.oneof(
 );
 
 /** A conversation: some tool rounds (each 1–3 calls), then an answer with any stop_reason. */
-const conversationArb = fc.record({
-  rounds: fc.array(fc.array(callArb, { minLength: 1, maxLength: 3 }), { maxLength: 4 }),
-  stop: fc.constantFrom(...ANSWER_STOPS),
-});
+/** A call that starts no process: long conversations stay cheap. */
+const cheapCallArb: fc.Arbitrary<Call> = callArb.filter((c) => c.kind !== "echo");
+
+/** Conversations of up to `most` tool rounds (the loop has no cap of its own; s01.2 adds one). */
+const conversationArb = (most: number) =>
+  fc.record({
+    // Mostly a few rounds; sometimes many more than a loop with a round cap would allow.
+    rounds: fc.oneof(
+      {
+        weight: 4,
+        arbitrary: fc.array(fc.array(callArb, { minLength: 1, maxLength: 3 }), { maxLength: 4 }),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.array(fc.array(cheapCallArb, { minLength: 1, maxLength: 1 }), {
+          minLength: 11,
+          maxLength: most,
+        }),
+      },
+    ),
+    stop: fc.constantFrom(...ANSWER_STOPS),
+  });
 
 const callName = (call: Call) => (call.kind === "unknown" ? call.name : "bash");
 const describeRound = (round: Call[]) =>
@@ -213,15 +231,16 @@ async function playConversation(
     { calls: [], stop },
   ]);
   const env = { ...kit.env([]), model: model.client };
+  const agent = module.createAgent(env);
   let threw: string | undefined;
   try {
-    await module.createAgent(env).send("go");
+    await agent.send("go");
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     if (message.includes(NOT_STARTED)) throw err;
     threw = message.split("\n")[0];
   }
-  return { requests: model.requests, threw };
+  return { requests: model.requests, threw, history: agent.messages };
 }
 
 /** Round r's calls (1-based) were answered in request r + 1: one user message, one tool_result
@@ -275,13 +294,14 @@ function expectRoundAnswered(requests: CreateParams[], rounds: Call[][], r: numb
   });
 }
 
-export const anyRounds: Check<M> = {
+/** The loop's rule on conversations of up to `most` rounds. */
+const anyRoundsUpTo = (most: number): Check<M> => ({
   id: "any-rounds",
   async run(module, kit) {
     await forAll(
-      conversationArb,
+      conversationArb(most),
       async ({ rounds, stop }) => {
-        const { requests, threw } = await playConversation(module, kit, rounds, stop);
+        const { requests, threw, history } = await playConversation(module, kit, rounds, stop);
         const expected = rounds.length + 1;
         const story =
           rounds.map((round, i) => `${i + 1}: ${describeRound(round)}`).join("; ") || "none";
@@ -300,11 +320,19 @@ export const anyRounds: Check<M> = {
           expected,
         });
         for (let r = 1; r <= rounds.length; r++) expectRoundAnswered(requests, rounds, r);
+        // The answer that ended the turn is in the history too: the next prompt builds on it.
+        const end = history.at(-1);
+        expectThat(
+          end?.role === "assistant" && JSON.stringify(end.content).includes(`reply ${expected}`),
+          "answer-not-kept",
+          { got: end ? end.role : "nothing" },
+        );
       },
       { runs: 20 },
     );
   },
-};
+});
+export const anyRounds = anyRoundsUpTo(30);
 
 export const exercises: Exercise<M>[] = [
   {
@@ -373,6 +401,7 @@ export const exercises: Exercise<M>[] = [
               "    }\n",
           ),
     },
-    checks: [roundCap, stopsWhenAnswered, oneResultPerCall, anyRounds],
+    // Under the cap of 20 the loop is s01's; roundCap checks the cap itself.
+    checks: [roundCap, stopsWhenAnswered, oneResultPerCall, anyRoundsUpTo(19)],
   },
 ];
