@@ -303,9 +303,20 @@ const deniedCall = fc.oneof(
       rule,
     })),
   fc
-    .tuple(fc.constantFrom("touch denied.txt", "git push origin main", "npm publish"), fc.boolean())
-    .map(([command, bare]) => ({
-      call: bash(command),
+    .tuple(
+      fc.constantFrom("touch denied.txt", "git push origin main", "npm publish"),
+      fc.boolean(),
+      // Alone, or chained after a harmless command: a deny rule refuses when any part matches.
+      fc.option(
+        fc.tuple(
+          fc.constantFrom("echo hi", "git status", "ls"),
+          fc.constantFrom("; ", " && ", " || ", " | ", "\n"),
+        ),
+        { nil: undefined },
+      ),
+    )
+    .map(([command, bare, chain]) => ({
+      call: bash(chain ? `${chain[0]}${chain[1]}${command}` : command),
       rule: bare
         ? ({ tool: "bash" } as Rule)
         : { tool: "bash", pattern: `${command.split(" ")[0]} *` },
