@@ -207,7 +207,13 @@ export function matches(
   if (rule.pattern === undefined) return true;
   if (subject === undefined) return kind === "deny" && rule.tool === tool;
   const star = kind === "allow" && runsCommand(tool) ? `[^${OPERATORS}]*` : ".*";
-  return patternRegex(rule.pattern, star).test(subject);
+  const pattern = patternRegex(rule.pattern, star);
+  // A command another one runs (`timeout 5 touch x`, `find . -exec rm {} +`) is a part of its own:
+  // `timeout *` allows the wrapper, and must allow what it wraps too. (A rule without a star is
+  // the exact text the person approved: it allows that text.)
+  if (kind === "allow" && runsCommand(tool) && patternPieces(rule.pattern).includes("*"))
+    return pattern.test(subject) && readCommand(subject).every((part) => pattern.test(part.text));
+  return pattern.test(subject);
 }
 
 export const describeRule = (rule: Rule) =>

@@ -195,7 +195,7 @@ describe("npm run exercise", { timeout: budget({ cli: 8 }) }, () => {
   });
 });
 
-describe("npm run exercise says truly what happened", { timeout: 180_000 }, () => {
+describe("npm run exercise says truly what happened", { timeout: budget({ cli: 12 }) }, () => {
   it("a copy deleted after it was started is missing, not 'not started yet'", async () => {
     const { run, file } = workbench();
     await run(["s03"]);
@@ -224,7 +224,7 @@ describe("npm run exercise says truly what happened", { timeout: 180_000 }, () =
   // Six check processes and six 10 s limits: minutes on a busy machine.
   it(
     "out of time, an idle wait and a busy loop are told apart (10 s per check: slow)",
-    { timeout: 600_000 },
+    { timeout: budget({ cli: 40 }) },
     async () => {
       const { run, file } = workbench();
       await run(["s01"]);

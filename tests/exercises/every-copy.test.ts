@@ -13,6 +13,7 @@ import { chapterOf, EXERCISES } from "../../chapters/_exercises/catalog.ts";
 import { verdictOf } from "../../chapters/_exercises/check.ts";
 import { typeErrors } from "../../chapters/_exercises/typecheck.ts";
 import { applySolution, startExercise } from "../../chapters/_exercises/workbench.ts";
+import { budget } from "../support/budgets.ts";
 import { tempDir } from "../support/helpers.ts";
 
 const WORKBENCHES = path.join(REPO_ROOT, ".workspace", "exercise-tests");
@@ -25,20 +26,24 @@ function copyOf(id: string) {
   return { exercise, chapter, file, lesson: path.join(chapter.dir, exercise.file) };
 }
 
-describe("[slow] every exercise's starting copy and reference answer", { timeout: 300_000 }, () => {
-  for (const { id } of EXERCISES) {
-    it(`${id}: the starting copy has no type error`, () => {
-      const { file, lesson } = copyOf(id);
-      expect(typeErrors(file, lesson, 20)).toEqual([]);
-    });
+describe(
+  "[slow] every exercise's starting copy and reference answer",
+  { timeout: budget({ cli: 20 }) },
+  () => {
+    for (const { id } of EXERCISES) {
+      it(`${id}: the starting copy has no type error`, () => {
+        const { file, lesson } = copyOf(id);
+        expect(typeErrors(file, lesson, 20)).toEqual([]);
+      });
 
-    it(`${id}: the reference answer passes --check (every check, no type error)`, async () => {
-      const { exercise, chapter, file, lesson } = copyOf(id);
-      applySolution(exercise, chapter, file);
-      const verdict = await verdictOf(exercise, file, lesson);
-      expect(verdict.typeErrors).toEqual([]);
-      expect(verdict.outcomes.filter((o) => !o.ok)).toEqual([]);
-      expect(verdict.pass).toBe(true);
-    });
-  }
-});
+      it(`${id}: the reference answer passes --check (every check, no type error)`, async () => {
+        const { exercise, chapter, file, lesson } = copyOf(id);
+        applySolution(exercise, chapter, file);
+        const verdict = await verdictOf(exercise, file, lesson);
+        expect(verdict.typeErrors).toEqual([]);
+        expect(verdict.outcomes.filter((o) => !o.ok)).toEqual([]);
+        expect(verdict.pass).toBe(true);
+      });
+    }
+  },
+);
