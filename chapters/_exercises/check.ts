@@ -129,7 +129,7 @@ function runFrom(exercise: Exercise, file: string, from: number, root: string): 
     child.on("exit", (code, signal) => {
       clearTimeout(timer);
       if (current() < exercise.checks.length && !accountedFor) {
-        const said = stderr.trim().split("\n").at(-1);
+        const said = crashLine(stderr);
         outcomes.push(
           signal
             ? { index: current(), ok: false, killed: signal }
@@ -141,6 +141,18 @@ function runFrom(exercise: Exercise, file: string, from: number, root: string): 
       resolve(outcomes);
     });
   });
+}
+
+/** What a crashed check process said, in one line: its error, not Node's version line nor the
+ *  stack under it (an uncaught error ends with "Node.js v20…"). */
+export function crashLine(stderr: string): string | undefined {
+  const lines = stderr
+    .split("\n")
+    .map((l) => l.trimEnd())
+    .filter(
+      (l) => l.trim() && !/^Node\.js v\d/.test(l) && !/^\s+at /.test(l) && !/^\s*\^+$/.test(l),
+    );
+  return lines.find((l) => /^(\w*Error|Error)\b/.test(l.trim())) ?? lines.at(-1);
 }
 
 /** What `--check` decides: the copy passes only when every check passes *and* TypeScript finds
