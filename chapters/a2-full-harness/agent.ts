@@ -203,9 +203,8 @@ function oneQuestionAtATime(env: AgentEnv): AgentEnv {
 
 // #region cache
 /** Every call re-sends the same tools and system prompt, and the history grows at its end only:
- *  the API can cache such a prefix (withPromptCache marks the last tool, the system prompt and the
- *  newest message; the runner marks a real call the same way when a chapter has not). A client
- *  that sends every request with the cache marks (the lead's and each teammate's). */
+ *  the API can cache such a prefix (withPromptCache, _shared/prompt-cache.ts). Every request
+ *  the lead and each teammate send carries the marks. */
 const promptCached = (client: ModelClient): ModelClient => ({
   messages: { create: (body, options) => client.messages.create(withPromptCache(body), options) },
 });
