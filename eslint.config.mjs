@@ -4,7 +4,18 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", ".astro/", ".workspace/", "workbench/", "node_modules/", "site/traces/"] },
+  {
+    ignores: [
+      "dist/",
+      ".astro/",
+      ".workspace/",
+      "workbench/",
+      "node_modules/",
+      "site/traces/",
+      ".stryker-tmp/",
+      "reports/",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
