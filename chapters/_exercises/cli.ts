@@ -18,6 +18,8 @@ import { createTwoFilesPatch } from "diff";
 import pc from "picocolors";
 import { findChapter, type ChapterInfo } from "../_runner/discovery.js";
 import { REPO_ROOT } from "../_shared/paths.ts";
+// What a check saw comes from the learner's code and the commands it ran: shown, never obeyed.
+import { visible } from "../_shared/visible.js";
 import type { Locale } from "../../i18n/locales.ts";
 import { chapterOf, EXERCISES, findExercise } from "./catalog.ts";
 import { verdictOf, type Outcome } from "./check.ts";
@@ -276,14 +278,14 @@ async function check(exercise: Exercise): Promise<number> {
       return;
     }
     console.log(`  ${pc.red("✗")} ${name}`);
-    console.log(`      ${explain(outcome, chapter, file)}`);
+    console.log(`      ${visible(explain(outcome, chapter, file))}`);
     if (hinted) return;
     hinted = true;
     const hint = hintFor(exercise, chapter, outcome, progress);
     if (hint) console.log(pc.cyan(`      ${hint}`));
   });
   for (const line of verdict.typeErrors)
-    console.log(`  ${pc.red("✗")} ${ui("typeError", { line })}`);
+    console.log(`  ${pc.red("✗")} ${visible(ui("typeError", { line }))}`);
   const { passed, total, typeErrors } = { ...verdict, typeErrors: verdict.typeErrors.length };
   progress.lastCheck = { at: new Date().toISOString(), passed, total, typeErrors };
   writeProgress(dir, progress);

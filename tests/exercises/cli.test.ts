@@ -155,6 +155,23 @@ describe("npm run exercise", { timeout: budget({ cli: 8 }) }, () => {
     );
   });
 
+  it("what the learner's code said is shown, never obeyed: an escape in an error is printed as text", async () => {
+    const { run, file } = workbench();
+    await run(["s03"]);
+    const f = file("s03-todo-write");
+    writeFileSync(
+      f,
+      readFileSync(f, "utf8").replace(
+        'throw new Error("not started: reminderDue");',
+        'throw new Error("boom \\x1b]52;c;ZXZpbA==\\x07 \\x1b[2J");',
+      ),
+    );
+    const out = await run(["s03", "--check"]);
+    expect(out.stdout).toContain("boom");
+    expect(out.stdout).not.toContain("\x1b]52");
+    expect(out.stdout).not.toContain("\x1b[2J");
+  });
+
   it("answers in the learner's language, from --lang or LANG", async () => {
     const { run } = workbench();
     const ja = await run(["s03", "--lang", "ja"]);

@@ -2,20 +2,12 @@
 // The s07 ones include the wrong answers a learner wrote in issue 31 (read-only tools looked at
 // before the deny rules, the raw input judged instead of the subject, a deny rule without a
 // pattern ignored, "always" storing the command unescaped, the chain checked before the mode).
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { findChapter } from "../../chapters/_runner/discovery.js";
-import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
 import { findExercise } from "../../chapters/_exercises/catalog.ts";
-import { checkKit } from "../../chapters/_exercises/kit.ts";
-import { runChecksOn, type CheckResult } from "../../chapters/_exercises/run-checks.ts";
-import { applySolution, startExercise } from "../../chapters/_exercises/workbench.ts";
-import { both, exerciseSuite, swap } from "../support/exercises.ts";
-import { tempDir } from "../support/helpers.ts";
-
-const WORKBENCHES = path.join(REPO_ROOT, ".workspace", "exercise-tests");
+import { applySolution } from "../../chapters/_exercises/workbench.ts";
+import { both, checkCopy, exerciseSuite, swap } from "../support/exercises.ts";
 
 const allowStep =
   '  if (perms.allow.some((rule) => matches(rule, call.name, subject, "allow"))) return null;';
@@ -107,35 +99,24 @@ describe("exercise s07 (rebuild) in the learner's own words", () => {
   it("passes every check when every refusal is worded differently", async () => {
     const exercise = findExercise("s07")!;
     const chapter = findChapter("s07")!;
-    mkdirSync(WORKBENCHES, { recursive: true });
-    const { file } = startExercise(exercise, chapter, tempDir("bench-", WORKBENCHES));
-    applySolution(exercise, chapter, file);
-    const reworded = [
-      ["`dangerous command (${why}); it is refused in every mode`", "`No: ${why}.`"],
-      ['`denied by the rule "${describeRule(denied)}"`', "`the policy forbids this`"],
-      [
-        "`plan mode: ${call.name} would change things, so it does not run until the plan is approved`",
-        '"only looking while we plan"',
-      ],
-      ['"the user said no"', '"declined"'],
-    ];
-    let text = readFileSync(file, "utf8");
-    for (const [from, to] of reworded) {
-      expect(text).toContain(from);
-      text = text.replace(from, to);
-    }
-    writeFileSync(file, text);
-    const module: unknown = await import(pathToFileURL(file).href);
-    const results: CheckResult[] = [];
-    await runChecksOn(
-      exercise,
-      module,
-      file,
-      checkKit(() => tempDir("lah-ws-")),
-      (r) => {
-        results.push(r);
-      },
-    );
+    const results = await checkCopy(exercise, (file) => {
+      applySolution(exercise, chapter, file);
+      const reworded = [
+        ["`dangerous command (${why}); it is refused in every mode`", "`No: ${why}.`"],
+        ['`denied by the rule "${describeRule(denied)}"`', "`the policy forbids this`"],
+        [
+          "`plan mode: ${call.name} would change things, so it does not run until the plan is approved`",
+          '"only looking while we plan"',
+        ],
+        ['"the user said no"', '"declined"'],
+      ];
+      let text = readFileSync(file, "utf8");
+      for (const [from, to] of reworded) {
+        expect(text).toContain(from);
+        text = text.replace(from, to);
+      }
+      writeFileSync(file, text);
+    });
     expect(results.filter((r) => !r.ok)).toEqual([]);
   });
 });

@@ -40,7 +40,10 @@ export const both =
 export type Mutant = Record<string, (reference: string) => string>;
 
 /** Every check's result for a copy of the exercise, after `edit` changed the started copy. */
-async function checkCopy(exercise: Exercise, edit: (file: string) => void): Promise<CheckResult[]> {
+export async function checkCopy(
+  exercise: Exercise,
+  edit: (file: string) => void,
+): Promise<CheckResult[]> {
   const chapter = findChapter(chapterOf(exercise.id))!;
   // Inside the repository (git-ignored .workspace/), where vitest's loader imports TypeScript.
   mkdirSync(WORKBENCHES, { recursive: true });
