@@ -201,7 +201,10 @@ export function createIO({
         said = "";
         const counts = usage && tokenUsage(message.usage);
         if (counts) usage.add(agent, model, counts);
-        const usageLine = counts && `${who(agent)}${c.dim(`  tokens: ${tokensText(counts)}`)}`;
+        // A local server (Ollama, llama.cpp) may send no counts, or zeros: said, never made up.
+        const usageLine =
+          usage &&
+          `${who(agent)}${c.dim(`  tokens: ${counts ? tokensText(counts) : "unknown (the server sent no counts)"}`)}`;
         if (!streamed) {
           if (usageLine) usageLines.set(message, usageLine);
           return;
@@ -303,6 +306,8 @@ export function createIO({
 /** The counts a trace keeps of a message's `usage` (the API sends more: service tier, ...). */
 function tokenUsage(usage: Message["usage"] | undefined): TokenUsage | undefined {
   if (!usage || typeof usage.input_tokens !== "number") return undefined;
+  // Nothing in and nothing out is a server that does not count, not a free call.
+  if (!usage.input_tokens && !usage.output_tokens) return undefined;
   const counts: TokenUsage = {
     input_tokens: usage.input_tokens,
     output_tokens: usage.output_tokens ?? 0,

@@ -156,6 +156,7 @@ export async function realClient(env: NodeJS.ProcessEnv): Promise<ModelClient> {
     authToken: apiKey ? null : env.ANTHROPIC_AUTH_TOKEN?.trim() || null,
     baseURL: env.ANTHROPIC_BASE_URL || undefined,
     maxRetries: 0,
+    fetch: withUsageFilledIn(globalThis.fetch),
     // Every failure reaches the person as one sentence (describeModelError); the SDK's own log
     // lines would come first and bury it. ANTHROPIC_LOG=debug still shows them, for a bug report.
     logLevel: env.ANTHROPIC_LOG ? undefined : "off",
@@ -198,6 +199,54 @@ export async function realClient(env: NodeJS.ProcessEnv): Promise<ModelClient> {
       },
     },
   };
+}
+
+/** Servers that speak the Messages API for local models (Ollama, llama.cpp) may leave `usage` out
+ *  of a stream's message_start and message_delta events; the SDK's stream reader then fails on
+ *  `usage.output_tokens`. This fetch fills in zeros, which the printer shows as "unknown"
+ *  (io.ts): the answer is kept, and no count is made up. Other events pass through untouched. */
+export function withUsageFilledIn(fetchImpl: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const response = await fetchImpl(input, init);
+    if (!response.body || !response.headers.get("content-type")?.includes("text/event-stream"))
+      return response;
+    let carry = "";
+    const lines = new TransformStream<string, string>({
+      transform(chunk, out) {
+        const parts = (carry + chunk).split("\n");
+        carry = parts.pop()!;
+        for (const line of parts) out.enqueue(`${fillUsage(line)}\n`);
+      },
+      flush(out) {
+        if (carry) out.enqueue(fillUsage(carry));
+      },
+    });
+    const body = response.body
+      .pipeThrough(new TextDecoderStream())
+      .pipeThrough(lines)
+      .pipeThrough(new TextEncoderStream());
+    return new Response(body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
+
+/** One line of a Messages API stream, with zero counts where a server left `usage` out. */
+function fillUsage(line: string): string {
+  if (!line.startsWith("data:") || !/"message_(start|delta)"/.test(line)) return line;
+  try {
+    const data = JSON.parse(line.slice(5)) as Record<string, unknown>;
+    if (data.type === "message_start" && isObject(data.message) && !isObject(data.message.usage))
+      data.message.usage = { input_tokens: 0, output_tokens: 0 };
+    else if (data.type === "message_delta" && !isObject(data.usage))
+      data.usage = { output_tokens: 0 };
+    else return line;
+    return `data: ${JSON.stringify(data)}`;
+  } catch {
+    return line; // not JSON: the SDK reports it as it would have
+  }
 }
 
 /** The HTTP status the Messages API gives each error type it documents. */

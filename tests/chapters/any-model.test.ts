@@ -1,6 +1,7 @@
-// The second wire format (issue 37): chapters run over OpenAI's chat completions through one
-// adapter (chapters/_runner/openai-client.ts), tested against a local fake of that protocol that
-// cuts tool-call arguments into pieces, sends no usage, or answers with an error.
+// Any model (issue 37): a local server on the Messages API (Ollama, llama.cpp: a token instead of a
+// key, no usage or zeros, tool calls streamed), and the second wire format, OpenAI's chat
+// completions, through one adapter (chapters/_runner/openai-client.ts), tested against a local fake
+// of that protocol that cuts tool-call arguments into pieces, sends no usage, or answers an error.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fc, test as propertyTest } from "@fast-check/vitest";
@@ -10,7 +11,14 @@ import { chooseModel, describeModelError } from "../../chapters/_runner/model.ts
 import { ChatAnswer, openaiClient, toChatRequest } from "../../chapters/_runner/openai-client.ts";
 import type { CreateParams } from "../../chapters/_shared/types.ts";
 import { budget } from "../support/budgets.ts";
-import { startFakeApi, type FakeApi } from "../support/fake-api.ts";
+import {
+  endTurn,
+  type FakeReply,
+  startFakeApi,
+  streamed,
+  toolUse,
+  type FakeApi,
+} from "../support/fake-api.ts";
 import { chatError, chatStream } from "../support/fake-openai.ts";
 import { tempDir } from "../support/helpers.ts";
 import { runCli } from "../support/run-cli.ts";
@@ -315,5 +323,51 @@ describe(
       expect(seen).toEqual(["answer", "text", "block"]);
       expect(api.requests[0].body).toMatchObject({ max_tokens: 10, stream: true });
     });
+  },
+);
+
+/** A streamed answer as a local server may send it: `usage` left out of message_start and
+ *  message_delta ("absent"), or every count 0 ("zero"). */
+function localServer(reply: FakeReply, usage: "absent" | "zero"): FakeReply {
+  const out = streamed(reply);
+  for (const { event, data } of out.events!) {
+    const target = event === "message_start" ? (data.message as Record<string, unknown>) : data;
+    if (event !== "message_start" && event !== "message_delta") continue;
+    if (usage === "absent") delete target.usage;
+    else
+      target.usage =
+        event === "message_start" ? { input_tokens: 0, output_tokens: 0 } : { output_tokens: 0 };
+  }
+  return out;
+}
+
+describe(
+  "a local model on the Messages API (Ollama, llama.cpp)",
+  { timeout: budget({ cli: 4 }) },
+  () => {
+    for (const usage of ["absent", "zero"] as const)
+      it(`runs a tool call and says "tokens unknown" when the server's counts are ${usage}`, async () => {
+        api = await startFakeApi([
+          localServer(toolUse("write", { path: "a.txt", content: "local\n" }), usage),
+          localServer(endTurn("written"), usage),
+        ]);
+        const workspace = tempDir();
+        // As Ollama's documentation tells Claude Code users to set it up: a token, an empty key.
+        const { code, stdout } = await runCli(["s02", "--workspace", workspace], {
+          input: "go\n",
+          env: {
+            ANTHROPIC_BASE_URL: api.url,
+            ANTHROPIC_AUTH_TOKEN: "ollama",
+            ANTHROPIC_API_KEY: "",
+            MODEL_ID: "qwen3-coder",
+          },
+        });
+        expect(stdout).not.toMatch(/Cannot read properties/);
+        expect(code).toBe(0);
+        expect(readFileSync(path.join(workspace, "a.txt"), "utf8")).toBe("local\n");
+        expect(stdout).toMatch(/tokens: unknown \(the server sent no counts\)/);
+        expect(stdout).not.toMatch(/0 in · 0 out/);
+        expect(api.requests[0].headers.authorization).toBe("Bearer ollama");
+      });
   },
 );
