@@ -227,6 +227,9 @@ export function createIO({
         closed = true;
         if (lead && said.trim()) unfinishedText = said;
         waiting?.done();
+        // An answer that never completed (a failed call s14 may retry, Ctrl-C) says so where it
+        // stops, so a retry's answer printed next is not read as a second one.
+        if (lead && started) write(c.dim(" ⟨cut off⟩"));
         if (lead) endText();
       },
     };
