@@ -181,6 +181,10 @@ export function createIO({
         streamed = true;
         if (event.type === "thinking") return waiting?.thinking();
         if (event.type === "answer") return waiting?.done();
+        if (event.type === "input") {
+          if (lead) endText(); // the call's line comes next, below the text
+          return waiting?.input(event.name, event.characters);
+        }
         if (event.type === "text") return lead ? text(event.text) : undefined;
         const { block } = event;
         if (block.type === "thinking" || block.type === "redacted_thinking") {
@@ -191,6 +195,7 @@ export function createIO({
         } else if (block.type === "text" && started)
           blank += "\n"; // blocks join with a newline
         else if (block.type === "tool_use" && lead) {
+          waiting?.done();
           endText();
           print(callLine(block, agent));
           shownCalls.add(block.id);

@@ -281,9 +281,23 @@ async function streamed(sdk: Sdk, body: CreateParams, options?: CallOptions): Pr
   });
   const tell = options?.onStream;
   if (tell) {
+    // A tool call's input can take many seconds to arrive (a whole file for `write`): its size
+    // so far is told as it grows, so the terminal shows work instead of silence.
+    const inputs = new Map<number, { name: string; characters: number }>();
     stream.on("streamEvent", (event) => {
+      if (event.type === "content_block_delta" && event.delta.type === "input_json_delta") {
+        const input = inputs.get(event.index);
+        if (!input) return;
+        input.characters += event.delta.partial_json.length;
+        return tell({ type: "input", ...input });
+      }
       if (event.type !== "content_block_start") return;
-      const kind = event.content_block.type;
+      const block = event.content_block;
+      if (block.type === "tool_use") {
+        inputs.set(event.index, { name: block.name, characters: 0 });
+        return tell({ type: "input", name: block.name, characters: 0 });
+      }
+      const kind = block.type;
       tell({ type: kind === "thinking" || kind === "redacted_thinking" ? "thinking" : "answer" });
     });
     stream.on("text", (text) => tell({ type: "text", text }));

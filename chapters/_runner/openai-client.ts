@@ -129,11 +129,11 @@ export class ChatAnswer {
     }
     // A call's arguments arrive in pieces, keyed by the call's index; its id and name come once.
     for (const part of delta.tool_calls ?? []) {
-      if (!this.text && !this.calls.length) tell?.({ type: "answer" });
       const call = (this.calls[part.index] ??= { id: "", name: "", args: "" });
       if (part.id) call.id = part.id;
       if (part.function?.name) call.name += part.function.name;
       if (part.function?.arguments) call.args += part.function.arguments;
+      tell?.({ type: "input", name: call.name, characters: call.args.length });
     }
     if (choice.finish_reason) this.finish = choice.finish_reason;
   }
