@@ -292,8 +292,12 @@ const DANGEROUS: { pattern: RegExp; why: string }[] = [
 /** Why a command is dangerous, or undefined if it is not: the whole command, and each simple
  *  command in it (`eval "su""do id"` runs `sudo id`), tried against the list. */
 export function dangerousCommand(command: string): string | undefined {
-  const texts = [command, ...readCommand(command).map((part) => part.text)];
-  return DANGEROUS.find(({ pattern }) => texts.some((text) => pattern.test(text)))?.why;
+  const parts = readCommand(command);
+  const texts = [command, ...parts.map((part) => part.text)];
+  return (
+    DANGEROUS.find(({ pattern }) => texts.some((text) => pattern.test(text)))?.why ??
+    parts.find((part) => part.why !== undefined)?.why
+  );
 }
 // #endregion validator
 
