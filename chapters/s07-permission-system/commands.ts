@@ -29,6 +29,13 @@ export interface Part {
   /** False when even its command is unknown before it runs (`$CMD x`, `bash` reading a pipe, a
    *  parse error): no allow rule allows such a part. */
   known: boolean;
+  /** Its words' shape and where in it (in code points) each word after the first that could
+   *  name a program starts: a deny rule is tried from there too, for a program that runs its
+   *  words as a command. */
+  from?: { shape: string; starts: number[] };
+  /** What those runs of words would run in turn (`env bash -c '…'`): a deny rule is tried
+   *  against these shapes too. */
+  tails?: string[];
   /** Set when no mode, rule or answer may allow it: why (the validator refuses the command). */
   why?: string;
 }
@@ -47,6 +54,9 @@ export function readCommand(command: string): Part[] {
   return parts;
 }
 const cache = new Map<string, Part[]>();
+
+/** How many words of one simple command a deny rule is tried from (see `tails` in callParts). */
+const MAX_TAILS = 2000;
 
 /** `bash -c 'bash -c "…"'` is read again, but not forever. */
 const MAX_DEPTH = 4;
@@ -201,7 +211,25 @@ function callParts(
   const redirs = redirections.filter((r) => r !== null).map((r) => reader.redirection(r));
   const whole = joined([...assigns, ...words, ...redirs]);
   const known = words.length === 0 || isKnown(words[0]);
-  const parts: Part[] = [{ ...whole, known }];
+  // Programs the reader does not know run a command given as their words too (`ionice -c 3 git
+  // push`, `flock lock env bash -c 'git push'`): a deny rule is tried against every run of words
+  // that starts with one that could name a program, and what that run would run in turn. (It
+  // refuses `echo git push` as well: a deny rule that catches more is safe. A run the reader
+  // cannot read, `echo bash`, is left out: every deny rule would refuse it.)
+  // A call too long to try every run is one a deny rule may name anywhere.
+  const tails: string[] = words.length > MAX_TAILS ? [ANY] : [];
+  const starts: number[] = [];
+  let at = 0;
+  words.forEach((w, i) => {
+    if (words.length <= MAX_TAILS && i > 0 && isKnown(w) && /^[\w./+][\w./+-]*$/.test(w.text)) {
+      starts.push(at);
+      const within = inner(words.slice(i), depth).flatMap((p) => [p.shape, ...(p.tails ?? [])]);
+      tails.push(...within.filter((shape) => shape !== ANY));
+    }
+    at += [...w.shape].length + 1;
+  });
+  const from = { shape: joined(words).shape, starts };
+  const parts: Part[] = [{ ...whole, known, tails, from }];
   // `X=1 cmd`, `cmd > out`: the command itself is one more part, so a deny rule for `cmd` sees it.
   if (words.length > 0 && (assigns.length > 0 || redirs.length > 0))
     parts.push({ ...joined(words), known });
@@ -443,9 +471,8 @@ function evaluatedLater(node: sh.Node, type: string, reader: Reader): Part[] {
       const t = node as sh.UnaryTest;
       const op = reader.between(t.OpPos.Offset(), t.OpPos.Offset() + 2);
       if (op !== "-v" && op !== "-R") return [];
-      const operand =
-        t.X && syntax.NodeType(t.X) === "Word" ? reader.word(t.X as sh.Word) : word("", ANY);
-      return plainName(operand) ? [] : here();
+      // No globbing in `[[ ]]`: the name is its text as written.
+      return plainName(word(t.X ? reader.slice(t.X) : "")) ? [] : here();
     }
     default:
       return [];
@@ -464,15 +491,15 @@ function declaration(decl: sh.DeclClause, reader: Reader): Part[] {
     if (a.Naked && !a.Name && a.Value) words.push(reader.word(a.Value));
     else if (a.Name) words.push(word(a.Name.Value));
   }
-  return [written, ...namesTaken(variant, words, written.text)];
+  return [written, ...namesTaken(variant, words, () => written.text)];
 }
 
 const RENAMES = "gives a program another name, so no rule can judge what it runs";
 
 /** What a builtin that takes variable names (or runs a string) adds: an unknown part when a
  *  name it takes is more than a plain name, or when it keeps a string to run. */
-function namesTaken(name: string, rest: Word[], text: string): Part[] {
-  const unknown = (why?: string): Part[] => [{ ...unknownPart(text), why }];
+function namesTaken(name: string, rest: Word[], text: () => string): Part[] {
+  const unknown = (why?: string): Part[] => [{ ...unknownPart(text()), why }];
   const check = (names: (Word | undefined)[]) =>
     names.every((n) => n === undefined || plainName(n)) ? [] : unknown();
   switch (name) {
@@ -556,19 +583,19 @@ function inner(words: Word[], depth: number): Part[] {
   };
   if (name !== first.text && name !== "") return again([word(name), ...rest]);
   const unknownInner = (what: string): Part[] => [unknownPart(what)];
-  const whole = joined(words).text;
+  const whole = () => joined(words).text; // only when it is needed: a long call is read often
   const taken = namesTaken(name, rest, whole);
   if (taken.length > 0) return taken;
   if (Object.hasOwn(WRAPPERS, name) && !["xargs", "watch"].includes(name)) {
     const read = readOptions(rest, WRAPPERS[name]);
-    if (!read) return unknownInner(whole);
+    if (!read) return unknownInner(whole());
     let after = read.operands;
     if (name === "env") {
       if (after[0]?.text === "-") after = after.slice(1); // `env -` is `env -i`
       const assigns = after.findIndex((w) => !/^[^=]+=/.test(w.text) || !isKnown(w));
       const settings = assigns === -1 ? after : after.slice(0, assigns);
       if (settings.some((w) => BASH_RUNS.test(w.text.slice(0, w.text.indexOf("=")))))
-        return unknownInner(whole);
+        return unknownInner(whole());
       after = assigns === -1 ? [] : after.slice(assigns);
     }
     if (name === "timeout") after = after.slice(1); // its duration
@@ -583,7 +610,7 @@ function inner(words: Word[], depth: number): Part[] {
       // The words xargs adds come from its input: the command it runs is known, its arguments
       // are not, and no allow rule can vouch for them.
       const read = readOptions(rest, WRAPPERS.xargs);
-      if (!read || read.operands.length === 0) return unknownInner(whole);
+      if (!read || read.operands.length === 0) return unknownInner(whole());
       const w = joined(read.operands);
       return [
         { text: w.text, shape: `${w.shape} ${ANY}`, known: false },
@@ -608,26 +635,34 @@ function inner(words: Word[], depth: number): Part[] {
       let from = rest;
       if (name === "watch") {
         const read = readOptions(rest, WRAPPERS.watch);
-        if (!read) return unknownInner(whole);
+        if (!read) return unknownInner(whole());
         from = read.operands;
       }
       const script = joined(from);
       return isKnown(script) ? partsOf(script.text, depth + 1) : unknownInner(script.text);
     }
     case "trap": {
-      // `trap 'git push' EXIT` runs its first word later, as a script.
-      const [script] = rest;
-      if (!script || /^-/.test(script.text)) return [];
+      // `trap 'git push' EXIT` (or `trap -- 'git push' EXIT`) runs its first word later, as a
+      // script; `trap -p` and `trap -l` only print.
+      const read = readOptions(rest, { flags: "lpP" });
+      if (!read) return unknownInner(whole());
+      const [script] = read.operands;
+      if (!script || read.seen.size > 0) return [];
       return isKnown(script) ? partsOf(script.text, depth + 1) : unknownInner(script.text);
     }
     default: {
-      if (OTHER_SHELL.test(name)) return unknownInner(whole);
+      if (OTHER_SHELL.test(name)) return unknownInner(whole());
       if (!BASH_LIKE.test(name)) return [];
       // `bash -c 'script'` (also `-lc`, `-ec`, `-O extglob -c`): the script is read like any
       // command. `bash` with no script file, or `-s`, reads its commands from its input: unknown.
       const read = readOptions(rest, SHELL);
-      if (!read || read.seen.has("s") || read.operands.length === 0) return unknownInner(whole);
-      if (!read.seen.has("c")) return []; // a script file: the rules judge `bash file.sh` itself
+      if (!read || read.seen.has("s") || read.operands.length === 0) return unknownInner(whole());
+      // A script file: the rules judge `bash file.sh` itself — unless the file is the command's
+      // own input (`bash /dev/stdin <<< '…'`) or a name known only when it runs.
+      if (!read.seen.has("c"))
+        return !isKnown(read.operands[0]) || /^\/(dev|proc)\//.test(read.operands[0].text)
+          ? unknownInner(whole())
+          : [];
       const [script] = read.operands;
       return isKnown(script) ? partsOf(script.text, depth + 1) : unknownInner(script.text);
     }
