@@ -18,7 +18,15 @@ import {
 import path from "node:path";
 import { openFolder } from "./jail.ts";
 
-const kind = (p: string) => lstatSync(p, { throwIfNoEntry: false });
+/** What is at `p`, without following a link; undefined for nothing — or for a path git's
+ *  folders were made too deep to name (ENAMETOOLONG), which is looked at no further. */
+const kind = (p: string) => {
+  try {
+    return lstatSync(p, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+};
 
 /** The repository's `.git` folder of a folder a command may write (it may be that folder). */
 export function gitDirIn(dir: string): string[] {
@@ -72,8 +80,13 @@ const NESTED = new Set(["worktrees", "modules"]);
  *  one by one; past that the folder's own entry stands for the rest. */
 const PER_FOLDER = 200;
 
+/** How deep lanes and submodules nest (`modules/a/modules/b`) before a nested folder's own entry
+ *  stands for what is inside it: a 400-deep `worktrees/a/worktrees/a/…` planted by a command is
+ *  fingerprinted as one folder at that depth, not walked until its path is too long to name. */
+const MAX_NESTING = 4;
+
 /** Every file and folder in a git folder that is not history, relative to it. */
-function surfaceFiles(git: string, under = ""): string[] {
+function surfaceFiles(git: string, under = "", nesting = 0): string[] {
   // This runs outside the sandbox: a folder in `.git` linked to one the sandbox hides (your
   // home) must not have its names listed in a warning to the model. So only real folders are
   // looked into, opened part by part without following a link (s02's jail), and listed through
@@ -115,7 +128,8 @@ function surfaceFiles(git: string, under = ""): string[] {
     if (NESTED.has(name) && folder(rel)) {
       for (const inner of names(rel)) {
         const sub = path.join(rel, inner);
-        if (folder(sub)) found.push(...surfaceFiles(git, sub));
+        if (folder(sub) && nesting < MAX_NESTING)
+          found.push(...surfaceFiles(git, sub, nesting + 1));
         else found.push(sub);
       }
       continue;
