@@ -126,6 +126,17 @@ function surfaceFiles(git: string, under = "", nesting = 0): string[] {
   const walk = (dir: string, budget: { left: number }) => void walkFrom(dir, budget, found);
   for (const name of names(under)) {
     const rel = path.join(under, name);
+    // Replace refs are refs, but they tell git to show one object in place of another: a commit
+    // whose content your `git log -p` would show clean. Watched, in a packed-refs file too.
+    if (name === "refs" && folder(rel)) {
+      const replace = path.join(rel, "replace");
+      if (folder(replace)) found.push(replace, ...walkFrom(replace, { left: PER_FOLDER }));
+      continue;
+    }
+    if (name === "packed-refs" && packsReplaceRefs(path.join(git, rel))) {
+      found.push(rel);
+      continue;
+    }
     if (HISTORY.has(name) || name.endsWith(".lock") || name.startsWith("sharedindex.")) continue;
     if (name === "info" && folder(rel)) {
       for (const inner of names(rel))
@@ -146,6 +157,19 @@ function surfaceFiles(git: string, under = "", nesting = 0): string[] {
     if (folder(rel)) walk(rel, { left: PER_FOLDER });
   }
   return found;
+}
+
+/** Does a packed-refs file hold a replace ref? Read without following a link or waiting. */
+function packsReplaceRefs(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    return fstatSync(fd).isFile() && / refs\/replace\//.test(readFileSync(fd, "utf8"));
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /** The files among those that decide what git runs or where it looks — config, hooks,

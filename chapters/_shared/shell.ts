@@ -483,7 +483,7 @@ export function startCommand(command: string, opts: CommandOptions): RunningComm
       clearTimeout(timer);
       if (child.pid) live.delete(child.pid);
       if (error) text.output += error;
-      const warnings = lookAgain(repos, before);
+      const warnings = lookAgain(repos, before, [opts.cwd, ...(opts.writable ?? [])]);
       for (const warning of warnings) text.output += `\n${warning}`;
       resolve({ ...text, exitCode, timedOut, truncated, warnings });
     };
@@ -507,9 +507,12 @@ export function startCommand(command: string, opts: CommandOptions): RunningComm
 
 /** What the command changed in what git runs, as warnings. A look that fails (a `.git` the
  *  command made too strange to read) is a warning too: the harness does not know, so it says so. */
-function lookAgain(repos: string[], before: Map<string, string>): string[] {
+function lookAgain(repos: string[], before: Map<string, string>, writable: string[]): string[] {
   try {
-    const changed = surfaceChanges(before, gitRunSurface(repos));
+    // A repository the command made (`git init && git config core.fsmonitor …`) is new in
+    // everything that decides what git runs: each is named with what it holds.
+    const made = writable.flatMap(gitDirIn).filter((git) => !repos.includes(git));
+    const changed = surfaceChanges(before, gitRunSurface([...repos, ...made]));
     return changed.length ? [gitWarning(changed)] : [];
   } catch (err) {
     return [
