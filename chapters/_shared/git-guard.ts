@@ -187,9 +187,11 @@ const decidesWhatRuns = (file: string) =>
  *  workspace, which it is not (commands write the workspace only). */
 function hooksInWorkTree(git: string): string[] {
   const value = configValue(path.join(git, "config"), "core", "hookspath");
-  if (value === undefined || path.isAbsolute(value) || value.startsWith("~")) return [];
-  const hooks = path.normalize(value);
-  if (hooks === "." || hooks.startsWith("..")) return [];
+  if (value === undefined || value.startsWith("~")) return [];
+  const tree = path.dirname(git);
+  // `/home/you/project/.husky` names the same folder as `.husky`.
+  const hooks = path.isAbsolute(value) ? path.relative(tree, value) : path.normalize(value);
+  if (hooks === "" || hooks === "." || hooks.startsWith("..") || path.isAbsolute(hooks)) return [];
   const above = path.dirname(hooks);
   return above === "." ? [hooks] : [hooks, above];
 }
