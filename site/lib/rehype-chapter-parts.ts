@@ -1,5 +1,6 @@
 // A rehype plugin for chapter pages in parts (site/lib/chapter-parts.ts): it wraps each level-2
-// section in <ChapterPart part="...">, which renders its content only on that part's page, and
+// section in <LahChapterPart part="..."> (site/components/chapter-part.ts), which renders its
+// content only on that part's page, and
 // points an in-page link (`[the player](#try-it)`) whose target now lives in another part at that
 // part's page (`run/#try-it` from Learn, `../#the-mechanism` from Code).
 //
@@ -28,10 +29,10 @@ interface File {
 
 /** chapters/<name>/<locale>.mdx: the pages that can be in parts. */
 const CHAPTER_PAGE = /[\\/]chapters[\\/][^\\/]+[\\/][a-z]{2}\.mdx$/;
-const COMPONENT = path.resolve(import.meta.dirname, "../components/ChapterPart.astro");
+const COMPONENT = path.resolve(import.meta.dirname, "../components/chapter-part.ts");
 const TAG = "LahChapterPart";
 
-/** `import LahChapterPart from "…/ChapterPart.astro"`, as the MDX compiler wants it (an ESTree). */
+/** `import LahChapterPart from "…/chapter-part.ts"`, as the MDX compiler wants it (an ESTree). */
 function importNode(from: string): Node {
   return {
     type: "mdxjsEsm",
@@ -52,10 +53,40 @@ function importNode(from: string): Node {
   };
 }
 
+/** `props.lahPart`: the part the page renders, as the page passes it to its Content. */
+const SHOWN = {
+  type: "mdxJsxAttributeValueExpression",
+  value: "props.lahPart",
+  data: {
+    estree: {
+      type: "Program",
+      sourceType: "module",
+      body: [
+        {
+          type: "ExpressionStatement",
+          expression: {
+            type: "MemberExpression",
+            object: { type: "Identifier", name: "props" },
+            property: { type: "Identifier", name: "lahPart" },
+            computed: false,
+            optional: false,
+          },
+        },
+      ],
+    },
+  },
+};
+
+/** `<LahChapterPart part="run" shown={props.lahPart} server:root>`: `server:root` has Astro
+ *  call the function with its children unrendered (see chapter-part.ts). */
 const wrapper = (part: Part, children: Node[]): Node => ({
   type: "mdxJsxFlowElement",
   name: TAG,
-  attributes: [{ type: "mdxJsxAttribute", name: "part", value: part }],
+  attributes: [
+    { type: "mdxJsxAttribute", name: "part", value: part },
+    { type: "mdxJsxAttribute", name: "shown", value: structuredClone(SHOWN) },
+    { type: "mdxJsxAttribute", name: "server:root", value: null },
+  ],
   children,
 });
 

@@ -26,6 +26,7 @@ interface Locals {
   lahPart?: Part;
   lahChapter?: CollectionEntry<"docs">;
   lahParts?: ChapterParts;
+  lahRouteIsReady?: () => void;
   t: (key: string) => string;
 }
 
@@ -110,7 +111,12 @@ function chapterInParts(route: StarlightRouteData, locals: Locals, pathname: str
 
 export const onRequest = defineRouteMiddleware((context) => {
   const route = context.locals.starlightRoute;
-  chapterInParts(route, context.locals as unknown as Locals, context.url.pathname);
+  const locals = context.locals as unknown as Locals;
+  try {
+    chapterInParts(route, locals, context.url.pathname);
+  } finally {
+    locals.lahRouteIsReady?.(); // a part's body may render now (PartBody.astro)
+  }
   const hero = route.entry.data.hero;
   if (!hero?.actions?.length) return;
   const base = import.meta.env.BASE_URL;

@@ -15,15 +15,21 @@ import {
 } from "../support/browser.ts";
 import { budget } from "../support/budgets.ts";
 
-/** English: a page of every kind (home, the first, largest and last chapter, the case study, the
- *  appendices, the site pages with tables, the translators' guide); the other locales: the home
- *  page, the largest chapter, the appendices and the pages whose tables are widest. */
+/** English: a page of every kind (home, the first, largest and last chapter, the largest in all
+ *  its parts, the case study, the appendices, the site pages with tables, the translators' guide);
+ *  the other locales: the home page, the largest chapter in its parts, the appendices and the pages
+ *  whose tables are widest. */
 const SAMPLE = {
   en: [
     "",
     `${chapter}/`,
+    `${chapter}/run/`,
     "s13-agent-teams/",
+    "s13-agent-teams/run/",
+    "s13-agent-teams/code/",
+    "s13-agent-teams/exercises/",
     `${chapters.at(-1)}/`,
+    `${chapters.at(-1)}/run/`,
     "case-study-hierarchy/",
     ...appendices.map((name) => `${name}/`),
     "compare/",
@@ -35,6 +41,9 @@ const SAMPLE = {
   other: [
     "",
     "s13-agent-teams/",
+    "s13-agent-teams/run/",
+    "s13-agent-teams/code/",
+    "s13-agent-teams/exercises/",
     ...appendices.map((name) => `${name}/`),
     "compare/",
     "timeline/",
