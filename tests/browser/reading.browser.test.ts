@@ -1,0 +1,95 @@
+// What a reader can read, in chromium, at a phone's 390 px, a projector's 1280×720 and a wide
+// 1920 px screen: a sequence diagram wider than its column scrolls in a box whose scrollbar is on
+// screen with it (or it fits); the timeline's table never breaks a word or a chapter id across
+// lines, and its imports column keeps its links apart.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hasChromium } from "../support/chromium.ts";
+import { LOCALES, openSite } from "../support/browser.ts";
+import { budget } from "../support/budgets.ts";
+
+const SCREENS = [
+  { width: 390, height: 844 },
+  { width: 1280, height: 720 },
+  { width: 1920, height: 1080 },
+];
+
+describe.skipIf(!hasChromium)("reading the site", { timeout: budget({ page: 20 }) }, () => {
+  let site: Awaited<ReturnType<typeof openSite>>;
+  beforeAll(
+    async () => {
+      site = await openSite();
+    },
+    budget({ siteBuild: 1, browser: 1 }),
+  );
+  afterAll(() => site?.close());
+
+  it("a sequence diagram wider than its column scrolls in a box no taller than the screen, inside the column", async () => {
+    const problems: string[] = [];
+    let scrolling = 0;
+    for (const screen of SCREENS) {
+      const page = await site.tab(screen);
+      for (const url of ["/s06-subagent/run/", "/s13-agent-teams/run/", "/s15-team-protocols/run/"]) {
+        await page.goto(`${site.server.url}${url}`, { waitUntil: "load" });
+        const boxes = await page.evaluate(() =>
+          [...document.querySelectorAll<HTMLElement>(".lah-mermaid-scroll")].map((box) => {
+            const rect = box.getBoundingClientRect();
+            const style = getComputedStyle(box);
+            return {
+              wider: box.scrollWidth > box.clientWidth + 1,
+              scrolls: ["auto", "scroll"].includes(style.overflowX),
+              height: rect.height,
+              right: rect.right,
+              left: rect.left,
+            };
+          }),
+        );
+        for (const [i, box] of boxes.entries()) {
+          const where = `${screen.width}px ${url} diagram ${i + 1}`;
+          if (box.left < 0 || box.right > screen.width + 0.5)
+            problems.push(`${where}: leaves the screen (${box.left}–${box.right})`);
+          if (!box.wider) continue;
+          scrolling++;
+          if (!box.scrolls) problems.push(`${where}: wider than its box and does not scroll`);
+          // The horizontal scrollbar is at the box's bottom: on screen with the drawing's top.
+          if (box.height > screen.height)
+            problems.push(`${where}: scrolls in a box ${Math.round(box.height)} px tall`);
+        }
+      }
+    }
+    expect(scrolling, "some diagram is wider than its column").toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+  });
+
+  it("the timeline never breaks a word or a chapter id inside a cell, and keeps its imports apart", async () => {
+    const problems: string[] = [];
+    for (const screen of SCREENS)
+      for (const prefix of Object.values(LOCALES)) {
+        const page = await site.tab(screen);
+        await page.goto(`${site.server.url}${prefix}/timeline/`, { waitUntil: "load" });
+        const found = await page.evaluate(() => {
+          const broken: string[] = [];
+          const cells = document.querySelectorAll("table.lah-timeline th, table.lah-timeline td");
+          for (const cell of cells) {
+            const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+              // Latin words, numbers and ids ("Chapter", "s03", "background_run"); CJK text wraps
+              // between any two characters by design.
+              for (const match of (node.textContent ?? "").matchAll(/[\p{Script=Latin}\d_-]{2,}/gu)) {
+                const range = document.createRange();
+                range.setStart(node, match.index);
+                range.setEnd(node, match.index + match[0].length);
+                const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+                if (lines.size > 1) broken.push(`"${match[0]}" on ${lines.size} lines`);
+              }
+            }
+          }
+          const imports = [...document.querySelectorAll("table.lah-timeline tr")]
+            .map((row) => row.lastElementChild?.textContent ?? "")
+            .filter((text) => /[sa]\d+[sa]\d/.test(text));
+          return [...broken, ...imports.map((text) => `imports run together: "${text}"`)];
+        });
+        problems.push(...found.map((p) => `${screen.width}px ${prefix || "en"}: ${p}`));
+      }
+    expect(problems.slice(0, 20)).toEqual([]);
+  });
+});
