@@ -1,7 +1,7 @@
 // A chapter page in parts. One page per chapter and locale (chapters/<name>/<locale>.mdx) is
-// read as several shorter pages, each at its own URL: Learn at the chapter's URL (the problem,
-// the mechanism, the design choices), then Run it (/run/: the scenario and the player), Code
-// (/code/: how the code does it, what changed, the full source) and Exercises (/exercises/).
+// read as several shorter pages, each at its own URL: Learn at the chapter's URL (the problem and
+// the mechanism), then Run it (/run/: the scenario and the player), Code (/code/: how the code
+// does it, the design choices, what changed, the full source) and Exercises (/exercises/).
 //
 // Which part a section belongs to follows from what it shows, not from its heading (headings are
 // translated): a section is a level-2 heading and everything up to the next one, and the chapter
@@ -64,7 +64,13 @@ export function sectionsOf(source: string): { heading: string; components: Set<s
 export function sectionParts(source: string): Part[] | undefined {
   const sections = sectionsOf(source);
   if (!sections.some((s) => s.components.has("Player"))) return undefined;
-  return sections.map((s) => partOfSection(s.components));
+  const parts = sections.map((s) => partOfSection(s.components));
+  // Prose right after the code ("Design choices") discusses that code: it is read with it, as
+  // learn-claude-code's "Deep dive" holds its design decisions. Learn stays the short way in:
+  // the problem and the mechanism.
+  for (let i = 1; i < parts.length; i++)
+    if (parts[i] === "learn" && parts[i - 1] === "code") parts[i] = "code";
+  return parts;
 }
 
 /** The parts a chapter page has, in reading order (Learn always comes first). */

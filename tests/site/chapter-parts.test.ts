@@ -58,6 +58,8 @@ describe("a chapter in parts", () => {
       "  A->>B: hi`} />",
       "## How",
       '<Excerpt chapter="s01" region="loop" />',
+      "## Design choices",
+      "Prose about that code.",
       "## Try it",
       '<Player chapter="s01" />',
       "## Exercises",
@@ -68,10 +70,19 @@ describe("a chapter in parts", () => {
       "The mechanism",
       "Scenario",
       "How",
+      "Design choices",
       "Try it",
       "Exercises",
     ]);
-    expect(sectionParts(page)).toEqual(["learn", "learn", "run", "code", "run", "exercises"]);
+    expect(sectionParts(page)).toEqual([
+      "learn",
+      "learn",
+      "run",
+      "code",
+      "code", // prose right after the code is read with it
+      "run",
+      "exercises",
+    ]);
   });
 
   test.prop(
