@@ -18,7 +18,8 @@ export type Part = (typeof PARTS)[number];
  *  source is a sequence diagram.) Anything else is the essay. */
 export function partOfSection(components: ReadonlySet<string>): Part {
   if (components.has("Exercises")) return "exercises";
-  if (["Player", "RunIt", "TraceSequence", "SequenceDiagram"].some((c) => components.has(c))) return "run";
+  if (["Player", "RunIt", "TraceSequence", "SequenceDiagram"].some((c) => components.has(c)))
+    return "run";
   if (["Excerpt", "Changes", "Source"].some((c) => components.has(c))) return "code";
   return "learn";
 }
@@ -45,8 +46,7 @@ export function sectionsOf(source: string): { heading: string; components: Set<s
     if (!inAttributes) {
       const heading = /^## +(.+?)\s*$/.exec(line);
       if (heading) sections.push({ heading: heading[1], components: new Set() });
-      for (const [, name] of line.matchAll(/<([A-Z]\w*)/g))
-        sections.at(-1)?.components.add(name);
+      for (const [, name] of line.matchAll(/<([A-Z]\w*)/g)) sections.at(-1)?.components.add(name);
       // a scenario told as a sequence diagram runs it; a flowchart explains the mechanism
       if (/<Mermaid\s+code=\{`\s*sequenceDiagram/.test(line))
         sections.at(-1)?.components.add("SequenceDiagram");

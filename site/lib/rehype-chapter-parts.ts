@@ -44,7 +44,9 @@ function importNode(from: string): Node {
         body: [
           {
             type: "ImportDeclaration",
-            specifiers: [{ type: "ImportDefaultSpecifier", local: { type: "Identifier", name: TAG } }],
+            specifiers: [
+              { type: "ImportDefaultSpecifier", local: { type: "Identifier", name: TAG } },
+            ],
             source: { type: "Literal", value: from, raw: JSON.stringify(from) },
           },
         ],

@@ -69,8 +69,10 @@ function chapterInParts(route: StarlightRouteData, locals: Locals, pathname: str
   locals.lahParts = { title, parts };
 
   // The table of contents: the page's title, then the sections of this part (its level-2
-  // headings in order, each with its subsections).
-  if (route.toc) {
+  // headings in order, each with its subsections). Run it has none: its two sections are a
+  // screen apart, and the player takes the room (site/components/player/stage.css).
+  if (part === "run") route.toc = undefined;
+  else if (route.toc) {
     const [top, ...sectionItems] = route.toc.items;
     route.toc = {
       ...route.toc,

@@ -41,10 +41,13 @@ describe.skipIf(!hasChromium)("a chapter in parts", { timeout: budget({ page: 20
         // the sidebar opens this chapter into its parts, the current one marked
         const current = await page
           .locator('nav[aria-label] a[aria-current="page"]')
-          .evaluateAll((links) => links.map((a) => new URL((a as HTMLAnchorElement).href).pathname));
-        expect(current.every((href) => href.endsWith(`/${CHAPTER}/${suffix}`)), `${current}`).toBe(
-          true,
-        );
+          .evaluateAll((links) =>
+            links.map((a) => new URL((a as HTMLAnchorElement).href).pathname),
+          );
+        expect(
+          current.every((href) => href.endsWith(`/${CHAPTER}/${suffix}`)),
+          `${current}`,
+        ).toBe(true);
         expect(current.length, `${prefix} ${part}: sidebar and tab`).toBeGreaterThanOrEqual(2);
       }
     }

@@ -91,7 +91,8 @@ describe.skipIf(!hasChromium)("pages in chromium at 390 px", { timeout: VISITS }
             // the home page has no menu: its language and theme pickers are on the page, whole
             const shown = await page.evaluate(() =>
               ["starlight-lang-select select", "starlight-theme-select select"].map(
-                (s) => [...document.querySelectorAll(s)].filter((el) => el.checkVisibility()).length,
+                (s) =>
+                  [...document.querySelectorAll(s)].filter((el) => el.checkVisibility()).length,
               ),
             );
             if (shown.some((n) => n !== 1)) problems.push(`home page pickers shown: ${shown}`);

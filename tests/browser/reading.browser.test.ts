@@ -1,10 +1,11 @@
 // What a reader can read, in chromium, at a phone's 390 px, a projector's 1280×720 and a wide
 // 1920 px screen: a sequence diagram wider than its column scrolls in a box whose scrollbar is on
-// screen with it (or it fits); the timeline's table never breaks a word or a chapter id across
-// lines, and its imports column keeps its links apart.
+// screen with it (or it fits); the player's step, note, code, state and machine are in one
+// 1280×720 screen, the panels staying put while the steps move; the timeline's table never
+// breaks a word or a chapter id across lines, and its imports column keeps its links apart.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasChromium } from "../support/chromium.ts";
-import { LOCALES, openSite } from "../support/browser.ts";
+import { LOCALES, openSite, scriptsReady } from "../support/browser.ts";
 import { budget } from "../support/budgets.ts";
 
 const SCREENS = [
@@ -28,7 +29,11 @@ describe.skipIf(!hasChromium)("reading the site", { timeout: budget({ page: 20 }
     let scrolling = 0;
     for (const screen of SCREENS) {
       const page = await site.tab(screen);
-      for (const url of ["/s06-subagent/run/", "/s13-agent-teams/run/", "/s15-team-protocols/run/"]) {
+      for (const url of [
+        "/s06-subagent/run/",
+        "/s13-agent-teams/run/",
+        "/s15-team-protocols/run/",
+      ]) {
         await page.goto(`${site.server.url}${url}`, { waitUntil: "load" });
         const boxes = await page.evaluate(() =>
           [...document.querySelectorAll<HTMLElement>(".lah-mermaid-scroll")].map((box) => {
@@ -60,6 +65,70 @@ describe.skipIf(!hasChromium)("reading the site", { timeout: budget({ page: 20 }
     expect(problems).toEqual([]);
   });
 
+  it("at 1280×720 the player's current step, its note, code, state and machine are in one screen, and the panels stay put", async () => {
+    const screen = { width: 1280, height: 720 };
+    const problems: string[] = [];
+    for (const url of ["/s15-team-protocols/run/", "/ja/s13-agent-teams/run/"]) {
+      const page = await site.tab(screen);
+      await page.goto(`${site.server.url}${url}`, { waitUntil: "load" });
+      await scriptsReady(page);
+      const player = page.locator(".lah-player").first();
+      // the reader scrolls the player to the top of the screen, under the header
+      await player.evaluate((el) => {
+        const header = document.querySelector("header.header")!.getBoundingClientRect().bottom;
+        window.scrollTo({
+          top: el.getBoundingClientRect().top + scrollY - header,
+          behavior: "instant",
+        });
+      });
+      const seen: Record<string, { top: number; left: number }>[] = [];
+      for (let step = 1; step <= 12; step++) {
+        await player.locator("button[data-action=next]").click();
+        const boxes = await page.evaluate(() => {
+          const header = document.querySelector("header.header")!.getBoundingClientRect().bottom;
+          const current = document.querySelector('.lah-step[aria-current="step"]');
+          const parts: Record<string, Element | null> = {
+            step: current?.querySelector(".lah-step-title") ?? null,
+            note: current?.querySelector(".lah-step-note") ?? null,
+            code: document.querySelector(".lah-code:not([hidden])"),
+            state: document.querySelector(".lah-state:not([hidden])"),
+            machine: document.querySelector(".lah-machine"),
+          };
+          return {
+            header,
+            boxes: Object.fromEntries(
+              Object.entries(parts).map(([name, el]) => {
+                const r = el?.getBoundingClientRect();
+                return [name, r && { top: r.top, bottom: r.bottom, left: r.left }];
+              }),
+            ),
+          };
+        });
+        const shown: Record<string, { top: number; left: number }> = {};
+        for (const [name, box] of Object.entries(boxes.boxes)) {
+          if (!box) {
+            if (name !== "note" && step > 3) problems.push(`${url} step ${step}: no ${name} shown`);
+            continue;
+          }
+          if (box.top < boxes.header - 1 || box.bottom > screen.height + 1)
+            problems.push(
+              `${url} step ${step}: ${name} at ${Math.round(box.top)}–${Math.round(box.bottom)} px, outside ${Math.round(boxes.header)}–${screen.height}`,
+            );
+          shown[name] = { top: Math.round(box.top), left: Math.round(box.left) };
+        }
+        seen.push(shown);
+      }
+      // the panels do not move while the steps do
+      const last = seen.at(-1)!;
+      for (const name of ["code", "state", "machine"])
+        if (JSON.stringify(seen[5][name]) !== JSON.stringify(last[name]))
+          problems.push(
+            `${url}: ${name} moved from ${JSON.stringify(seen[5][name])} to ${JSON.stringify(last[name])}`,
+          );
+    }
+    expect([...new Set(problems)].slice(0, 12)).toEqual([]);
+  });
+
   it("the timeline never breaks a word or a chapter id inside a cell, and keeps its imports apart", async () => {
     const problems: string[] = [];
     for (const screen of SCREENS)
@@ -74,7 +143,9 @@ describe.skipIf(!hasChromium)("reading the site", { timeout: budget({ page: 20 }
             for (let node = walker.nextNode(); node; node = walker.nextNode()) {
               // Latin words, numbers and ids ("Chapter", "s03", "background_run"); CJK text wraps
               // between any two characters by design.
-              for (const match of (node.textContent ?? "").matchAll(/[\p{Script=Latin}\d_-]{2,}/gu)) {
+              for (const match of (node.textContent ?? "").matchAll(
+                /[\p{Script=Latin}\d_-]{2,}/gu,
+              )) {
                 const range = document.createRange();
                 range.setStart(node, match.index);
                 range.setEnd(node, match.index + match[0].length);
