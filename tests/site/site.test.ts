@@ -130,6 +130,14 @@ describe("documentation site", () => {
     );
   });
 
+  it("the home page of every locale leads to the timeline, the compare page, the workshop handout and the exercises", () => {
+    for (const prefix of Object.values(prefixes)) {
+      const home = page(prefix, "");
+      for (const target of ["timeline/", "compare/", "workshop/", `${chapters[0].name}/exercises/`])
+        expect(home, `${prefix || "en"}: ${target}`).toContain(`href="${BASE}${prefix}${target}"`);
+    }
+  });
+
   it("every page of every locale: links and assets stay under the base and exist, images have alt text, one h1", () => {
     const pages = (readdirSync(dist, { recursive: true }) as string[])
       .map((f) => f.split(path.sep).join("/"))
