@@ -104,11 +104,9 @@ function chapterInParts(route: StarlightRouteData, locals: Locals, pathname: str
     route.sidebar = openChapter(route.sidebar, chapterPath, group);
   }
 
-  // A part's page is the chapter's file: edit that (StarlightPage guessed a file from the URL).
-  if (locals.lahChapter && route.editUrl) {
-    route.editUrl = new URL(route.editUrl.href.replace(route.entry.filePath, chapter.filePath!));
-    route.entry = { ...route.entry, filePath: chapter.filePath! };
-  }
+  // A part's page is the chapter's file (its translation notices read it; StarlightPage guessed
+  // a file from the URL). Its edit link is the page's own (site/pages/[...part].astro).
+  if (locals.lahChapter) route.entry = { ...route.entry, filePath: chapter.filePath! };
 }
 
 export const onRequest = defineRouteMiddleware((context) => {

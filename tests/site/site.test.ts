@@ -44,6 +44,8 @@ describe("documentation site", () => {
         expect(html).toContain('class="lah-tools"');
         for (const tool of TOOLS) expect(html).toContain(`<code>${tool.name}</code>`);
         const table = /<table class="lah-tools[\s\S]*?<\/table>/.exec(html)?.[0] ?? "";
+        // "1 tool", never "1 tools"
+        if (locale === "en") expect(table).not.toMatch(/\b1 tools\b/);
         expect(
           table,
           `${locale}/${chapter.name}: a description's \`code\` shown raw`,
@@ -80,9 +82,11 @@ describe("documentation site", () => {
         const html = page(prefix, appendix.name);
         // The sidebar has a group of its own for the appendices, after the case study's, and the
         // page is in it.
-        const groups = [...html.matchAll(/<span class="large[^"]*">([^<]+)<\/span>/g)].map(
-          (m) => m[1],
-        );
+        // (the page's own entry is a group too: its parts, site/lib/chapter-parts.ts)
+        const title = /<h1 id="_top"[^>]*>([^<]+)<\/h1>/.exec(html)?.[1];
+        const groups = [...html.matchAll(/<span class="large[^"]*">([^<]+)<\/span>/g)]
+          .map((m) => m[1])
+          .filter((label) => label !== title);
         const label = group[locale as keyof typeof group];
         expect(groups.indexOf(label), `${locale}: sidebar groups ${groups.join(", ")}`).toBe(
           groups.length - 2, // then "Tools for learners & teachers"
