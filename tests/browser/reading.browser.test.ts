@@ -133,6 +133,39 @@ describe.skipIf(!hasChromium)("reading the site", { timeout: budget({ page: 20 }
     expect([...new Set(problems)].slice(0, 12)).toEqual([]);
   });
 
+  it("on a phone, one tap goes from the steps to the code, the state or the machine, and one back", async () => {
+    const screen = { width: 390, height: 844 };
+    const page = await site.tab(screen);
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    await page.goto(`${site.server.url}/s15-team-protocols/run/`, { waitUntil: "load" });
+    await scriptsReady(page);
+    const player = page.locator(".lah-player").first();
+    for (let i = 0; i < 6; i++) await player.locator("button[data-action=next]").click();
+    const inView = (selector: string) =>
+      page
+        .locator(selector)
+        .first()
+        .evaluate((el) => {
+          const header = document.querySelector("header.header")!.getBoundingClientRect().bottom;
+          const r = el.getBoundingClientRect();
+          return r.top >= header - 1 && r.top < innerHeight - 40;
+        });
+    const tabs = player.locator("nav.lah-player-tabs a");
+    expect(await tabs.count()).toBe(4);
+    for (const [tab, target] of [
+      ["code", ".lah-code"],
+      ["state", ".lah-state"],
+      ["machine", ".lah-machine"],
+      ["steps", '.lah-step[aria-current="step"]'],
+    ] as const) {
+      await player.locator(`nav.lah-player-tabs a[data-tab="${tab}"]`).click();
+      await expect.poll(() => inView(target), { message: tab }).toBe(true);
+      // the tabs stay at hand: one tap to the next panel
+      expect(await player.locator("nav.lah-player-tabs").isVisible(), tab).toBe(true);
+    }
+    await page.emulateMedia({ reducedMotion: null });
+  });
+
   it("the timeline never breaks a word or a chapter id inside a cell, and keeps its imports apart", async () => {
     const problems: string[] = [];
     for (const screen of SCREENS)
