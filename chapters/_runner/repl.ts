@@ -3,7 +3,7 @@ import { createInterface } from "node:readline";
 import pc from "picocolors";
 import { beginTurn, interruptTurn, InterruptedError } from "./interrupt.ts";
 import { finishedResults, keepInterruptedTurn } from "./interrupted-turn.ts";
-import { describeModelError } from "./model.ts";
+import { describeModelError, type Provider } from "./model.ts";
 import { ScenarioError } from "./scripted-model.ts";
 import { killAllCommands } from "../_shared/shell.ts";
 import { oneLine, visible } from "../_shared/visible.js";
@@ -17,6 +17,8 @@ export interface ReplOptions {
   scenario: Scenario;
   offline: boolean;
   modelId: string;
+  /** The real model's wire format, for the variables an error names (model.ts). */
+  provider?: Provider;
   interactive: boolean;
   debug: boolean;
   color: boolean;
@@ -220,7 +222,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
       const sentence =
         err instanceof ScenarioError
           ? `Scenario error: ${err.message}`
-          : describeModelError(err, o.modelId);
+          : describeModelError(err, o.modelId, o.provider);
       // The sentence may quote the server's own message.
       out(c.red(`✗ ${oneLine(sentence)}`));
       if (o.debug && err instanceof Error) out(c.dim(visible(err.stack ?? "")));
