@@ -4,6 +4,7 @@ import starlight from "@astrojs/starlight";
 import { defineConfig } from "astro/config";
 import { LOCALE_INFO } from "./i18n/locales.ts";
 import { normalizeBase, rehypeBasePath } from "./site/lib/base-path.ts";
+import { rehypeChapterParts } from "./site/lib/rehype-chapter-parts.ts";
 import { browserSafeChapters } from "./site/lib/vite-browser-chapters.ts";
 import {
   buildTimeRendering,
@@ -52,8 +53,9 @@ export default defineConfig({
     build: { assetsInlineLimit: 0 },
     worker: { plugins: () => [browserSafeChapters()] },
   },
-  // Links written in the pages ("[s02](/s02-tool-use/)", <LinkCard href="/...">) go under the base.
-  markdown: { rehypePlugins: [rehypeBasePath({ base })] },
+  // A chapter page is read in parts, each at its own URL (site/lib/chapter-parts.ts). Links
+  // written in the pages ("[s02](/s02-tool-use/)", <LinkCard href="/...">) go under the base.
+  markdown: { rehypePlugins: [rehypeChapterParts, rehypeBasePath({ base })] },
   integrations: [
     starlight({
       title: "Learn Agent Harness",
@@ -112,6 +114,7 @@ export default defineConfig({
       editLink: { baseUrl: `${repoUrl}/edit/${repoBranch}/` },
       components: {
         Banner: "./site/components/overrides/Banner.astro",
+        PageTitle: "./site/components/overrides/PageTitle.astro",
       },
       routeMiddleware: "./site/lib/route-middleware.ts",
       customCss: ["./site/styles/custom.css"],
