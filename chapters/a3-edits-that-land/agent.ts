@@ -503,9 +503,7 @@ export function handlersFor(
 // #endregion handlers
 
 // #region agent
-export interface EditOptions extends CheckerOptions {}
-
-export function createAgent(env: AgentEnv, options: EditOptions = {}): Agent {
+export function createAgent(env: AgentEnv, options: CheckerOptions = {}): Agent {
   const messages: MessageParam[] = [];
   const ledger = new ReadLedger(env.io);
   const handlers = handlersFor(ledger, options);
