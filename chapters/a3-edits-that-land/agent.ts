@@ -1,5 +1,5 @@
 /**
- * Edits that land
+ * a3 · Edits that land
  *
  * s02's `edit` replaces the first place its text appears and says "Edited". That is a toy's
  * promise: the first place may be the wrong one, the file may have changed since the model read
