@@ -66,7 +66,7 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
   const roster = new Map<string, { state: string; task: string; unread: number }>();
   const recovery: string[][] = [];
   const requests = new Map<string, { kind: string; route: string; status: string }>();
-  const files = new Map<string, { version: number; hash: string; by: string }>();
+  const files = new Map<string, { version: number; by: string }>();
   const calls = new Map<string, Extract<TraceEvent, { kind: "tool_call" }>>();
 
   const readBoard = (output: string) => {
@@ -204,8 +204,9 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
         return;
       }
       case "file_version": {
-        const { path, version, hash, by } = step.data;
-        files.set(path, { version, hash, by });
+        // The hash stays in the event (a learner's own recording); the panel shows the count.
+        const { path, version, by } = step.data;
+        files.set(path, { version, by });
         return;
       }
       // Shown by the context meter, the sequence diagram or the step itself, not by a panel:
@@ -231,7 +232,7 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
       roster: [...roster].map(([name, m]) => [name, m.state || "—", m.task, String(m.unread)]),
       recovery: recovery.slice(-LAST),
       requests: [...requests].map(([id, r]) => [id, r.kind, r.route, r.status]),
-      files: [...files].map(([file, f]) => [file, `v${f.version}`, f.hash, f.by]),
+      files: [...files].map(([file, f]) => [file, `v${f.version}`, f.by]),
     };
     for (const key of Object.keys(panels) as PanelId[])
       if (!panels[key]!.length) delete panels[key];
