@@ -8,7 +8,7 @@ import * as a3 from "../../chapters/a3-edits-that-land/agent.ts";
 import { findChapter } from "../../chapters/_runner/discovery.js";
 import { playChapter } from "../../chapters/_runner/chapters.ts";
 import type { Env } from "../../chapters/_runner/runtime.ts";
-import { say, use } from "../../chapters/_shared/scripted.ts";
+import { say } from "../../chapters/_shared/scripted.ts";
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
 import { runTool } from "../../chapters/s02-tool-use/agent.ts";
 import { budget } from "../support/budgets.ts";
