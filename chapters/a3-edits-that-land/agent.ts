@@ -295,7 +295,13 @@ export async function runChecks(
     report.push(typeReport(typed, run, timeoutMs));
   }
   const others = files.filter((file) => !TS_FILE.test(file));
-  const configured = others.length ? checkCommand(root) : undefined;
+  let configured: string | undefined;
+  try {
+    configured = others.length ? checkCommand(root) : undefined;
+  } catch (err) {
+    // The change is made; what failed is the check. Say so in the result, not as the tool's error.
+    report.push(`Checker: ${(err as Error).message}`);
+  }
   if (configured) {
     const run = await runCommand(`${configured} ${others.map(quoted).join(" ")}`, {
       cwd: root,
