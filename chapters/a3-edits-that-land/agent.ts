@@ -15,7 +15,14 @@
  *      about the changed files rides in the result, so the model sees the error it just made.
  */
 import { createHash } from "node:crypto";
-import { closeSync, ftruncateSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  ftruncateSync,
+  readFileSync,
+  realpathSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { applyPatch, parsePatch, type StructuredPatch } from "diff";
@@ -290,7 +297,8 @@ export async function runChecks(
     const run = await runCommand(command, {
       cwd: root,
       timeoutMs,
-      readable: [CHECK_SCRIPT, TYPESCRIPT],
+      // By their real paths: the sandbox binds only a path that is not reached through a link.
+      readable: [CHECK_SCRIPT, TYPESCRIPT].map((shown) => realpathSync(shown)),
     });
     report.push(typeReport(typed, run, timeoutMs));
   }
