@@ -8,7 +8,7 @@ import * as a3 from "../../chapters/a3-edits-that-land/agent.ts";
 import { findChapter } from "../../chapters/_runner/discovery.js";
 import { playChapter } from "../../chapters/_runner/chapters.ts";
 import type { Env } from "../../chapters/_runner/runtime.ts";
-import { say } from "../../chapters/_shared/scripted.ts";
+import { say, use } from "../../chapters/_shared/scripted.ts";
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
 import { runTool } from "../../chapters/s02-tool-use/agent.ts";
 import { budget } from "../support/budgets.ts";
@@ -240,6 +240,27 @@ describe("a3 edits that land", () => {
         expect(
           (await run("edit", { path: "src/a.txt", old_text: "x", new_text: "y" })).isError,
         ).toBe(false);
+      },
+      UNIT,
+    );
+
+    it(
+      "/files lists each file read with the version the model last saw",
+      async () => {
+        const ws = tempDir("lah-a3-");
+        writeFileSync(path.join(ws, "a.txt"), "one\n");
+        const env = scriptedEnv(
+          [
+            use("read", { path: "a.txt" }),
+            use("edit", { path: "a.txt", old_text: "one", new_text: "two" }),
+            say("done"),
+          ],
+          { workspace: ws },
+        );
+        const agent = a3.createAgent(env);
+        expect(await agent.commands!.files.run("")).toBe("(no file read yet)");
+        await agent.send("go");
+        expect(await agent.commands!.files.run("")).toMatch(/^a\.txt {2}version 2 {2}[0-9a-f]{8}$/);
       },
       UNIT,
     );
