@@ -31,7 +31,9 @@ const chapters = readdirSync("./chapters")
   .filter((name) => /^s\d\d-/.test(name) && hasPage(name))
   .sort();
 const hasCaseStudy = hasPage("case-study-hierarchy");
-// Appendices (chapters/aN-slug/) run like chapters and follow the case study.
+// The appendices and the chapters after the fifteen (chapters/aN-slug/: MCP servers, the whole
+// harness, edits that land, …) run like chapters and follow the case study, in a group of their
+// own named for what they are: what turns the course's toy into a tool people use every day.
 const appendices = readdirSync("./chapters")
   .filter((name) => /^a\d+-/.test(name) && hasPage(name))
   .sort((a, b) => parseInt(a.slice(1)) - parseInt(b.slice(1)));
@@ -88,8 +90,12 @@ export default defineConfig({
         ...(appendices.length
           ? [
               {
-                label: "Appendices",
-                translations: { ja: "付録", "zh-CN": "附录", de: "Anhang" },
+                label: "From a toy to a tool",
+                translations: {
+                  ja: "おもちゃから道具へ",
+                  "zh-CN": "从玩具到工具",
+                  de: "Vom Spielzeug zum Werkzeug",
+                },
                 items: appendices.map((slug) => ({ slug })),
               },
             ]

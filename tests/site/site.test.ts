@@ -77,7 +77,12 @@ describe("documentation site", () => {
         .map((m) => m[1])
         .sort()
         .at(-1);
-      const group = { en: "Appendices", ja: "付録", zh: "附录", de: "Anhang" } as const;
+      const group = {
+        en: "From a toy to a tool",
+        ja: "おもちゃから道具へ",
+        zh: "从玩具到工具",
+        de: "Vom Spielzeug zum Werkzeug",
+      } as const;
       for (const [locale, prefix] of Object.entries(prefixes)) {
         const html = page(prefix, appendix.name);
         // The sidebar has a group of its own for the appendices, after the case study's, and the
