@@ -10,7 +10,8 @@ import type {
 } from "../_shared/types.ts";
 import { StepKeys, type StepNotes } from "./notes.ts";
 import { clip as clipTo, systemText } from "./text.ts";
-import type { Recorder, TokenUsage, TraceEvent } from "./trace.ts";
+import type { TokenUsage, TraceEvent } from "../_trace/contract.ts";
+import type { Recorder } from "./recorder.ts";
 import type { StatusLine } from "./status.ts";
 import { tokensText, UsageLedger } from "./usage.ts";
 import { estimateTokens } from "../s05-context-compact/agent.ts";

@@ -22,7 +22,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parse } from "yaml";
 import { LOCALES, type Locale } from "../../i18n/locales.ts";
-import type { TraceEvent } from "./trace.ts";
+import type { TraceEvent } from "../_trace/contract.ts";
 
 export interface StepNotes {
   /** Translations: the hash of the English notes file they were made from. */

@@ -9,7 +9,7 @@ import { createIO, type Printer } from "./io.ts";
 import type { StatusLine } from "./status.ts";
 import { startRecording } from "./recording.ts";
 import { stateDirFor } from "../_shared/paths.ts";
-import type { TraceEvent } from "./trace.ts";
+import type { TraceEvent } from "../_trace/contract.ts";
 import { notesFor, terminalLocale } from "./notes.ts";
 import { chooseModel, realClient } from "./model.ts";
 import { LineReader, runRepl } from "./repl.ts";

@@ -1,7 +1,7 @@
 // What a session's model calls cost: the API's token counts per call, added up by agent (the
 // lead, each teammate, each subagent) and priced from prices.ts. Only a real model's counts are
 // kept: the scripted model's are made up.
-import type { TokenUsage } from "./trace.ts";
+import type { TokenUsage } from "../_trace/contract.ts";
 import { priceOf, PRICES_SOURCE, PRICES_TAKEN } from "./prices.ts";
 import { oneLine } from "../_shared/visible.js";
 

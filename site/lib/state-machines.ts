@@ -5,8 +5,7 @@
 import { STATUS_FLOW } from "../../chapters/s10-task-system/agent.ts";
 import { LIFECYCLE } from "../../chapters/s13-agent-teams/agent.ts";
 import { TRANSITIONS } from "../../chapters/s15-team-protocols/agent.ts";
-import type { TraceFile } from "../../chapters/_runner/trace.ts";
-import { boardLines } from "./run-state.ts";
+import type { TraceFile } from "../../chapters/_trace/contract.ts";
 
 export interface Machine {
   /** What moves through the states: "task", "teammate", "request". */
@@ -64,14 +63,8 @@ export function machineFocus(chapterId: string, trace: TraceFile): (MachineFocus
   };
   return trace.steps.map((step) => {
     let moved: MachineFocus | undefined;
-    if (
-      machine.subject === "task" &&
-      step.kind === "tool_result" &&
-      step.name.startsWith("task_") &&
-      !step.is_error
-    ) {
-      for (const task of boardLines(step.output)) moved = move(`#${task.id}`, task.status) ?? moved;
-    }
+    if (machine.subject === "task" && step.kind === "event" && step.type === "task")
+      moved = move(`#${step.data.task}`, step.data.status);
     if (machine.subject === "teammate" && step.kind === "event" && step.type === "member_state")
       moved = move(step.data.name, step.data.state);
     if (machine.subject === "request" && step.kind === "event" && step.type === "protocol")

@@ -4,7 +4,7 @@
 import { asText } from "../../chapters/_runner/text.ts";
 import { parseMcpToolName } from "../../chapters/a1-mcp-servers/agent.ts";
 import { otherEvent } from "../../chapters/_shared/events.ts";
-import type { TraceEvent, TraceFile } from "../../chapters/_runner/trace.ts";
+import type { TraceEvent, TraceFile } from "../../chapters/_trace/contract.ts";
 import { mermaidId, mermaidText } from "./mermaid.ts";
 import { agentsOf } from "./trace-normalize.ts";
 
@@ -119,6 +119,9 @@ function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
         return note([d.kind, "action" in d ? d.action : `try ${d.attempt}`].join(" "));
       }
       // Not part of who told whom what:
+      case "todos":
+      case "task":
+      case "job_started":
       case "permission":
       case "hook":
       case "background_result":

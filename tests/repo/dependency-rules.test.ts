@@ -51,9 +51,9 @@ describe("the rules that keep the codebase's shape", () => {
         'import type { T } from "../_shared/types.ts";\nexport const a: T = 1;\n',
       "chapters/s02-tools/agent.ts":
         'import { a } from "../s01-loop/agent.ts";\nexport const b = a;\n',
-      "chapters/_runner/trace.ts": "export const VERSION = 1;\n",
+      "chapters/_trace/contract.ts": "export const VERSION = 1;\n",
       "site/lib/fine.ts":
-        'import { VERSION } from "../../chapters/_runner/trace.ts";\nexport const v = VERSION;\n',
+        'import { VERSION } from "../../chapters/_trace/contract.ts";\nexport const v = VERSION;\n',
       // allowed: a type that refers back (erased at run time, so it orders no loading)
       "chapters/_runner/team.ts":
         'import { DEFAULT, type Options } from "./options.ts";\nexport class Team { o: Options = { size: DEFAULT }; }\n',

@@ -13,7 +13,7 @@ import {
   StepKeys,
   terminalLocale,
 } from "../../chapters/_runner/notes.ts";
-import type { TraceEvent } from "../../chapters/_runner/trace.ts";
+import type { TraceEvent } from "../../chapters/_trace/contract.ts";
 import { TRANSLATED_LOCALES } from "../../i18n/locales.ts";
 import { readTrace } from "../../site/lib/record-trace.ts";
 import { notesHash, notesStatus } from "../../site/lib/translation.ts";

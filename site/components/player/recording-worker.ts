@@ -17,7 +17,7 @@ import { MACHINES, machineFocus } from "../../lib/state-machines";
 import { spotFromIndex, type CodeIndex } from "../../lib/step-spots";
 import { sequenceFromTrace, sequenceLinks } from "../../lib/trace-sequence";
 import { translator, type Strings } from "../../lib/ui-text";
-import type { TraceEvent, TraceFile } from "../../../chapters/_runner/trace.ts";
+import type { TraceEvent, TraceFile } from "../../../chapters/_trace/contract.ts";
 import type { PlayerData } from "./side-panels";
 
 /** What the page asks: read this file, in this language; a chapter's data is at `data`, with
