@@ -183,5 +183,9 @@ export function parseTraceFile(text: string, file = "trace"): TraceFile {
       `${file} is a version ${version} trace; this harness reads versions ${OLDEST_READABLE} to ${TRACE_VERSION}: record it again (npm run traces)`,
     );
   }
-  return { ...trace, version: TRACE_VERSION, steps: (trace.steps ?? []).flatMap(upgrade) } as TraceFile;
+  return {
+    ...trace,
+    version: TRACE_VERSION,
+    steps: (trace.steps ?? []).flatMap(upgrade),
+  } as TraceFile;
 }

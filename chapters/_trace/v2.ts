@@ -11,7 +11,11 @@ import type { HarnessEvents } from "../_shared/events.ts";
 import type { EventStep, TraceEvent } from "./contract.ts";
 
 /** s10's status marks in version 2 (chapters/_shared/marks.ts then). */
-const V2_MARKS: Record<string, string> = { "[ ]": "pending", "[>]": "in_progress", "[x]": "completed" };
+const V2_MARKS: Record<string, string> = {
+  "[ ]": "pending",
+  "[>]": "in_progress",
+  "[x]": "completed",
+};
 
 /** One of s10's board lines in version 2 (its taskLine), read back: `[>] #2 subject  (owner: a;
  *  blocked by #1, #3; lane: greet)`, or the same after "Unblocked: ". */
@@ -44,7 +48,10 @@ export function fromV2(): (step: TraceEvent) => TraceEvent[] {
   return (step) => {
     if (step.kind === "tool_call") {
       const input = step.input;
-      inputs.set(step.id, input && typeof input === "object" ? (input as Record<string, unknown>) : {});
+      inputs.set(
+        step.id,
+        input && typeof input === "object" ? (input as Record<string, unknown>) : {},
+      );
       return [step];
     }
     if (step.kind !== "tool_result" || step.is_error) return [step];

@@ -108,7 +108,11 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
         return;
       case "task": {
         const d = step.data;
-        tasks.set(String(d.task), { mark: markOf(d.status), subject: d.subject, notes: taskNotes(d) });
+        tasks.set(String(d.task), {
+          mark: markOf(d.status),
+          subject: d.subject,
+          notes: taskNotes(d),
+        });
         return;
       }
       case "job_started":
