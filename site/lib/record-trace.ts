@@ -54,8 +54,8 @@ export async function recordTrace(info: ChapterInfo): Promise<TraceFile> {
   }
 }
 
-/** The committed trace of a chapter, or undefined if there is none yet; an error if it was
- *  written in another version of the format. */
+/** The committed trace of a chapter, or undefined if there is none yet; one of version 2 is
+ *  upgraded as it is read, one of another version is an error (parseTraceFile). */
 export function readTrace(chapterId: string, dir = TRACES_DIR): TraceFile | undefined {
   const file = traceFile(chapterId, dir);
   return existsSync(file)
