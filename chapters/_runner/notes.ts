@@ -131,6 +131,21 @@ export function attachNotes(
   return { byStep, unused: [...new Set(unused)] };
 }
 
+/** A run's notes told as it happens (--step, --demo): feed it every step in order; it gives the
+ *  phase a step starts and its note, if any, by the same keys the site's player uses. */
+export function noteTeller(
+  notes: StepNotes,
+): (step: TraceEvent) => { phase?: string; note?: string } {
+  const keyer = new StepKeys();
+  return (step) => {
+    const keys = keyer.keysOf(step);
+    return {
+      phase: keys.map((k) => notes.phases[k]).find(Boolean),
+      note: keys.map((k) => notes.notes[k]).find(Boolean),
+    };
+  };
+}
+
 /** The locale the terminal asks for: --lang, else LANG/LC_ALL when it names one of ours. */
 export function terminalLocale(flag: string | undefined, env: NodeJS.ProcessEnv): Locale {
   if (flag) {

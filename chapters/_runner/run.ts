@@ -5,7 +5,7 @@ import path from "node:path";
 import pc from "picocolors";
 import { loadChapter, REPO_ROOT, type ChapterInfo } from "./chapters.ts";
 import { latestCopy } from "../_exercises/workbench.ts";
-import { createIO, type Printer } from "./io.ts";
+import { createIO, type Printer } from "./printer.ts";
 import type { StatusLine } from "./status.ts";
 import { startRecording } from "./recording.ts";
 import { stateDirFor } from "../_shared/paths.ts";

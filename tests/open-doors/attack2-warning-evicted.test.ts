@@ -6,7 +6,7 @@ import { waitFor } from "../support/wait.ts";
 import { budget } from "../support/budgets.ts";
 import { describe, expect, it } from "vitest";
 import { sandboxStatus } from "../../chapters/_shared/shell.ts";
-import { createIO } from "../../chapters/_runner/io.ts";
+import { createIO } from "../../chapters/_runner/printer.ts";
 import {
   BackgroundJobs,
   injectBackgroundResults,

@@ -7,7 +7,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { recordingHeader } from "../support/recordings.ts";
 import { allRunnable, loadChapter, playChapter } from "../../chapters/_runner/chapters.ts";
-import { createIO } from "../../chapters/_runner/io.ts";
+import { createIO } from "../../chapters/_runner/printer.ts";
 import { machineSecrets, startRecording } from "../../chapters/_runner/recording.ts";
 import { scrubber } from "../../chapters/_trace/scrub.ts";
 import { TRACE_VERSION, type TraceEvent, type TraceFile } from "../../chapters/_trace/contract.ts";
