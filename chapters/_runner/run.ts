@@ -10,7 +10,7 @@ import type { StatusLine } from "./status.ts";
 import { startRecording } from "./recording.ts";
 import { stateDirFor } from "../_shared/paths.ts";
 import type { TraceEvent } from "../_trace/contract.ts";
-import { notesFor, terminalLocale } from "./notes.ts";
+import { notesFor, terminalLocale } from "./notes-files.ts";
 import { chooseModel, realClient } from "./model.ts";
 import { LineReader, runRepl } from "./repl.ts";
 import { createChapterAgent, createEnv } from "./runtime.ts";

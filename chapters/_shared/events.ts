@@ -106,8 +106,14 @@ export const EVENT_DATA = {
     }),
     z.object({ kind: z.literal("too_long"), action: z.literal("identity_reinjected") }),
   ]),
-  /** a1: an MCP server started and listed its tools (their names as the server gave them). */
-  mcp_server: z.object({ server: text, tools: z.array(text) }),
+  /** a1: an MCP server started and listed its tools (their names as the server gave them), and
+   *  the name the model is offered each by (a1's mcpToolName: `mcp__notes__save_note` → `save_note`;
+   *  a version-2 run has none until it is read: chapters/_trace/v2.ts adds it). */
+  mcp_server: z.object({
+    server: text,
+    tools: z.array(text),
+    offered: z.record(text, text).optional(),
+  }),
 };
 
 /** Each kind's data, as a chapter passes it to `io.event` and a reader finds it in a trace. */

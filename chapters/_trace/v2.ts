@@ -37,6 +37,9 @@ export function v2TaskLine(line: string): HarnessEvents["task"] | undefined {
   };
 }
 
+/** a1's tool names in version 2 (its mcpToolName): `mcp__<server>__<tool>`. */
+const v2McpName = (server: string, tool: string) => `mcp__${server}__${tool}`;
+
 /** s11's background_run answer in version 2 (its startedLine): the id of the job it started. */
 const v2StartedJob = (output: string) => /^Started (bg_\d+) in the background: /.exec(output)?.[1];
 
@@ -46,6 +49,12 @@ const v2StartedJob = (output: string) => /^Started (bg_\d+) in the background: /
 export function fromV2(): (step: TraceEvent) => TraceEvent[] {
   const inputs = new Map<string, Record<string, unknown>>();
   return (step) => {
+    // Version 3's mcp_server says what name the model is offered each tool by.
+    if (step.kind === "event" && step.type === "mcp_server" && !step.data.offered) {
+      const { server, tools } = step.data;
+      const offered = Object.fromEntries(tools.map((tool) => [v2McpName(server, tool), tool]));
+      return [{ ...step, data: { ...step.data, offered } }];
+    }
     if (step.kind === "tool_call") {
       const input = step.input;
       inputs.set(

@@ -19,6 +19,7 @@ import { readTrace } from "../../site/lib/record-trace.ts";
 import { readRecording } from "../../site/lib/recording.ts";
 import { stateTimeline, type Snapshot } from "../../site/lib/run-state.ts";
 import { machineFocus } from "../../site/lib/state-machines.ts";
+import { sequenceFromTrace } from "../../site/lib/trace-sequence.ts";
 
 const FIXTURES = path.join(REPO_ROOT, "tests/fixtures/trace-v2");
 const v2Text = (id: string) => readFileSync(path.join(FIXTURES, `${id}.json`), "utf8");
@@ -48,6 +49,17 @@ describe("a version-2 trace, read by version 3", () => {
       expect(parseTraceFile(v2Text(id)).steps).toEqual(read.trace.steps);
     },
   );
+
+  it("a1: the MCP server's tools are named as version 3 names them, and the diagram is the same", () => {
+    const read = readRecording(v2Text("a1")).trace;
+    const started = read.steps.find((s) => s.kind === "event" && s.type === "mcp_server");
+    expect(started).toMatchObject({
+      data: { server: "notes", offered: { mcp__notes__save_note: "save_note" } },
+    });
+    const diagram = sequenceFromTrace(read);
+    expect(diagram).toContain("tools/call save_note");
+    expect(diagram).toBe(sequenceFromTrace(readTrace("a1")!));
+  });
 
   it("s10: the state machine lights the same moves", () => {
     const moves = (steps: ReturnType<typeof machineFocus>) =>
