@@ -32,9 +32,9 @@ function isMinor(step: TraceEvent): boolean {
   if (step.kind === "request") return true;
   if (step.kind !== "event") return false;
   switch (step.type) {
+    // (todos, task, job_started: state the panels show; the tool call and its result tell the story.)
     case "mailbox_read":
     case "task_bound":
-    // State the panels show; the tool call and its result tell the story.
     case "todos":
     case "task":
     case "job_started":
