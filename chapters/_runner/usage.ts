@@ -116,6 +116,8 @@ export class UsageLedger {
 /** The counts a trace keeps of a message's `usage` (the API sends more: service tier, ...). */
 export function tokenUsage(usage: Message["usage"] | undefined): TokenUsage | undefined {
   if (!usage || typeof usage.input_tokens !== "number") return undefined;
+  // Nothing in and nothing out is a server that does not count, not a free call.
+  if (!usage.input_tokens && !usage.output_tokens) return undefined;
   const counts: TokenUsage = {
     input_tokens: usage.input_tokens,
     output_tokens: usage.output_tokens ?? 0,
