@@ -24,10 +24,29 @@ export default {
     {
       name: "site-not-the-printer",
       comment:
-        "The site reads the trace contract, not the terminal printer (chapters/_runner/io.ts), which draws runs for a terminal.",
+        "The site reads the trace contract, not the terminal printer (chapters/_runner/printer.ts), which draws runs for a terminal.",
       severity: "error",
       from: { path: "^site/" },
-      to: { path: "^chapters/_runner/io\\.ts$" },
+      to: { path: "^chapters/_runner/printer\\.ts$" },
+    },
+    {
+      name: "trace-contract-alone",
+      comment:
+        "The trace contract (chapters/_trace/ and the event kinds it checks, chapters/_shared/events.ts) is what the runner writes and the site reads: it imports neither of them, nor a chapter, so data flows one way through it.",
+      severity: "error",
+      from: { path: "^chapters/(_trace/|_shared/events\\.ts$)" },
+      to: { path: "^(site/|tests/|chapters/(?!_trace/|_shared/events\\.ts$))" },
+    },
+    {
+      name: "site-folds-events",
+      comment:
+        "The site shows a run's state by folding its events (the trace contract), never by calling a lesson's code on it: a lesson file is imported only for what it defines, by the two modules that show definitions (the tool table and sources in chapters.ts, the state tables in state-machines.ts), which the browser never loads.",
+      severity: "error",
+      from: {
+        path: "^site/",
+        pathNot: "^site/lib/(chapters|state-machines)\\.ts$",
+      },
+      to: { path: "^chapters/(s[0-9]{2}|a[0-9]+)-[^/]+/" },
     },
     {
       name: "shared-imports-no-chapter",

@@ -5,7 +5,6 @@ import { defineConfig } from "astro/config";
 import { LOCALE_INFO } from "./i18n/locales.ts";
 import { normalizeBase, rehypeBasePath } from "./site/lib/base-path.ts";
 import { rehypeChapterParts } from "./site/lib/rehype-chapter-parts.ts";
-import { browserSafeChapters } from "./site/lib/vite-browser-chapters.ts";
 import {
   buildTimeRendering,
   closeMermaidRenderer,
@@ -49,12 +48,10 @@ export default defineConfig({
   site,
   base,
   // Diagrams stay separate, cacheable files instead of data: URLs inlined into every page.
-  // The "Open a recording…" page reads a learner's run in a worker with the site's pure
-  // libraries, which use small helpers of the chapters' lesson files (vite-browser-chapters.ts).
-  vite: {
-    build: { assetsInlineLimit: 0 },
-    worker: { plugins: () => [browserSafeChapters()] },
-  },
+  // (The "Open a recording…" page reads a learner's run in a worker with the site's pure
+  // libraries: they fold the trace contract's events and import no lesson file, so the browser
+  // bundles no Node code.)
+  vite: { build: { assetsInlineLimit: 0 } },
   // A chapter page is read in parts, each at its own URL (site/lib/chapter-parts.ts). Links
   // written in the pages ("[s02](/s02-tool-use/)", <LinkCard href="/...">) go under the base.
   markdown: { rehypePlugins: [rehypeChapterParts, rehypeBasePath({ base })] },

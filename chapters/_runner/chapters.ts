@@ -2,7 +2,7 @@
 // JavaScript so the command line can use it before the TypeScript loader starts), and loading and
 // playing a chapter.
 import path from "node:path";
-import type { Recorder } from "./trace.ts";
+import type { Recorder } from "./recorder.ts";
 import { playScenario } from "./runtime.ts";
 import type { ChapterModule, Scenario } from "../_shared/types.ts";
 import { prepareWorkspace } from "./workspace.ts";

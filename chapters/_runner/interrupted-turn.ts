@@ -4,7 +4,7 @@
 // model had streamed so far, and a note that the person interrupted, so the next request is a valid
 // conversation that says what happened.
 import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from "../_shared/types.ts";
-import type { TraceEvent } from "./trace.ts";
+import type { TraceEvent } from "../_trace/contract.ts";
 
 export const INTERRUPTED_NOTE =
   "[The user interrupted this turn with Ctrl-C. What ran before stays done; what was still running was stopped.]";

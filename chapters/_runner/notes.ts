@@ -18,11 +18,11 @@
 //   @<event>#N        the N-th harness event of that type, whoever raised it (@task_claimed#2)
 //   <agent>@<event>#N the N-th such event of one agent (bob@member_state#3)
 // "#1" may be left out: `@compacted` is `@compacted#1`.
-import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
+//
+// This module is pure (the site's player and the browser's recording reader use it); reading the
+// files is notes-files.ts's.
 import { parse } from "yaml";
-import { LOCALES, type Locale } from "../../i18n/locales.ts";
-import type { TraceEvent } from "./trace.ts";
+import type { TraceEvent } from "../_trace/contract.ts";
 
 export interface StepNotes {
   /** Translations: the hash of the English notes file they were made from. */
@@ -31,18 +31,7 @@ export interface StepNotes {
   notes: Record<string, string>;
 }
 
-const EMPTY: StepNotes = { phases: {}, notes: {} };
-
-export const notesFile = (chapterDir: string, locale: Locale) =>
-  path.join(chapterDir, "notes", `${locale}.yaml`);
-
-/** A chapter's notes in one locale; empty when there is no file. A malformed file is an error
- *  that names the file, so a translator sees which one to fix. */
-export function readNotes(chapterDir: string, locale: Locale): StepNotes {
-  const file = notesFile(chapterDir, locale);
-  if (!existsSync(file)) return EMPTY;
-  return parseNotes(readFileSync(file, "utf8"), file);
-}
+export const EMPTY_NOTES: StepNotes = { phases: {}, notes: {} };
 
 export function parseNotes(text: string, file = "notes"): StepNotes {
   let data: unknown;
@@ -131,25 +120,17 @@ export function attachNotes(
   return { byStep, unused: [...new Set(unused)] };
 }
 
-/** The locale the terminal asks for: --lang, else LANG/LC_ALL when it names one of ours. */
-export function terminalLocale(flag: string | undefined, env: NodeJS.ProcessEnv): Locale {
-  if (flag) {
-    if (!(LOCALES as readonly string[]).includes(flag))
-      throw new Error(`--lang must be one of ${LOCALES.join(", ")} (got "${flag}")`);
-    return flag as Locale;
-  }
-  const lang = (env.LC_ALL || env.LC_MESSAGES || env.LANG || "").slice(0, 2).toLowerCase();
-  return (LOCALES as readonly string[]).includes(lang) ? (lang as Locale) : "en";
-}
-
-/** Notes for the terminal in one locale: the translation's notes over the English ones, so a
- *  note not translated yet is still shown (in English). */
-export function notesFor(chapterDir: string, locale: Locale): StepNotes {
-  const english = readNotes(chapterDir, "en");
-  if (locale === "en") return english;
-  const translated = readNotes(chapterDir, locale);
-  return {
-    phases: { ...english.phases, ...translated.phases },
-    notes: { ...english.notes, ...translated.notes },
+/** A run's notes told as it happens (--step, --demo): feed it every step in order; it gives the
+ *  phase a step starts and its note, if any, by the same keys the site's player uses. */
+export function noteTeller(
+  notes: StepNotes,
+): (step: TraceEvent) => { phase?: string; note?: string } {
+  const keyer = new StepKeys();
+  return (step) => {
+    const keys = keyer.keysOf(step);
+    return {
+      phase: keys.map((k) => notes.phases[k]).find(Boolean),
+      note: keys.map((k) => notes.notes[k]).find(Boolean),
+    };
   };
 }

@@ -2,7 +2,7 @@
 // can open their own run (real model or scripted) on the site's "Open a recording…" page.
 //
 // The file is JSON Lines: the first line says what it is (RecordingHeader), every other line is
-// one step of the trace (trace.ts). Each line is written whole, with one write call, the moment
+// one step of the trace (chapters/_trace/contract.ts). Each line is written whole, with one write call, the moment
 // its step happens: a run that crashes, or is killed, keeps every step it had. A reader that
 // finds a last line cut short shows the steps before it (site/lib/recording.ts reads them).
 import {
@@ -17,29 +17,13 @@ import {
 import os from "node:os";
 import path from "node:path";
 import { REPO_ROOT } from "../_shared/paths.ts";
-import { scrubber, type Secret } from "./scrub.ts";
-import { TRACE_VERSION, type TraceEvent } from "./trace.ts";
-
-/** The first line's `format`: how a reader tells a recording from any other JSON Lines file. */
-export const RECORDING_FORMAT = "learn-agent-harness recording";
-
-export interface RecordingHeader {
-  format: typeof RECORDING_FORMAT;
-  /** The trace vocabulary its steps use (TRACE_VERSION). */
-  version: number;
-  /** "s13" */
-  chapter: string;
-  /** "s13-agent-teams" */
-  name: string;
-  title: string;
-  /** The model that answered: its id, or "scripted" for the offline model. */
-  model: string;
-  /** When the run began (ISO 8601). */
-  started: string;
-  /** The scenario's prompts, for a scripted run (a real run's prompts are its user steps). */
-  prompts?: string[];
-  summary?: string;
-}
+import { scrubber, type Secret } from "../_trace/scrub.ts";
+import {
+  RECORDING_FORMAT,
+  TRACE_VERSION,
+  type RecordingHeader,
+  type TraceEvent,
+} from "../_trace/contract.ts";
 
 /** The workspace's paths, the repository's, the home folder (each also resolved: a link in it is
  *  the same place), the user and the host name, as this machine has them: what a recording, made

@@ -8,7 +8,7 @@ import { ScenarioError } from "./scripted-model.ts";
 import { killAllCommands } from "../_shared/shell.ts";
 import { oneLine, visible } from "../_shared/visible.js";
 import type { Agent, AgentCommand, IO, Scenario, Tool } from "../_shared/types.ts";
-import type { TraceEvent } from "./trace.ts";
+import type { TraceEvent } from "../_trace/contract.ts";
 import type { UsageLedger } from "./usage.ts";
 
 export interface ReplOptions {

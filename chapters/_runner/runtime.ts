@@ -1,6 +1,7 @@
 // Putting an AgentEnv together: model (real or scripted), IO, workspace, and how to ask the user.
-import { createIO, recordModel } from "./io.ts";
-import type { Recorder } from "./trace.ts";
+import { createIO } from "./printer.ts";
+import { recordModel } from "./recorded-model.ts";
+import type { Recorder } from "./recorder.ts";
 import { DEFAULT_MODEL } from "./model.ts";
 import { stateDirFor } from "../_shared/paths.ts";
 import { ScriptedModel } from "./scripted-model.ts";

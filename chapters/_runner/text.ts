@@ -11,7 +11,7 @@ export function clip(text: string, lines: number, chars: number): string {
 }
 
 /** `text` as a regular expression that matches it literally. */
-export const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+export { escapeRegExp } from "../_trace/scrub.ts";
 
 /** A request's system prompt as text, whether it was sent as a string or as blocks (appendix B
  *  sends blocks, to mark them for the prompt cache). */

@@ -1,7 +1,8 @@
 // What a session's model calls cost: the API's token counts per call, added up by agent (the
 // lead, each teammate, each subagent) and priced from prices.ts. Only a real model's counts are
 // kept: the scripted model's are made up.
-import type { TokenUsage } from "./trace.ts";
+import type { Message } from "../_shared/types.ts";
+import type { TokenUsage } from "../_trace/contract.ts";
 import { priceOf, PRICES_SOURCE, PRICES_TAKEN } from "./prices.ts";
 import { oneLine } from "../_shared/visible.js";
 
@@ -110,4 +111,19 @@ export class UsageLedger {
     const { calls, usage, cost } = this.total();
     return `session: ${calls} model call${calls === 1 ? "" : "s"}, ${tokensText(usage)}${cost === undefined ? " (price unknown)" : `, ≈ ${dollars(cost)}`}`;
   }
+}
+
+/** The counts a trace keeps of a message's `usage` (the API sends more: service tier, ...). */
+export function tokenUsage(usage: Message["usage"] | undefined): TokenUsage | undefined {
+  if (!usage || typeof usage.input_tokens !== "number") return undefined;
+  // Nothing in and nothing out is a server that does not count, not a free call.
+  if (!usage.input_tokens && !usage.output_tokens) return undefined;
+  const counts: TokenUsage = {
+    input_tokens: usage.input_tokens,
+    output_tokens: usage.output_tokens ?? 0,
+  };
+  if (usage.cache_read_input_tokens) counts.cache_read_input_tokens = usage.cache_read_input_tokens;
+  if (usage.cache_creation_input_tokens)
+    counts.cache_creation_input_tokens = usage.cache_creation_input_tokens;
+  return counts;
 }

@@ -1,73 +1,131 @@
 // The harness's events: structured facts a chapter reports through `env.io.event(kind, data)`, for
 // the trace and the site's player (its state panels, sequence diagrams and plain-words headlines).
-// One table, kind → data, so an emit site is type-checked and every reader of a trace can switch
-// over the kinds exhaustively: a new kind the site has not been taught is a type error there.
-// Kinds are snake_case; a task is `task` (its board id) wherever an event names one.
-// `_shared/` imports no chapter, so states and statuses are plain strings here; the comment names
-// the chapter's own type.
+// One table, kind → the zod schema of its data: the types come from it (z.infer), a recording's
+// steps are checked against it (chapters/_trace/contract.ts), and every reader of a trace can
+// switch over the kinds exhaustively: a new kind the site has not been taught is a type error there.
+//
+// To add a kind: one line in EVENT_DATA below. That is all the contract needs; the type checker
+// then names every switch (site/lib/run-state.ts, player.ts, trace-sequence.ts) that must decide
+// what the kind means.
+//
+// Kinds are snake_case; a task is `task` (its board id) wherever an event names one. `_shared/`
+// imports no chapter, so states and statuses are plain strings here; the comment names the
+// chapter's own type. A chapter that has state the player shows (a plan, a board, a job list)
+// reports it here, so the site folds events and never reads it back out of a tool's text.
+import { z } from "zod";
 
-/** What a lane event (s12) carries besides its own fields: the lane, and when, as the lane log has it. */
-interface LaneFacts {
-  /** The lane's name (`.worktrees/<worktree>`). */
-  worktree: string;
-  /** When the lane log recorded it (ISO time). */
-  ts: string;
-}
+const text = z.string();
+const count = z.number().int().nonnegative();
+/** A board id, or the null of "no task". */
+const task = z.number().int();
+/** What a lane event (s12) carries besides its own fields: the lane (`.worktrees/<worktree>`), and
+ *  when, as the lane log has it (ISO time). */
+const laneFacts = { worktree: text, ts: text };
+/** Protocol fields a mailbox message may carry (s15's approve, reason …): plain values only. */
+const plain = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
-export interface HarnessEvents {
+export const EVENT_DATA = {
   /** s05 (and s14): the history was replaced by one summary; the full transcript is on disk. */
-  compacted: { transcript: string; before: number; after: number };
+  compacted: z.object({ transcript: text, before: count, after: count }),
   /** s07, a1, a2: the permission gate decided on a tool call; `reason` says why it refused. */
-  permission: { tool: string; allowed: boolean; reason: string | null };
+  permission: z.object({ tool: text, allowed: z.boolean(), reason: text.nullable() }),
   /** s08: a hook's command ran for a lifecycle event (s08's HookEvent). */
-  hook: { event: string; command: string; exitCode: number | null; timedOut: boolean };
+  hook: z.object({
+    event: text,
+    command: text,
+    exitCode: z.number().int().nullable(),
+    timedOut: z.boolean(),
+  }),
+  /** s03 (and a2): the model's plan as it now is, after a `todo` call it accepted (s03's TodoStatus). */
+  todos: z.object({ items: z.array(z.object({ status: text, text })) }),
+  /** s10 (and s12, s13): a task as the board now has it, each time a tool's answer shows it
+   *  (s10's TaskStatus; `lane` is s12's worktree). */
+  task: z.object({
+    task,
+    status: text,
+    subject: text,
+    owner: text.nullable(),
+    blockedBy: z.array(task),
+    lane: text.nullable(),
+  }),
+  /** s11: a command was started in the background (its result comes as background_result). */
+  job_started: z.object({ id: text, command: text }),
   /** s11: a background job finished (s11's JobStatus); its result goes to the model next. */
-  background_result: { id: string; status: string };
+  background_result: z.object({ id: text, status: text }),
   /** s12 (and s13's lanes): a lane was created, on its own branch, for a task or for none. */
-  worktree_create: LaneFacts & { branch: string; path: string; task: number | null };
+  worktree_create: z.object({ ...laneFacts, branch: text, path: text, task: task.nullable() }),
   /** s12: the task a lane was created for now runs in it (and is in progress). */
-  task_bound: LaneFacts & { task: number };
+  task_bound: z.object({ ...laneFacts, task }),
   /** s12: a command ran inside a lane. */
-  worktree_run: LaneFacts & { command: string; ok: boolean };
+  worktree_run: z.object({ ...laneFacts, command: text, ok: z.boolean() }),
   /** s12: a lane was closed; its branch stays. `discarded` counts uncommitted changes forced away. */
-  worktree_remove: LaneFacts & { branch: string; force: boolean; discarded: number };
+  worktree_remove: z.object({ ...laneFacts, branch: text, force: z.boolean(), discarded: count }),
   /** s12: removing its lane completed a task; s13: a teammate finished the task it held. */
-  task_completed: { task: number } & (
-    | { owner: string } // s13: who finished it
-    | LaneFacts // s12: the lane whose removal completed it
-  );
+  task_completed: z.union([
+    z.object({ task, owner: text }), // s13: who finished it
+    z.object({ task, ...laneFacts }), // s12: the lane whose removal completed it
+  ]),
   /** s13: a teammate claimed a board task (and the lane it works in, if the task has one). */
-  task_claimed: { task: number; owner: string; lane: string | null };
+  task_claimed: z.object({ task, owner: text, lane: text.nullable() }),
   /** s13: a teammate that leaves gave its task back to the board, pending and unowned. */
-  task_handed_back: { task: number; owner: string };
+  task_handed_back: z.object({ task, owner: text }),
   /** s13: a teammate's state changed (s13's TeammateState); `role` comes with its spawn. */
-  member_state: { name: string; state: string; task: number | null; role?: string };
+  member_state: z.object({
+    name: text,
+    state: text,
+    task: task.nullable(),
+    role: text.optional(),
+  }),
   /** s13: a message was put in a mailbox, with its protocol fields (s15's request_id, approve…). */
-  mailbox_send: {
-    id: string;
-    type: string;
-    from: string;
-    to: string;
-    content: string;
-    [protocolField: string]: unknown;
-  };
+  mailbox_send: z
+    .object({
+      id: text,
+      type: text,
+      from: text,
+      to: text,
+      content: text,
+      request_id: text.optional(),
+    })
+    .catchall(plain),
   /** s13: a message was taken out of a mailbox into its reader's next turn. */
-  mailbox_read: { id: string; type: string; from: string; to: string };
+  mailbox_read: z.object({ id: text, type: text, from: text, to: text }),
   /** s15: a request of a protocol was sent or answered (s15's RequestStatus). */
-  protocol: { request_id: string; type: string; from: string; to: string; status: string };
+  protocol: z.object({ request_id: text, type: text, from: text, to: text, status: text }),
   /** s14: the harness recovered from a failed or cut-off model call. */
-  recovery:
-    | { kind: "backoff"; attempt: number; delay: number; status: number | null }
-    | { kind: "max_tokens"; action: "continue" | "stop"; times: number }
-    | { kind: "too_long"; action: "identity_reinjected" };
-  /** a1: an MCP server started and listed its tools (their names as the server gave them). */
-  mcp_server: { server: string; tools: string[] };
+  recovery: z.discriminatedUnion("kind", [
+    z.object({
+      kind: z.literal("backoff"),
+      attempt: count,
+      delay: z.number().nonnegative(),
+      status: z.number().int().nullable(),
+    }),
+    z.object({
+      kind: z.literal("max_tokens"),
+      action: z.enum(["continue", "stop"]),
+      times: count,
+    }),
+    z.object({ kind: z.literal("too_long"), action: z.literal("identity_reinjected") }),
+  ]),
+  /** a1: an MCP server started and listed its tools (their names as the server gave them), and
+   *  the name the model is offered each by (a1's mcpToolName: `mcp__notes__save_note` → `save_note`;
+   *  a version-2 run has none until it is read: chapters/_trace/v2.ts adds it). */
+  mcp_server: z.object({
+    server: text,
+    tools: z.array(text),
+    offered: z.record(text, text).optional(),
+  }),
   /** a3: the model has now seen a new text of a file (it read it, or its own change made it):
    *  its version (1, 2, …), the text's hash (first 8 hex digits) and the tool that showed it. */
-  file_version: { path: string; version: number; hash: string; by: string };
-}
+  file_version: z.object({ path: text, version: count, hash: text, by: text }),
+};
+
+/** Each kind's data, as a chapter passes it to `io.event` and a reader finds it in a trace. */
+export type HarnessEvents = { [K in keyof typeof EVENT_DATA]: z.infer<(typeof EVENT_DATA)[K]> };
 
 export type EventKind = keyof HarnessEvents;
+
+/** The event kinds, as values (a recording's reader names an unknown one). */
+export const EVENT_TYPES = Object.keys(EVENT_DATA) as EventKind[];
 
 /** One event, kind and data together: switching on `type` narrows `data`. */
 export type HarnessEvent = { [K in EventKind]: { type: K; data: HarnessEvents[K] } }[EventKind];

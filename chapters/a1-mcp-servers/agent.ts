@@ -403,7 +403,8 @@ async function startServers(env: AgentEnv, options: McpOptions): Promise<Connect
       const { name, tools } = outcome.value;
       const names = tools.map((t) => t.name);
       env.io.note(`MCP server "${name}" is running: ${names.join(", ") || "no tools"}`);
-      env.io.event("mcp_server", { server: name, tools: names });
+      const offered = Object.fromEntries(names.map((tool) => [mcpToolName(name, tool), tool]));
+      env.io.event("mcp_server", { server: name, tools: names, offered });
     }
   }
   return started.flatMap((outcome) => (outcome.status === "fulfilled" ? [outcome.value] : []));

@@ -343,12 +343,12 @@ export function createAgent(outside: AgentEnv, options: FullOptions = {}): FullA
   // s13's task_create, spawn/send/inbox and s15's protocol tools; each other chapter adds its own.
   const handlers: Record<string, s02.ToolHandler> = {
     ...team.leadHandlers,
-    todo: (input) => planning.todos.update(input),
+    todo: s03.todoHandler(planning.todos, env.io),
     load_skill: ({ name }, { root }) => s04.loadSkill(root, session!.skills, name),
     compact: () => "Compacting the conversation.",
     task: s06.leadHandlers(env, guarded(env, perms, "subagent")).task,
     ...s09.memoryHandlers(memory),
-    ...s11.backgroundHandlers(jobs),
+    ...s11.backgroundHandlers(jobs, env.io),
     ...lanes,
     // The lanes' folder goes with the last lane: a repository without lanes has no .worktrees/.
     async worktree_remove(input, ctx) {

@@ -15,7 +15,14 @@ import {
   type ToolHandler,
 } from "../s02-tool-use/agent.ts";
 import { MARKS } from "../_shared/marks.ts";
-import type { Agent, AgentEnv, ContentBlockParam, MessageParam, Tool } from "../_shared/types.ts";
+import type {
+  Agent,
+  AgentEnv,
+  ContentBlockParam,
+  IO,
+  MessageParam,
+  Tool,
+} from "../_shared/types.ts";
 
 const SYSTEM = `You are a coding agent working in a scratch workspace. Use your tools to inspect and
 change files: read before you edit, prefer edit over rewriting whole files. Paths are relative to
@@ -109,6 +116,16 @@ export const TODO_TOOL: Tool = {
 };
 
 export const TOOLS: Tool[] = [...BASE_TOOLS, TODO_TOOL];
+
+/** The todo tool's handler: the plan updated, and reported to the trace as it now stands (the
+ *  site's player shows it). A refused update reports nothing: the plan did not change. */
+export function todoHandler(todos: TodoList, io: Pick<IO, "event">): ToolHandler {
+  return (input) => {
+    const answer = todos.update(input);
+    io.event("todos", { items: todos.current.map(({ status, text }) => ({ status, text })) });
+    return answer;
+  };
+}
 // #endregion todo
 
 // #region reminder
@@ -142,7 +159,7 @@ export async function agentLoop(
 ): Promise<void> {
   const handlers: Record<string, ToolHandler> = {
     ...BASE_HANDLERS,
-    todo: (input) => planning.todos.update(input),
+    todo: todoHandler(planning.todos, env.io),
   };
   for (;;) {
     const response = await env.model.messages.create({

@@ -20,6 +20,7 @@ import {
   runTool,
   type ToolHandler,
 } from "../s02-tool-use/agent.ts";
+import { roughTokens } from "../_shared/tokens.ts";
 import type {
   Agent,
   AgentEnv,
@@ -77,7 +78,7 @@ export const TRANSCRIPTS_DIR = ".transcripts";
 
 /** Rough but free: about four characters per token. Good enough to decide when to compact. */
 export function estimateTokens(messages: MessageParam[]): number {
-  return Math.ceil(JSON.stringify(messages).length / 4);
+  return roughTokens(messages); // chapters/_shared/tokens.ts: the JSON's length / 4
 }
 
 /** Layers 2 and 3. Keep everything on disk first, then swap the whole history for one user

@@ -27,7 +27,7 @@ import { withLock } from "../_shared/lock.ts";
 import { MARKS } from "../_shared/marks.ts";
 import { agentLoop, BASE_HANDLERS, BASE_TOOLS, type ToolHandler } from "../s02-tool-use/agent.ts";
 import { BrokenStateError, readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
-import type { Agent, AgentEnv, MessageParam, Tool } from "../_shared/types.ts";
+import type { Agent, AgentEnv, IO, MessageParam, Tool } from "../_shared/types.ts";
 
 const SYSTEM = `You are a coding agent working in a scratch workspace. Use your tools to inspect and
 change files; paths are relative to the workspace. For work with several steps, keep a task board:
@@ -452,16 +452,15 @@ export function taskLine(t: Task): string {
   return `${MARKS[t.status]} #${t.id} ${t.subject}${notes.length ? `  (${notes.join("; ")})` : ""}`;
 }
 
-/** taskLine read back (the site's player rebuilds the board from the tools' output with it): a
- *  line's status, id, subject and notes ("owner: alice; lane: greet"); undefined for another line.
- *  A line "Unblocked: …" (task_update's) is read too. */
-export function parseTaskLine(
-  line: string,
-): { status: TaskStatus; id: number; subject: string; notes: string } | undefined {
-  const m = /^(?:Unblocked: )?(\[.\]) #(\d+) (.+?)(?: {2}\((.+)\))?$/.exec(line.trim());
-  const status = m && STATUSES.find((s) => MARKS[s] === m[1]);
-  return status ? { status, id: Number(m[2]), subject: m[3], notes: m[4] ?? "" } : undefined;
-}
+/** A task as the trace records it (the `task` event): what the site's player shows on its board. */
+export const taskEvent = (t: Task) => ({
+  task: t.id,
+  status: t.status,
+  subject: t.subject,
+  owner: t.owner,
+  blockedBy: t.blockedBy,
+  lane: t.worktree,
+});
 
 export function renderBoard(tasks: Task[]): string {
   if (tasks.length === 0) return "(no tasks yet)";
@@ -521,8 +520,16 @@ export const TASK_TOOLS: Tool[] = [
 ];
 
 /** The handlers pass what the model sent straight to the board, which checks every id and field
- *  before it writes; a refusal comes back to the model as an error result. */
-export function taskHandlers(board: TaskBoard): Record<string, ToolHandler> {
+ *  before it writes; a refusal comes back to the model as an error result. Each task an answer
+ *  shows is also reported to `io` as it now is, for the trace (the player's board). */
+export function taskHandlers(
+  board: TaskBoard,
+  io?: Pick<IO, "event">,
+): Record<string, ToolHandler> {
+  const shown = <T extends Task | Task[]>(tasks: T): T => {
+    for (const t of [tasks].flat()) io?.event("task", taskEvent(t));
+    return tasks;
+  };
   return {
     task_create({ subject, description, blockedBy, worktree }) {
       const task = board.create({
@@ -531,7 +538,7 @@ export function taskHandlers(board: TaskBoard): Record<string, ToolHandler> {
         blockedBy: blockedBy as number[] | undefined,
         worktree: worktree as string | null | undefined, // a lane: s13's lead may name one
       });
-      return `Created task #${task.id}\n${taskLine(task)}`;
+      return `Created task #${shown(task).id}\n${taskLine(task)}`;
     },
     task_get({ id }) {
       return JSON.stringify(board.get(checkTaskId(id)), null, 2);
@@ -549,11 +556,12 @@ export function taskHandlers(board: TaskBoard): Record<string, ToolHandler> {
       const unblocked = before.blocks.filter(
         (d) => !task.blocks.includes(d) && board.get(d).blockedBy.length === 0,
       );
-      const freed = unblocked.map((d) => `\nUnblocked: ${taskLine(board.get(d))}`).join("");
+      shown(task);
+      const freed = unblocked.map((d) => `\nUnblocked: ${taskLine(shown(board.get(d)))}`).join("");
       return `Updated task #${task.id}\n${taskLine(task)}${freed}`;
     },
     task_list() {
-      return renderBoard(board.list());
+      return renderBoard(shown(board.list()));
     },
   };
 }
@@ -567,7 +575,7 @@ export function createAgent(env: AgentEnv): Agent {
   // The board lives beside the workspace, not in the agent: a new agent on the same folder sees it,
   // and the model's commands (which can write only in the workspace) cannot forge it.
   const board = new TaskBoard(path.join(env.stateDir, "tasks"));
-  const handlers = { ...BASE_HANDLERS, ...taskHandlers(board) };
+  const handlers = { ...BASE_HANDLERS, ...taskHandlers(board, env.io) };
   return {
     messages,
     commands: { "/tasks": { help: "show the task board", run: () => renderBoard(board.list()) } },

@@ -23,6 +23,7 @@ import {
 import type {
   Agent,
   AgentEnv,
+  IO,
   MessageParam,
   Tool,
   ToolResultBlockParam,
@@ -217,16 +218,15 @@ export function headline(job: BackgroundJob): string {
 export const startedLine = (job: BackgroundJob): string =>
   `Started ${job.id} in the background: ${job.command}\nIts result will be delivered when it finishes.`;
 
-/** startedLine read back: the id of the job a background_run result started (the site's player
- *  lists the jobs with it); undefined for any other text. */
-export const startedJobId = (output: string): string | undefined =>
-  /^Started (bg_\d+) in the background: /.exec(output)?.[1];
-
 export const listJobs = (jobs: BackgroundJobs): string =>
   jobs.list().map(headline).join("\n") || "(no background commands)";
 
 // #region handlers
-export function backgroundHandlers(jobs: BackgroundJobs): Record<string, ToolHandler> {
+/** The background tools. A job started is also reported to `io`, for the trace (the player's job list). */
+export function backgroundHandlers(
+  jobs: BackgroundJobs,
+  io?: Pick<IO, "event">,
+): Record<string, ToolHandler> {
   return {
     background_run({ command, timeout }) {
       if (typeof command !== "string" || !command.trim())
@@ -235,6 +235,7 @@ export function backgroundHandlers(jobs: BackgroundJobs): Record<string, ToolHan
         command,
         typeof timeout === "number" && timeout > 0 ? timeout * 1000 : undefined,
       );
+      io?.event("job_started", { id: job.id, command: job.command });
       return startedLine(job);
     },
     check_background({ id }) {
@@ -295,7 +296,7 @@ export async function agentLoop(
   messages: MessageParam[],
   jobs: BackgroundJobs,
 ): Promise<void> {
-  const handlers = { ...BASE_HANDLERS, ...backgroundHandlers(jobs) };
+  const handlers = { ...BASE_HANDLERS, ...backgroundHandlers(jobs, env.io) };
   for (;;) {
     injectBackgroundResults(env, jobs, messages);
     const response = await env.model.messages.create({

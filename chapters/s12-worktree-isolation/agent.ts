@@ -584,7 +584,11 @@ export function createAgent(env: AgentEnv): Agent {
     (text) => env.io.note(text),
     env.stateDir,
   );
-  const handlers = { ...BASE_HANDLERS, ...taskHandlers(board), ...worktreeHandlers(lanes, board) };
+  const handlers = {
+    ...BASE_HANDLERS,
+    ...taskHandlers(board, env.io),
+    ...worktreeHandlers(lanes, board),
+  };
   return {
     messages,
     commands: {

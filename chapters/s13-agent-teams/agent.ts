@@ -200,7 +200,7 @@ export class Team {
 
   /** The lead's team tools: s10's task tools (task_create with a lane), spawn, send and inbox. */
   private leadTeamHandlers(): Record<string, ToolHandler> {
-    const tasks = taskHandlers(this.board);
+    const tasks = taskHandlers(this.board, this.env.io);
     return {
       ...tasks,
       // A lane name must be safe as a folder and as a branch name (s12's check), or absent.

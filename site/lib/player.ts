@@ -6,7 +6,7 @@ import { asText } from "../../chapters/_runner/text.ts";
 import type { StepNotes } from "../../chapters/_runner/notes.ts";
 import { attachNotes } from "../../chapters/_runner/notes.ts";
 import { otherEvent, type HarnessEvent } from "../../chapters/_shared/events.ts";
-import type { TraceEvent, TraceFile } from "../../chapters/_runner/trace.ts";
+import type { TraceEvent, TraceFile } from "../../chapters/_trace/contract.ts";
 import { stepView, type StepView } from "./trace-view.ts";
 
 export type Translate = (key: string, vars?: Record<string, string | number>) => string;
@@ -32,8 +32,12 @@ function isMinor(step: TraceEvent): boolean {
   if (step.kind === "request") return true;
   if (step.kind !== "event") return false;
   switch (step.type) {
+    // (todos, task, job_started: state the panels show; the tool call and its result tell the story.)
     case "mailbox_read":
     case "task_bound":
+    case "todos":
+    case "task":
+    case "job_started":
     case "file_version":
       return true;
     case "member_state":
@@ -83,6 +87,17 @@ export function eventWords(event: HarnessEvent, t: Translate): string {
     }
     case "compacted":
       return t("event.compacted", { before: event.data.before, after: event.data.after });
+    case "todos": {
+      const { items } = event.data;
+      const done = items.filter((i) => i.status === "completed").length;
+      return t("event.todos", { done, count: items.length });
+    }
+    case "task": {
+      const d = event.data;
+      return t("event.task", { task: d.task, status: d.status, subject: short(d.subject, 50) });
+    }
+    case "job_started":
+      return t("event.job_started", { id: event.data.id, command: short(event.data.command, 50) });
     case "background_result":
       return t("event.background_result", { id: event.data.id, status: event.data.status });
     case "worktree_create":

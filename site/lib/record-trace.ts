@@ -1,6 +1,6 @@
 // Recording a chapter's run: the same scenario `npm run chapter sNN -- --demo` plays, offline,
 // in a fresh temporary workspace (playChapter copies in the chapter's workspace/ template, as
-// the CLI does), and reading and writing the committed files (the format is chapters/_runner/trace.ts).
+// the CLI does), and reading and writing the committed files (the format is chapters/_trace/contract.ts).
 // Node only: `npm run traces` and tests/site/traces.test.ts use it; the site reads the JSON files.
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
@@ -12,11 +12,11 @@ import {
   REPO_ROOT,
 } from "../../chapters/_runner/chapters.ts";
 import { machineSecrets } from "../../chapters/_runner/recording.ts";
-import { parseTraceFile, TRACE_VERSION, type TraceFile } from "../../chapters/_runner/trace.ts";
+import { parseTraceFile, TRACE_VERSION, type TraceFile } from "../../chapters/_trace/contract.ts";
 import type { Tool } from "../../chapters/_shared/types.ts";
 import { agentsOf, normalizeTrace } from "./trace-normalize.ts";
 
-export { serializeTrace } from "../../chapters/_runner/trace.ts";
+export { serializeTrace } from "../../chapters/_trace/contract.ts";
 
 export const TRACES_DIR = path.join(REPO_ROOT, "site", "traces");
 
@@ -54,8 +54,8 @@ export async function recordTrace(info: ChapterInfo): Promise<TraceFile> {
   }
 }
 
-/** The committed trace of a chapter, or undefined if there is none yet; an error if it was
- *  written in another version of the format. */
+/** The committed trace of a chapter, or undefined if there is none yet; one of version 2 is
+ *  upgraded as it is read, one of another version is an error (parseTraceFile). */
 export function readTrace(chapterId: string, dir = TRACES_DIR): TraceFile | undefined {
   const file = traceFile(chapterId, dir);
   return existsSync(file)

@@ -9,19 +9,23 @@
 // chunks), so the browser can read a 50 MB file without holding the tab: Node and browser alike.
 import { z } from "zod";
 import type { EventKind } from "../../chapters/_shared/events.ts";
-import type { RecordingHeader } from "../../chapters/_runner/recording.ts";
-import { TRACE_VERSION, type TraceEvent, type TraceFile } from "../../chapters/_runner/trace.ts";
-import { agentsOf, systemWhenChanged } from "./trace-normalize.ts";
 import {
   EVENT_TYPES,
   headerSchema,
   KINDS,
+  OLDEST_READABLE,
   RECORDING_FORMAT,
+  stepUpgrader,
+  TRACE_VERSION,
   traceFileSchema,
   traceStepSchema,
-} from "./recording-schema.ts";
+  type RecordingHeader,
+  type TraceEvent,
+  type TraceFile,
+} from "../../chapters/_trace/contract.ts";
+import { agentsOf, systemWhenChanged } from "./trace-normalize.ts";
 
-export { EVENT_TYPES, RECORDING_FORMAT, traceStepSchema } from "./recording-schema.ts";
+export { EVENT_TYPES, RECORDING_FORMAT, traceStepSchema } from "../../chapters/_trace/contract.ts";
 
 // ── what a reader says ───────────────────────────────────────────────────────────────────────
 
@@ -85,11 +89,14 @@ function stepReason(value: unknown, error: z.ZodError): string {
   return `${where}${issue.message.replace(/^Invalid input: /, "")}`.slice(0, 200);
 }
 
-const checkVersion = (version: number) => {
+/** How a file of `version` is read as this version's steps (a version-2 file is upgraded, the
+ *  contract's v2.ts); a version too new or too old is refused. */
+const upgraderFor = (version: number) => {
   if (version > TRACE_VERSION)
     throw new RecordingError({ code: "newer", version, supported: TRACE_VERSION });
-  if (version < TRACE_VERSION)
+  if (version < OLDEST_READABLE)
     throw new RecordingError({ code: "older", version, supported: TRACE_VERSION });
+  return stepUpgrader(version);
 };
 
 /** `checked` (what the schema kept of `raw`) with its keys in `raw`'s order: a step reads, and
@@ -149,6 +156,9 @@ export class RecordingReader {
   /** The last line read, kept until the next one shows it was not the last. */
   #pending: string | undefined;
   #system = systemWhenChanged();
+  #upgrade: (step: TraceEvent) => TraceEvent[] = (step) => [step];
+  /** How many step lines were read (a version-2 line may stand for more than one step). */
+  #read = 0;
 
   /** Reads the complete lines of `chunk` (what follows the last line break waits for more). */
   push(chunk: string): void {
@@ -188,10 +198,10 @@ export class RecordingReader {
     }
     let truncated: Truncation | undefined;
     if (this.#pending !== undefined) {
-      const step = this.steps.length + 1;
+      const step = ++this.#read;
       const last = this.#step(this.#pending);
-      if (last.ok) this.steps.push(last.step);
-      else truncated = { code: "truncated", step, shown: this.steps.length };
+      if (last.ok) this.steps.push(...last.steps);
+      else truncated = { code: "truncated", step, shown: step - 1 };
       this.#pending = undefined;
     }
     const h = this.header;
@@ -199,7 +209,7 @@ export class RecordingReader {
       source: "recording",
       header: h,
       trace: {
-        version: h.version,
+        version: TRACE_VERSION,
         chapter: h.chapter,
         name: h.name,
         summary: h.summary ?? "",
@@ -221,10 +231,10 @@ export class RecordingReader {
     }
     // A line is read when the next one arrives: the last one may be cut short.
     if (this.#pending !== undefined) {
-      const step = this.steps.length + 1;
+      const step = ++this.#read;
       const read = this.#step(this.#pending);
       if (!read.ok) throw new RecordingError({ code: "invalid-step", step, reason: read.reason });
-      this.steps.push(read.step);
+      this.steps.push(...read.steps);
     }
     this.#pending = line;
   }
@@ -235,7 +245,7 @@ export class RecordingReader {
     const value = json.ok ? (json.value as { format?: unknown; version?: unknown }) : undefined;
     if (value && typeof value === "object" && value.format === RECORDING_FORMAT) {
       // The version first: a newer header may have fields this site does not know.
-      if (typeof value.version === "number") checkVersion(value.version);
+      if (typeof value.version === "number") this.#upgrade = upgraderFor(value.version);
       const header = headerSchema.safeParse(value);
       if (!header.success) throw new RecordingError({ code: "not-recording" });
       this.header = header.data;
@@ -250,14 +260,17 @@ export class RecordingReader {
     this.#whole = [line, "\n"];
   }
 
-  #step(line: string): { ok: true; step: TraceEvent } | { ok: false; reason: string } {
+  #step(line: string): { ok: true; steps: TraceEvent[] } | { ok: false; reason: string } {
     const json = parseJson(line);
     if (!json.ok) return { ok: false, reason: "it is not JSON" };
     if (tooDeep(json.value))
       return { ok: false, reason: `it nests more than ${MAX_DEPTH} levels deep` };
     const read = traceStepSchema.safeParse(json.value);
     if (!read.success) return { ok: false, reason: stepReason(json.value, read.error) };
-    return { ok: true, step: this.#system(inOrderOf(read.data, json.value)) };
+    return {
+      ok: true,
+      steps: this.#upgrade(this.#system(inOrderOf(read.data, json.value))),
+    };
   }
 }
 
@@ -267,11 +280,11 @@ function readTraceFile(text: string): Recording {
   const value = json.ok ? (json.value as { version?: unknown; steps?: unknown }) : undefined;
   if (!value || typeof value !== "object" || !Array.isArray(value.steps))
     throw new RecordingError({ code: "not-recording" });
-  checkVersion(typeof value.version === "number" ? value.version : 1);
+  const upgrade = upgraderFor(typeof value.version === "number" ? value.version : 1);
   const file = traceFileSchema.safeParse(value);
   if (!file.success) throw new RecordingError({ code: "not-recording" });
   const system = systemWhenChanged();
-  const steps = file.data.steps.map((raw, i) => {
+  const steps = file.data.steps.flatMap((raw, i) => {
     if (tooDeep(raw))
       throw new RecordingError({
         code: "invalid-step",
@@ -285,13 +298,14 @@ function readTraceFile(text: string): Recording {
         step: i + 1,
         reason: stepReason(raw, read.error),
       });
-    return system(inOrderOf(read.data, raw));
+    return upgrade(system(inOrderOf(read.data, raw)));
   });
   const { offered, ...rest } = file.data;
   return {
     source: "trace",
     trace: {
       ...rest,
+      version: TRACE_VERSION,
       ...(offered?.length && { offered }),
       agents: agentsOf(steps),
       steps,

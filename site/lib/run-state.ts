@@ -1,16 +1,15 @@
-// The state a chapter is about, step by step, rebuilt from its recorded run: the todo list (s03),
-// loaded skills (s04), permission decisions (s07), hooks fired (s08), memories saved (s09), the
-// task board (s10–s13: from the board lines the task tools print, then claims and completions),
-// background tasks (s11), lanes (s12), the roster with each teammate's state and unread mail
-// (s13), recoveries (s14), the request table (s15) and the files read with their versions (a3).
-// Plus, per model request, its size (the
-// context meter). Pure: the player's data endpoint and the tests call it.
+// The state a chapter is about, step by step, folded from the events of its recorded run: the
+// todo list (s03), permission decisions (s07), hooks fired (s08), the task board (s10–s13: each
+// task as a tool showed it, then claims and completions), background jobs (s11), lanes (s12),
+// the roster with each teammate's state and unread mail (s13), recoveries (s14) and the request
+// table (s15), the files read with their versions (a3); loaded skills (s04) and saved memories (s09) are the model's own tool calls. Plus,
+// per model request, its size (the context meter). Nothing is read back out of a tool's text or a
+// lesson's source. Pure: the player's data endpoint, the browser's recording reader and the tests
+// call it.
 import { asText } from "../../chapters/_runner/text.ts";
 import { MARKS } from "../../chapters/_shared/marks.ts";
-import { otherEvent } from "../../chapters/_shared/events.ts";
-import type { TraceEvent, TraceFile } from "../../chapters/_runner/trace.ts";
-import { parseTaskLine } from "../../chapters/s10-task-system/agent.ts";
-import { startedJobId } from "../../chapters/s11-background-tasks/agent.ts";
+import { otherEvent, type HarnessEvents } from "../../chapters/_shared/events.ts";
+import type { TraceEvent, TraceFile } from "../../chapters/_trace/contract.ts";
 
 export type PanelId =
   | "todos"
@@ -41,9 +40,15 @@ export interface MeterPoint {
   measured?: boolean;
 }
 
-/** The tasks a task tool's output lists, in its order, read with s10's own parseTaskLine. */
-export const boardLines = (output: string) =>
-  output.split("\n").flatMap((line) => parseTaskLine(line) ?? []);
+/** A task's notes as its board line shows them: "owner: alice; blocked by #1; lane: greet". */
+const taskNotes = (t: HarnessEvents["task"]) =>
+  [
+    t.owner ? `owner: ${t.owner}` : "",
+    t.blockedBy.length ? `blocked by ${t.blockedBy.map((b) => `#${b}`).join(", ")}` : "",
+    t.lane ? `lane: ${t.lane}` : "",
+  ]
+    .filter(Boolean)
+    .join("; ");
 
 /** The mark of a status (s03's and s10's), or the status itself if it has none. */
 const markOf = (status: unknown) => MARKS[status as keyof typeof MARKS] ?? asText(status);
@@ -69,10 +74,6 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
   const files = new Map<string, { version: number; by: string }>();
   const calls = new Map<string, Extract<TraceEvent, { kind: "tool_call" }>>();
 
-  const readBoard = (output: string) => {
-    for (const { id, status, subject, notes } of boardLines(output))
-      tasks.set(String(id), { mark: MARKS[status], subject, notes });
-  };
   const member = (name: string) => {
     let m = roster.get(name);
     if (!m) roster.set(name, (m = { state: "", task: "", unread: 0 }));
@@ -90,34 +91,35 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
     if (step.kind === "tool_call") {
       calls.set(step.id, step);
       const input = (step.input ?? {}) as Record<string, unknown>;
-      if ((step.name === "todo" || step.name === "todo_write") && Array.isArray(input.items)) {
-        todos.length = 0;
-        // A model's input may be any JSON: an item that is not an object is left out.
-        for (const item of input.items as unknown[])
-          if (item && typeof item === "object")
-            todos.push([
-              markOf((item as Record<string, unknown>).status),
-              short((item as Record<string, unknown>).text, 60),
-            ]);
-      }
       if (step.name === "load_skill" && !skills.some((s) => s[0] === input.name))
         skills.push([asText(input.name)]);
     } else if (step.kind === "tool_result") {
       const call = calls.get(step.id);
       const input = (call?.input ?? {}) as Record<string, unknown>;
       if (step.is_error) return;
-      if (/^task_|^worktree_create$/.test(step.name)) readBoard(step.output);
       if (step.name === "save_memory") memory.push([short(input.name, 40), asText(input.type)]);
-      if (step.name === "background_run") {
-        const id = startedJobId(step.output);
-        if (id) jobs.set(id, { status: "running", command: short(input.command, 40) });
-      }
     } else if (step.kind === "event") event(step);
   };
 
   /** What an event changes; every kind is named, so a new one must be decided on. */
   const event = (step: Extract<TraceEvent, { kind: "event" }>) => {
     switch (step.type) {
+      case "todos":
+        todos.length = 0;
+        for (const item of step.data.items) todos.push([markOf(item.status), short(item.text, 60)]);
+        return;
+      case "task": {
+        const d = step.data;
+        tasks.set(String(d.task), {
+          mark: markOf(d.status),
+          subject: d.subject,
+          notes: taskNotes(d),
+        });
+        return;
+      }
+      case "job_started":
+        jobs.set(step.data.id, { status: "running", command: short(step.data.command, 40) });
+        return;
       case "permission": {
         const d = step.data;
         permissions.push([d.tool, d.allowed ? "allowed" : "refused", short(d.reason, 60)]);

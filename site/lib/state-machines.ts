@@ -5,12 +5,14 @@
 import { STATUS_FLOW } from "../../chapters/s10-task-system/agent.ts";
 import { LIFECYCLE } from "../../chapters/s13-agent-teams/agent.ts";
 import { TRANSITIONS } from "../../chapters/s15-team-protocols/agent.ts";
-import type { TraceFile } from "../../chapters/_runner/trace.ts";
-import { boardLines } from "./run-state.ts";
+import type { TraceFile } from "../../chapters/_trace/contract.ts";
+import { subjectFocus, type MachineFocus, type Subject } from "./machine-focus.ts";
+
+export type { MachineFocus };
 
 export interface Machine {
   /** What moves through the states: "task", "teammate", "request". */
-  subject: "task" | "teammate" | "request";
+  subject: Subject;
   /** state → the states it may go to, as the chapter's code has it. */
   table: Readonly<Record<string, readonly string[]>>;
   initial: string;
@@ -41,42 +43,8 @@ export function machineDiagram(machine: Machine): string {
   return ["stateDiagram-v2", ...arrows].join("\n");
 }
 
-/** Where a step leaves one subject (task #2, alice, req_1): its state, and the move it just made. */
-export interface MachineFocus {
-  /** "#2", "alice", "req_1" */
-  who: string;
-  state: string;
-  /** The state it came from, on the step that made the move ("[*]" when it was created). */
-  from?: string;
-}
-
-/** For each step: the subject it moved, or (between moves) the last one, without `from`. */
+/** For each step of a run of `chapterId`: the subject it moved, or the last one (machine-focus.ts). */
 export function machineFocus(chapterId: string, trace: TraceFile): (MachineFocus | undefined)[] {
   const machine = MACHINES[chapterId];
-  if (!machine) return trace.steps.map(() => undefined);
-  const known = new Map<string, string>();
-  let last: MachineFocus | undefined;
-  const move = (who: string, state: string): MachineFocus | undefined => {
-    const before = known.get(who);
-    if (before === state) return undefined;
-    known.set(who, state);
-    return { who, state, from: before ?? "[*]" };
-  };
-  return trace.steps.map((step) => {
-    let moved: MachineFocus | undefined;
-    if (
-      machine.subject === "task" &&
-      step.kind === "tool_result" &&
-      step.name.startsWith("task_") &&
-      !step.is_error
-    ) {
-      for (const task of boardLines(step.output)) moved = move(`#${task.id}`, task.status) ?? moved;
-    }
-    if (machine.subject === "teammate" && step.kind === "event" && step.type === "member_state")
-      moved = move(step.data.name, step.data.state);
-    if (machine.subject === "request" && step.kind === "event" && step.type === "protocol")
-      moved = move(step.data.request_id, step.data.status);
-    if (moved) last = moved;
-    return moved ?? (last && { who: last.who, state: last.state });
-  });
+  return machine ? subjectFocus(machine.subject, trace) : trace.steps.map(() => undefined);
 }

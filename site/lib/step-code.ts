@@ -8,7 +8,7 @@
 //   a harness line (◆)       → the `note(` whose fixed text the line starts with
 // The chapter's own code (all its lesson files) is searched first, then the chapters it imports,
 // newest first, so a step handled by imported code (s02's bash in s13) points at s02, named as such.
-import type { TraceEvent } from "../../chapters/_runner/trace.ts";
+import type { TraceEvent } from "../../chapters/_trace/contract.ts";
 import { escapeRegExp } from "../../chapters/_runner/text.ts";
 import { importsOf } from "./imports.ts";
 import { innermost, regionsOf } from "./regions.ts";

@@ -4,7 +4,7 @@
 // model calls, each tool, each event type, each harness line's fixed text) from
 // /recording-data/<id>.json, and finds a step's spot here, with the same keys step-code.ts looks
 // them up by. Pure, and free of the TypeScript compiler step-code.ts reads imports with.
-import type { TraceEvent } from "../../chapters/_runner/trace.ts";
+import type { TraceEvent } from "../../chapters/_trace/contract.ts";
 
 /** A place in the code: a region of one of a chapter's lesson files and the line (1-based, in
  *  that file). */

@@ -3,7 +3,7 @@
 // tests/site/traces.test.ts and `npm run traces` use it to tell whether a trace must be recorded
 // again. Pure.
 import { escapeRegExp } from "../../chapters/_runner/text.ts";
-import type { TraceFile } from "../../chapters/_runner/trace.ts";
+import type { TraceFile } from "../../chapters/_trace/contract.ts";
 
 /** What differs between runs and machines but is worth seeing in the player (a backoff's
  *  random delay, who owns a file in `ls -l`): kept in the committed trace, blanked only when

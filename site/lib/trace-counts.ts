@@ -6,7 +6,7 @@
 // notices, waits and mail batches are not tool calls: their counts may vary.)
 // Used by tests/site/traces.test.ts and `npm run traces` (site/scripts/traces.ts), so both agree.
 import { escapeRegExp } from "../../chapters/_runner/text.ts";
-import type { TraceFile } from "../../chapters/_runner/trace.ts";
+import type { TraceFile } from "../../chapters/_trace/contract.ts";
 
 /** How many times each teammate tool call (name and input, teammate names blanked) occurs. */
 export function teammateCallCounts(trace: TraceFile): Map<string, number> {

@@ -1,5 +1,5 @@
 // The recorded runs (site/traces/sNN.json), bundled at build time for the components that show them.
-import { TRACE_VERSION, type TraceFile } from "../../chapters/_runner/trace.ts";
+import { TRACE_VERSION, type TraceFile } from "../../chapters/_trace/contract.ts";
 
 const traces = import.meta.glob<TraceFile>("/site/traces/*.json", {
   eager: true,

@@ -1,8 +1,8 @@
 // Normalising a recorded run: what differs between two runs of the same scenario and means
 // nothing (the workspace path, times, commit hashes, made-up ids) becomes a placeholder, so the
 // committed trace (site/traces/<id>.json) is the same each time it is recorded. Pure.
-import { scrubber, type Secret } from "../../chapters/_runner/scrub.ts";
-import type { TraceEvent } from "../../chapters/_runner/trace.ts";
+import { scrubber, type Secret } from "../../chapters/_trace/scrub.ts";
+import type { TraceEvent } from "../../chapters/_trace/contract.ts";
 
 /** What differs between two runs of the same scenario and means nothing: it becomes a
  *  placeholder in the committed trace. (Ids are renamed before the hex-hash rule runs.) */
@@ -64,7 +64,7 @@ export function normalizeTrace(
   workspaces: readonly string[],
   more: readonly Secret[] = [],
 ): TraceEvent[] {
-  // The recording's scrubber (chapters/_runner/scrub.ts), values and keys: first, so no other
+  // The recording's scrubber (chapters/_trace/scrub.ts), values and keys: first, so no other
   // rule sees a path.
   const scrub = scrubber([
     ...workspaces.map((text) => ({ text, placeholder: "<workspace>" })),

@@ -2,9 +2,8 @@
 // MCP server), and for each arrow and note the step it came from, so the player can light up the
 // arrow of the current step. Pure: the TraceSequence component and the tests call it.
 import { asText } from "../../chapters/_runner/text.ts";
-import { parseMcpToolName } from "../../chapters/a1-mcp-servers/agent.ts";
 import { otherEvent } from "../../chapters/_shared/events.ts";
-import type { TraceEvent, TraceFile } from "../../chapters/_runner/trace.ts";
+import type { TraceEvent, TraceFile } from "../../chapters/_trace/contract.ts";
 import { mermaidId, mermaidText } from "./mermaid.ts";
 import { agentsOf } from "./trace-normalize.ts";
 
@@ -40,10 +39,15 @@ function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
   };
   const seen = new Set<string>();
   const servers: string[] = [];
+  /** Each started server's tools, by the name the model calls them (its mcp_server event). */
+  const serverTools = new Map<string, { server: string; tool: string }>();
   const steps = trace.steps;
 
   /** An MCP server's tool call: an arrow to the server and its answer back, or a refusal. */
-  const serverCall = (step: Extract<TraceEvent, { kind: "tool_call" }>, server: string) => {
+  const serverCall = (
+    step: Extract<TraceEvent, { kind: "tool_call" }>,
+    { server, tool }: { server: string; tool: string },
+  ) => {
     const rest = steps.slice(at + 1);
     const gate = rest.find(
       (s) => s.kind === "event" && s.type === "permission" && s.data.tool === step.name,
@@ -54,7 +58,6 @@ function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
       add(`  Note over ${who}: ${label(`${step.name}: refused by the gate`)}`);
       return;
     }
-    const tool = parseMcpToolName(step.name)!.tool;
     add(`  ${who}->>${serverId(server)}: ${label(`tools/call ${tool}`)}`);
     if (result?.kind === "tool_result")
       add(`  ${serverId(server)}-->>${who}: ${label(result.is_error ? "error" : "result")}`);
@@ -90,8 +93,9 @@ function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
     };
     switch (step.type) {
       case "mcp_server": {
-        const { server, tools } = step.data;
+        const { server, tools, offered = {} } = step.data;
         servers.push(server);
+        for (const [name, tool] of Object.entries(offered)) serverTools.set(name, { server, tool });
         const who = participant(step.agent);
         add(`  ${who}->>${serverId(server)}: ${label("start, initialize, tools/list")}`);
         add(`  ${serverId(server)}-->>${who}: ${label(tools.join(", ") || "no tools")}`);
@@ -119,6 +123,9 @@ function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
         return note([d.kind, "action" in d ? d.action : `try ${d.attempt}`].join(" "));
       }
       // Not part of who told whom what:
+      case "todos":
+      case "task":
+      case "job_started":
       case "permission":
       case "hook":
       case "background_result":
@@ -146,8 +153,8 @@ function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
         add(`  ${participant(step.agent)}-)${participant(name)}: spawn`);
       }
     } else if (step.kind === "tool_call") {
-      const server = parseMcpToolName(step.name)?.server;
-      if (server && servers.includes(server)) serverCall(step, server);
+      const call = serverTools.get(step.name);
+      if (call) serverCall(step, call);
     } else if (step.kind === "event") event(step);
   }
   const order = agentsOf(trace.steps).filter((a) => seen.has(a) || a === "lead");

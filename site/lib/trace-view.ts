@@ -2,7 +2,7 @@
 // longer part (text, input, output, data), the words around them given in the page's language.
 // Pure. (An event's headline in plain words is the player's: player.ts.)
 import { clip as clipTo } from "../../chapters/_runner/text.ts";
-import type { TraceEvent } from "../../chapters/_runner/trace.ts";
+import type { TraceEvent } from "../../chapters/_trace/contract.ts";
 
 export interface StepView {
   kind: TraceEvent["kind"];

@@ -2,7 +2,8 @@
 // one line per step with the keys a step note can use (chapters/_runner/notes.ts) and the note
 // it has now — what a writer or translator of notes works from. Exits 1 if a note names no step.
 import { allRunnable, findChapter } from "../../chapters/_runner/chapters.ts";
-import { attachNotes, readNotes } from "../../chapters/_runner/notes.ts";
+import { attachNotes } from "../../chapters/_runner/notes.ts";
+import { readNotes } from "../../chapters/_runner/notes-files.ts";
 import { LOCALES, type Locale } from "../../i18n/locales.ts";
 import { readTrace } from "../lib/record-trace.ts";
 import { stepView } from "../lib/trace-view.ts";

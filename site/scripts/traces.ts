@@ -2,9 +2,10 @@
 // offline and writes what happened to site/traces/<id>.json (sNN.json, aN.json) — the recorded runs the site's step-through player and
 // generated sequence diagrams show. tests/site/traces.test.ts fails when a committed trace no longer
 // matches what the chapter does; then run this again and commit the result.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { allRunnable, findChapter, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
+import { TRACE_VERSION } from "../../chapters/_trace/contract.ts";
 import {
   readTrace,
   recordTrace,
@@ -21,9 +22,12 @@ const chapters = wanted.length
   ? wanted.map((q) => findChapter(q, all) ?? fail(`unknown chapter "${q}"`))
   : all;
 
+/** The committed trace, if it is written in this version of the format (one of an older
+ *  version, even one the contract still reads, is written again). */
 function readable(id: string) {
   try {
-    return readTrace(id);
+    const { version } = JSON.parse(readFileSync(traceFile(id), "utf8")) as { version?: number };
+    return version === TRACE_VERSION ? readTrace(id) : undefined;
   } catch {
     return undefined;
   }

@@ -6,7 +6,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allRunnable } from "../../chapters/_runner/chapters.ts";
-import { readNotes } from "../../chapters/_runner/notes.ts";
+import { readNotes } from "../../chapters/_runner/notes-files.ts";
 import { readTrace } from "../../site/lib/record-trace.ts";
 import { machineFocus } from "../../site/lib/state-machines.ts";
 import { notesStatus } from "../../site/lib/translation.ts";

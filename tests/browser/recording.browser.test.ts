@@ -10,7 +10,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { budget } from "../support/budgets.ts";
 import { longTeamRecording, recordingHeader } from "../support/recordings.ts";
-import { TRACE_VERSION, type TraceEvent, type TraceFile } from "../../chapters/_runner/trace.ts";
+import { TRACE_VERSION, type TraceEvent, type TraceFile } from "../../chapters/_trace/contract.ts";
 import de from "../../i18n/ui.de.json";
 import ja from "../../i18n/ui.ja.json";
 import { readTrace } from "../../site/lib/record-trace.ts";

@@ -36,7 +36,7 @@ import {
 } from "../../chapters/_exercises/a2.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 import { endTurn, startFakeApi, toolUse, type FakeReply } from "../support/fake-api.ts";
-import { createIO } from "../../chapters/_runner/io.ts";
+import { createIO } from "../../chapters/_runner/printer.ts";
 import { realClient } from "../../chapters/_runner/model.ts";
 import { createEnv } from "../../chapters/_runner/runtime.ts";
 import { systemText } from "../../chapters/_runner/text.ts";

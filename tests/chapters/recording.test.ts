@@ -13,15 +13,16 @@ import { hostname, userInfo } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { findChapter, loadChapter, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
-import {
-  machineSecrets,
-  RECORDING_FORMAT,
-  type RecordingHeader,
-} from "../../chapters/_runner/recording.ts";
-import { scrubber } from "../../chapters/_runner/scrub.ts";
+import { machineSecrets } from "../../chapters/_runner/recording.ts";
+import { scrubber } from "../../chapters/_trace/scrub.ts";
 import { normalizeTrace } from "../../site/lib/trace-normalize.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
-import { TRACE_VERSION, type TraceEvent } from "../../chapters/_runner/trace.ts";
+import {
+  RECORDING_FORMAT,
+  TRACE_VERSION,
+  type RecordingHeader,
+  type TraceEvent,
+} from "../../chapters/_trace/contract.ts";
 import { stateDirFor } from "../../chapters/_shared/paths.ts";
 import { endTurn, startFakeApi, toolUse, type FakeApi } from "../support/fake-api.ts";
 import { killAfterTest, tempDir, waitFor } from "../support/helpers.ts";

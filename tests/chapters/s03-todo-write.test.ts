@@ -76,6 +76,39 @@ describe("s03 todo-write", () => {
     expect(() => todos.update({ items: many.slice(0, MAX_TODOS) })).not.toThrow();
   });
 
+  it("the todo tool reports the plan as it now stands to the trace; a refused update reports nothing", async () => {
+    const todos = new TodoList();
+    const events: unknown[] = [];
+    const todo = s03.todoHandler(todos, { event: (type, data) => events.push({ type, data }) });
+    const ctx = { root: tempDir() };
+    await todo(
+      {
+        items: [
+          { text: " write it ", status: "in_progress" },
+          { text: "test it", status: "pending" },
+        ],
+      },
+      ctx,
+    );
+    const plan = [
+      { status: "in_progress", text: "write it" },
+      { status: "pending", text: "test it" },
+    ];
+    expect(events).toEqual([{ type: "todos", data: { items: plan } }]);
+    await expect(async () =>
+      todo(
+        {
+          items: [
+            { text: "a", status: "in_progress" },
+            { text: "b", status: "in_progress" },
+          ],
+        },
+        ctx,
+      ),
+    ).rejects.toThrow(/only one item/);
+    expect(events).toHaveLength(1);
+  });
+
   it("rejects malformed items with a clear reason", () => {
     const todos = new TodoList();
     expect(() => todos.update({ items: "do stuff" })).toThrow(/items must be an array/);

@@ -187,30 +187,37 @@ describe("s10 task system", () => {
   });
 });
 
-describe("s10's board lines, read back", () => {
-  it("parseTaskLine reads what taskLine writes: every status, with and without owner, blockers and lane", () => {
+describe("s10's board, reported to the trace", () => {
+  it("each task an answer shows is reported as the board has it: every status, owner, blockers and lane", async () => {
     const board = new TaskBoard(tempDir());
+    const events: unknown[] = [];
+    const tools = taskHandlers(board, { event: (type, data) => events.push({ type, data }) });
+    const ctx = { root: tempDir() };
     const first = board.create({ subject: "Write src/greet.js" });
     const second = board.create({ subject: "Test it (both cases)", blockedBy: [first.id] });
-    const third = board.create({ subject: "Docs", worktree: "docs" });
-    board.update(first.id, { status: "in_progress", owner: "alice" });
-    board.update(third.id, { status: "completed" });
-    for (const task of board.list()) {
-      const line = s10.taskLine(task);
-      const notes = /\s{2}\((.+)\)$/.exec(line)?.[1] ?? "";
-      expect(s10.parseTaskLine(line), line).toEqual({
-        status: task.status,
-        id: task.id,
-        subject: task.subject,
-        notes,
-      });
-    }
-    expect(s10.parseTaskLine(s10.taskLine(board.get(second.id)))?.notes).toBe("blocked by #1");
-    // task_update's "Unblocked: …" lines, and nothing that is not a task line.
-    expect(s10.parseTaskLine(`Unblocked: ${s10.taskLine(board.get(second.id))}`)?.id).toBe(2);
-    const summary = s10.renderBoard(board.list()).split("\n").at(-1)!;
-    expect(s10.parseTaskLine(summary)).toBeUndefined();
-    expect(s10.parseTaskLine("Created task #4")).toBeUndefined();
+    board.create({ subject: "Docs", worktree: "docs" });
+    await tools.task_update({ id: first.id, status: "in_progress", owner: "alice" }, ctx);
+    expect(events).toEqual([{ type: "task", data: s10.taskEvent(board.get(first.id)) }]);
+    events.length = 0;
+    await tools.task_list({}, ctx);
+    expect(events).toEqual(board.list().map((t) => ({ type: "task", data: s10.taskEvent(t) })));
+    expect(events[1]).toMatchObject({
+      data: { task: second.id, blockedBy: [first.id], owner: null },
+    });
+    expect(events[2]).toMatchObject({ data: { status: "pending", lane: "docs" } });
+    // Completing the first task frees the second: both are reported, as they now are.
+    events.length = 0;
+    await tools.task_update({ id: first.id, status: "completed" }, ctx);
+    expect(events).toEqual(
+      [first.id, second.id].map((id) => ({ type: "task", data: s10.taskEvent(board.get(id)) })),
+    );
+    expect(events[1]).toMatchObject({ data: { blockedBy: [] } });
+    // A refused change reports nothing.
+    events.length = 0;
+    await expect(async () =>
+      tools.task_update({ id: 99, status: "completed" }, ctx),
+    ).rejects.toThrow();
+    expect(events).toEqual([]);
   });
 
   it("shows a status with the same mark as s03's plan does", () => {

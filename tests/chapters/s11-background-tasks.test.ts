@@ -123,19 +123,27 @@ describe("s11 background tasks", () => {
   });
 });
 
-describe("s11's job ids, read back", () => {
-  it("startedJobId reads the id out of what background_run answers", async () => {
+describe("s11's jobs, reported to the trace", () => {
+  it("background_run reports the job it started, by the id its answer names", async () => {
     const jobs = new BackgroundJobs(tempDir());
+    const events: unknown[] = [];
     try {
-      const handlers = s11.backgroundHandlers(jobs);
+      const handlers = s11.backgroundHandlers(jobs, {
+        event: (type, data) => events.push({ type, data }),
+      });
       for (const command of ["true", "echo 'Started bg_9 in the background: no'"]) {
         const output = await handlers.background_run({ command }, { root: tempDir() });
-        const id = s11.startedJobId(String(output));
-        expect(id).toMatch(/^bg_\d+$/);
-        expect(s11.startedLine(jobs.get(id!))).toBe(output);
+        const job = jobs.list().at(-1)!;
+        expect(output).toBe(s11.startedLine(job));
+        expect(events.at(-1)).toEqual({ type: "job_started", data: { id: job.id, command } });
       }
+      expect(events).toHaveLength(2);
       expect(jobs.list().map((j) => j.id)).toEqual(["bg_1", "bg_2"]);
-      expect(s11.startedJobId(s11.headline(jobs.get("bg_1")))).toBeUndefined();
+      // A command refused starts no job and reports none.
+      await expect(async () =>
+        handlers.background_run({ command: " " }, { root: tempDir() }),
+      ).rejects.toThrow();
+      expect(events).toHaveLength(2);
     } finally {
       await jobs.close();
     }

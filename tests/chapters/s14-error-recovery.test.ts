@@ -11,7 +11,7 @@ import {
 import { LEAD, type TeamAgent } from "../../chapters/s13-agent-teams/agent.ts";
 import type { TeamOptions } from "../../chapters/s13-agent-teams/extension-points.ts";
 import scenario from "../../chapters/s14-error-recovery/scenario.ts";
-import { createIO } from "../../chapters/_runner/io.ts";
+import { createIO } from "../../chapters/_runner/printer.ts";
 import { describeModelError, realClient } from "../../chapters/_runner/model.ts";
 import { createChapterAgent, createEnv, playScenario } from "../../chapters/_runner/runtime.ts";
 import { ScriptedModel } from "../../chapters/_runner/scripted-model.ts";

@@ -12,7 +12,7 @@ import {
   BackgroundJobs,
   injectBackgroundResults,
 } from "../../chapters/s11-background-tasks/agent.ts";
-import { createIO } from "../../chapters/_runner/io.ts";
+import { createIO } from "../../chapters/_runner/printer.ts";
 import type { AgentEnv, MessageParam, ToolUseBlock } from "../../chapters/_shared/types.ts";
 import { budget } from "../support/budgets.ts";
 import { tempDir } from "../support/helpers.ts";

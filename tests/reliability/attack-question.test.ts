@@ -1,12 +1,12 @@
 // Attack (independent tester): a question open while another agent's model call streams. In the
 // team chapters (s13, a2) teammates run beside the lead; one's permission question is asked with
-// the status line held (status.ts `hold`), but nothing holds the printer (io.ts): the lead's
+// the status line held (status.ts `hold`), but nothing holds the printer (printer.ts): the lead's
 // streamed text is written as it comes, on the question's own line, right after
 // "[yes/no] " — where the person's answer goes. The model's text then reads as an answer
 // already typed ("yes"), or pushes the question out of sight.
 import xterm from "@xterm/headless";
 import { describe, expect, it } from "vitest";
-import { createIO } from "../../chapters/_runner/io.ts";
+import { createIO } from "../../chapters/_runner/printer.ts";
 import { StatusLine } from "../../chapters/_runner/status.ts";
 import { onFakeClock } from "../support/clock.ts";
 

@@ -7,7 +7,7 @@ import path from "node:path";
 import { waitFor } from "../support/wait.ts";
 import { budget } from "../support/budgets.ts";
 import { describe, expect, it } from "vitest";
-import { createIO } from "../../chapters/_runner/io.ts";
+import { createIO } from "../../chapters/_runner/printer.ts";
 import {
   BackgroundJobs,
   injectBackgroundResults,

@@ -5,7 +5,7 @@ import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } 
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { createIO } from "../../chapters/_runner/io.ts";
+import { createIO } from "../../chapters/_runner/printer.ts";
 import { MessageBus, type TeamMessage } from "../../chapters/s13-agent-teams/mailbox.ts";
 import { mulberry32, seedFrom, seedLine, tempDir } from "../support/helpers.ts";
 import { startWorker, type Worker } from "../support/workers.ts";

@@ -7,7 +7,7 @@ import { APIConnectionError, APIError } from "@anthropic-ai/sdk";
 import { PassThrough, Readable } from "node:stream";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { listChapters, loadChapter } from "../../chapters/_runner/chapters.ts";
-import { createIO } from "../../chapters/_runner/io.ts";
+import { createIO } from "../../chapters/_runner/printer.ts";
 import { describeModelError, realClient } from "../../chapters/_runner/model.ts";
 import { LineReader, runRepl } from "../../chapters/_runner/repl.ts";
 import { createEnv } from "../../chapters/_runner/runtime.ts";

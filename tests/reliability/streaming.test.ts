@@ -3,7 +3,7 @@
 // what it cost. Against the local fake API, speaking the Messages API's server-sent events; the
 // terminal ones through the real CLI on a pseudo-terminal, rendered as a person reads them.
 import { afterEach, describe, expect, it } from "vitest";
-import { createIO } from "../../chapters/_runner/io.ts";
+import { createIO } from "../../chapters/_runner/printer.ts";
 import { notAMessage, realClient } from "../../chapters/_runner/model.ts";
 import { PRICES, priceOf } from "../../chapters/_runner/prices.ts";
 import { createEnv } from "../../chapters/_runner/runtime.ts";

@@ -5,7 +5,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createIO } from "../../chapters/_runner/io.ts";
+import { createIO } from "../../chapters/_runner/printer.ts";
 import { createEnv } from "../../chapters/_runner/runtime.ts";
 import { oneLine, visible } from "../../chapters/_shared/visible.js";
 import { collapsed, fitted } from "../../chapters/_runner/question.ts";

@@ -51,22 +51,30 @@ describe("the rules that keep the codebase's shape", () => {
         'import type { T } from "../_shared/types.ts";\nexport const a: T = 1;\n',
       "chapters/s02-tools/agent.ts":
         'import { a } from "../s01-loop/agent.ts";\nexport const b = a;\n',
-      "chapters/_runner/trace.ts": "export const VERSION = 1;\n",
+      "chapters/_shared/events.ts": "export const KINDS = 1;\n",
+      "chapters/_trace/contract.ts":
+        'import { KINDS } from "../_shared/events.ts";\nexport const VERSION = KINDS;\n',
       "site/lib/fine.ts":
-        'import { VERSION } from "../../chapters/_runner/trace.ts";\nexport const v = VERSION;\n',
+        'import { VERSION } from "../../chapters/_trace/contract.ts";\nexport const v = VERSION;\n',
+      // allowed: the site's tool table reads a lesson's definitions
+      "site/lib/chapters.ts":
+        'import { b } from "../../chapters/s02-tools/agent.ts";\nexport const tools = b;\n',
       // allowed: a type that refers back (erased at run time, so it orders no loading)
       "chapters/_runner/team.ts":
         'import { DEFAULT, type Options } from "./options.ts";\nexport class Team { o: Options = { size: DEFAULT }; }\n',
       "chapters/_runner/options.ts":
         'import type { Team } from "./team.ts";\nexport const DEFAULT = 1;\nexport interface Options { size: number; team?: Team }\n',
       // one violation per rule
-      "chapters/_runner/io.ts": 'import { n } from "./notes.ts";\nexport const io = n;\n',
+      "chapters/_runner/printer.ts": 'import { n } from "./notes.ts";\nexport const io = n;\n',
       "chapters/_runner/notes.ts":
-        'import { io } from "./io.ts";\nexport const n = 1;\nexport const again = io;\n',
+        'import { io } from "./printer.ts";\nexport const n = 1;\nexport const again = io;\n',
       "chapters/s03-todo/agent.ts":
-        'import { io } from "../_runner/io.ts";\nexport const c = io;\n',
+        'import { io } from "../_runner/printer.ts";\nexport const c = io;\n',
       "site/lib/printer.ts":
-        'import { io } from "../../chapters/_runner/io.ts";\nexport const p = io;\n',
+        'import { io } from "../../chapters/_runner/printer.ts";\nexport const p = io;\n',
+      "chapters/_trace/v2.ts": 'import { n } from "../_runner/notes.ts";\nexport const up = n;\n',
+      "site/lib/run-state.ts":
+        'import { c } from "../../chapters/s03-todo/agent.ts";\nexport const todos = c;\n',
       "chapters/_shared/later.ts":
         'import { b } from "../s02-tools/agent.ts";\nexport const l = b;\n',
       "tests/support/helper.ts": "export const h = 1;\n",
@@ -79,10 +87,12 @@ describe("the rules that keep the codebase's shape", () => {
     expect(found).toEqual(
       [
         "code-not-tests: site/lib/uses-tests.ts → tests/support/helper.ts",
-        "lessons-stand-alone: chapters/s03-todo/agent.ts → chapters/_runner/io.ts",
-        "no-cycles: chapters/_runner/io.ts → chapters/_runner/notes.ts",
+        "lessons-stand-alone: chapters/s03-todo/agent.ts → chapters/_runner/printer.ts",
+        "no-cycles: chapters/_runner/notes.ts → chapters/_runner/printer.ts",
         "shared-imports-no-chapter: chapters/_shared/later.ts → chapters/s02-tools/agent.ts",
-        "site-not-the-printer: site/lib/printer.ts → chapters/_runner/io.ts",
+        "site-folds-events: site/lib/run-state.ts → chapters/s03-todo/agent.ts",
+        "site-not-the-printer: site/lib/printer.ts → chapters/_runner/printer.ts",
+        "trace-contract-alone: chapters/_trace/v2.ts → chapters/_runner/notes.ts",
       ].sort(),
     );
   });

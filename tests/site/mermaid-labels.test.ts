@@ -12,7 +12,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { mermaidText } from "../../site/lib/mermaid.ts";
-import { TRACE_VERSION, type TraceFile } from "../../chapters/_runner/trace.ts";
+import { TRACE_VERSION, type TraceFile } from "../../chapters/_trace/contract.ts";
 import { sequenceFromTrace } from "../../site/lib/trace-sequence.ts";
 import {
   buildTimeRendering,

@@ -4,16 +4,14 @@
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { allRunnable, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
+import { attachNotes, parseNotes, StepKeys } from "../../chapters/_runner/notes.ts";
 import {
-  attachNotes,
   notesFile,
   notesFor,
-  parseNotes,
   readNotes,
-  StepKeys,
   terminalLocale,
-} from "../../chapters/_runner/notes.ts";
-import type { TraceEvent } from "../../chapters/_runner/trace.ts";
+} from "../../chapters/_runner/notes-files.ts";
+import type { TraceEvent } from "../../chapters/_trace/contract.ts";
 import { TRANSLATED_LOCALES } from "../../i18n/locales.ts";
 import { readTrace } from "../../site/lib/record-trace.ts";
 import { notesHash, notesStatus } from "../../site/lib/translation.ts";

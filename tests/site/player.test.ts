@@ -2,7 +2,7 @@
 // locale, correct plurals, bookkeeping that never hides a noted step, and the code beside each
 // step (site/lib/step-code.ts) pointing at a region that exists and a line that does the step.
 import { describe, expect, it } from "vitest";
-import { readNotes } from "../../chapters/_runner/notes.ts";
+import { readNotes } from "../../chapters/_runner/notes-files.ts";
 import { LOCALES } from "../../i18n/locales.ts";
 import { allChapters, chapter } from "../../site/lib/chapters.ts";
 import { eventWords, playerSteps, type Translate } from "../../site/lib/player.ts";

@@ -4,7 +4,7 @@
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { allRunnable } from "../../chapters/_runner/chapters.ts";
-import { TRACE_VERSION, type TraceEvent, type TraceFile } from "../../chapters/_runner/trace.ts";
+import { TRACE_VERSION, type TraceEvent, type TraceFile } from "../../chapters/_trace/contract.ts";
 import { readTrace, recordTrace, TRACES_DIR } from "../../site/lib/record-trace.ts";
 import { canonicalTrace, traceDifference } from "../../site/lib/trace-compare.ts";
 import { normalizeTrace } from "../../site/lib/trace-normalize.ts";

@@ -1,7 +1,6 @@
 // Recordings made by hand for the tests (and the bench): the header line `--record` writes
 // (chapters/_runner/recording.ts), with fields a test may change, and a tool result's line.
-import type { RecordingHeader } from "../../chapters/_runner/recording.ts";
-import { TRACE_VERSION } from "../../chapters/_runner/trace.ts";
+import { TRACE_VERSION, type RecordingHeader } from "../../chapters/_trace/contract.ts";
 import { readTrace } from "../../site/lib/record-trace.ts";
 import { RECORDING_FORMAT } from "../../site/lib/recording.ts";
 

@@ -4,7 +4,7 @@
 // rest is read), then what the panels need: the code of each step (from the chapter's
 // /recording-data/<id>.json), the state after each step, the context meter, the state machine's
 // focus and the sequence diagram. All of it with the same pure libraries the chapter pages are
-// built with (the Vite plugin site/lib/vite-browser-chapters.ts lets them into the browser).
+// built with: they fold the trace's events (chapters/_trace/contract.ts) and import no lesson file.
 import { playerSteps, type PlayerStep } from "../../lib/player";
 import {
   RecordingError,
@@ -13,11 +13,11 @@ import {
   type RecordingProblem,
 } from "../../lib/recording";
 import { contextMeter, stateTimeline, type MeterPoint, type Snapshot } from "../../lib/run-state";
-import { MACHINES, machineFocus } from "../../lib/state-machines";
+import { subjectFocus, type Subject } from "../../lib/machine-focus";
 import { spotFromIndex, type CodeIndex } from "../../lib/step-spots";
 import { sequenceFromTrace, sequenceLinks } from "../../lib/trace-sequence";
 import { translator, type Strings } from "../../lib/ui-text";
-import type { TraceEvent, TraceFile } from "../../../chapters/_runner/trace.ts";
+import type { TraceEvent, TraceFile } from "../../../chapters/_trace/contract.ts";
 import type { PlayerData } from "./side-panels";
 
 /** What the page asks: read this file, in this language; a chapter's data is at `data`, with
@@ -57,7 +57,7 @@ const BATCH_MS = 60;
 interface ChapterData {
   index: CodeIndex;
   regions: PlayerData["regions"];
-  machine?: { svg?: string };
+  machine?: { svg?: string; subject?: Subject };
 }
 
 self.onmessage = (event: MessageEvent<ReadRequest>) => void read(event.data);
@@ -165,9 +165,10 @@ function panels(recording: Recording, chapter: ChapterData | undefined) {
     if (at === undefined) seen.set(snapshot, (at = snapshots.push(snapshot) - 1));
     return at;
   });
-  const machine = MACHINES[trace.chapter] && chapter?.machine?.svg;
+  const subject = chapter?.machine?.subject;
+  const machine = subject && chapter?.machine?.svg;
   const focus = machine
-    ? orEmpty(() => machineFocus(trace.chapter, trace), []).map((f) => f ?? null)
+    ? orEmpty(() => subjectFocus(subject, trace), []).map((f) => f ?? null)
     : [];
   const links = orEmpty(() => sequenceLinks(trace), { messages: [], notes: [] });
   const story =

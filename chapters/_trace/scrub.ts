@@ -1,9 +1,11 @@
 // What a run written down for others must not name: the folders and names that say whose machine
 // it ran on. One function replaces them in every string of a step, keys too (a tool's input is
 // the model's JSON, and a key can be a path); a recording (recording.ts, which finds this
-// machine's) and a committed trace (site/lib/trace-normalize.ts) both use it. Pure: the site's
-// player imports its neighbours in the browser.
-import { escapeRegExp } from "./text.ts";
+// machine's) and a committed trace (site/lib/trace-normalize.ts) both use it. Pure, and part of
+// the trace contract (contract.ts): it imports nothing of the runner's or the site's.
+
+/** A text as a pattern that matches it literally. */
+export const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** One thing to replace: a path wherever it occurs, or a name as a whole word. */
 export interface Secret {

@@ -1,19 +1,14 @@
-// How a run is shown and remembered: a terminal printer and a trace recorder behind one IO.
+// The terminal printer: how a run is shown as it happens. It is the run's IO: each step goes to
+// the recorder (recorder.ts), which keeps the trace; the step notes (notes.ts) say what a step
+// teaches; the ledger (usage.ts) counts a real model's tokens. This file only draws.
 import pc from "picocolors";
-import { InterruptedError, turnSignal, unlessInterrupted } from "./interrupt.ts";
-import type {
-  CreateParams,
-  Message,
-  ModelClient,
-  StreamEvent,
-  ToolUseBlock,
-} from "../_shared/types.ts";
-import { StepKeys, type StepNotes } from "./notes.ts";
-import { clip as clipTo, systemText } from "./text.ts";
-import type { Recorder, TokenUsage, TraceEvent } from "./trace.ts";
+import type { Message, StreamEvent, ToolUseBlock } from "../_shared/types.ts";
+import { noteTeller, type StepNotes } from "./notes.ts";
+import { clip as clipTo } from "./text.ts";
+import type { TraceEvent } from "../_trace/contract.ts";
+import { traceKeeper, type Recorder } from "./recorder.ts";
 import type { StatusLine } from "./status.ts";
-import { tokensText, UsageLedger } from "./usage.ts";
-import { estimateTokens } from "../s05-context-compact/agent.ts";
+import { tokensText, tokenUsage, UsageLedger } from "./usage.ts";
 import { oneLine, visible } from "../_shared/visible.js";
 import { harnessWarningsIn } from "../_shared/git-guard.ts";
 
@@ -66,7 +61,7 @@ const indent = (text: string, pad: string) =>
  *  questions start there), so no line of the model's text can pass for one of them. */
 const hanging = (text: string, pad = "  ") => text.replaceAll("\n", `\n${pad}`);
 
-/** Prints a run and records its trace. What the model, its commands, files and servers wrote is
+/** Prints a run; its steps go to a recorder. What the model, its commands, files and servers wrote is
  *  printed through `visible` (their control characters shown, not obeyed); the trace keeps it
  *  as it was. */
 export function createIO({
@@ -79,7 +74,7 @@ export function createIO({
   status,
 }: IOOptions = {}): Printer {
   const c = pc.createColors(color);
-  const trace: TraceEvent[] = [];
+  const { trace, keep } = traceKeeper(onStep);
   const usage = realUsage ? new UsageLedger() : undefined;
   const who = (agent: string) => (agent === "lead" ? "" : c.magenta(`[${oneLine(agent)}] `));
   // While a question is open, nothing else may land on its line (where the answer goes).
@@ -119,19 +114,11 @@ export function createIO({
     `${who(agent)}${c.cyan("assistant ›")} ${hanging(visible(text))}`;
   const callLine = (call: ToolUseBlock, agent: string) =>
     `${who(agent)}${c.yellow(`  ⚙ ${oneLine(call.name)}`)} ${c.dim(oneLine(clip(JSON.stringify(call.input), 1, 200)))}`;
-  // The same keys the site's player uses, counted as the run happens.
-  const keys = new StepKeys();
+  const tell = notes && noteTeller(notes);
   const teach = (step: TraceEvent) => {
-    if (!notes) return;
-    const names = keys.keysOf(step);
-    const phase = names.map((k) => notes.phases[k]).find(Boolean);
-    const note = names.map((k) => notes.notes[k]).find(Boolean);
+    const { phase, note } = tell?.(step) ?? {};
     if (phase) print(c.bold(`\n── ${phase} ──`));
     if (note) print(c.italic(c.dim(indent(note.trim(), "  │ "))));
-  };
-  const keep = (step: TraceEvent) => {
-    trace.push(step);
-    onStep?.(step);
   };
   const record = (step: TraceEvent) => {
     keep(step);
@@ -307,63 +294,6 @@ export function createIO({
     note: (text: string, agent = "lead") => note(text, agent),
     event(type, data, agent = "lead") {
       record({ kind: "event", agent, type, data } as TraceEvent);
-    },
-  };
-}
-
-/** The counts a trace keeps of a message's `usage` (the API sends more: service tier, ...). */
-function tokenUsage(usage: Message["usage"] | undefined): TokenUsage | undefined {
-  if (!usage || typeof usage.input_tokens !== "number") return undefined;
-  // Nothing in and nothing out is a server that does not count, not a free call.
-  if (!usage.input_tokens && !usage.output_tokens) return undefined;
-  const counts: TokenUsage = {
-    input_tokens: usage.input_tokens,
-    output_tokens: usage.output_tokens ?? 0,
-  };
-  if (usage.cache_read_input_tokens) counts.cache_read_input_tokens = usage.cache_read_input_tokens;
-  if (usage.cache_creation_input_tokens)
-    counts.cache_creation_input_tokens = usage.cache_creation_input_tokens;
-  return counts;
-}
-
-/** Wraps a model client so every request lands in the trace (and can pause under --step). */
-export function recordModel(
-  client: ModelClient,
-  agent: string,
-  io: Recorder,
-  pause?: (what: string) => Promise<void>,
-): ModelClient {
-  return {
-    messages: {
-      async create(body: CreateParams) {
-        const tools = (body.tools ?? []).map((t) => ("name" in t ? t.name : "?"));
-        const system = systemText(body.system);
-        const tokens = estimateTokens(body.messages);
-        io.step({
-          kind: "request",
-          agent,
-          messages: body.messages.length,
-          tokens,
-          tools,
-          system,
-        });
-        const n = body.messages.length;
-        await pause?.(`call the model for ${agent} (${n} message${n === 1 ? "" : "s"})`);
-        // Ctrl-C aborts the call in flight (and any later call of the same turn) at once.
-        const signal = turnSignal();
-        if (signal.aborted) throw new InterruptedError();
-        const shown = (io as Partial<Printer>).call?.(agent, body.model);
-        try {
-          const message = await unlessInterrupted(
-            client.messages.create(body, { signal, onStream: shown?.onStream }),
-            signal,
-          );
-          shown?.done(message);
-          return message;
-        } finally {
-          shown?.close();
-        }
-      },
     },
   };
 }

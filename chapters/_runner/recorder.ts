@@ -1,0 +1,24 @@
+// The recorder: an IO that keeps what it was told as a trace (the steps of the trace contract,
+// chapters/_trace/contract.ts). The terminal printer is one; a test's silent IO is another.
+import type { IO } from "../_shared/types.ts";
+import type { TraceEvent } from "../_trace/contract.ts";
+
+/** An IO that keeps what it was told as a trace. */
+export interface Recorder extends IO {
+  readonly trace: readonly TraceEvent[];
+  /** Adds one step to the trace (and to a recording, with --record). Everything that records a
+   *  step goes through here. */
+  step(event: TraceEvent): void;
+}
+
+/** A trace being kept: `keep` adds a step and tells `onStep` (--record writes it to the file). */
+export function traceKeeper(onStep?: (step: TraceEvent) => void) {
+  const trace: TraceEvent[] = [];
+  return {
+    trace,
+    keep(step: TraceEvent) {
+      trace.push(step);
+      onStep?.(step);
+    },
+  };
+}
