@@ -70,9 +70,11 @@ export const shadowFor = (stateDir: string, workspace: string): Shadow => ({
  *  of a snapshot. */
 const SHADOW_OPTIONS = [
   ...HARNESS_GIT_OPTIONS,
-  ...["core.autocrlf=false", "core.safecrlf=false", "core.symlinks=true", "core.fileMode=true"],
-  ...["core.excludesFile=/dev/null", "gc.auto=0", "core.quotePath=false"],
-].flatMap((setting) => (setting.startsWith("-") ? [setting] : ["-c", setting]));
+  ...[
+    ...["core.autocrlf=false", "core.safecrlf=false", "core.symlinks=true", "core.fileMode=true"],
+    ...["core.excludesFile=/dev/null", "gc.auto=0", "core.quotePath=false"],
+  ].flatMap((setting) => ["-c", setting]),
+];
 
 /** A `.gitattributes` in the workspace may ask git to convert line endings or run a filter
  *  (`* filter=x`) on every file. The repository's own `info/attributes` outranks every
@@ -93,25 +95,21 @@ function shadowGit(shadow: Shadow, ...args: string[]): string {
 }
 
 function runShadowGit(shadow: Shadow, args: string[]) {
-  return runSandboxedSync(
-    ownProgram("git", shadow.workspace),
-    [...SHADOW_OPTIONS, ...args],
-    {
-      cwd: shadow.workspace,
-      writable: [shadow.dir],
-      timeoutMs: 120_000,
-      env: {
-        GIT_DIR: shadow.dir,
-        GIT_WORK_TREE: shadow.workspace,
-        GIT_INDEX_FILE: path.join(shadow.dir, "index"),
-        GIT_CONFIG_NOSYSTEM: "1",
-        GIT_CONFIG_GLOBAL: "/dev/null",
-        GIT_ATTR_NOSYSTEM: "1",
-        GIT_TERMINAL_PROMPT: "0",
-        ...fallbackIdentity([shadow.dir]),
-      },
+  return runSandboxedSync(ownProgram("git", shadow.workspace), [...SHADOW_OPTIONS, ...args], {
+    cwd: shadow.workspace,
+    writable: [shadow.dir],
+    timeoutMs: 120_000,
+    env: {
+      GIT_DIR: shadow.dir,
+      GIT_WORK_TREE: shadow.workspace,
+      GIT_INDEX_FILE: path.join(shadow.dir, "index"),
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_CONFIG_GLOBAL: "/dev/null",
+      GIT_ATTR_NOSYSTEM: "1",
+      GIT_TERMINAL_PROMPT: "0",
+      ...fallbackIdentity([shadow.dir]),
     },
-  );
+  });
 }
 
 /** Creates the shadow repository the first time: empty (no template, so no sample hooks), and
@@ -304,7 +302,12 @@ export class Checkpoints {
       );
       record.code = before;
       files = changes.length;
-      lines.push(...this.describeCode(changes, this.list.filter((c) => c.id >= id)));
+      lines.push(
+        ...this.describeCode(
+          changes,
+          this.list.filter((c) => c.id >= id),
+        ),
+      );
     }
     if (target !== "code") {
       record.history = [...this.messages];
@@ -358,7 +361,9 @@ export class Checkpoints {
   undo(): string {
     const record = this.undoRecord;
     if (!record)
-      throw new Error("nothing to undo: no rewind since the last prompt (/rewind lists checkpoints)");
+      throw new Error(
+        "nothing to undo: no rewind since the last prompt (/rewind lists checkpoints)",
+      );
     const next: UndoRecord = { checkpoint: record.checkpoint, target: record.target };
     const lines = [`Undid the rewind to checkpoint #${record.checkpoint} (${record.target}):`];
     let files = 0;
@@ -403,9 +408,7 @@ export class Checkpoints {
 // #region command
 /** What `/rewind …` asks for. Anything else is refused with the usage, and nothing changes. */
 export type RewindRequest =
-  | { kind: "list" }
-  | { kind: "undo" }
-  | { kind: "rewind"; id: number; target: RewindTarget };
+  { kind: "list" } | { kind: "undo" } | { kind: "rewind"; id: number; target: RewindTarget };
 
 const USAGE = "usage: /rewind · /rewind <n> [code|conversation|both] · /rewind undo";
 
@@ -427,7 +430,8 @@ export function createAgent(env: AgentEnv): Agent {
   const checkpoints = new Checkpoints(shadowFor(env.stateDir, env.workspace), env, messages);
   // s02's tools, run as s02 runs them; a command is remembered first, so a rewind can name it.
   const runCall = (call: ToolUseBlock): Promise<ToolOutcome> => {
-    if (call.name === "bash") checkpoints.ran(String((call.input as { command?: unknown }).command ?? ""));
+    if (call.name === "bash")
+      checkpoints.ran(String((call.input as { command?: unknown }).command ?? ""));
     return runTool(BASE_HANDLERS, call, { root: env.workspace }, TOOLS);
   };
   return {
