@@ -343,7 +343,7 @@ export class Checkpoints {
       lines.push(
         `  not undone: whatever these commands did besides changing the workspace's files (a network call, a process still running, a file outside the workspace): ${commands
           .slice(0, 5)
-          .map((c) => `\`${short(c, 40)}\``)
+          .map((c) => `\`${short(c, 80)}\``)
           .join(", ")}${commands.length > 5 ? ` and ${commands.length - 5} more` : ""}`,
       );
     const ignored = ignoredPaths(this.shadow);
