@@ -12,6 +12,7 @@ import type { Browser, Page } from "playwright-core";
 import { hasChromium, launch } from "../support/chromium.ts";
 import { longTeamRecording } from "../support/recordings.ts";
 import { serve } from "../support/serve.ts";
+import { snapshotRow } from "./checkpoints.ts";
 import { BASE, buildEnv, DIST } from "../support/site-build.ts";
 
 const args = new Set(process.argv.slice(2));
@@ -313,6 +314,12 @@ async function main() {
     } finally {
       rmSync(ws, { recursive: true, force: true });
     }
+  }
+
+  try {
+    add(...snapshotRow());
+  } catch (err) {
+    add("a4 snapshot of a 10,000-file workspace", `failed: ${(err as Error).message}`);
   }
 
   // The exercises: one `--check` on the reference answer, and `--status` over every exercise, in a
