@@ -62,11 +62,18 @@ export interface HarnessEvents {
     | { kind: "too_long"; action: "identity_reinjected" };
   /** a1: an MCP server started and listed its tools (their names as the server gave them). */
   mcp_server: { server: string; tools: string[] };
-  /** a4: the workspace was snapshotted before prompt `id` (`commit`: the shadow repository's). */
-  checkpoint: { id: number; prompt: string; commit: string };
+  /** a4: the workspace was snapshotted before prompt `id`; `tree`: the snapshot's git tree (the
+   *  same files give the same tree). */
+  checkpoint: { id: number; prompt: string; tree: string };
   /** a4: the workspace (code), the history (conversation) or both went back to checkpoint `to`;
    *  `undo`: a rewind to it was undone. `files` restored; `messages` the history holds now. */
-  rewind: { to: number; restore: string; undo: boolean; files: number; messages: number };
+  rewind: {
+    to: number;
+    restore: "code" | "conversation" | "both";
+    undo: boolean;
+    files: number;
+    messages: number;
+  };
 }
 
 export type EventKind = keyof HarnessEvents;

@@ -128,15 +128,15 @@ const underLock = <T>(shadow: Shadow, work: () => T): T => {
   return withLock(`${shadow.dir}.lock`, work);
 };
 
-/** Records the workspace as it is now and returns the commit. `git add --all` reads only what
+/** Records the workspace as it is now: the commit, and its tree (the same files, the same tree). `git add --all` reads only what
  *  changed since the last snapshot (git's index remembers every file's size and time), honours
  *  the workspace's `.gitignore` files, and never enters a `.git`; the tree it writes shares every
  *  unchanged file with the checkpoints before. */
-export function snapshot(shadow: Shadow, label: string): string {
+export function snapshot(shadow: Shadow, label: string): { commit: string; tree: string } {
   return underLock(shadow, () => takeSnapshot(shadow, label));
 }
 
-function takeSnapshot(shadow: Shadow, label: string): string {
+function takeSnapshot(shadow: Shadow, label: string): { commit: string; tree: string } {
   ensureShadow(shadow);
   // (No commit yet: rev-parse says nothing and fails.)
   shadow.head ??=
@@ -149,7 +149,7 @@ function takeSnapshot(shadow: Shadow, label: string): string {
   shadow.head = commit.trim();
   // The branch keeps every checkpoint reachable, so no gc ever throws one away.
   shadowGit(shadow, "update-ref", "HEAD", shadow.head);
-  return shadow.head;
+  return { commit: shadow.head, tree };
 }
 
 /** How one file differs between now and the checkpoint a rewind goes back to. */
@@ -171,7 +171,7 @@ export function restore(
   label: string,
 ): { before: string; changes: FileChange[] } {
   return underLock(shadow, () => {
-    const before = takeSnapshot(shadow, label);
+    const before = takeSnapshot(shadow, label).commit;
     const fields = shadowGit(
       shadow,
       ...["diff-tree", "-r", "-z", "--no-renames", "--name-status", before, commit],
@@ -208,8 +208,6 @@ export interface Checkpoint {
   prompt: string;
   /** The shadow repository's commit of the workspace. */
   commit: string;
-  /** When it was taken (ISO time). */
-  at: string;
   /** The prompt's own message in the history: a conversation rewind cuts just before it. The
    *  message itself, not its index: after a rewind and a new prompt, an index would point into
    *  another conversation. */
@@ -256,9 +254,9 @@ export class Checkpoints {
     const message: MessageParam = { role: "user", content: prompt };
     const id = this.list.length + 1;
     try {
-      const commit = snapshot(this.shadow, `#${id} before: ${prompt}`);
-      this.list.push({ id, prompt, commit, at: new Date().toISOString(), message, commands: [] });
-      this.env.io.event("checkpoint", { id, prompt, commit: commit.slice(0, 12) });
+      const { commit, tree } = snapshot(this.shadow, `#${id} before: ${prompt}`);
+      this.list.push({ id, prompt, commit, message, commands: [] });
+      this.env.io.event("checkpoint", { id, prompt, tree: tree.slice(0, 12) });
     } catch (err) {
       this.env.io.note(
         `no checkpoint before this prompt (${(err as Error).message}): it cannot be rewound`,
@@ -395,9 +393,9 @@ export class Checkpoints {
     if (!this.list.length) return "No checkpoints yet: one is taken before each prompt.";
     return [
       ...this.list.map((c) => {
-        const time = c.at.slice(11, 19);
         const gone = this.messages.includes(c.message) ? "" : "  (conversation rewound away)";
-        return `  #${c.id}  ${time}  ${short(c.prompt)}${gone}`;
+        const ran = c.commands.length ? `  (${c.commands.length} commands after it)` : "";
+        return `  #${c.id}  ${short(c.prompt)}${ran}${gone}`;
       }),
       "/rewind <n> [code|conversation|both] goes back to before prompt n · /rewind undo undoes a rewind",
     ].join("\n");

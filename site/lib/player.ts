@@ -52,6 +52,8 @@ function isMinor(step: TraceEvent): boolean {
     case "protocol":
     case "recovery":
     case "mcp_server":
+    case "checkpoint":
+    case "rewind":
       return false;
     default:
       otherEvent(step);
@@ -129,6 +131,15 @@ export function eventWords(event: HarnessEvent, t: Translate): string {
     }
     case "mcp_server":
       return t("event.mcp_server", { server: event.data.server });
+    case "checkpoint":
+      return t("event.checkpoint", { id: event.data.id, prompt: short(event.data.prompt, 50) });
+    case "rewind": {
+      const d = event.data;
+      return t(d.undo ? "event.rewind.undo" : "event.rewind", {
+        id: d.to,
+        restore: t(`event.rewind.${d.restore}`),
+      });
+    }
     default:
       otherEvent(event);
       return (event as { type: string }).type;

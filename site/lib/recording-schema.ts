@@ -70,6 +70,14 @@ const EVENT_DATA = {
     z.object({ kind: z.literal("too_long"), action: z.literal("identity_reinjected") }),
   ]),
   mcp_server: z.object({ server: text, tools: z.array(text) }),
+  checkpoint: z.object({ id: count, prompt: text, tree: text }),
+  rewind: z.object({
+    to: count,
+    restore: z.enum(["code", "conversation", "both"]),
+    undo: z.boolean(),
+    files: count,
+    messages: count,
+  }),
 } satisfies { [K in EventKind]: z.ZodType<HarnessEvents[K]> };
 
 /** The event types a trace may hold (events.ts's kinds), for whoever needs them as values. */

@@ -2,7 +2,7 @@
 // loaded skills (s04), permission decisions (s07), hooks fired (s08), memories saved (s09), the
 // task board (s10–s13: from the board lines the task tools print, then claims and completions),
 // background tasks (s11), lanes (s12), the roster with each teammate's state and unread mail
-// (s13), recoveries (s14) and the request table (s15). Plus, per model request, its size (the
+// (s13), recoveries (s14), the request table (s15) and the checkpoint list (a4). Plus, per model request, its size (the
 // context meter). Pure: the player's data endpoint and the tests call it.
 import { asText } from "../../chapters/_runner/text.ts";
 import { MARKS } from "../../chapters/_shared/marks.ts";
@@ -22,7 +22,8 @@ export type PanelId =
   | "lanes"
   | "roster"
   | "recovery"
-  | "requests";
+  | "requests"
+  | "checkpoints";
 
 /** Rows of cells per panel; a panel appears once it has a row. */
 export type Snapshot = Partial<Record<PanelId, string[][]>>;
@@ -65,6 +66,7 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
   const recovery: string[][] = [];
   const requests = new Map<string, { kind: string; route: string; status: string }>();
   const calls = new Map<string, Extract<TraceEvent, { kind: "tool_call" }>>();
+  const checkpoints = new Map<number, { prompt: string; tree: string; rewound: string }>();
 
   const readBoard = (output: string) => {
     for (const { id, status, subject, notes } of boardLines(output))
@@ -200,6 +202,17 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
         });
         return;
       }
+      case "checkpoint": {
+        const d = step.data;
+        checkpoints.set(d.id, { prompt: short(d.prompt, 40), tree: d.tree, rewound: "" });
+        return;
+      }
+      case "rewind": {
+        const d = step.data;
+        const checkpoint = checkpoints.get(d.to);
+        if (checkpoint) checkpoint.rewound = d.undo ? `${d.restore} (undone)` : `↺ ${d.restore}`;
+        return;
+      }
       // Shown by the context meter, the sequence diagram or the step itself, not by a panel:
       case "compacted":
       case "worktree_run":
@@ -223,6 +236,7 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
       roster: [...roster].map(([name, m]) => [name, m.state || "—", m.task, String(m.unread)]),
       recovery: recovery.slice(-LAST),
       requests: [...requests].map(([id, r]) => [id, r.kind, r.route, r.status]),
+      checkpoints: [...checkpoints].map(([id, c]) => [`#${id}`, c.prompt, c.tree, c.rewound]),
     };
     for (const key of Object.keys(panels) as PanelId[])
       if (!panels[key]!.length) delete panels[key];
