@@ -90,8 +90,10 @@ export async function playScenario(
   for (const prompt of scenario.prompts) {
     const command = commandLine(agent, prompt);
     if (command) {
-      // A step that is one of the chapter's commands (a4's /rewind): what it answered is noted.
-      env.io.note(`${prompt}\n${await command()}`);
+      // A step that is one of the chapter's commands (a4's /rewind): the command typed, then
+      // what it did (its events) and what it answered, as notes.
+      env.io.note(prompt);
+      env.io.note(await command());
       continue;
     }
     env.io.user(prompt);
