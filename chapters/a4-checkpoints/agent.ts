@@ -159,6 +159,20 @@ export interface FileChange {
   how: "changed" | "removed" | "back";
 }
 
+/** How the files differ between two snapshots, from `from` (now) to `to` (a checkpoint). */
+function changesBetween(shadow: Shadow, from: string, to: string): FileChange[] {
+  const fields = shadowGit(
+    shadow,
+    ...["diff-tree", "-r", "-z", "--no-renames", "--name-status", from, to],
+  ).split("\0");
+  const changes: FileChange[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const how = fields[i] === "A" ? "back" : fields[i] === "D" ? "removed" : "changed";
+    changes.push({ path: fields[i + 1], how });
+  }
+  return changes;
+}
+
 /** Puts the workspace's files back as `commit` has them, and returns the snapshot of the moment
  *  before (a rewind's undo) and what changed. The snapshot comes first for a second reason: it
  *  makes git's index the workspace as it is now, so git knows which files to remove. Then git
@@ -172,15 +186,7 @@ export function restore(
 ): { before: string; changes: FileChange[] } {
   return underLock(shadow, () => {
     const before = takeSnapshot(shadow, label).commit;
-    const fields = shadowGit(
-      shadow,
-      ...["diff-tree", "-r", "-z", "--no-renames", "--name-status", before, commit],
-    ).split("\0");
-    const changes: FileChange[] = [];
-    for (let i = 0; i + 1 < fields.length; i += 2) {
-      const how = fields[i] === "A" ? "back" : fields[i] === "D" ? "removed" : "changed";
-      changes.push({ path: fields[i + 1], how });
-    }
+    const changes = changesBetween(shadow, before, commit);
     shadowGit(shadow, "read-tree", "-u", "--reset", commit);
     return { before, changes };
   });
@@ -243,7 +249,7 @@ export class Checkpoints {
 
   constructor(
     readonly shadow: Shadow,
-    private readonly env: Pick<AgentEnv, "io">,
+    private readonly env: Pick<AgentEnv, "io" | "ask">,
     private readonly messages: MessageParam[],
   ) {}
 
