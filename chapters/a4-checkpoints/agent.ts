@@ -400,7 +400,8 @@ export class Checkpoints {
     return [
       ...this.list.map((c) => {
         const gone = this.messages.includes(c.message) ? "" : "  (conversation rewound away)";
-        const ran = c.commands.length ? `  (${c.commands.length} commands after it)` : "";
+        const n = c.commands.length;
+        const ran = n ? `  (${n} command${n === 1 ? "" : "s"} after it)` : "";
         return `  #${c.id}  ${short(c.prompt)}${ran}${gone}`;
       }),
       "/rewind <n> [code|conversation|both] goes back to before prompt n · /rewind undo undoes a rewind",
