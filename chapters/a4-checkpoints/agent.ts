@@ -54,8 +54,6 @@ export interface Shadow {
   workspace: string;
   /** The repository itself, in the state folder. */
   dir: string;
-  /** The newest checkpoint's commit, the parent of the next (read once from the repository). */
-  head?: string;
 }
 
 export const shadowFor = (stateDir: string, workspace: string): Shadow => ({
@@ -128,28 +126,33 @@ const underLock = <T>(shadow: Shadow, work: () => T): T => {
   return withLock(`${shadow.dir}.lock`, work);
 };
 
-/** Records the workspace as it is now: the commit, and its tree (the same files, the same tree). `git add --all` reads only what
- *  changed since the last snapshot (git's index remembers every file's size and time), honours
- *  the workspace's `.gitignore` files, and never enters a `.git`; the tree it writes shares every
- *  unchanged file with the checkpoints before. */
+/** Records the workspace as it is now: the commit, and its tree (the same files give the same
+ *  tree). `git add --all` reads only what changed since the last snapshot (git's index remembers
+ *  every file's size and time), honours the workspace's `.gitignore` files, and never enters a
+ *  `.git`; the tree it writes shares every unchanged file with the checkpoints before. */
 export function snapshot(shadow: Shadow, label: string): { commit: string; tree: string } {
   return underLock(shadow, () => takeSnapshot(shadow, label));
 }
 
 function takeSnapshot(shadow: Shadow, label: string): { commit: string; tree: string } {
   ensureShadow(shadow);
-  // (No commit yet: rev-parse says nothing and fails.)
-  shadow.head ??=
-    runShadowGit(shadow, ["rev-parse", "--quiet", "--verify", "HEAD^{commit}"]).stdout.trim() ||
-    "none";
   shadowGit(shadow, "add", "--all", "--", ".");
   const tree = shadowGit(shadow, "write-tree").trim();
-  const parent = shadow.head === "none" ? [] : ["-p", shadow.head];
-  const commit = shadowGit(shadow, "commit-tree", tree, ...parent, "-m", label.slice(0, 200));
-  shadow.head = commit.trim();
+  // The newest checkpoint is the parent, read under the lock: another harness on this workspace
+  // may have added one. (No commit yet: rev-parse says nothing and fails.)
+  const head = runShadowGit(shadow, ["rev-parse", "--quiet", "--verify", "HEAD^{commit}"]);
+  const parent = head.status === 0 ? ["-p", head.stdout.trim()] : [];
+  const commit = shadowGit(
+    shadow,
+    "commit-tree",
+    tree,
+    ...parent,
+    "-m",
+    label.slice(0, 200),
+  ).trim();
   // The branch keeps every checkpoint reachable, so no gc ever throws one away.
-  shadowGit(shadow, "update-ref", "HEAD", shadow.head);
-  return { commit: shadow.head, tree };
+  shadowGit(shadow, "update-ref", "HEAD", commit);
+  return { commit, tree };
 }
 
 /** How one file differs between now and the checkpoint a rewind goes back to. */

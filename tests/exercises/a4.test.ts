@@ -6,7 +6,7 @@ exerciseSuite("a4", {
     "restores without a snapshot of now first, so new files stay": {
       shadow: swap(
         "const before = takeSnapshot(shadow, label).commit;",
-        "const before = shadow.head ?? commit;",
+        "const before = commit;",
       ),
     },
     "cuts the conversation after the prompt instead of before it": {
