@@ -4,10 +4,7 @@ import { exerciseSuite, swap } from "../support/exercises.ts";
 exerciseSuite("a4", {
   a4: {
     "restores without a snapshot of now first, so new files stay": {
-      shadow: swap(
-        "const before = takeSnapshot(shadow, label).commit;",
-        "const before = commit;",
-      ),
+      shadow: swap("const before = takeSnapshot(shadow, label).commit;", "const before = commit;"),
     },
     "cuts the conversation after the prompt instead of before it": {
       rewind: swap("this.messages.splice(cutAt)", "this.messages.splice(cutAt + 1)"),
