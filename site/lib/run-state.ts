@@ -66,7 +66,7 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
   const recovery: string[][] = [];
   const requests = new Map<string, { kind: string; route: string; status: string }>();
   const calls = new Map<string, Extract<TraceEvent, { kind: "tool_call" }>>();
-  const checkpoints = new Map<number, { prompt: string; tree: string; rewound: string }>();
+  const checkpoints = new Map<number, { prompt: string; rewound: string }>();
 
   const readBoard = (output: string) => {
     for (const { id, status, subject, notes } of boardLines(output))
@@ -204,7 +204,7 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
       }
       case "checkpoint": {
         const d = step.data;
-        checkpoints.set(d.id, { prompt: short(d.prompt, 40), tree: d.tree, rewound: "" });
+        checkpoints.set(d.id, { prompt: short(d.prompt, 40), rewound: "" });
         return;
       }
       case "rewind": {
@@ -236,7 +236,7 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
       roster: [...roster].map(([name, m]) => [name, m.state || "—", m.task, String(m.unread)]),
       recovery: recovery.slice(-LAST),
       requests: [...requests].map(([id, r]) => [id, r.kind, r.route, r.status]),
-      checkpoints: [...checkpoints].map(([id, c]) => [`#${id}`, c.prompt, c.tree, c.rewound]),
+      checkpoints: [...checkpoints].map(([id, c]) => [`#${id}`, c.prompt, c.rewound]),
     };
     for (const key of Object.keys(panels) as PanelId[])
       if (!panels[key]!.length) delete panels[key];

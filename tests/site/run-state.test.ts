@@ -32,7 +32,7 @@ describe("the state after each step", () => {
     const prompts = run.prompts.filter((p) => !p.startsWith("/"));
     const rows = stateTimeline(run).at(-1)!.checkpoints!;
     expect(rows.map(([id]) => id)).toEqual(prompts.map((_, i) => `#${i + 1}`));
-    expect(rows.map(([, , , rewound]) => rewound)).toEqual([
+    expect(rows.map(([, , rewound]) => rewound)).toEqual([
       "",
       "code (undone)",
       "↺ conversation",
