@@ -19,6 +19,7 @@ import { exercises as s15 } from "./s15.ts";
 import { exercises as a1 } from "./a1.ts";
 import { exercises as a2 } from "./a2.ts";
 import { exercises as a3 } from "./a3.ts";
+import { exercises as a4 } from "./a4.ts";
 
 export const EXERCISES = [
   ...s01,
@@ -39,6 +40,7 @@ export const EXERCISES = [
   ...a1,
   ...a2,
   ...a3,
+  ...a4,
 ] as unknown as Exercise<ChapterModule>[];
 
 export const chapterOf = (id: string) => id.split(".")[0];

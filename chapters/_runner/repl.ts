@@ -291,10 +291,22 @@ export async function runRepl(o: ReplOptions): Promise<number> {
       .filter(Boolean)
       .join("\n");
 
+  const runCommandLine = async (line: string) => {
+    const [name, ...rest] = line.split(/\s+/);
+    const cmd = commands[name];
+    try {
+      out(cmd ? await cmd.run(rest.join(" ")) : c.red(`Unknown command ${name}. Try /help.`));
+    } catch (err) {
+      // A broken state file read by /tasks or /lanes is one line, and the prompt comes back.
+      out(c.red(`✗ ${oneLine(`${name}: ${err instanceof Error ? err.message : String(err)}`)}`));
+    }
+  };
+
   if (o.demo) {
     for (const prompt of o.scenario.prompts) {
       out(`${c.bold("you ›")} ${prompt}`);
-      await send(prompt);
+      if (prompt.startsWith("/")) await runCommandLine(prompt);
+      else await send(prompt);
     }
   } else {
     for (;;) {
@@ -317,17 +329,13 @@ export async function runRepl(o: ReplOptions): Promise<number> {
         }
         out(`${o.interactive ? "" : `${c.bold("you ›")} `}${c.dim("(scenario)")} ${suggested}`);
         line = suggested;
-      } else if (line.startsWith("/")) {
-        const [name, ...rest] = line.split(/\s+/);
-        const cmd = commands[name];
-        try {
-          out(cmd ? await cmd.run(rest.join(" ")) : c.red(`Unknown command ${name}. Try /help.`));
-        } catch (err) {
-          // A broken state file read by /tasks or /lanes is one line, and the prompt comes back.
-          out(
-            c.red(`✗ ${oneLine(`${name}: ${err instanceof Error ? err.message : String(err)}`)}`),
-          );
+        // A scenario's step may be a command (a4's /rewind): it runs as if typed.
+        if (line.startsWith("/")) {
+          await runCommandLine(line);
+          continue;
         }
+      } else if (line.startsWith("/")) {
+        await runCommandLine(line);
         continue;
       } else {
         if (!o.interactive) out(`${c.bold("you ›")} ${line}`);

@@ -71,6 +71,13 @@ export function createChapterAgent(chapter: ChapterModule, env: Env, scenario: S
   return env.scripted ? chapter.createAgent(env, scenario.agentOptions) : chapter.createAgent(env);
 }
 
+/** A scenario step such as "/rewind 2 code", when it names one of the chapter's commands: run it. */
+export function commandLine(agent: Agent, line: string): (() => Promise<string>) | undefined {
+  const [name, ...rest] = line.trim().split(/\s+/);
+  const command = line.startsWith("/") ? agent.commands?.[name] : undefined;
+  return command && (async () => command.run(rest.join(" ")));
+}
+
 /** Plays a chapter's whole scenario offline, as `npm run chapter sNN -- --demo` does.
  *  Tests and the site's recorded traces both use it. */
 export async function playScenario(
@@ -82,6 +89,14 @@ export async function playScenario(
   const env = createEnv({ workspace, scenario, io });
   const agent = createChapterAgent(chapter, env, scenario);
   for (const prompt of scenario.prompts) {
+    const command = commandLine(agent, prompt);
+    if (command) {
+      // A step that is one of the chapter's commands (a4's /rewind): the command typed, then
+      // what it did (its events) and what it answered, as notes.
+      env.io.note(prompt);
+      env.io.note(await command());
+      continue;
+    }
     env.io.user(prompt);
     await agent.send(prompt);
   }

@@ -117,6 +117,18 @@ export const EVENT_DATA = {
   /** a3: the model has now seen a new text of a file (it read it, or its own change made it):
    *  its version (1, 2, …), the text's hash (first 8 hex digits) and the tool that showed it. */
   file_version: z.object({ path: text, version: count, hash: text, by: text }),
+  /** a4: the workspace was snapshotted before prompt `id`; `tree`: the snapshot's git tree (the
+   *  same files give the same tree). */
+  checkpoint: z.object({ id: count, prompt: text, tree: text }),
+  /** a4: the workspace (code), the history (conversation) or both went back to checkpoint `to`;
+   *  `undo`: a rewind to it was undone. `files` restored; `messages` the history holds now. */
+  rewind: z.object({
+    to: count,
+    restore: z.enum(["code", "conversation", "both"]),
+    undo: z.boolean(),
+    files: count,
+    messages: count,
+  }),
 };
 
 /** Each kind's data, as a chapter passes it to `io.event` and a reader finds it in a trace. */

@@ -19,6 +19,7 @@ const PANELS: PanelId[] = [
   "recovery",
   "requests",
   "files",
+  "checkpoints",
 ];
 
 export function playerLabels(t: Translate) {

@@ -57,6 +57,8 @@ function isMinor(step: TraceEvent): boolean {
     case "protocol":
     case "recovery":
     case "mcp_server":
+    case "checkpoint":
+    case "rewind":
       return false;
     default:
       otherEvent(step);
@@ -150,6 +152,15 @@ export function eventWords(event: HarnessEvent, t: Translate): string {
         path: event.data.path,
         version: String(event.data.version),
       });
+    case "checkpoint":
+      return t("event.checkpoint", { id: event.data.id, prompt: short(event.data.prompt, 50) });
+    case "rewind": {
+      const d = event.data;
+      return t(d.undo ? "event.rewind.undo" : "event.rewind", {
+        id: d.to,
+        restore: t(`event.rewind.${d.restore}`),
+      });
+    }
     default:
       otherEvent(event);
       return (event as { type: string }).type;

@@ -2,7 +2,7 @@
 // todo list (s03), permission decisions (s07), hooks fired (s08), the task board (s10–s13: each
 // task as a tool showed it, then claims and completions), background jobs (s11), lanes (s12),
 // the roster with each teammate's state and unread mail (s13), recoveries (s14) and the request
-// table (s15), the files read with their versions (a3); loaded skills (s04) and saved memories (s09) are the model's own tool calls. Plus,
+// table (s15), the files read with their versions (a3), the checkpoint list (a4); loaded skills (s04) and saved memories (s09) are the model's own tool calls. Plus,
 // per model request, its size (the context meter). Nothing is read back out of a tool's text or a
 // lesson's source. Pure: the player's data endpoint, the browser's recording reader and the tests
 // call it.
@@ -23,7 +23,8 @@ export type PanelId =
   | "roster"
   | "recovery"
   | "requests"
-  | "files";
+  | "files"
+  | "checkpoints";
 
 /** Rows of cells per panel; a panel appears once it has a row. */
 export type Snapshot = Partial<Record<PanelId, string[][]>>;
@@ -73,6 +74,7 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
   const requests = new Map<string, { kind: string; route: string; status: string }>();
   const files = new Map<string, { version: number; by: string }>();
   const calls = new Map<string, Extract<TraceEvent, { kind: "tool_call" }>>();
+  const checkpoints = new Map<number, { prompt: string; rewound: string }>();
 
   const member = (name: string) => {
     let m = roster.get(name);
@@ -211,6 +213,17 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
         files.set(path, { version, by });
         return;
       }
+      case "checkpoint": {
+        const d = step.data;
+        checkpoints.set(d.id, { prompt: short(d.prompt, 40), rewound: "" });
+        return;
+      }
+      case "rewind": {
+        const d = step.data;
+        const checkpoint = checkpoints.get(d.to);
+        if (checkpoint) checkpoint.rewound = d.undo ? `${d.restore} (undone)` : `↺ ${d.restore}`;
+        return;
+      }
       // Shown by the context meter, the sequence diagram or the step itself, not by a panel:
       case "compacted":
       case "worktree_run":
@@ -235,6 +248,7 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
       recovery: recovery.slice(-LAST),
       requests: [...requests].map(([id, r]) => [id, r.kind, r.route, r.status]),
       files: [...files].map(([file, f]) => [file, `v${f.version}`, f.by]),
+      checkpoints: [...checkpoints].map(([id, c]) => [`#${id}`, c.prompt, c.rewound]),
     };
     for (const key of Object.keys(panels) as PanelId[])
       if (!panels[key]!.length) delete panels[key];

@@ -118,6 +118,12 @@ function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
         return;
       case "compacted":
         return note("compacted");
+      case "checkpoint":
+        return note(`checkpoint #${step.data.id}`);
+      case "rewind":
+        return note(
+          `${step.data.undo ? "undo rewind to" : "rewind to"} #${step.data.to} (${step.data.restore})`,
+        );
       case "recovery": {
         const d = step.data;
         return note([d.kind, "action" in d ? d.action : `try ${d.attempt}`].join(" "));

@@ -16,6 +16,7 @@ import { hasChromium, launch } from "../support/chromium.ts";
 import { longTeamRecording } from "../support/recordings.ts";
 import { type FigureId, type Figures, performanceTable, saveFigures } from "./figures.ts";
 import { serve } from "../support/serve.ts";
+import { snapshotRow } from "./checkpoints.ts";
 import { BASE, buildEnv, DIST } from "../support/site-build.ts";
 
 const args = new Set(process.argv.slice(2));
@@ -371,6 +372,12 @@ async function main() {
       "scenarios",
       `${secs(fast.ms)} (${fast.id}) – ${secs(slow.ms)} (${slow.id}), ${sorted.length} chapters`,
     );
+  }
+
+  try {
+    add(...snapshotRow());
+  } catch (err) {
+    add("a4 snapshot of a 10,000-file workspace", `failed: ${(err as Error).message}`);
   }
 
   // The exercises: one `--check` on the reference answer, and `--status` over every exercise, in a

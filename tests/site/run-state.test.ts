@@ -27,6 +27,19 @@ describe("the state after each step", () => {
     ).toEqual(lines);
   });
 
+  it("a4: the checkpoint list is one row per prompt, marked where the rewinds went", () => {
+    const run = trace("a4");
+    const prompts = run.prompts.filter((p) => !p.startsWith("/"));
+    const rows = stateTimeline(run).at(-1)!.checkpoints!;
+    expect(rows.map(([id]) => id)).toEqual(prompts.map((_, i) => `#${i + 1}`));
+    expect(rows.map(([, , rewound]) => rewound)).toEqual([
+      "",
+      "code (undone)",
+      "↺ conversation",
+      "",
+    ]);
+  });
+
   it("s03: the todo list is the last list the model wrote", () => {
     const run = trace("s03");
     const call = run.steps.findLast((s) => s.kind === "tool_call" && s.name === "todo");

@@ -39,6 +39,7 @@ export const CURRICULUM_TOOLS = {
   },
   /** Before its servers start: s07's tools; each server's tools follow as mcp__<server>__<tool>. */
   a1: { lead: BASE },
+  a4: { lead: BASE },
   a2: {
     lead: [
       ...BASE,

@@ -1,0 +1,375 @@
+// a4's exercises: rebuild the rewind (restore the files of a checkpoint, cut the conversation,
+// undo either), and extend it to show what a code rewind would change and ask first. The checks
+// drive the agent through its /rewind command, with the files of each "prompt" written by the
+// check itself; tests/chapters/a4-checkpoints.test.ts runs the same behaviours against the
+// appendix's own code.
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import path from "node:path";
+import { say, use } from "../_shared/scripted.ts";
+import type { Agent } from "../_shared/types.ts";
+import type * as A4 from "../a4-checkpoints/agent.ts";
+import { change, expectThat, type Check, type CheckKit, type Exercise } from "./kit.ts";
+import { fc, forAll } from "./property.ts";
+
+type M = typeof A4;
+
+/** Every file and link in a folder but its `.git`: bytes, executable bit, link target. */
+function treeOf(root: string): Record<string, string> {
+  const tree: Record<string, string> = {};
+  const walk = (rel: string) => {
+    for (const name of readdirSync(path.join(root, rel))) {
+      const file = path.join(rel, name);
+      if (file === ".git") continue;
+      const full = path.join(root, file);
+      const st = lstatSync(full);
+      if (st.isSymbolicLink()) tree[file] = `link:${readlinkSync(full)}`;
+      else if (st.isDirectory()) walk(file);
+      else tree[file] = `${st.mode & 0o100 ? "x" : "-"}:${readFileSync(full).toString("base64")}`;
+    }
+  };
+  walk("");
+  return tree;
+}
+
+/** The files of a tree, for a message: their names, sorted. */
+const names = (tree: Record<string, string>) =>
+  Object.keys(tree)
+    .sort()
+    .map((n) => JSON.stringify(n))
+    .join(", ") || "(none)";
+const same = (a: Record<string, string>, b: Record<string, string>) =>
+  JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
+
+/** Makes the workspace hold exactly `files`, as a prompt's tool calls would have left it. */
+function become(root: string, files: Record<string, { text: string; exec: boolean }>) {
+  for (const name of readdirSync(root))
+    if (name !== ".git") rmSync(path.join(root, name), { recursive: true, force: true });
+  for (const [file, { text, exec }] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    writeFileSync(path.join(root, file), text);
+    chmodSync(path.join(root, file), exec ? 0o755 : 0o644);
+  }
+}
+
+const run = async (agent: Agent, args: string) =>
+  String(await agent.commands!["/rewind"].run(args));
+const history = (agent: Agent) => JSON.stringify(agent.messages);
+/** Enough "yes" answers for any question an extended rewind asks. */
+const YES = Array.from({ length: 20 }, () => "yes");
+
+/** Names a model might give files: spaces, a newline, a leading dash, non-ASCII, nesting, and
+ *  `conf`, a file in one state and a folder in another. */
+const NAMES = [
+  "a.txt",
+  "src/main.ts",
+  "with space.md",
+  "-rf",
+  "new\nline",
+  "ünï.txt",
+  "conf",
+  "conf/x",
+];
+const state = fc
+  .dictionary(
+    fc.constantFrom(...NAMES),
+    fc.record({ text: fc.string({ maxLength: 12 }), exec: fc.boolean() }),
+    { maxKeys: 5 },
+  )
+  .map((files) => {
+    if (files.conf) delete files["conf/x"];
+    return files;
+  });
+
+/** Three prompts, the workspace set to states[0..2] before each and to states[3] after. */
+type Files = Record<string, { text: string; exec: boolean }>;
+
+async function threePrompts(module: M, kit: CheckKit, states: Files[]) {
+  const env = kit.env([say("one"), say("two"), say("three")], { answers: YES });
+  const agent = module.createAgent(env);
+  const seen: Record<string, string>[] = [];
+  const before: string[] = [];
+  for (const [i, prompt] of ["first", "second", "third"].entries()) {
+    become(env.workspace, states[i]);
+    seen.push(treeOf(env.workspace));
+    before.push(history(agent));
+    await agent.send(prompt);
+  }
+  become(env.workspace, states[3]);
+  return { env, agent, seen, before, last: treeOf(env.workspace), full: history(agent) };
+}
+
+export const codeRewindRestores: Check<M> = {
+  id: "code-rewind-restores",
+  limitMs: 90_000,
+  async run(module, kit) {
+    await forAll(
+      fc.tuple(fc.array(state, { minLength: 4, maxLength: 4 }), fc.integer({ min: 1, max: 3 })),
+      async ([states, k]) => {
+        const { env, agent, seen, full } = await threePrompts(module, kit, states);
+        await run(agent, `${k} code`);
+        const now = treeOf(env.workspace);
+        expectThat(same(now, seen[k - 1]), "files-differ", {
+          k,
+          got: names(now),
+          expected: names(seen[k - 1]),
+        });
+        expectThat(history(agent) === full, "history-touched", { k });
+      },
+      { runs: 6 },
+    );
+  },
+};
+
+export const undoRestores: Check<M> = {
+  id: "undo-restores",
+  limitMs: 60_000,
+  async run(module, kit) {
+    const states: Files[] = [
+      {},
+      { "a.txt": { text: "one", exec: false } },
+      { "a.txt": { text: "two", exec: true }, "conf/x": { text: "x", exec: false } },
+      { conf: { text: "now a file", exec: false }, "b.txt": { text: "b", exec: false } },
+    ];
+    const { env, agent, last, full } = await threePrompts(module, kit, states);
+    await run(agent, "2 both");
+    await run(agent, "undo");
+    const now = treeOf(env.workspace);
+    expectThat(same(now, last), "undo-files-differ", { got: names(now), expected: names(last) });
+    expectThat(history(agent) === full, "undo-history-differs", {
+      got: agent.messages.length,
+      expected: JSON.parse(full).length,
+    });
+  },
+};
+
+export const conversationCut: Check<M> = {
+  id: "conversation-cut",
+  limitMs: 60_000,
+  async run(module, kit) {
+    const states: Files[] = [
+      {},
+      { "a.txt": { text: "1", exec: false } },
+      {},
+      { "b.txt": { text: "3", exec: false } },
+    ];
+    const { env, agent, before, last, full } = await threePrompts(module, kit, states);
+    for (const k of [3, 2, 1]) {
+      await run(agent, `${k} conversation`);
+      expectThat(history(agent) === before[k - 1], "cut-wrong", {
+        k,
+        got: agent.messages.length,
+        expected: JSON.parse(before[k - 1]).length,
+      });
+      expectThat(same(treeOf(env.workspace), last), "files-moved", { k });
+      await run(agent, "undo");
+      expectThat(history(agent) === full, "undo-history-differs", {
+        got: agent.messages.length,
+        expected: JSON.parse(full).length,
+      });
+    }
+  },
+};
+
+export const badInputChangesNothing: Check<M> = {
+  id: "bad-input-changes-nothing",
+  limitMs: 60_000,
+  async run(module, kit) {
+    const env = kit.env([say("one"), say("two"), say("again")], { answers: YES });
+    const agent = module.createAgent(env);
+    writeFileSync(path.join(env.workspace, "a.txt"), "before");
+    await agent.send("first");
+    writeFileSync(path.join(env.workspace, "a.txt"), "after");
+    await agent.send("second");
+    await run(agent, "2 conversation");
+    await agent.send("a new second"); // prompt #2 is no longer in the history
+    const files = treeOf(env.workspace);
+    const messages = history(agent);
+    for (const args of ["9 code", "2 conversation", "2 both"]) {
+      let threw: string | undefined;
+      try {
+        await run(agent, args);
+      } catch (err) {
+        threw = (err as Error).message;
+        if (threw.startsWith("not started:")) throw err;
+      }
+      expectThat(threw !== undefined, "no-refusal", { args });
+      expectThat(
+        same(treeOf(env.workspace), files) && history(agent) === messages,
+        "changed-on-refusal",
+        {
+          args,
+        },
+      );
+    }
+  },
+};
+
+export const namesWhatItCannotUndo: Check<M> = {
+  id: "names-what-it-cannot-undo",
+  limitMs: 60_000,
+  async run(module, kit) {
+    const command = "curl -X POST https://example.invalid/deploy || true";
+    const env = kit.env(
+      [
+        say("one"),
+        use("bash", { command: "echo hi > hi.txt" }),
+        use("bash", { command }),
+        say("two"),
+      ],
+      { answers: YES },
+    );
+    const agent = module.createAgent(env);
+    await agent.send("first");
+    await agent.send("second");
+    const report = await run(agent, "2 code");
+    for (const ran of ["echo hi > hi.txt", command])
+      expectThat(report.includes(ran), "command-unnamed", { command: ran, got: report });
+  },
+};
+
+// ---- a4.2: show what a code rewind would change, and ask first ----
+
+/** Two prompts (a.txt changed, b.txt new), then `/rewind 1 code` answered `answer`. */
+async function askedRewind(module: M, kit: CheckKit, answer: string) {
+  const env = kit.env([say("one"), say("two")], { answers: [answer] });
+  const agent = module.createAgent(env);
+  writeFileSync(path.join(env.workspace, "a.txt"), "first");
+  await agent.send("first");
+  writeFileSync(path.join(env.workspace, "a.txt"), "second");
+  writeFileSync(path.join(env.workspace, "b.txt"), "new");
+  await agent.send("second");
+  const files = treeOf(env.workspace);
+  const messages = history(agent);
+  await run(agent, "1 code");
+  const questions = env.io.trace.flatMap((s) =>
+    s.kind === "note" && s.text.includes("→ scripted answer") ? [s.text] : [],
+  );
+  return { env, agent, files, messages, questions };
+}
+
+export const asksBeforeCodeRewind: Check<M> = {
+  id: "asks-before-code-rewind",
+  limitMs: 30_000,
+  async run(module, kit) {
+    const { env, agent, files, messages, questions } = await askedRewind(module, kit, "no");
+    expectThat(questions.length === 1, "not-asked", { got: questions.length });
+    expectThat(
+      questions[0].includes("a.txt") && questions[0].includes("b.txt"),
+      "question-unnamed-files",
+      { got: questions[0] },
+    );
+    expectThat(
+      same(treeOf(env.workspace), files) && history(agent) === messages,
+      "changed-after-no",
+      {},
+    );
+  },
+};
+
+export const rewindsAfterYes: Check<M> = {
+  id: "rewinds-after-yes",
+  limitMs: 30_000,
+  async run(module, kit) {
+    const { env } = await askedRewind(module, kit, "yes");
+    const now = treeOf(env.workspace);
+    expectThat(
+      Object.keys(now).join() === "a.txt" &&
+        readFileSync(path.join(env.workspace, "a.txt"), "utf8") === "first",
+      "not-restored-after-yes",
+      { got: names(now) },
+    );
+  },
+};
+
+/** a4.2's answer: a preview of the changes (a snapshot of now, compared with the checkpoint), and
+ *  the question before a code rewind; "no" changes nothing. */
+const askFirstSolution = {
+  shadow: change(
+    "/** What a snapshot leaves out:",
+    `/** What a code rewind to \`commit\` would change, without changing anything. */
+export function preview(shadow: Shadow, commit: string): FileChange[] {
+  return underLock(shadow, () =>
+    changesBetween(shadow, takeSnapshot(shadow, "before a preview").commit, commit),
+  );
+}
+
+/** What a snapshot leaves out:`,
+  ),
+  rewind: (reference: string) =>
+    change(
+      "  rewind(id: number, target: RewindTarget): string {",
+      "  async rewind(id: number, target: RewindTarget): Promise<string> {",
+    )(reference).replace(
+      "    const record: UndoRecord = { checkpoint: id, target };\n",
+      `    if (target !== "conversation") {
+      const changes = preview(this.shadow, checkpoint.commit);
+      const list = changes.map((c) => \`\${c.path} (\${c.how})\`).join(", ") || "nothing";
+      const answer = await this.env.ask(
+        \`Rewind the code to checkpoint #\${id}? It would change \${changes.length} files: \${list}\`,
+        ["yes", "no"],
+      );
+      if (answer !== "yes") return "Nothing changed: the rewind was not confirmed.";
+    }
+    const record: UndoRecord = { checkpoint: id, target };
+`,
+    ),
+};
+
+export const exercises: Exercise<M>[] = [
+  {
+    id: "a4",
+    kind: "rebuild",
+    file: "agent.ts",
+    blanks: [
+      {
+        name: "restore",
+        contract: [
+          "Puts the workspace's files back as `commit` has them; returns { before, changes }.",
+          "First a snapshot of now (takeSnapshot: the undo's commit, and git's index = the workspace),",
+          "then changesBetween(shadow, before, commit), then git read-tree -u --reset <commit>,",
+          "all under underLock(shadow, …).",
+        ].join("\n"),
+      },
+      {
+        name: "rewind",
+        contract: [
+          "Goes back to checkpoint `id`: code (restore its commit), conversation (cut the history",
+          "just before its prompt's message), or both. Unknown id, or a conversation rewind to a",
+          "prompt the history no longer holds: throw, changing nothing. Remembers the undo record",
+          "(the commit before, the whole history before), emits the rewind event, returns the report",
+          "(describeCode names the files and the commands run since).",
+        ].join("\n"),
+      },
+      {
+        name: "undo",
+        contract: [
+          "Undoes the last rewind: restore record.code, put back record.history; no record: throw.",
+          "Its own record is the state before the undo, so an undo can be undone.",
+        ].join("\n"),
+      },
+    ],
+    checks: [
+      codeRewindRestores,
+      undoRestores,
+      conversationCut,
+      badInputChangesNothing,
+      namesWhatItCannotUndo,
+    ],
+  },
+  {
+    id: "a4.2",
+    kind: "extend",
+    file: "agent.ts",
+    solution: askFirstSolution,
+    checks: [asksBeforeCodeRewind, rewindsAfterYes, codeRewindRestores, conversationCut],
+  },
+];
