@@ -62,6 +62,14 @@ export interface HarnessEvents {
     | { kind: "too_long"; action: "identity_reinjected" };
   /** a1: an MCP server started and listed its tools (their names as the server gave them). */
   mcp_server: { server: string; tools: string[] };
+  /** a5: a session log began (`start`), was continued (`resume`) or branched from `parent` after
+   *  its first `turn` prompts (`fork`). The log's own id is `id`. */
+  session: {
+    id: string;
+    action: "start" | "resume" | "fork";
+    parent: string | null;
+    turn: number | null;
+  };
 }
 
 export type EventKind = keyof HarnessEvents;

@@ -52,6 +52,7 @@ function isMinor(step: TraceEvent): boolean {
     case "protocol":
     case "recovery":
     case "mcp_server":
+    case "session":
       return false;
     default:
       otherEvent(step);
@@ -129,6 +130,12 @@ export function eventWords(event: HarnessEvent, t: Translate): string {
     }
     case "mcp_server":
       return t("event.mcp_server", { server: event.data.server });
+    case "session": {
+      const d = event.data;
+      return d.action === "fork"
+        ? t("event.session.fork", { id: d.id, parent: str(d.parent), turn: str(d.turn) })
+        : t(`event.session.${d.action}`, { id: d.id });
+    }
     default:
       otherEvent(event);
       return (event as { type: string }).type;

@@ -70,6 +70,12 @@ const EVENT_DATA = {
     z.object({ kind: z.literal("too_long"), action: z.literal("identity_reinjected") }),
   ]),
   mcp_server: z.object({ server: text, tools: z.array(text) }),
+  session: z.object({
+    id: text,
+    action: z.enum(["start", "resume", "fork"]),
+    parent: text.nullable(),
+    turn: count.nullable(),
+  }),
 } satisfies { [K in EventKind]: z.ZodType<HarnessEvents[K]> };
 
 /** The event types a trace may hold (events.ts's kinds), for whoever needs them as values. */

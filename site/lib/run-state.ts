@@ -22,7 +22,8 @@ export type PanelId =
   | "lanes"
   | "roster"
   | "recovery"
-  | "requests";
+  | "requests"
+  | "sessions";
 
 /** Rows of cells per panel; a panel appears once it has a row. */
 export type Snapshot = Partial<Record<PanelId, string[][]>>;
@@ -64,6 +65,7 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
   const roster = new Map<string, { state: string; task: string; unread: number }>();
   const recovery: string[][] = [];
   const requests = new Map<string, { kind: string; route: string; status: string }>();
+  const sessions: string[][] = [];
   const calls = new Map<string, Extract<TraceEvent, { kind: "tool_call" }>>();
 
   const readBoard = (output: string) => {
@@ -200,6 +202,18 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
         });
         return;
       }
+      case "session": {
+        // a5's session tree: a fork is listed under the session it branched from.
+        const d = step.data;
+        const row = [d.id, d.action, d.parent ? `${d.parent} @ ${d.turn}` : "—"];
+        const at = sessions.findIndex((r) => r[0] === d.id);
+        if (at >= 0) sessions[at] = row;
+        else if (d.parent) {
+          const parent = sessions.findIndex((r) => r[0] === d.parent);
+          sessions.splice(parent >= 0 ? parent + 1 : sessions.length, 0, row);
+        } else sessions.push(row);
+        return;
+      }
       // Shown by the context meter, the sequence diagram or the step itself, not by a panel:
       case "compacted":
       case "worktree_run":
@@ -223,6 +237,7 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
       roster: [...roster].map(([name, m]) => [name, m.state || "—", m.task, String(m.unread)]),
       recovery: recovery.slice(-LAST),
       requests: [...requests].map(([id, r]) => [id, r.kind, r.route, r.status]),
+      sessions: sessions.map((r) => [...r]),
     };
     for (const key of Object.keys(panels) as PanelId[])
       if (!panels[key]!.length) delete panels[key];

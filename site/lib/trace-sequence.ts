@@ -114,6 +114,8 @@ function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
         return;
       case "compacted":
         return note("compacted");
+      case "session":
+        return note(`session ${step.data.action}`);
       case "recovery": {
         const d = step.data;
         return note([d.kind, "action" in d ? d.action : `try ${d.attempt}`].join(" "));
