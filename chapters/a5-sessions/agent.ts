@@ -40,6 +40,7 @@ import {
   type ToolOutcome,
 } from "../s02-tool-use/agent.ts";
 import { type Mode, MODES, type Permissions, runGated } from "../s07-permission-system/agent.ts";
+import type { HarnessEvents } from "../_shared/events.ts";
 import { oneLine } from "../_shared/visible.js";
 // The recording's vocabulary: one schema, one version, read by the player and written here.
 import { RECORDING_FORMAT, type RecordingHeader } from "../_runner/recording.ts";
@@ -292,13 +293,14 @@ export const NOT_FINISHED =
 /** The steps that close what a kill left open: a result for every tool call without one, and a
  *  note saying so. Appended to the log before anything else, so the log itself is whole again. */
 export function closeUnfinished(steps: readonly TraceEvent[]): TraceEvent[] {
-  const answered = new Set(
-    steps.flatMap((s) => (s.kind === "tool_result" && s.agent === "lead" ? [s.id] : [])),
-  );
-  const open = steps.filter(
-    (s): s is Extract<TraceEvent, { kind: "tool_call" }> =>
-      s.kind === "tool_call" && s.agent === "lead" && !answered.has(s.id),
-  );
+  // By position, not by id alone: two processes' model clients may reuse an id.
+  const waiting = new Map<string, Extract<TraceEvent, { kind: "tool_call" }>>();
+  for (const step of steps) {
+    if (step.agent !== "lead") continue;
+    if (step.kind === "tool_call") waiting.set(step.id, step);
+    if (step.kind === "tool_result") waiting.delete(step.id);
+  }
+  const open = [...waiting.values()];
   if (!open.length) return [];
   return [
     ...open.map((call): TraceEvent => ({
@@ -352,7 +354,7 @@ export interface SessionOptions {
 export function openSession(
   env: Pick<AgentEnv, "stateDir" | "modelId">,
   options: SessionOptions = {},
-): { log: SessionLog; messages: MessageParam[] } {
+): { log: SessionLog; messages: MessageParam[]; origin: SessionEvent } {
   const { resume, fork } = options;
   if (resume !== undefined && fork !== undefined)
     throw new SessionError("--resume and --fork name one session each: use one of them");
@@ -367,8 +369,9 @@ export function openSession(
       );
     const log = SessionLog.reopen(env.stateDir, resume);
     const closing = closeUnfinished(old.steps);
-    log.append(...closing, sessionEvent(resume, "resume", null, null));
-    return { log, messages: historyFrom([...old.steps, ...closing]) };
+    const origin = sessionEvent(resume, "resume", null, null);
+    log.append(...closing, origin);
+    return { log, messages: historyFrom([...old.steps, ...closing]), origin: origin.data };
   }
   if (fork !== undefined) {
     const old = readSession(env.stateDir, fork);
@@ -379,23 +382,26 @@ export function openSession(
     const kept = stepsUpToTurn(old.steps, at);
     const closing = closeUnfinished(kept);
     const log = SessionLog.create(env.stateDir, newSessionId(), env.modelId);
-    log.append(sessionEvent(log.id, "fork", fork, at), ...kept, ...closing);
-    return { log, messages: historyFrom([...kept, ...closing]) };
+    const origin = sessionEvent(log.id, "fork", fork, at);
+    log.append(origin, ...kept, ...closing);
+    return { log, messages: historyFrom([...kept, ...closing]), origin: origin.data };
   }
   const log = SessionLog.create(env.stateDir, newSessionId(), env.modelId);
-  log.append(sessionEvent(log.id, "start", null, null));
-  return { log, messages: [] };
+  const origin = sessionEvent(log.id, "start", null, null);
+  log.append(origin);
+  return { log, messages: [], origin: origin.data };
 }
 
+type SessionEvent = HarnessEvents["session"];
 const sessionEvent = (
   id: string,
-  action: "start" | "resume" | "fork",
+  action: SessionEvent["action"],
   parent: string | null,
   turn: number | null,
-): TraceEvent => ({
-  kind: "event",
+) => ({
+  kind: "event" as const,
   agent: "lead",
-  type: "session",
+  type: "session" as const,
   data: { id, action, parent, turn },
 });
 // #endregion open
@@ -483,7 +489,7 @@ export interface SessionAgent extends Agent {
 }
 
 export function createAgent(env: AgentEnv, options: SessionOptions = {}): SessionAgent {
-  const { log, messages } = openSession(env, options);
+  const { log, messages, origin } = openSession(env, options);
   const perms: Permissions = {
     mode: options.permissionMode ?? "default",
     allow: [...ALLOW],
@@ -500,6 +506,8 @@ export function createAgent(env: AgentEnv, options: SessionOptions = {}): Sessio
       }
     : env;
   const logged = logging(asker, log);
+  // The printer's trace (and a --record file) learns which session this is too.
+  env.io.event("session", origin);
   return {
     messages,
     session: { id: log.id, file: log.file },
