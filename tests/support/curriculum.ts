@@ -52,4 +52,5 @@ export const CURRICULUM_TOOLS = {
     teammate: [...TEAMMATE, ...PROTOCOL_TEAMMATE],
     subagent: BASE,
   },
+  a5: { lead: BASE },
 } satisfies Record<string, ToolLists>;
