@@ -33,6 +33,7 @@ import {
   writeSync,
 } from "node:fs";
 import path from "node:path";
+import type { z } from "zod";
 import {
   agentLoop,
   BASE_TOOLS,
@@ -43,9 +44,12 @@ import { type Mode, MODES, type Permissions, runGated } from "../s07-permission-
 import type { HarnessEvents } from "../_shared/events.ts";
 import { oneLine } from "../_shared/visible.js";
 // The recording's vocabulary: one schema, one version, read by the player and written here.
-import { RECORDING_FORMAT, type RecordingHeader } from "../_runner/recording.ts";
 import { TRACE_VERSION, type TraceEvent } from "../_runner/trace.ts";
-import { headerSchema, traceStepSchema } from "../../site/lib/recording-schema.ts";
+import {
+  headerSchema,
+  RECORDING_FORMAT,
+  traceStepSchema,
+} from "../../site/lib/recording-schema.ts";
 import type {
   Agent,
   AgentEnv,
@@ -66,6 +70,9 @@ later: when a tool result says a call did not finish, check what it left before 
 the task is done, say so briefly.`;
 
 /** Why a session cannot be opened, resumed or forked: said in one sentence, nothing changed. */
+/** A recording's first line (chapters/_runner/recording.ts). */
+export type RecordingHeader = z.infer<typeof headerSchema>;
+
 export class SessionError extends Error {
   name = "SessionError";
 }

@@ -17,7 +17,7 @@ import scenario, { PROMPTS } from "../../chapters/a5-sessions/scenario.ts";
 import { createEnv } from "../../chapters/_runner/runtime.ts";
 import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { fail, say, use } from "../../chapters/_shared/scripted.ts";
-import type { MessageParam } from "../../chapters/_shared/types.ts";
+import type { MessageParam, ScriptedTurn } from "../../chapters/_shared/types.ts";
 import { SEED } from "../../chapters/_exercises/property.ts";
 import { headerSchema, traceStepSchema } from "../../site/lib/recording-schema.ts";
 import { readRecording } from "../../site/lib/recording.ts";
@@ -28,7 +28,10 @@ import { killAfterTest, tempDir, toolNames, waitFor } from "../support/helpers.t
 import { CLI } from "../support/run-cli.ts";
 
 /** A workspace with the scenario's scripted model (its answers only when `answers` says). */
-function envFor(workspace = path.join(tempDir(), "ws"), script = scenario.script) {
+function envFor(
+  workspace = path.join(tempDir(), "ws"),
+  script: Record<string, ScriptedTurn[]> = scenario.script,
+) {
   mkdirSync(workspace, { recursive: true });
   return createEnv({ workspace, scenario: { script, answers: ["yes"] } });
 }
