@@ -42,6 +42,7 @@ import {
 } from "../s02-tool-use/agent.ts";
 import { type Mode, MODES, type Permissions, runGated } from "../s07-permission-system/agent.ts";
 import type { HarnessEvents } from "../_shared/events.ts";
+import { stateDirFor } from "../_shared/paths.ts";
 import { oneLine } from "../_shared/visible.js";
 // The recording's vocabulary: one schema, one version, read by the player and written here.
 import { TRACE_VERSION, type TraceEvent } from "../_runner/trace.ts";
@@ -626,7 +627,8 @@ export interface QueryOptions extends SessionOptions {
   workspace: string;
   /** Default: beside the workspace (`<workspace>.harness`). */
   stateDir?: string;
-  modelId?: string;
+  /** The model to ask, as the Messages API names it. */
+  modelId: string;
 }
 
 /** A silent io: the log is the record. */
@@ -646,10 +648,9 @@ export async function* query(options: QueryOptions): AsyncGenerator<TraceEvent, 
   const env: AgentEnv = {
     model: options.model,
     modelFor: () => options.model,
-    modelId: options.modelId ?? "claude-sonnet-4-5",
+    modelId: options.modelId,
     workspace,
-    stateDir:
-      options.stateDir ?? path.join(path.dirname(workspace), `${path.basename(workspace)}.harness`),
+    stateDir: options.stateDir ?? stateDirFor(workspace),
     io: QUIET,
     ask: async () => "no",
   };

@@ -298,6 +298,7 @@ describe("a5 sessions", () => {
     for await (const step of a5.query({
       prompt: PROMPTS.start,
       model: env.model,
+      modelId: env.modelId,
       workspace: env.workspace,
       permissionMode: "auto",
     }))
