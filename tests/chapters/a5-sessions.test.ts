@@ -22,6 +22,7 @@ import { SEED } from "../../chapters/_exercises/property.ts";
 import { headerSchema, traceStepSchema } from "../../site/lib/recording-schema.ts";
 import { readRecording } from "../../site/lib/recording.ts";
 import { stateTimeline } from "../../site/lib/run-state.ts";
+import { sandboxStatus } from "../../chapters/_shared/shell.ts";
 import { budget } from "../support/budgets.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 import { killAfterTest, tempDir, toolNames, waitFor } from "../support/helpers.ts";
@@ -379,6 +380,25 @@ describe("a5 sessions", () => {
       expect(readFileSync(agent.session.file, "utf8")).toBe(before);
     });
 
+    it.skipIf(sandboxStatus().kind !== "bubblewrap")(
+      "the model's commands cannot append to a log either: the sandbox writes only in the workspace",
+      async () => {
+        const env = envFor();
+        const agent = await playPrompts(env, {}, [PROMPTS.start]);
+        const before = readFileSync(agent.session.file, "utf8");
+        const target = path.relative(env.workspace, agent.session.file);
+        const attacker = envFor(env.workspace, {
+          lead: [use("bash", { command: `echo forged >> ${target}` }), say("tried")],
+        });
+        const ran: string[] = [];
+        for await (const step of a5.run(a5.createAgent(attacker, { permissionMode: "auto" }), "go"))
+          if (step.kind === "tool_result") ran.push(step.output);
+        expect(ran).toHaveLength(1); // it ran (auto mode), and the state folder is not there for it
+        expect(readFileSync(agent.session.file, "utf8")).toBe(before);
+      },
+      budget({ command: 1 }),
+    );
+
     it("a sessions folder or log replaced by a symlink is refused, and nothing is written through it", () => {
       const base = tempDir();
       const ws = path.join(base, "ws");
@@ -485,6 +505,49 @@ describe("a5 sessions", () => {
       budget({ cli: 2 }),
     );
   });
+
+  it(
+    "the page's query() example runs as written, and prints the calls, the refusal and the answer",
+    async () => {
+      const page = readFileSync(path.join(REPO_ROOT, "chapters/a5-sessions/en.mdx"), "utf8");
+      const example = /```ts\n([\s\S]*?)```/.exec(page)![1];
+      expect(example.trim().split("\n")).toHaveLength(10);
+      const ws = path.join(tempDir(), "ws");
+      mkdirSync(ws);
+      // The same code, run as the page says (node --import tsx), with the scripted model for
+      // `new Anthropic()` and a temporary workspace.
+      const from = (file: string) => JSON.stringify(path.join(REPO_ROOT, file));
+      // .mts: outside the repository no package.json says "type": "module" (in its root, ask.ts is)
+      const file = path.join(tempDir(), "ask.mts");
+      writeFileSync(
+        file,
+        [
+          `import { ScriptedModel } from ${from("chapters/_runner/scripted-model.ts")};`,
+          `import { say, use } from ${from("chapters/_shared/scripted.ts")};`,
+          example
+            .replace(/^import Anthropic .*\n/m, "")
+            .replace('"./chapters/a5-sessions/agent.ts"', from("chapters/a5-sessions/agent.ts"))
+            .replace(
+              "new Anthropic()",
+              'new ScriptedModel({ lead: [use("glob", { pattern: "*" }), use("write", { path: "x", content: "y" }), say("an empty folder")] }).for("lead")',
+            )
+            .replace('".workspace/a5"', JSON.stringify(ws)),
+        ].join("\n"),
+      );
+      const printed = execFileSync(process.execPath, ["--import", "tsx", file], {
+        cwd: REPO_ROOT,
+        encoding: "utf8",
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
+      });
+      expect(printed.trimEnd().split("\n")).toEqual([
+        '→ glob {"pattern":"*"}',
+        '→ write {"path":"x","content":"y"}',
+        expect.stringMatching(/^refused: plan mode/),
+        "an empty folder",
+      ]);
+    },
+    budget({ cli: 1 }),
+  );
 
   it("bad options are a clear error with exit code 2", async () => {
     const env = envFor();
