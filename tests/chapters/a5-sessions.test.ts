@@ -200,6 +200,9 @@ describe("a5 sessions", () => {
       const tree = a5.sessionTree(env.stateDir);
       expect(tree).toHaveLength(1);
       expect(tree[0].children.map((c) => [c.id, c.turn])).toEqual([[fork.session.id, at]]);
+      expect(a5.treeText(tree)).toContain(
+        `└ ${fork.session.id}  ${at} prompt${at === 1 ? "" : "s"}  (forked from ${original.session.id} after prompt ${at})`,
+      );
     },
     budget({ chapterRun: 6 }),
   );
