@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import type * as A5 from "../a5-sessions/agent.ts";
 import { say, useAll } from "../_shared/scripted.ts";
 import type { MessageParam, ScriptedReply } from "../_shared/types.ts";
-import { expectThat, type Check, type CheckKit, type Exercise } from "./kit.ts";
+import { change, expectThat, refusal, type Check, type CheckKit, type Exercise } from "./kit.ts";
 import { fc, forAll } from "./property.ts";
 
 type M = typeof A5;
@@ -152,6 +152,80 @@ export const resumesAfterKill: Check<M> = {
   },
 };
 
+/** Opens a session with `--continue` (a5.1), typed loosely: the unextended chapter has no such
+ *  option and ignores it. */
+const continued = (module: M, env: Parameters<M["createAgent"]>[0]) =>
+  module.createAgent(env, { continue: true } as A5.SessionOptions);
+
+export const continuesLatest: Check<M> = {
+  id: "continues-latest",
+  async run(module, kit) {
+    const workspace = kit.workspace();
+    const ids: string[] = [];
+    for (const prompt of ["the first session", "the second session"]) {
+      const agent = module.createAgent(kit.env([say("ok")], { workspace }), {});
+      await agent.send(prompt);
+      await agent.close?.();
+      ids.push(agent.session.id);
+    }
+    const agent = continued(module, kit.env([say("ok")], { workspace }));
+    await agent.close?.();
+    expectThat(agent.session.id === ids[1], "not-latest", {
+      got: agent.session.id,
+      expected: ids[1],
+    });
+    expectThat(JSON.stringify(agent.messages).includes("the second session"), "history-lost");
+  },
+};
+
+export const nothingToContinue: Check<M> = {
+  id: "nothing-to-continue",
+  run(module, kit) {
+    const why = refusal(() => continued(module, kit.env([say("ok")])));
+    expectThat(why !== undefined && /no session/i.test(why), "continued-nothing", {
+      got: why ?? "a new session",
+    });
+  },
+};
+
+/** a5.1's answer: `continue` resumes the session whose log started last. */
+const continueChanges = [
+  change(
+    `  resume?: string;
+`,
+    `  resume?: string;
+  /** Continue the session whose log started last (--continue). */
+  continue?: boolean;
+`,
+  ),
+  change(
+    `  const { resume, fork } = options;`,
+    `  const { fork } = options;
+  const resume = options.continue ? latestSession(env.stateDir) : options.resume;`,
+  ),
+  change(
+    `/** Opens the session the options name, a new one by default.`,
+    `/** The session whose header says it started last. */
+function latestSession(stateDir: string): string {
+  let names: string[] = [];
+  try {
+    names = readdirSync(sessionsDir(stateDir)).filter((n) => n.endsWith(".jsonl"));
+  } catch {
+    // no sessions folder: no session
+  }
+  const started = names
+    .map((n) => n.slice(0, -".jsonl".length))
+    .map((id) => ({ id, at: readSession(stateDir, id).header.started }))
+    .sort((a, b) => a.at.localeCompare(b.at));
+  const latest = started.at(-1);
+  if (!latest) throw new SessionError("there is no session to continue in this workspace");
+  return latest.id;
+}
+
+/** Opens the session the options name, a new one by default.`,
+  ),
+];
+
 export const exercises: Exercise<M>[] = [
   {
     id: "a5",
@@ -178,5 +252,14 @@ export const exercises: Exercise<M>[] = [
       },
     ],
     checks: [historyIsTheConversation, unfinishedAnswered, resumesAfterKill],
+  },
+  {
+    id: "a5.1",
+    kind: "extend",
+    file: "agent.ts",
+    solution: {
+      open: (reference: string) => continueChanges.reduce((text, edit) => edit(text), reference),
+    },
+    checks: [continuesLatest, nothingToContinue],
   },
 ];

@@ -22,4 +22,15 @@ exerciseSuite("a5", {
       ),
     },
   },
+  "a5.1": {
+    "continues the session that started first": {
+      open: swap("a.at.localeCompare(b.at)", "b.at.localeCompare(a.at)"),
+    },
+    "opens a new session when there is none to continue": {
+      open: swap(
+        'if (!latest) throw new SessionError("there is no session to continue in this workspace");\n  return latest.id;',
+        "return latest?.id as string;",
+      ),
+    },
+  },
 });
