@@ -16,7 +16,7 @@ export default {
     {
       name: "lessons-stand-alone",
       comment:
-        "A chapter is a lesson a reader runs and reads: it imports earlier chapters and chapters/_shared/, never the runner (chapters/_runner/) or the site.",
+        "A chapter is a lesson a reader runs and reads: it imports earlier chapters, chapters/_shared/ and the trace contract (chapters/_trace/, the vocabulary a5 writes its session logs in), never the runner (chapters/_runner/) or the site.",
       severity: "error",
       from: { path: "^chapters/(s[0-9]{2}|a[0-9]+)-[^/]+/" },
       to: { path: "^(chapters/_runner/|site/)" },

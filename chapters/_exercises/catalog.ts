@@ -20,6 +20,7 @@ import { exercises as a1 } from "./a1.ts";
 import { exercises as a2 } from "./a2.ts";
 import { exercises as a3 } from "./a3.ts";
 import { exercises as a4 } from "./a4.ts";
+import { exercises as a5 } from "./a5.ts";
 
 export const EXERCISES = [
   ...s01,
@@ -41,6 +42,7 @@ export const EXERCISES = [
   ...a2,
   ...a3,
   ...a4,
+  ...a5,
 ] as unknown as Exercise<ChapterModule>[];
 
 export const chapterOf = (id: string) => id.split(".")[0];

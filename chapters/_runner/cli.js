@@ -32,6 +32,12 @@ Options (after "--" when run through npm):
   --record FILE      write the run to FILE as it happens (JSON Lines), to open in the
                      site's player ("Open a recording…")
   --workspace DIR    work in DIR instead of .workspace/<chapter>/
+Sessions (a5 only; use npm run -s so that npm prints nothing of its own):
+  -p, --print PROMPT run PROMPT headless and exit (0 done, 1 model error, 2 bad options)
+  --output-format F  with -p: text (default), json, or stream-json (one recording line each)
+  --permission-mode M  default (questions refused headless), plan, or auto
+  --resume ID        continue session ID (its log in the state folder)
+  --fork ID          start a new session from session ID; --at N keeps its first N prompts
   --reset            empty the workspace first (only one the harness created)
   --allow-network    let the model's commands reach the network (the sandbox blocks it)
   --no-sandbox       run commands without the OS sandbox (the banner says so)
@@ -84,6 +90,12 @@ async function main(argv) {
         mine: { type: "boolean" },
         record: { type: "string" },
         provider: { type: "string" },
+        print: { type: "string", short: "p" },
+        "output-format": { type: "string" },
+        "permission-mode": { type: "string" },
+        resume: { type: "string" },
+        fork: { type: "string" },
+        at: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -119,7 +131,9 @@ async function main(argv) {
   const dotenv = path.join(REPO_ROOT, ".env");
   if (existsSync(dotenv)) process.loadEnvFile(dotenv);
   const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
-  console.log(pc.createColors(color).bold(`learn-agent-harness · ${info.id} · ${info.title}`));
+  // Headless, stdout is the answer alone (a pipe into jq): the title goes nowhere.
+  if (flags.print === undefined)
+    console.log(pc.createColors(color).bold(`learn-agent-harness · ${info.id} · ${info.title}`));
 
   // The chapter is TypeScript from here on.
   const { register } = await import("tsx/esm/api");

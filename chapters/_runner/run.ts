@@ -14,7 +14,7 @@ import { notesFor, terminalLocale } from "./notes-files.ts";
 import { chooseModel, type Provider, realClient } from "./model.ts";
 import { openaiClient } from "./openai-client.ts";
 import { LineReader, runRepl } from "./repl.ts";
-import { createChapterAgent, createEnv } from "./runtime.ts";
+import { createChapterAgent, createEnv, type Env } from "./runtime.ts";
 import { sandboxSettings, sandboxStatus } from "../_shared/shell.ts";
 import { oneLine } from "../_shared/visible.js";
 import { madeByHarness, prepareWorkspace, WorkspaceError } from "./workspace.ts";
@@ -37,6 +37,14 @@ export interface RunFlags {
   record?: string;
   /** Which wire format to speak to the real model in (model.ts chooseModel). */
   provider?: Provider;
+  /** a5's sessions: a headless prompt, its output format, the permission mode, and the session
+   *  to resume or fork (at a prompt). Chapters that export runHeadless take them. */
+  print?: string;
+  "output-format"?: string;
+  "permission-mode"?: string;
+  resume?: string;
+  fork?: string;
+  at?: string;
   color: boolean;
 }
 
@@ -105,6 +113,28 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
     return 2;
   }
   const { module, scenario } = await loadChapter(info, mine);
+  const sessionFlags = sessionOptions(flags);
+  if (sessionFlags && !isSessionChapter(module)) {
+    console.error(
+      `${info.id} keeps no sessions: -p, --resume, --fork and their options are a5's (npm run chapter a5)`,
+    );
+    return 2;
+  }
+  if (flags.print !== undefined && isSessionChapter(module)) {
+    const choice = chooseModel(process.env, Boolean(flags.offline));
+    const env = createEnv({
+      workspace,
+      scriptedAnswers: false,
+      modelId: choice.modelId,
+      ...(choice.offline ? { scenario } : { client: await realClient(process.env) }),
+    });
+    return module.runHeadless(
+      env,
+      { prompt: flags.print, outputFormat: flags["output-format"] as never, ...sessionFlags },
+      (text) => process.stdout.write(text),
+      (text) => console.error(text),
+    );
+  }
   if (mine) console.log(c.cyan(`code: your copy, ${path.relative(process.cwd(), mine)}`));
   const choice = chooseModel(process.env, Boolean(flags.offline), flags.provider);
   if (choice.problem) {
@@ -185,7 +215,14 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
               : await realClient(process.env),
         }),
   });
-  const agent = createChapterAgent(module, env, scenario);
+  let agent;
+  try {
+    agent = createChapterAgent(module, env, scenario, sessionFlags);
+  } catch (err) {
+    if ((err as Error).name !== "SessionError") throw err;
+    console.error((err as Error).message);
+    return 2;
+  }
 
   const rel = path.relative(process.cwd(), workspace) || ".";
   console.log(
@@ -240,4 +277,29 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
     io,
     usage: io.usage,
   });
+}
+
+/** A chapter that keeps sessions (a5) exports how to run one prompt headless. */
+interface SessionChapter {
+  runHeadless(
+    env: Env,
+    options: { prompt: string; outputFormat?: never } & Record<string, unknown>,
+    out: (text: string) => void,
+    err: (text: string) => void,
+  ): Promise<number>;
+}
+const isSessionChapter = (module: object): module is SessionChapter => "runHeadless" in module;
+
+/** The session flags given, as a5's createAgent takes them; undefined when none is. */
+function sessionOptions(flags: RunFlags): Record<string, unknown> | undefined {
+  const options = {
+    ...(flags.resume !== undefined && { resume: flags.resume }),
+    ...(flags.fork !== undefined && { fork: flags.fork }),
+    ...(flags.at !== undefined && { at: Number(flags.at) }),
+    ...(flags["permission-mode"] !== undefined && { permissionMode: flags["permission-mode"] }),
+  };
+  const headlessOnly = flags["output-format"] !== undefined && flags.print === undefined;
+  return Object.keys(options).length || flags.print !== undefined || headlessOnly
+    ? options
+    : undefined;
 }

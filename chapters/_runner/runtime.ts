@@ -67,8 +67,15 @@ export function createEnv(opts: EnvOptions): Env {
 
 /** The chapter's agent for `env`. An offline run also gets the scenario's `agentOptions` (s14's
  *  demo waits less); a run against a real API gets the chapter's own defaults. */
-export function createChapterAgent(chapter: ChapterModule, env: Env, scenario: Scenario): Agent {
-  return env.scripted ? chapter.createAgent(env, scenario.agentOptions) : chapter.createAgent(env);
+export function createChapterAgent(
+  chapter: ChapterModule,
+  env: Env,
+  scenario: Scenario,
+  /** Options from the command line (a5's --resume, --fork), over the scenario's. */
+  extra?: object,
+): Agent {
+  const options = env.scripted ? { ...scenario.agentOptions, ...extra } : extra;
+  return options ? chapter.createAgent(env, options) : chapter.createAgent(env);
 }
 
 /** A scenario step such as "/rewind 2 code", when it names one of the chapter's commands: run it. */

@@ -129,6 +129,14 @@ export const EVENT_DATA = {
     files: count,
     messages: count,
   }),
+  /** a5: a session log began (`start`), was continued (`resume`) or branched from `parent` after
+   *  its first `turn` prompts (`fork`). The log's own id is `id`. */
+  session: z.object({
+    id: text,
+    action: z.enum(["start", "resume", "fork"]),
+    parent: text.nullable(),
+    turn: count.nullable(),
+  }),
 };
 
 /** Each kind's data, as a chapter passes it to `io.event` and a reader finds it in a trace. */

@@ -20,6 +20,7 @@ const PANELS: PanelId[] = [
   "requests",
   "files",
   "checkpoints",
+  "sessions",
 ];
 
 export function playerLabels(t: Translate) {

@@ -59,6 +59,7 @@ function isMinor(step: TraceEvent): boolean {
     case "mcp_server":
     case "checkpoint":
     case "rewind":
+    case "session":
       return false;
     default:
       otherEvent(step);
@@ -160,6 +161,12 @@ export function eventWords(event: HarnessEvent, t: Translate): string {
         id: d.to,
         restore: t(`event.rewind.${d.restore}`),
       });
+    }
+    case "session": {
+      const d = event.data;
+      return d.action === "fork"
+        ? t("event.session.fork", { id: d.id, parent: str(d.parent), turn: str(d.turn) })
+        : t(`event.session.${d.action}`, { id: d.id });
     }
     default:
       otherEvent(event);

@@ -24,7 +24,8 @@ export type PanelId =
   | "recovery"
   | "requests"
   | "files"
-  | "checkpoints";
+  | "checkpoints"
+  | "sessions";
 
 /** Rows of cells per panel; a panel appears once it has a row. */
 export type Snapshot = Partial<Record<PanelId, string[][]>>;
@@ -73,6 +74,7 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
   const recovery: string[][] = [];
   const requests = new Map<string, { kind: string; route: string; status: string }>();
   const files = new Map<string, { version: number; by: string }>();
+  const sessions: string[][] = [];
   const calls = new Map<string, Extract<TraceEvent, { kind: "tool_call" }>>();
   const checkpoints = new Map<number, { prompt: string; rewound: string }>();
 
@@ -224,6 +226,18 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
         if (checkpoint) checkpoint.rewound = d.undo ? `${d.restore} (undone)` : `↺ ${d.restore}`;
         return;
       }
+      case "session": {
+        // a5's session tree: a fork is listed under the session it branched from.
+        const d = step.data;
+        const row = [d.id, d.action, d.parent ? `${d.parent} @ ${d.turn}` : "—"];
+        const at = sessions.findIndex((r) => r[0] === d.id);
+        if (at >= 0) sessions[at] = row;
+        else if (d.parent) {
+          const parent = sessions.findIndex((r) => r[0] === d.parent);
+          sessions.splice(parent >= 0 ? parent + 1 : sessions.length, 0, row);
+        } else sessions.push(row);
+        return;
+      }
       // Shown by the context meter, the sequence diagram or the step itself, not by a panel:
       case "compacted":
       case "worktree_run":
@@ -249,6 +263,7 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
       requests: [...requests].map(([id, r]) => [id, r.kind, r.route, r.status]),
       files: [...files].map(([file, f]) => [file, `v${f.version}`, f.by]),
       checkpoints: [...checkpoints].map(([id, c]) => [`#${id}`, c.prompt, c.rewound]),
+      sessions: sessions.map((r) => [...r]),
     };
     for (const key of Object.keys(panels) as PanelId[])
       if (!panels[key]!.length) delete panels[key];

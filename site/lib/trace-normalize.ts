@@ -21,7 +21,7 @@ const VOLATILE: [RegExp, string][] = [
 ];
 
 /** Ids a run makes up: `toolu_<agent>_<n>` from the scripted model (one counter shared by all
- *  agents) and `<prefix>_<base36 time>_<pid>_<n>` from mailboxes. Both are renumbered in order
+ *  agents), `<prefix>_<base36 time>_<pid>_<n>` from mailboxes and a5's session ids. Both are renumbered in order
  *  of first appearance — tool ids per agent, the others per prefix. */
 function idRenamer(): (text: string) => string {
   const names = new Map<string, string>();
@@ -43,6 +43,10 @@ function idRenamer(): (text: string) => string {
       )
       .replace(/\b([a-z]+)_[0-9a-z]{6,}_\d+_\d+\b/g, (id, prefix: string) =>
         rename(id, prefix, (n) => `${prefix}_${n}`),
+      )
+      // a5's session ids: `<yyyymmdd>-<hhmmss>-<6 hex>` (newSessionId)
+      .replace(/\b\d{8}-\d{6}-[0-9a-f]{6}\b/g, (id) =>
+        rename(id, "session", (n) => `session-${n}`),
       );
 }
 

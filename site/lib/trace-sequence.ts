@@ -124,6 +124,8 @@ function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
         return note(
           `${step.data.undo ? "undo rewind to" : "rewind to"} #${step.data.to} (${step.data.restore})`,
         );
+      case "session":
+        return note(`session ${step.data.action}`);
       case "recovery": {
         const d = step.data;
         return note([d.kind, "action" in d ? d.action : `try ${d.attempt}`].join(" "));

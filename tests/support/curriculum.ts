@@ -55,4 +55,5 @@ export const CURRICULUM_TOOLS = {
   },
   /** s02's five with a strict edit, and apply_patch. */
   a3: { lead: [...BASE, "apply_patch"] },
+  a5: { lead: BASE },
 } satisfies Record<string, ToolLists>;
