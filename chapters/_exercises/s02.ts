@@ -90,8 +90,7 @@ export const unknownToolIsAResult: Check<M> = {
 };
 
 /** A generated toolbox: tools that each take { text } and either answer with a text made from
- *  it or throw a message of their own; and a call to one of them (or to a name not there), with
- *  an input that fits the schema or one that does not. */
+ *  it or throw a message of their own; and a call to one of them (or to a name not there). */
 const boxArb = fc
   .uniqueArray(
     fc.record({
@@ -106,13 +105,8 @@ const boxArb = fc
     fc.record({
       tools: fc.constant(tools),
       name: fc.constantFrom(...tools.map((t) => t.name), "missing_tool"),
-      input: fc.oneof(
-        { weight: 3, arbitrary: fc.string({ maxLength: 8 }).map((text) => ({ text }) as unknown) },
-        {
-          weight: 1,
-          arbitrary: fc.constantFrom<unknown>({}, { text: 7 }, { text: "a", extra: 1 }, ["a"]),
-        },
-      ),
+      // Inputs that fit: a broken one is input-checked's to judge.
+      input: fc.string({ maxLength: 8 }).map((text) => ({ text }) as unknown),
     }),
   );
 
@@ -140,12 +134,6 @@ export const dispatchByName: Check<M> = {
           },
         })),
       ];
-      const fits =
-        typeof input === "object" &&
-        input !== null &&
-        !Array.isArray(input) &&
-        Object.keys(input).join() === "text" &&
-        typeof (input as { text: unknown }).text === "string";
       const tool = tools.find((t) => t.name === name);
       const values = {
         tools: tools
@@ -164,11 +152,6 @@ export const dispatchByName: Check<M> = {
       if (!tool) {
         expectThat(got?.isError === true && ran.length === 0, "unknown-tool-not-error", {
           name,
-          got: shown,
-        });
-      } else if (!fits) {
-        expectThat(got?.isError === true && ran.length === 0, "bad-input-ran", {
-          input: values.call,
           got: shown,
         });
       } else if (tool.throws) {
