@@ -121,7 +121,7 @@ export const childLoops: Check<M> = {
 const childrenArb = fc.array(
   fc.record({
     rounds: fc.array(fc.record({ calls: fc.integer({ min: 1, max: 3 }), says: fc.boolean() }), {
-      maxLength: 4,
+      maxLength: 3,
     }),
   }),
   { minLength: 1, maxLength: 2 },
@@ -190,7 +190,7 @@ async function childRule(module: M, kit: CheckKit) {
       );
       expectThat(!/OUT\d/.test(lead), "child-work-leaked", {});
     },
-    { runs: 15 },
+    { runs: 8 },
   );
 }
 

@@ -198,7 +198,7 @@ async function hookRule(module: M, kit: CheckKit) {
         expected: shown(expected),
       });
     },
-    { runs: 15 },
+    { runs: 10 },
   );
 }
 

@@ -187,7 +187,7 @@ async function bindRule(module: M, kit: CheckKit) {
         });
       });
     },
-    { runs: 8 },
+    { runs: 5 },
   );
 }
 
