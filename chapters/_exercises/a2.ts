@@ -8,6 +8,7 @@ import path from "node:path";
 import { say, use } from "../_shared/scripted.ts";
 import type { MessageParam, ScriptedTurn, Tool, TurnContext } from "../_shared/types.ts";
 import type * as A2 from "../a2-full-harness/agent.ts";
+import { BASE_TOOLS } from "../s02-tool-use/agent.ts";
 import {
   change,
   expectThat,
@@ -20,6 +21,9 @@ import {
 import { fc, forAll } from "./property.ts";
 
 type M = typeof A2;
+
+/** The tools every agent has (s02's): a subagent's and a teammate's whole toolbox. */
+const BASE_TOOL_NAMES = BASE_TOOLS.map((t) => t.name);
 
 const FAST = { pollMs: 2, idleWaitMs: 10, idleTimeoutMs: 5_000, settleTimeoutMs: 5_000 };
 
@@ -71,16 +75,49 @@ function results(env: CheckEnv, who = "lead") {
 
 const first = (line: string) => line.split("\n")[0].slice(0, 120);
 
+/** The gate's decisions on `tool` for `who`, in order (the gate reports each as an event). */
+const decisions = (env: CheckEnv, tool: string, who = "lead") =>
+  env.io.trace.flatMap((e) =>
+    e.kind === "event" && e.type === "permission" && e.agent === who && e.data.tool === tool
+      ? [e.data.allowed === true]
+      : [],
+  );
+
+/** A call the gate must refuse was refused, and its refusal came back as an error result. Judged
+ *  by what happened (the gate's decision, the result's isError), never by the result's words;
+ *  each failure says what was observed: no result, no refusal, or a refusal passed off as a
+ *  success. `nth`: which of the gate's decisions on that tool is this call's. */
+function expectRefused(
+  env: CheckEnv,
+  {
+    who = "lead",
+    tool,
+    call,
+    nth = 0,
+    delegated = false,
+  }: { who?: string; tool: string; call: string; nth?: number; delegated?: boolean },
+) {
+  const [result] = results(env, who)
+    .filter((r) => r.name === tool)
+    .slice(nth === 0 ? 0 : -1);
+  const decision = decisions(env, tool, who)[nth];
+  const got = result ? first(result.output) : "no result";
+  expectThat(decision === false, "not-denied", {
+    call,
+    decision: decision === undefined ? "@decision-none" : "@decision-allowed",
+    got,
+  });
+  expectThat(result, "refusal-lost", { call });
+  expectThat(result.isError, delegated ? "refusal-returned" : "refusal-not-error", { call, got });
+}
+
 export const gateBeforeHooks: Check<M> = {
   id: "gate-before-hooks",
   async run(module, kit) {
     const { env, at } = hooked(kit, [use("read", { path: ".env" }), say("done")], ["yes"]);
     await play(module, env);
+    expectRefused(env, { tool: "read", call: 'read ".env"' });
     const [read] = results(env);
-    expectThat(read?.isError && read.output.includes("Permission denied"), "not-denied", {
-      call: 'read ".env"',
-      got: read ? first(read.output) : "no result",
-    });
     expectThat(!read.output.includes("SECRET"), "secret-read", {});
     expectThat(!existsSync(at("pre-ran")), "hooks-before-gate", { call: 'read ".env"' });
   },
@@ -116,9 +153,11 @@ export const rewriteRegated: Check<M> = {
     await play(module, env);
     const [bash] = results(env);
     expectThat(existsSync(at("precious.txt")), "rewrite-ran", { command: "rm precious.txt" });
-    expectThat(bash?.isError && bash.output.includes("Permission denied"), "rewrite-not-gated", {
+    // Two decisions on bash: "ls" (allowed), then the rewrite (refused: the person said no).
+    expectThat(decisions(env, "bash").length >= 2, "rewrite-not-gated", {
       got: bash ? first(bash.output) : "no result",
     });
+    expectRefused(env, { tool: "bash", call: 'the rewritten bash "rm precious.txt"', nth: 1 });
   },
 };
 
@@ -142,15 +181,17 @@ export const delegatesGated: Check<M> = {
       { workspace, answers: ["yes", "yes", "no"] }, // task, spawn, then bob's bash
     );
     await play(module, env);
-    const [sub] = results(env, "subagent");
-    expectThat(sub?.isError && sub.output.includes("Permission denied"), "not-denied", {
+    expectRefused(env, {
+      who: "subagent",
+      tool: "read",
       call: 'the subagent\'s read ".env"',
-      got: sub ? first(sub.output) : "no result",
+      delegated: true,
     });
-    const [bob] = results(env, "bob");
-    expectThat(bob?.isError && bob.output.includes("Permission denied"), "not-denied", {
+    expectRefused(env, {
+      who: "bob",
+      tool: "bash",
       call: 'teammate bob\'s bash "ls" (the person said no)',
-      got: bob ? first(bob.output) : "no result",
+      delegated: true,
     });
     const asked = env.io.trace.flatMap((e) =>
       e.kind === "note" && e.text.includes('bash "ls"') ? [e.text] : [],
@@ -178,7 +219,15 @@ function malformed(tool: Tool, kind: "extra" | "missing" | "wrong-type"): Record
   if (kind === "missing" && schema.required?.length) return {};
   const typed = declared.find(([, p]) => typeof p.type === "string");
   if (kind === "wrong-type" && typed) return { [typed[0]]: typed[1].type === "string" ? 42 : "x" };
-  return { zz_undeclared: 1 };
+  // An undeclared field beside a well-formed input: only the schema, not the subject, is wrong.
+  const fits: Record<string, unknown> = { string: "x", number: 1, integer: 1, boolean: true };
+  const valid = Object.fromEntries(
+    (schema.required ?? []).map((key) => {
+      const type = schema.properties?.[key]?.type;
+      return [key, type === "array" ? [] : type === "object" ? {} : (fits[type ?? ""] ?? "x")];
+    }),
+  );
+  return { ...valid, zz_undeclared: 1 };
 }
 
 export const everyLeadToolGated: Check<M> = {
@@ -202,11 +251,15 @@ export const everyLeadToolGated: Check<M> = {
             ? [e.data.allowed]
             : [],
         )[0];
-        const allowed = decision === true;
-        expectThat(decision !== undefined && !allowed, "malformed-allowed", {
-          call: `${tool.name} ${JSON.stringify(input)}`,
+        // Each fault in its own words: no decision at all, or an allowance (for a base tool the
+        // tool count is beside the point: its schema was not in the list the gate was given).
+        const call = `${tool.name} ${JSON.stringify(input)}`;
+        expectThat(decision !== undefined, "malformed-not-gated", { call });
+        const base = BASE_TOOL_NAMES.includes(tool.name);
+        expectThat(decision === false, base ? "malformed-allowed-base" : "malformed-allowed", {
+          call,
+          tool: tool.name,
           count: module.TOOLS.length,
-          got: decision === undefined ? "@decision-none" : "@decision-allowed",
         });
       },
       { runs: 12 },

@@ -6,7 +6,15 @@ import path from "node:path";
 import { say, use } from "../_shared/scripted.ts";
 import type { ToolUseBlock } from "../_shared/types.ts";
 import type * as S02 from "../s02-tool-use/agent.ts";
-import { expectThat, type Check, type CheckKit, type Exercise } from "./kit.ts";
+import {
+  CheckFailure,
+  expectThat,
+  NOT_STARTED,
+  type Check,
+  type CheckKit,
+  type Exercise,
+} from "./kit.ts";
+import { fc, forAll } from "./property.ts";
 
 type M = typeof S02;
 
@@ -39,19 +47,36 @@ function jailed(kit: CheckKit) {
 export const unknownToolIsAResult: Check<M> = {
   id: "unknown-tool-is-a-result",
   async run(module, kit) {
-    let outcome: S02.ToolOutcome | undefined;
-    try {
-      outcome = await module.runTool(module.BASE_HANDLERS, call("teleport", {}), {
-        root: kit.workspace(),
+    const root = kit.workspace();
+    // Any name the map has no handler of its own for: made up, near a real one, or a name every
+    // object inherits (a map looked up with handlers[name] finds Object's "constructor").
+    const unknownName = fc.oneof(
+      fc.constantFrom("teleport", "Bash", "read ", "write_file", "constructor", "toString"),
+      fc.constantFrom("__proto__", "hasOwnProperty", "valueOf"),
+      fc
+        .stringMatching(/^[a-z][a-z_]{0,11}$/)
+        .filter((n) => !Object.hasOwn(module.BASE_HANDLERS, n)),
+    );
+    await forAll(unknownName, async (name) => {
+      let outcome: S02.ToolOutcome | undefined;
+      try {
+        outcome = await module.runTool(module.BASE_HANDLERS, call(name, { command: "ls" }), {
+          root,
+        });
+      } catch (err) {
+        if (err instanceof Error && err.message.startsWith(NOT_STARTED)) throw err;
+        expectThat(false, "unknown-tool-threw", { name, error: String(err) });
+      }
+      expectThat(outcome?.isError === true, "unknown-tool-not-error", {
+        name,
+        got: JSON.stringify(outcome) ?? "undefined",
       });
-    } catch (err) {
-      if (err instanceof Error && err.message.startsWith("not started:")) throw err;
-      expectThat(false, "unknown-tool-threw", { error: String(err) });
-    }
-    expectThat(outcome?.isError === true, "unknown-tool-not-error", {
-      got: JSON.stringify(outcome),
+      expectThat(
+        typeof outcome.output === "string" && outcome.output.includes(name),
+        "unknown-tool-unnamed",
+        { name, got: String(outcome.output) },
+      );
     });
-    expectThat(/teleport/.test(outcome.output), "unknown-tool-unnamed", { got: outcome.output });
     // …and the loop goes on after an error result: the next call still runs.
     const env = kit.env([
       use("bash", { command: "echo never", path: "x" }),
@@ -64,52 +89,144 @@ export const unknownToolIsAResult: Check<M> = {
   },
 };
 
+/** A generated toolbox: tools that each take { text } and either answer with a text made from
+ *  it or throw a message of their own; and a call to one of them (or to a name not there). */
+const boxArb = fc
+  .uniqueArray(
+    fc.record({
+      name: fc.constantFrom("shout", "count", "fail", "echo_twice", "stamp"),
+      throws: fc.option(fc.constantFrom("the disk is on fire", "EACCES: no entry", "quota"), {
+        nil: undefined,
+      }),
+    }),
+    { minLength: 1, maxLength: 4, selector: (t) => t.name },
+  )
+  .chain((tools) =>
+    fc.record({
+      tools: fc.constant(tools),
+      name: fc.constantFrom(...tools.map((t) => t.name), "missing_tool"),
+      // Inputs that fit: a broken one is input-checked's to judge.
+      input: fc.string({ maxLength: 8 }).map((text) => ({ text }) as unknown),
+    }),
+  );
+
 export const dispatchByName: Check<M> = {
   id: "dispatch-by-name",
   async run(module, kit) {
     const ws = kit.workspace();
-    const shout: S02.ToolHandler = ({ text }) => String(text).toUpperCase();
-    const fail: S02.ToolHandler = () => {
-      throw new Error("the disk is on fire");
-    };
-    const handlers = { ...module.BASE_HANDLERS, shout, fail };
-    const tools = [
-      ...module.BASE_TOOLS,
-      {
-        name: "shout",
-        input_schema: { type: "object" as const, properties: { text: { type: "string" } } },
-      },
-      { name: "fail", input_schema: { type: "object" as const, properties: {} } },
-    ];
-    const ok = await module.runTool(handlers, call("shout", { text: "hi" }), { root: ws }, tools);
-    expectThat(ok.output === "HI" && !ok.isError, "handler-not-run", {
-      got: JSON.stringify(ok),
+    await forAll(boxArb, async ({ tools, name, input }) => {
+      const ran: string[] = [];
+      const handlers: Record<string, S02.ToolHandler> = { ...module.BASE_HANDLERS };
+      for (const t of tools)
+        handlers[t.name] = ({ text }) => {
+          ran.push(t.name);
+          if (t.throws) throw new Error(t.throws);
+          return `${t.name}:${String(text)}`;
+        };
+      const offered = [
+        ...module.BASE_TOOLS,
+        ...tools.map((t) => ({
+          name: t.name,
+          input_schema: {
+            type: "object" as const,
+            properties: { text: { type: "string" } },
+            required: ["text"],
+          },
+        })),
+      ];
+      const tool = tools.find((t) => t.name === name);
+      const values = {
+        tools: tools
+          .map((t) => (t.throws ? `${t.name} (throws "${t.throws}")` : t.name))
+          .join(", "),
+        call: `${name} ${JSON.stringify(input)}`,
+      };
+      let got: S02.ToolOutcome;
+      try {
+        got = await module.runTool(handlers, call(name, input), { root: ws }, offered);
+      } catch (err) {
+        if (err instanceof Error && err.message.startsWith(NOT_STARTED)) throw err;
+        throw new CheckFailure("handler-error-thrown", { ...values, error: String(err) });
+      }
+      const shown = JSON.stringify(got) ?? "undefined";
+      if (!tool) {
+        expectThat(got?.isError === true && ran.length === 0, "unknown-tool-not-error", {
+          name,
+          got: shown,
+        });
+      } else if (tool.throws) {
+        expectThat(
+          got?.isError === true &&
+            typeof got.output === "string" &&
+            got.output.includes(tool.throws.replace(/^E[A-Z]+: /, "")),
+          "handler-error-lost",
+          { ...values, got: shown },
+        );
+      } else {
+        const text = `${name}:${(input as { text: string }).text}`;
+        expectThat(got?.output === text && got.isError === false, "handler-not-run", {
+          ...values,
+          expected: JSON.stringify({ output: text, isError: false }),
+          got: shown,
+        });
+      }
     });
-    let failed: S02.ToolOutcome | undefined;
-    try {
-      failed = await module.runTool(handlers, call("fail", {}), { root: ws }, tools);
-    } catch (err) {
-      expectThat(false, "handler-error-thrown", { error: String(err) });
-    }
-    expectThat(
-      failed?.isError === true && failed.output.includes("the disk is on fire"),
-      "handler-error-lost",
-      { got: JSON.stringify(failed) },
-    );
   },
 };
+
+/** Inputs a base tool's schema refuses: a field it does not declare, a required one left out, a
+ *  field of the wrong type, no object at all. The handler must never see them. */
+const WELL_FORMED: Record<string, Record<string, unknown>> = {
+  bash: { command: "touch ran.txt" },
+  write: { path: "ran.txt", content: "x" },
+  edit: { path: "ran.txt", old_text: "a", new_text: "b" },
+  read: { path: "ran.txt" },
+};
+const brokenCall = fc.constantFrom(...Object.keys(WELL_FORMED)).chain((tool) => {
+  const input = WELL_FORMED[tool];
+  const fields = Object.keys(input);
+  return fc
+    .oneof(
+      fc
+        .constantFrom("path", "cwd", "sudo")
+        .map((extra) =>
+          Object.hasOwn(input, extra) ? { ...input, cwd: "/" } : { ...input, [extra]: "x" },
+        ),
+      fc
+        .tuple(fc.constantFrom(...fields), fc.constantFrom<unknown>(42, null, ["a"], { t: 1 }))
+        .map(([field, value]) => ({ ...input, [field]: value })),
+      fc
+        .constantFrom(...fields)
+        .map((gone) => Object.fromEntries(Object.entries(input).filter(([k]) => k !== gone))),
+      fc.constantFrom<unknown>(null, "touch ran.txt", ["touch ran.txt"]),
+    )
+    .map((broken) => ({ tool, input: broken }));
+});
 
 export const inputChecked: Check<M> = {
   id: "input-checked",
   async run(module, kit) {
     const ws = kit.workspace();
-    for (const input of [{ command: "touch ran.txt", path: "x" }, { command: ["touch ran.txt"] }]) {
-      const r = await module.runTool(module.BASE_HANDLERS, call("bash", input), { root: ws });
-      expectThat(r.isError, "bad-input-ran", { input: JSON.stringify(input), got: r.output });
-    }
-    expectThat(!existsSync(path.join(ws, "ran.txt")), "bad-input-ran", {
-      input: "a malformed bash call",
-      got: "ran.txt was created",
+    await forAll(brokenCall, async ({ tool, input }) => {
+      const seen: string[] = [];
+      const spied = Object.fromEntries(
+        Object.entries(module.BASE_HANDLERS).map(([name, handler]) => [
+          name,
+          ((i, ctx) => {
+            seen.push(name);
+            return handler(i, ctx);
+          }) as S02.ToolHandler,
+        ]),
+      );
+      const r = await module.runTool(spied, call(tool, input), { root: ws });
+      expectThat(r?.isError === true && seen.length === 0, "bad-input-ran", {
+        input: `${tool} ${JSON.stringify(input)}`,
+        got: seen.length ? `${tool}'s handler ran: ${r?.output}` : String(r?.output),
+      });
+      expectThat(!existsSync(path.join(ws, "ran.txt")), "bad-input-ran", {
+        input: `${tool} ${JSON.stringify(input)}`,
+        got: "ran.txt was created",
+      });
     });
   },
 };
@@ -127,54 +244,98 @@ const HOSTILE = [
   "",
 ];
 
-export const jailRefuses: Check<M> = {
-  id: "jail-refuses-escapes",
-  async run(module, kit) {
-    const { base, ws, outside } = jailed(kit);
-    for (const raw of HOSTILE) {
-      const p = raw.replace("OUTSIDE", outside);
-      const error = thrown(() => module.safePath(ws, p));
-      expectThat(error !== undefined, "escape-allowed", { path: JSON.stringify(p) });
-      const r = await module.runTool(
-        module.BASE_HANDLERS,
-        call("write", { path: p, content: "pwned" }),
-        { root: ws },
-      );
-      expectThat(r.isError, "escape-written", { path: JSON.stringify(p) });
-    }
-    const touched = [
-      ...readdirSync(outside),
-      ...readdirSync(base).filter((n) => n !== "ws" && n !== "outside"),
-      ...readdirSync("/tmp").filter((n) => n === "lah-abs.txt"),
-    ];
-    expectThat(touched.length === 0, "outside-touched", { files: touched.join(", ") });
-  },
-};
+/** The jail's tree: base/ws (the workspace, with real/f.txt, inner-link → real, link-dir →
+ *  base/outside, dangling → base/outside/nothing-here) beside base/outside and base/wsx. */
+function tree(kit: CheckKit) {
+  const { base, ws, outside } = jailed(kit);
+  mkdirSync(path.join(ws, "real"));
+  writeFileSync(path.join(ws, "real", "f.txt"), "x");
+  symlinkSync(path.join(ws, "real"), path.join(ws, "inner-link"));
+  mkdirSync(path.join(base, "wsx"));
+  return { base, ws, outside };
+}
 
-export const jailAllowsInside: Check<M> = {
-  id: "jail-allows-inside",
-  run(module, kit) {
-    const { ws } = jailed(kit);
-    mkdirSync(path.join(ws, "real"));
-    writeFileSync(path.join(ws, "real", "f.txt"), "x");
-    symlinkSync(path.join(ws, "real"), path.join(ws, "inner-link"));
-    const cases: [string, string][] = [
-      ["a/b.txt", path.join(ws, "a", "b.txt")],
-      ["./c.txt", path.join(ws, "c.txt")],
-      ["a/../d.txt", path.join(ws, "d.txt")],
-      [path.join(ws, "e.txt"), path.join(ws, "e.txt")],
-      ["inner-link/f.txt", path.join(ws, "real", "f.txt")],
-    ];
-    for (const [p, expected] of cases) {
-      let got: string | undefined;
-      const error = thrown(() => {
-        got = module.safePath(ws, p);
-      });
-      expectThat(error === undefined, "inside-refused", { path: p, error: error ?? "" });
-      expectThat(got === expected, "inside-wrong-path", { path: p, got: String(got), expected });
+/** A path as a model might ask for it: relative, or absolute from the workspace, its parent,
+ *  the folder beside it or the one outside; then parts that climb, stay, go into the real folder,
+ *  through the link that stays inside, out through the links that leave, or into names that do
+ *  not exist yet. */
+const pathArb = fc.record({
+  from: fc.constantFrom("", "", "", "WS/", "BASE/", "BASE/wsx/", "OUTSIDE/"),
+  parts: fc.array(
+    fc.constantFrom("a", "b.txt", "..", ".", "real", "f.txt", "inner-link", "link-dir", "dangling"),
+    { minLength: 1, maxLength: 5 },
+  ),
+});
+
+/** Where a request really leads (the model the jail is checked against): resolved against the
+ *  workspace first, then through the tree's links; undefined when that is not inside it. */
+function leadsTo(ws: string, outside: string, requested: string): string | undefined {
+  const full = path.resolve(ws, requested);
+  const inside = (p: string) => p === ws || p.startsWith(ws + path.sep);
+  if (!inside(full)) return undefined;
+  const [first, ...rest] = path.relative(ws, full).split(path.sep);
+  if (first === "link-dir" || first === "dangling") return undefined;
+  if (first === "inner-link") return path.join(ws, "real", ...rest);
+  return full;
+}
+
+/** The jail's rule on generated paths: safePath returns where the path really leads when that
+ *  is inside the workspace, and refuses it otherwise; a refused write writes nothing anywhere. */
+function jailRule(half: "inside" | "outside"): Check<M>["run"] {
+  return async (module, kit) => {
+    const { base, ws, outside } = tree(kit);
+    const expand = (from: string) =>
+      from.replace("WS", ws).replace("BASE", base).replace("OUTSIDE", outside);
+    if (half === "outside")
+      for (const raw of HOSTILE) {
+        const p = raw.replace("OUTSIDE", outside);
+        const error = thrown(() => module.safePath(ws, p));
+        expectThat(error !== undefined, "escape-allowed", { path: JSON.stringify(p) });
+      }
+    await forAll(
+      pathArb,
+      async ({ from, parts }) => {
+        const p = expand(from) + parts.join("/");
+        const expected = leadsTo(ws, outside, p);
+        if ((expected === undefined) !== (half === "outside")) return;
+        let got: string | undefined;
+        const error = thrown(() => {
+          got = module.safePath(ws, p);
+        });
+        if (expected === undefined) {
+          expectThat(error !== undefined, "escape-allowed", { path: JSON.stringify(p) });
+          const r = await module.runTool(
+            module.BASE_HANDLERS,
+            call("write", { path: p, content: "pwned" }),
+            { root: ws },
+          );
+          expectThat(r?.isError === true, "escape-written", { path: JSON.stringify(p) });
+        } else {
+          expectThat(error === undefined, "inside-refused", { path: p, error: error ?? "" });
+          expectThat(got === expected, "inside-wrong-path", {
+            path: p,
+            got: String(got),
+            expected,
+          });
+        }
+      },
+      { runs: 60 },
+    );
+    if (half === "outside") {
+      const touched = [
+        ...readdirSync(outside),
+        ...readdirSync(path.join(base, "wsx")),
+        ...readdirSync(base).filter((n) => !["ws", "outside", "wsx"].includes(n)),
+        ...readdirSync("/tmp").filter((n) => n === "lah-abs.txt"),
+      ];
+      expectThat(touched.length === 0, "outside-touched", { files: touched.join(", ") });
     }
-  },
-};
+  };
+}
+
+export const jailRefuses: Check<M> = { id: "jail-refuses-escapes", run: jailRule("outside") };
+
+export const jailAllowsInside: Check<M> = { id: "jail-allows-inside", run: jailRule("inside") };
 
 export const deleteTool: Check<M> = {
   id: "delete-tool",

@@ -1,7 +1,7 @@
 // s03's exercises: rebuild the reminder; extend it (remind only while the plan has unfinished
 // items; name the item in progress). The behaviours are the curriculum's for s03, and
 // tests/chapters/s03-todo-write.test.ts runs the same ones against the chapter's own code.
-import { say, use } from "../_shared/scripted.ts";
+import { say, use, useAll } from "../_shared/scripted.ts";
 import type { CreateParams } from "../_shared/types.ts";
 import type * as S03 from "../s03-todo-write/agent.ts";
 import { expectThat, type Check, type CheckEnv, type Exercise } from "./kit.ts";
@@ -121,11 +121,13 @@ export const namesItemInProgress: Check<M> = {
 // ---- The reminder's rule, tried on many generated sessions (property checks) ----
 
 type Status = "pending" | "in_progress" | "completed";
-/** A round of a generated session: a todo call with a plan (which the list refuses when it has
- *  two items in progress), or work with another tool (a read of a missing file: no process). */
-type Round = { todo: Status[] } | { work: true };
+/** One tool call of a generated round: a todo call with a plan (which the list refuses when it
+ *  has two items in progress), or work with another tool (a read of a missing file: no process). */
+type Call = { todo: Status[] } | { work: true };
+/** A round: one model reply with one or more tool calls, dispatched in order. */
+type Round = Call[];
 
-const roundArb: fc.Arbitrary<Round> = fc.oneof(
+const callArb: fc.Arbitrary<Call> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ work: true as const }) },
   {
     weight: 1,
@@ -137,29 +139,31 @@ const roundArb: fc.Arbitrary<Round> = fc.oneof(
       .map((todo) => ({ todo })),
   },
 );
+/** Most rounds make one call; some make two or three (todo first, last or between). */
+const roundArb: fc.Arbitrary<Round> = fc.oneof(
+  { weight: 3, arbitrary: callArb.map((c) => [c]) },
+  { weight: 1, arbitrary: fc.array(callArb, { minLength: 2, maxLength: 3 }) },
+);
 const sessionArb = fc.array(roundArb, { minLength: 1, maxLength: 12 });
 
 const refused = (plan: Status[]) => plan.filter((s) => s === "in_progress").length > 1;
+const describeCall = (c: Call) =>
+  "work" in c ? "work" : `todo [${c.todo.join(", ")}]${refused(c.todo) ? " (refused)" : ""}`;
 const describeSession = (rounds: Round[]) =>
-  rounds
-    .map((r, i) =>
-      "work" in r
-        ? `${i + 1} work`
-        : `${i + 1} todo [${r.todo.join(", ")}]${refused(r.todo) ? " (refused)" : ""}`,
-    )
-    .join(" · ");
+  rounds.map((r, i) => `${i + 1} ${r.map(describeCall).join(" + ")}`).join(" · ");
 
-/** The rule, as a model: which rounds end in a reminder. A todo call (even a refused one) resets
- *  the count; the third round in a row without one reminds and starts counting again. With
- *  `quietWhenFinished` (s03.1), a due reminder is skipped, and the count still starts again, when
- *  the plan the list holds has items and every one is completed. */
+/** The rule, as a model: which rounds end in a reminder. A round with a todo call among its calls
+ *  (even a refused one, wherever it stands in the round) resets the count; the third round in a
+ *  row without one reminds and starts counting again. With `quietWhenFinished` (s03.1), a due
+ *  reminder is skipped, and the count still starts again, when the plan the list holds has items
+ *  and every one is completed. */
 function expectedReminders(rounds: Round[], quietWhenFinished: boolean): boolean[] {
   let count = 0;
   let plan: Status[] = [];
   return rounds.map((round) => {
-    if ("todo" in round) {
+    for (const c of round) if ("todo" in c && !refused(c.todo)) plan = c.todo;
+    if (round.some((c) => "todo" in c)) {
       count = 0;
-      if (!refused(round.todo)) plan = round.todo;
       return false;
     }
     if (++count < 3) return false;
@@ -169,12 +173,38 @@ function expectedReminders(rounds: Round[], quietWhenFinished: boolean): boolean
   });
 }
 
+/** The tool_use ids of a request's reply that asked, and the tool_result ids of the next. */
+function answered(env: CheckEnv, i: number): { asked: string[]; got: string[] } {
+  const ids = (m: CreateParams["messages"][number] | undefined, type: string, key: string) =>
+    !m || typeof m.content === "string"
+      ? []
+      : m.content.flatMap((b) =>
+          b.type === type ? [String((b as unknown as Record<string, unknown>)[key])] : [],
+        );
+  const messages = env.requests[i + 1]?.body.messages ?? [];
+  return {
+    asked: ids(messages.at(-2), "tool_use", "id"),
+    got: ids(messages.at(-1), "tool_result", "tool_use_id"),
+  };
+}
+
 function reminderRule(quietWhenFinished: boolean): Check<M>["run"] {
   return (module, kit) =>
     forAll(sessionArb, async (rounds) => {
       const env = kit.env([
         ...rounds.map((r) =>
-          "work" in r ? use("read", { path: "missing.txt" }) : plan(...r.todo),
+          useAll(
+            r.map((c) =>
+              "work" in c
+                ? { name: "read", input: { path: "missing.txt" } }
+                : {
+                    name: "todo",
+                    input: {
+                      items: c.todo.map((status, i) => ({ text: `step ${i + 1}`, status })),
+                    },
+                  },
+            ),
+          ),
         ),
         say("done"),
       ]);
@@ -182,9 +212,21 @@ function reminderRule(quietWhenFinished: boolean): Check<M>["run"] {
       const expected = expectedReminders(rounds, quietWhenFinished);
       expected.forEach((due, i) => {
         // Request i + 2 carries round i + 1's results (and its reminder, if one is due).
+        const story = describeSession(rounds.slice(0, i + 1));
+        const { asked, got: results } = answered(env, i);
+        expectThat(
+          results.join() === asked.join() && asked.length === rounds[i].length,
+          "rule-unanswered",
+          {
+            story,
+            round: i + 1,
+            calls: rounds[i].length,
+            results: results.length,
+          },
+        );
         if (got[i + 1] === due) return;
         expectThat(false, due ? "rule-missing-reminder" : "rule-extra-reminder", {
-          story: describeSession(rounds.slice(0, i + 1)),
+          story,
           request: i + 2,
           round: i + 1,
         });

@@ -12,8 +12,10 @@ import {
   NOT_STARTED,
   type Check,
   type CheckEnv,
+  type CheckKit,
   type Exercise,
 } from "./kit.ts";
+import { fc, forAll } from "./property.ts";
 
 type M = typeof S04;
 
@@ -49,6 +51,136 @@ const results = (env: CheckEnv) =>
   env.io.trace.flatMap((e) => (e.kind === "tool_result" ? [e] : []));
 const systemOf = (env: CheckEnv) => String(env.requests[0]?.body.system ?? "");
 
+// ---- The loader's rule, tried on generated skill folders (property checks) ----
+
+type Kind = "good" | "no-description" | "no-front-matter" | "empty";
+const NAMES = ["deploy", "review", "lint", "test-plan", "docs", "a11y"];
+/** A skills/ folder (its skills made in any order, some broken) and a name to load: one of
+ *  them, or one nobody installed. */
+const folderArb = fc
+  .uniqueArray(
+    fc.record({
+      name: fc.constantFrom(...NAMES),
+      kind: fc.constantFrom<Kind>(
+        "good",
+        "good",
+        "good",
+        "no-description",
+        "no-front-matter",
+        "empty",
+      ),
+    }),
+    { maxLength: 5, selector: (s) => s.name },
+  )
+  .chain((skills) =>
+    fc.record({
+      skills: fc.constant(skills),
+      load: fc.constantFrom(...skills.map((s) => s.name), "deploy-prod", "missing"),
+    }),
+  );
+const bodyOf = (name: string) => `BODY-${name.toUpperCase()}: do the ${name} steps`;
+const describeFolder = (skills: { name: string; kind: Kind }[]) =>
+  skills.map((s) => (s.kind === "good" ? s.name : `${s.name} (${s.kind})`)).join(", ") || "empty";
+
+/** Makes the folder in a new workspace, plays load_skill(load) on it; what the model was told. */
+async function playFolder(
+  module: M,
+  kit: CheckKit,
+  skills: { name: string; kind: Kind }[],
+  load: string,
+) {
+  const ws = kit.workspace();
+  mkdirSync(path.join(ws, "skills"));
+  for (const { name, kind } of skills) {
+    if (kind === "empty") mkdirSync(path.join(ws, "skills", name));
+    else if (kind === "no-front-matter") addSkill(ws, name, `${bodyOf(name)}\n`);
+    else if (kind === "no-description")
+      addSkill(ws, name, `---\nname: ${name}\n---\n${bodyOf(name)}\n`);
+    else addSkill(ws, name, skill(name, `How to ${name}.`, bodyOf(name)));
+  }
+  const env = kit.env([use("load_skill", { name: load }), say("ok")], { workspace: ws });
+  await play(module, env);
+  return { system: systemOf(env), result: results(env)[0] };
+}
+
+async function indexRule(module: M, kit: CheckKit) {
+  await forAll(
+    folderArb,
+    async ({ skills, load }) => {
+      const { system } = await playFolder(module, kit, skills, load);
+      const folder = describeFolder(skills);
+      const good = skills
+        .filter((s) => s.kind === "good")
+        .map((s) => s.name)
+        .sort();
+      for (const s of skills) {
+        const listed = system.includes(`- ${s.name}:`);
+        if (s.kind === "good")
+          expectThat(system.includes(`- ${s.name}: How to ${s.name}.`), "rule-not-listed", {
+            folder,
+            name: s.name,
+          });
+        else expectThat(!listed, "rule-broken-listed", { folder, name: s.name, kind: s.kind });
+      }
+      const order = good.map((n) => system.indexOf(`- ${n}:`));
+      expectThat(
+        order.every((at, i) => i === 0 || at > order[i - 1]),
+        "rule-index-order",
+        {
+          folder,
+          expected: good.join(", "),
+        },
+      );
+      expectThat(!system.includes("BODY-"), "body-in-prompt", {});
+    },
+    { runs: 15 },
+  );
+}
+
+async function loadRule(module: M, kit: CheckKit) {
+  await forAll(
+    folderArb,
+    async ({ skills, load }) => {
+      const { result } = await playFolder(module, kit, skills, load);
+      const folder = describeFolder(skills);
+      const target = skills.find((s) => s.name === load);
+      const good = skills
+        .filter((s) => s.kind === "good")
+        .map((s) => s.name)
+        .sort();
+      const got = result?.output ?? "no result";
+      if (target?.kind === "good") {
+        const expected = `<skill name="${load}">\n${bodyOf(load)}\n</skill>`;
+        expectThat(result && !result.is_error && result.output === expected, "rule-wrong-body", {
+          folder,
+          name: load,
+          got,
+          expected,
+        });
+      } else if (target) {
+        expectThat(result?.is_error === true && got.includes(load), "rule-broken-unclear", {
+          folder,
+          name: load,
+          got,
+        });
+      } else {
+        // The list names the skills that can be loaded, and no folder that cannot.
+        const rest = got.split(load).join("");
+        const unloadable = skills.filter((s) => s.kind !== "good" && rest.includes(s.name));
+        expectThat(
+          result?.is_error === true &&
+            got.includes(load) &&
+            (good.length === 0 || got.includes(good.join(", "))) &&
+            unloadable.length === 0,
+          "rule-unknown-no-list",
+          { folder, name: load, expected: good.join(", ") || "-", got },
+        );
+      }
+    },
+    { runs: 15 },
+  );
+}
+
 export const indexWithoutBodies: Check<M> = {
   id: "index-without-bodies",
   async run(module, kit) {
@@ -58,6 +190,7 @@ export const indexWithoutBodies: Check<M> = {
     for (const line of ["- deploy: Ship the app to staging.", "- review: Review a diff for bugs."])
       expectThat(system.includes(line), "skill-not-listed", { line });
     expectThat(!system.includes("BODY-"), "body-in-prompt", {});
+    await indexRule(module, kit);
   },
 };
 
@@ -103,6 +236,7 @@ export const unknownListsAvailable: Check<M> = {
     expectThat(next && !next.is_error && next.output.includes("BODY-REVIEW"), "loop-stopped", {
       got: next?.output ?? "no result",
     });
+    await loadRule(module, kit);
   },
 };
 

@@ -14,6 +14,7 @@ import {
   type CheckEnv,
   type Exercise,
 } from "./kit.ts";
+import { fc, forAll } from "./property.ts";
 
 type M = typeof S05;
 
@@ -74,7 +75,7 @@ async function guarded<T>(run: () => Promise<T> | T): Promise<T> {
 
 export const clearsOldLong: Check<M> = {
   id: "clears-old-long",
-  run(module) {
+  async run(module) {
     const rounds: [string, string][] = [
       ["bash", long(150)],
       ["glob", long(300)],
@@ -101,8 +102,88 @@ export const clearsOldLong: Check<M> = {
       "cleared-not-reported",
       { got: said },
     );
+    await compactRule(module);
   },
 };
+
+// ---- The rule, tried on generated histories (a property check) ----
+
+/** A round: the tool calls of one reply (one to three), each with the length of its output. */
+const roundsArb = fc.array(
+  fc.array(
+    fc.tuple(
+      fc.constantFrom("bash", "bash", "glob", "read", "write"),
+      fc.constantFrom(0, 2, 99, 100, 101, 150, 400),
+    ),
+    { minLength: 1, maxLength: 3 },
+  ),
+  { minLength: 1, maxLength: 7 },
+);
+
+/** microCompact's rule: of all the tool results, in order, every one but the last KEEP_RECENT
+ *  that is longer than MIN_CLEAR_CHARS and not a read's becomes the marker, in the stored
+ *  history, and is reported; everything else stays as it was. Compacting again changes nothing. */
+async function compactRule(module: M) {
+  await forAll(
+    roundsArb,
+    (rounds) => {
+      const messages: MessageParam[] = [{ role: "user", content: "go" }];
+      let n = 0;
+      for (const calls of rounds) {
+        const ids = calls.map(() => `t${n++}`);
+        messages.push({
+          role: "assistant",
+          content: calls.map(([name], i) => ({ type: "tool_use", id: ids[i], name, input: {} })),
+        });
+        messages.push({
+          role: "user",
+          content: calls.map(([, chars], i) => ({
+            type: "tool_result",
+            tool_use_id: ids[i],
+            content: long(chars),
+          })),
+        });
+      }
+      const all = rounds.flat();
+      const old = all.length - module.KEEP_RECENT;
+      const clears = all.map(
+        ([tool, chars], i) => i < old && tool !== "read" && chars > module.MIN_CLEAR_CHARS,
+      );
+      const story = rounds
+        .map(
+          (calls, r) => `${r + 1}: ${calls.map(([tool, chars]) => `${tool} ${chars}`).join(" + ")}`,
+        )
+        .join(" · ");
+      const reported = module.microCompact(messages);
+      const got = resultTexts(messages);
+      all.forEach(([tool, chars], i) => {
+        const expected = clears[i] ? marker(tool, chars) : long(chars);
+        if (got[i] === expected) return;
+        const key = clears[i]
+          ? "rule-not-cleared"
+          : i >= old
+            ? "rule-recent-cleared"
+            : tool === "read"
+              ? "rule-read-cleared"
+              : "rule-short-cleared";
+        expectThat(false, key, { story, result: i + 1, tool, chars });
+      });
+      const want = all.filter((_, i) => clears[i]).map(([tool, chars]) => ({ tool, chars }));
+      expectThat(JSON.stringify(reported) === JSON.stringify(want), "rule-not-reported", {
+        story,
+        got: JSON.stringify(reported),
+        expected: JSON.stringify(want),
+      });
+      const again = module.microCompact(messages);
+      expectThat(
+        JSON.stringify(resultTexts(messages)) === JSON.stringify(got) && again.length === 0,
+        "rule-compacted-twice",
+        { story, got: JSON.stringify(again) },
+      );
+    },
+    { runs: 40 },
+  );
+}
 
 export const keepsRecent: Check<M> = {
   id: "keeps-recent",

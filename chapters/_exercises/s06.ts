@@ -1,7 +1,7 @@
 // s06's exercises: rebuild the child loop; extend task (an optional tools list, so a survey can be
 // read-only). The behaviours are the curriculum's for s06, and tests/chapters/s06-subagent.test.ts
 // runs the same ones against the chapter's own code.
-import { say, use } from "../_shared/scripted.ts";
+import { say, use, useAll } from "../_shared/scripted.ts";
 import type { MessageParam } from "../_shared/types.ts";
 import type * as S06 from "../s06-subagent/agent.ts";
 import {
@@ -10,8 +10,10 @@ import {
   NOT_STARTED,
   type Check,
   type CheckEnv,
+  type CheckKit,
   type Exercise,
 } from "./kit.ts";
+import { fc, forAll } from "./property.ts";
 
 type M = typeof S06;
 
@@ -108,8 +110,89 @@ export const childLoops: Check<M> = {
     expectThat(results[1] === "written by the child", "child-file-unseen", {
       got: results.join(" | ") || "nothing",
     });
+    await childRule(module, kit);
   },
 };
+
+// ---- The child's loop, tried on generated delegations (a property check) ----
+
+/** One or two delegations in a lead turn; each child works some rounds (one to three calls a
+ *  round, with or without words) and then answers. */
+const childrenArb = fc.array(
+  fc.record({
+    rounds: fc.array(fc.record({ calls: fc.integer({ min: 1, max: 3 }), says: fc.boolean() }), {
+      maxLength: 3,
+    }),
+  }),
+  { minLength: 1, maxLength: 2 },
+);
+
+async function childRule(module: M, kit: CheckKit) {
+  await forAll(
+    childrenArb,
+    async (children) => {
+      // What a call prints is not in its command: only its result can carry it to the child.
+      const mark = (c: number, r: number, k: number) => `OUT${1000 + c * 100 + r * 10 + k}`;
+      const subagent = children.flatMap(({ rounds }, c) => [
+        ...rounds.map(({ calls, says }, r) =>
+          useAll(
+            Array.from({ length: calls }, (_, k) => ({
+              name: "bash",
+              input: { command: `printf 'OUT%s' ${1000 + c * 100 + r * 10 + k}` },
+            })),
+            says ? `child ${c + 1} working` : undefined,
+          ),
+        ),
+        say(`SUMMARY-${c + 1}`),
+      ]);
+      const env = kit.env({
+        lead: [...children.map((_, c) => delegate(`job ${c + 1}`)), say("thanks")],
+        subagent,
+      });
+      const messages = await play(module, env);
+      const story = children
+        .map(
+          ({ rounds }, c) =>
+            `child ${c + 1}: ${rounds.map((r) => `${r.calls} call(s)`).join(", ") || "no tools"}, then answers`,
+        )
+        .join(" · ");
+      const results = toolResults(messages);
+      const requests = childRequests(env);
+      let at = 0;
+      children.forEach(({ rounds }, c) => {
+        const first = requests[at];
+        expectThat(
+          JSON.stringify(first?.body.messages) ===
+            JSON.stringify([{ role: "user", content: `job ${c + 1}` }]),
+          "rule-child-not-fresh",
+          { story, child: c + 1, got: JSON.stringify(first?.body.messages ?? "no request") },
+        );
+        rounds.forEach(({ calls }, r) => {
+          const next = JSON.stringify(requests[at + r + 1]?.body.messages ?? []);
+          for (let k = 0; k < calls; k++)
+            expectThat(next.includes(mark(c, r, k)), "rule-child-result-lost", {
+              story,
+              child: c + 1,
+              round: r + 1,
+              call: k + 1,
+              calls,
+            });
+        });
+        at += rounds.length + 1;
+        expectThat(results[c] === `SUMMARY-${c + 1}`, "rule-not-final-text", {
+          story,
+          child: c + 1,
+          got: results[c] ?? "no result",
+        });
+      });
+      const lead = JSON.stringify(
+        env.requests.filter((r) => r.agent === "lead").map((r) => r.body),
+      );
+      expectThat(!/OUT\d/.test(lead), "child-work-leaked", {});
+    },
+    { runs: 8 },
+  );
+}
 
 export const cutAtThirty: Check<M> = {
   id: "cut-at-30",

@@ -12,6 +12,7 @@ import type * as S07 from "../s07-permission-system/agent.ts";
 import {
   CheckFailure,
   expectThat,
+  NOT_STARTED,
   type Check,
   type CheckEnv,
   type CheckKit,
@@ -243,7 +244,7 @@ const showRule = (r: Rule) =>
 const showPolicy = (p: Perms) =>
   `mode ${p.mode}; allow: ${p.allow.map(showRule).join(", ") || "-"}; deny: ${p.deny.map(showRule).join(", ") || "-"}`;
 function showCall(c: ToolUseBlock): string {
-  const input = c.input as Record<string, unknown>;
+  const input = (c.input ?? {}) as Record<string, unknown>;
   const subject = input.command ?? input.path ?? input.pattern;
   return typeof subject === "string" ? `${c.name} ${JSON.stringify(subject)}` : c.name;
 }
@@ -396,6 +397,51 @@ const DANGEROUS = [
   "shutdown now",
 ];
 
+/** A well-formed input for each of the chapter's tools, and the ways a call can miss its
+ *  tool's schema: a field the tool does not take, a required field left out, a field of the
+ *  wrong type (the subject or any other), no object at all. Each fault is named for the
+ *  message ("@fault-…": in the learner's language). */
+const WELL_FORMED: Record<string, Record<string, unknown>> = {
+  bash: { command: "ls" },
+  read: { path: "notes.txt" },
+  write: { path: "notes.txt", content: "x" },
+  edit: { path: "notes.txt", old_text: "a", new_text: "b" },
+  glob: { pattern: "*.ts" },
+};
+const malformed: fc.Arbitrary<{ broken: ToolUseBlock; fault: string }> = fc
+  .constantFrom(...Object.keys(WELL_FORMED))
+  .chain((tool) => {
+    const input = WELL_FORMED[tool];
+    const fields = Object.keys(input);
+    const faults: fc.Arbitrary<{ input: unknown; fault: string }>[] = [
+      fc.constantFrom("cwd", "sudo", "as_user").map((extra) => ({
+        input: { ...input, [extra]: "/" },
+        fault: `@fault-extra|${extra}`,
+      })),
+      fc.constantFrom(...fields).chain((field) =>
+        fc.constantFrom<unknown>(42, true, null, ["a", "b"], { text: "x" }).map((value) => ({
+          input: { ...input, [field]: value },
+          fault: `@fault-type|${field}: ${JSON.stringify(value)}`,
+        })),
+      ),
+      fc.constantFrom<unknown>(null, "ls", ["ls"]).map((value) => ({
+        input: value,
+        fault: `@fault-not-object|${JSON.stringify(value)}`,
+      })),
+    ];
+    if (fields.length > 1)
+      faults.push(
+        fc.constantFrom(...fields.slice(1)).map((field) => ({
+          input: Object.fromEntries(Object.entries(input).filter(([k]) => k !== field)),
+          fault: `@fault-missing|${field}`,
+        })),
+      );
+    return fc.oneof(...faults).map(({ input: broken, fault }) => ({
+      broken: { type: "tool_use", id: `call_${++ids}`, name: tool, input: broken } as ToolUseBlock,
+      fault,
+    }));
+  });
+
 export const refusedInEveryMode: Check<M> = {
   id: "refused-in-every-mode",
   async run(module, kit) {
@@ -410,19 +456,24 @@ export const refusedInEveryMode: Check<M> = {
       },
       15,
     );
-    for (const broken of [call("write", { path: ["a", "b"] }), call("bash", { command: 42 })]) {
-      const d = await decide(
-        module,
-        gate,
-        { mode: "auto", allow: [...everything], deny: [] },
-        broken,
-        "yes",
-      );
-      expectThat(refusedUnasked(d), "malformed-let-through", {
-        call: broken.name,
-        got: verdict(d),
-      });
-    }
+    await forAll(
+      fc.tuple(malformed, modes, fc.constantFrom("yes", "always")),
+      async ([{ broken, fault }, mode, answer]) => {
+        const perms: Perms = { mode, allow: [...everything], deny: [] };
+        const values = { call: broken.name, fault, mode };
+        let d: Decision;
+        try {
+          d = await decide(module, gate, perms, broken, answer);
+        } catch (err) {
+          // A gate that reads the input before making sure of its shape crashes on it: say so.
+          const error = err instanceof Error ? err.message : String(err);
+          if (err instanceof CheckFailure || error.includes(NOT_STARTED)) throw err;
+          throw new CheckFailure("malformed-threw", { ...values, error });
+        }
+        expectThat(refusedUnasked(d), "malformed-let-through", { ...values, got: verdict(d) });
+      },
+      30,
+    );
     await forAll(
       fc.oneof(
         fc.constantFrom(...ALLOWED_PARTS, "touch ok.txt").map(bash),

@@ -7,6 +7,7 @@ import { say, use, useAll } from "../_shared/scripted.ts";
 import type { MessageParam, ScriptedTurn } from "../_shared/types.ts";
 import type * as S08 from "../s08-hook-system/agent.ts";
 import { expectThat, type Check, type CheckKit, type Exercise } from "./kit.ts";
+import { fc, forAll } from "./property.ts";
 
 type M = typeof S08;
 
@@ -91,8 +92,115 @@ export const postExit2Appends: Check<M> = {
       { got: shown(got[0]?.text) },
     );
     expectThat(got[1]?.text === "A", "other-result-changed", { got: shown(got[1]?.text) });
+    await hookRule(module, kit);
   },
 };
+
+// ---- The exit-code contract, tried on generated hook sets (a property check) ----
+
+type Exit = 0 | 1 | 2 | 3;
+/** Zero to two hooks for each of PreToolUse and PostToolUse, each exiting 0 (with a note, or
+ *  with nothing to say), 1, 2 or 3; each leaves a file behind, so the check sees which ran. */
+const hookArb = fc.record({
+  exit: fc.constantFrom<Exit>(0, 0, 1, 2, 2, 3),
+  quiet: fc.constantFrom(false, false, true),
+});
+/** The PreToolUse hooks: some, then maybe one that blocks, then maybe more after it. */
+const preArb = fc
+  .tuple(fc.array(hookArb, { maxLength: 2 }), fc.boolean(), fc.array(hookArb, { maxLength: 1 }))
+  .map(([before, blocks, after]) => [
+    ...before,
+    ...(blocks ? [{ exit: 1 as Exit, quiet: false }, ...after] : after),
+  ]);
+const hookSetArb = fc.record({ pre: preArb, post: fc.array(hookArb, { maxLength: 2 }) });
+
+const hookCommand = (event: string, i: number, { exit, quiet }: { exit: Exit; quiet: boolean }) => {
+  const name = `${event}-${i + 1}`;
+  const out = exit === 0 && !quiet ? `printf '%s' '{"additionalContext": "${name} notes"}'; ` : "";
+  return `touch .ran-${name}; ${out}echo '${name} says ${exit}' >&2; exit ${exit}`;
+};
+
+async function hookRule(module: M, kit: CheckKit) {
+  await forAll(
+    hookSetArb,
+    async ({ pre, post }) => {
+      const { env, agent } = hooked(
+        module,
+        kit,
+        [use("bash", { command: "echo ran > ran.txt; echo ran" }), say("ok")],
+        {
+          PreToolUse: pre.map((h, i) => ({ matcher: "bash", command: hookCommand("pre", i, h) })),
+          PostToolUse: post.map((h, i) => ({ command: hookCommand("post", i, h) })),
+        },
+      );
+      await agent.send("go");
+      const [result] = results(agent.messages);
+      const ran = (name: string) => existsSync(path.join(env.workspace, `.ran-${name}`));
+      const story =
+        [
+          ...pre.map(
+            (h, i) =>
+              `pre-${i + 1} exits ${h.exit}${h.exit === 0 && !h.quiet ? " with a note" : ""}`,
+          ),
+          ...post.map(
+            (h, i) =>
+              `post-${i + 1} exits ${h.exit}${h.exit === 0 && !h.quiet ? " with a note" : ""}`,
+          ),
+        ].join(", ") || "no hooks";
+      // The model: PreToolUse hooks in order until one exits 1; then nothing else runs.
+      const blocker = pre.findIndex((h) => h.exit === 1);
+      const preRan = blocker < 0 ? pre.length : blocker + 1;
+      for (let i = 0; i < pre.length; i++)
+        expectThat(ran(`pre-${i + 1}`) === i < preRan, "rule-hook-ran", {
+          story,
+          hook: `pre-${i + 1}`,
+          expected: i < preRan ? "@hook-runs" : "@hook-skipped",
+        });
+      const note = (event: string, h: { exit: Exit; quiet: boolean }, i: number) =>
+        h.exit === 0 && !h.quiet
+          ? [`${event}-${i + 1} notes`]
+          : h.exit === 2
+            ? [`${event}-${i + 1} says 2`]
+            : [];
+      if (blocker >= 0) {
+        expectThat(!existsSync(path.join(env.workspace, "ran.txt")), "rule-blocked-ran", { story });
+        expectThat(
+          result?.isError === true && result.text.includes(`pre-${blocker + 1} says 1`),
+          "rule-block-unsaid",
+          { story, got: shown(result?.text) },
+        );
+        post.forEach((_, i) =>
+          expectThat(!ran(`post-${i + 1}`), "rule-hook-ran", {
+            story,
+            hook: `post-${i + 1}`,
+            expected: "@hook-skipped",
+          }),
+        );
+        return;
+      }
+      post.forEach((_, i) =>
+        expectThat(ran(`post-${i + 1}`), "rule-hook-ran", {
+          story,
+          hook: `post-${i + 1}`,
+          expected: "@hook-runs",
+        }),
+      );
+      const notes = [
+        ...pre.flatMap((h, i) => note("pre", h, i)),
+        ...post.flatMap((h, i) => note("post", h, i)),
+      ];
+      const expected = notes.length
+        ? `ran\n\n${notes.map((n) => `[hook] ${n}`).join("\n")}`
+        : "ran";
+      expectThat(result?.text === expected && !result.isError, "rule-result", {
+        story,
+        got: shown(result?.text),
+        expected: shown(expected),
+      });
+    },
+    { runs: 10 },
+  );
+}
 
 export const exit0RewritesAndAdds: Check<M> = {
   id: "exit-0-rewrites-and-adds",

@@ -1,9 +1,10 @@
 // s09's exercises: rebuild the system prompt from its sections, before every call; extend it (only
 // the index in the prompt, the bodies read on demand). The behaviours are the curriculum's for
 // s09, and tests/chapters/s09-memory-system.test.ts runs the same ones against the chapter's code.
-import { say, use } from "../_shared/scripted.ts";
+import { say, use, useAll } from "../_shared/scripted.ts";
 import type * as S09 from "../s09-memory-system/agent.ts";
 import { expectThat, type Check, type CheckEnv, type Exercise } from "./kit.ts";
+import { fc, forAll } from "./property.ts";
 
 type M = typeof S09;
 
@@ -34,16 +35,36 @@ export const sectionsInOrder: Check<M> = {
   },
 };
 
+/** A section as a caller might hand it over: a title, and a body with or without text, padded
+ *  with spaces and newlines on either side, one line or several. */
+const sectionArb = fc.record({
+  title: fc.constantFrom("Identity", "Rules", "Memory", "Environment", "A", "Notes 2"),
+  body: fc.oneof(
+    fc.constantFrom("", " ", "\n", " \n\t "),
+    fc
+      .tuple(
+        fc.constantFrom("", " ", "\n", "\n\n"),
+        fc.constantFrom("one", "two lines\nof text", "- a\n- b", "  indented inside"),
+        fc.constantFrom("", " ", "\n", " \n"),
+      )
+      .map(([before, text, after]) => before + text + after),
+  ),
+});
+
 export const emptySectionsDropped: Check<M> = {
   id: "empty-sections-dropped",
   run(module) {
-    const got = module.buildSystemPrompt([
-      { title: "A", body: "one\n" },
-      { title: "Empty", body: " " },
-      { title: "B", body: "two" },
-    ]);
-    expectThat(got === "# A\n\none\n\n# B\n\ntwo", "sections-joined-wrong", {
-      got: JSON.stringify(got),
+    return forAll(fc.array(sectionArb, { maxLength: 5 }), (sections) => {
+      const got = module.buildSystemPrompt(sections.map((s) => ({ ...s })));
+      const expected = sections
+        .filter((s) => s.body.trim())
+        .map((s) => `# ${s.title}\n\n${s.body.trim()}`)
+        .join("\n\n");
+      expectThat(got === expected, "sections-joined-wrong", {
+        sections: JSON.stringify(sections),
+        got: JSON.stringify(got),
+        expected: JSON.stringify(expected),
+      });
     });
   },
 };
@@ -58,6 +79,51 @@ export const savedMemoryNextRound: Check<M> = {
     expectThat(next.includes(TABS.content) && next.includes(INDEX_LINE), "memory-not-in-next", {
       round: 2,
     });
+    // The rule on generated sessions: rounds that save some memories (or none), over one or two
+    // turns; every request's prompt holds exactly the memories saved before it.
+    await forAll(
+      fc.array(fc.array(fc.nat(5), { maxLength: 2 }), { minLength: 1, maxLength: 5 }),
+      async (rounds) => {
+        let n = 0;
+        const saves = rounds.map((r) => r.map(() => ++n));
+        const memory = (i: number) => ({
+          name: `Rule ${i}`,
+          description: `rule number ${i}`,
+          type: "feedback",
+          content: `Always do thing-${i}-x.`,
+        });
+        const turn = saves.map((ids) =>
+          ids.length
+            ? useAll(ids.map((i) => ({ name: "save_memory", input: memory(i) })))
+            : use("read", { path: "missing.txt" }),
+        );
+        const env = kit.env([...turn, say("done"), say("again")]);
+        const agent = module.createAgent(env);
+        await agent.send("remember");
+        await agent.send("and now?");
+        const savedBefore = (request: number) => saves.slice(0, request).flat();
+        env.requests.forEach((r, request) => {
+          const system = String(r.body.system ?? "");
+          const before = new Set(savedBefore(request));
+          for (let i = 1; i <= n; i++) {
+            const there = system.includes(memory(i).content);
+            if (there === before.has(i)) continue;
+            const story = saves
+              .map(
+                (ids, k) =>
+                  `${k + 1}: ${ids.length ? `save ${ids.map((x) => `"Rule ${x}"`).join(", ")}` : "work"}`,
+              )
+              .join(" · ");
+            expectThat(false, there ? "rule-memory-too-early" : "rule-memory-missing", {
+              story,
+              request: request + 1,
+              memory: `Rule ${i}`,
+            });
+          }
+        });
+      },
+      { runs: 15 },
+    );
   },
 };
 

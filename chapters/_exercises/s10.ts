@@ -15,6 +15,7 @@ import {
   type Exercise,
   refusal,
 } from "./kit.ts";
+import { fc, forAll } from "./property.ts";
 
 type M = typeof S10;
 
@@ -94,7 +95,7 @@ export const unblocksDependant: Check<M> = {
 
 export const waitsForEveryBlocker: Check<M> = {
   id: "waits-for-every-blocker",
-  run(module, kit) {
+  async run(module, kit) {
     const board = boardIn(module, kit);
     const a = board.create({ subject: "a" });
     const c = board.create({ subject: "c" });
@@ -105,6 +106,7 @@ export const waitsForEveryBlocker: Check<M> = {
     finish(board, c.id);
     expectBlockedBy(board, b.id, [], `#${a.id} and #${c.id}`);
     expectThat(board.isReady(board.get(b.id)), "not-ready", { task: b.id });
+    await boardRule(module, kit);
   },
 };
 
@@ -135,6 +137,103 @@ export const freesHalfWrittenEdge: Check<M> = {
     expectBlockedBy(board, b.id, [], `#${a.id}`);
   },
 };
+
+// ---- The board's rule, tried on generated plans (a property check) ----
+
+type Status = Task["status"];
+/** One step of a generated plan: a new task waiting for some earlier ones, or a status move. */
+type Op = { create: number[] } | { task: number; status: Status };
+
+const opsArb: fc.Arbitrary<Op[]> = fc.array(
+  fc.oneof(
+    {
+      weight: 2,
+      arbitrary: fc
+        .uniqueArray(fc.integer({ min: 1, max: 6 }), { maxLength: 3 })
+        .map((create) => ({ create })),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        task: fc.integer({ min: 1, max: 5 }),
+        status: fc.constantFrom<Status>("in_progress", "completed", "completed", "pending"),
+      }),
+    },
+  ),
+  { minLength: 3, maxLength: 16 },
+);
+
+const showOp = (op: Op, id: number) =>
+  "create" in op
+    ? `create #${id}${op.create.length ? ` after ${ids(op.create)}` : ""}`
+    : `#${op.task} → ${op.status}`;
+
+/** Plays `ops` on the learner's board and on a model of the rule side by side: a move the flow
+ *  allows is refused while the task has blockers (unless it goes back to pending) and then
+ *  changes nothing; completing a task takes it out of every blockedBy, so a task is free exactly
+ *  when the last of its blockers is completed. After each step every task must match. */
+async function boardRule(module: M, kit: CheckKit) {
+  await forAll(
+    opsArb,
+    (ops) => {
+      const board = boardIn(module, kit);
+      const model = new Map<number, { status: Status; blockedBy: Set<number> }>();
+      const story: string[] = [];
+      for (const op of ops) {
+        if ("create" in op) {
+          const known = op.create.filter((b) => model.has(b));
+          const task = board.create({ subject: `task ${model.size + 1}`, blockedBy: known });
+          const open = known.filter((b) => model.get(b)!.status !== "completed");
+          model.set(task.id, { status: "pending", blockedBy: new Set(open) });
+          story.push(showOp({ create: known }, task.id));
+        } else {
+          const m = model.get(op.task);
+          if (!m) continue;
+          const flows = op.status === m.status || module.STATUS_FLOW[m.status].includes(op.status);
+          if (!flows) continue; // not setStatus's to judge: the flow refuses it first
+          story.push(showOp(op, op.task));
+          const blocked = op.status !== "pending" && m.blockedBy.size > 0;
+          const refused = refusal(() => board.update(op.task, { status: op.status }));
+          if (blocked || op.status === m.status) {
+            if (blocked)
+              expectThat(refused !== undefined, "board-blocked-moved", {
+                story: story.join(" · "),
+                task: op.task,
+                status: op.status,
+                open: ids([...m.blockedBy]),
+              });
+          } else {
+            expectThat(refused === undefined, "board-refused", {
+              story: story.join(" · "),
+              task: op.task,
+              status: op.status,
+              error: refused ?? "",
+            });
+            m.status = op.status;
+            if (op.status === "completed")
+              for (const other of model.values()) other.blockedBy.delete(op.task);
+          }
+        }
+        for (const [id, m] of model) {
+          const now = board.get(id);
+          const got = `${now.status}, blocked by ${ids([...now.blockedBy])}`;
+          const expected = `${m.status}, blocked by ${ids([...m.blockedBy])}`;
+          expectThat(
+            now.status === m.status && same(now.blockedBy, [...m.blockedBy]),
+            "board-differs",
+            { story: story.join(" · "), task: id, got, expected },
+          );
+          const ready = m.status === "pending" && m.blockedBy.size === 0;
+          expectThat(board.isReady(now) === ready, ready ? "not-ready" : "ready-too-early", {
+            task: id,
+            open: [...m.blockedBy].join(", #"),
+          });
+        }
+      }
+    },
+    { runs: 30 },
+  );
+}
 
 // #region extend checks
 export const refusesPendingToCompleted: Check<M> = {

@@ -13,8 +13,10 @@ import {
   expectThat,
   type Check,
   type CheckEnv,
+  type CheckKit,
   type Exercise,
 } from "./kit.ts";
+import { fc, forAll } from "./property.ts";
 
 type M = typeof S11;
 
@@ -146,8 +148,72 @@ export const inFinishOrder: Check<M> = {
     } finally {
       await jobs.close();
     }
+    await finishRule(module, kit);
   },
 };
+
+// ---- The queue's rule, tried on generated finishing orders (a property check) ----
+
+/** Up to three commands, each waiting for a file of its own; the files are written in a
+ *  generated order, and after some of the commands finish the results are injected (the model
+ *  would be called then). Every injection holds exactly the results finished since the last one,
+ *  in the order they finished, as one message; none is handed out twice. */
+const finishArb = fc.integer({ min: 1, max: 3 }).chain((n) =>
+  fc.tuple(
+    fc.shuffledSubarray(
+      Array.from({ length: n }, (_, i) => i + 1),
+      { minLength: n, maxLength: n },
+    ),
+    fc.array(fc.boolean(), { minLength: n, maxLength: n }),
+  ),
+);
+
+async function finishRule(module: M, kit: CheckKit) {
+  await forAll(
+    finishArb,
+    async ([order, injectAfter]) => {
+      const env = kit.env([]);
+      const jobs = new module.BackgroundJobs(env.workspace);
+      const messages: MessageParam[] = [];
+      const story: string[] = [];
+      let expected: number[] = [];
+      const injectNow = () => {
+        const before = messages.length;
+        module.injectBackgroundResults(env, jobs, messages);
+        const added = messages.slice(before);
+        const text = injected(added);
+        const got = [...text.matchAll(/\[bg_(\d+)\]/g)].map((m) => Number(m[1]));
+        story.push("inject");
+        expectThat(
+          got.join() === expected.join() && added.length === (expected.length ? 1 : 0),
+          "rule-injected",
+          {
+            story: story.join(", "),
+            got: `${got.map((id) => `bg_${id}`).join(", ") || "nothing"} in ${added.length} message(s)`,
+            expected: `${expected.map((id) => `bg_${id}`).join(", ") || "nothing"} in ${expected.length ? 1 : 0}`,
+          },
+        );
+        expected = [];
+      };
+      try {
+        for (let i = 1; i <= order.length; i++)
+          jobs.start(`while [ ! -f go-${i} ]; do sleep 0.02; done; echo job ${i}`);
+        for (const [step, id] of order.entries()) {
+          writeFileSync(path.join(env.workspace, `go-${id}`), "");
+          await until(() => jobs.get(`bg_${id}`).status !== "running");
+          story.push(`bg_${id} finishes`);
+          expected.push(id);
+          if (injectAfter[step]) injectNow();
+        }
+        injectNow();
+        injectNow();
+      } finally {
+        await jobs.close();
+      }
+    },
+    { runs: 6 },
+  );
+}
 
 export const waitsForPending: Check<M> = {
   id: "waits-for-pending",

@@ -19,6 +19,7 @@ import {
   type Exercise,
   refusal,
 } from "./kit.ts";
+import { fc, forAll } from "./property.ts";
 
 type M = typeof S12;
 
@@ -101,8 +102,8 @@ export const createBindsTask: Check<M> = {
 
 export const refusesUnbindable: Check<M> = {
   id: "refuses-unbindable",
-  limitMs: 20_000,
-  run(module, kit) {
+  limitMs: 30_000,
+  async run(module, kit) {
     const { board, lanes } = setup(module, kit);
     const done = board.create({ subject: "done" });
     board.update(done.id, { status: "in_progress" });
@@ -125,8 +126,70 @@ export const refusesUnbindable: Check<M> = {
     }
     expectTask(board, waits.id, { worktree: null, status: "pending" });
     expectTask(board, bound.id, { worktree: "first", status: "in_progress" });
+    await bindRule(module, kit);
   },
 };
+
+// ---- Which task may get a lane, tried on generated boards (a property check) ----
+
+type State = "pending" | "in_progress" | "owned" | "completed" | "bound" | "blocked" | "missing";
+/** Lanes asked for tasks in generated states, one after another on one board: a task gets its
+ *  lane exactly when it exists, is not completed, has no lane and waits for nothing (whoever
+ *  owns it, whether it started); then it is bound and in progress; a refusal leaves nothing. */
+async function bindRule(module: M, kit: CheckKit) {
+  await forAll(
+    fc.array(
+      fc.constantFrom<State>(
+        "pending",
+        "in_progress",
+        "owned",
+        "completed",
+        "bound",
+        "blocked",
+        "missing",
+      ),
+      { minLength: 1, maxLength: 3 },
+    ),
+    (states) => {
+      const { board, lanes } = setup(module, kit);
+      const blocker = board.create({ subject: "blocker" });
+      const first = board.create({ subject: "already in a lane" });
+      lanes.create("first", first.id);
+      states.forEach((state, i) => {
+        const lane = `lane${i + 1}`;
+        let id = 99;
+        if (state === "bound") id = first.id;
+        else if (state !== "missing") {
+          const task = board.create({
+            subject: `task ${i + 1}`,
+            blockedBy: state === "blocked" ? [blocker.id] : [],
+          });
+          id = task.id;
+          if (state === "owned") board.update(id, { owner: "carol" });
+          if (state === "in_progress" || state === "completed")
+            board.update(id, { status: "in_progress" });
+          if (state === "completed") board.update(id, { status: "completed" });
+        }
+        const bindable = ["pending", "in_progress", "owned"].includes(state);
+        const refused = refusal(() => lanes.create(lane, id));
+        const values = { task: id, state: `@state-${state}`, lane };
+        if (!bindable) {
+          expectThat(refused !== undefined, "rule-bound-anyway", values);
+          const left = existsSync(lanes.path(lane)) || lanes.list().some((l) => l.name === lane);
+          expectThat(!left, "rule-left-behind", values);
+          return;
+        }
+        expectThat(refused === undefined, "rule-refused", { ...values, error: refused ?? "" });
+        const task = board.get(id);
+        expectThat(task.worktree === lane && task.status === "in_progress", "rule-not-bound", {
+          ...values,
+          got: `${task.status}, lane ${task.worktree ?? "none"}`,
+        });
+      });
+    },
+    { runs: 5 },
+  );
+}
 
 export const removeCompletesTask: Check<M> = {
   id: "remove-completes-task",

@@ -2,7 +2,7 @@
 // claimNext: the first ready task it can get); extend it (the lead assigns a task by naming its
 // owner). The behaviours are the curriculum's for s13, and tests/chapters/s13-agent-teams.test.ts
 // runs the same ones against the chapter's own code.
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { tryLock } from "../_shared/lock.ts";
 import { say, use } from "../_shared/scripted.ts";
@@ -156,6 +156,139 @@ export const neverBlockedOrOwned: Check<M> = {
   },
 };
 
+/** How a task on a generated board stands when an idle teammate scans it. */
+type Spot = "ready" | "locked" | "owned" | "blocked" | "completed";
+const scanArb = fc.record({
+  spots: fc.array(
+    fc.constantFrom<Spot>(
+      ...([
+        "ready",
+        "ready",
+        "ready",
+        "locked",
+        "locked",
+        "owned",
+        "blocked",
+        "completed",
+      ] as const),
+    ),
+    { minLength: 1, maxLength: 6 },
+  ),
+  /** One task file holds no task (a half-written file): the board cannot be read. */
+  unreadable: fc.oneof(
+    { weight: 4, arbitrary: fc.constant(false) },
+    { weight: 1, arbitrary: fc.constant(true) },
+  ),
+});
+
+/** claimNext, as the idle loop calls it (the blank is a method of Team). */
+type Scanner = { claimNext(member: unknown): string | null };
+
+/** The scan's rule on generated boards: the task claimed is the lowest-id ready task nobody else
+ *  is claiming, claimed for the member itself (never the lead, nor anyone else), and no other
+ *  task changes; no such task, nothing claimed; a board that cannot be read is no claim and no
+ *  crash. claimNext is called straight, as the idle loop does, on a team nobody else works in. */
+async function scanRule(module: M, kit: CheckKit) {
+  await forAll(
+    scanArb,
+    async ({ spots, unreadable }) => {
+      const env = kit.env({ lead: [say("ok")] });
+      const agent = module.createAgent(env, { pollMs: 2, idleWaitMs: 10, settleTimeoutMs: 5_000 });
+      const { board } = agent.team;
+      const held: { release(): void }[] = [];
+      try {
+        const carols = board.create({ subject: "carol's work" });
+        board.update(carols.id, { owner: "carol", status: "in_progress" });
+        const ids = spots.map((spot, i) => {
+          const t = board.create({
+            subject: `task ${i + 1}`,
+            blockedBy: spot === "blocked" ? [carols.id] : [],
+          });
+          if (spot === "owned") board.update(t.id, { owner: "carol" });
+          if (spot === "completed") {
+            board.update(t.id, { owner: "carol", status: "in_progress" });
+            board.update(t.id, { status: "completed" });
+          }
+          if (spot === "locked") held.push(tryLock(`${board.path(t.id)}.lock`)!);
+          return t.id;
+        });
+        const story = spots.map((spot, i) => `#${ids[i]} ${spot}`).join(", ");
+        if (unreadable) writeFileSync(board.path(ids.at(-1)!), "{ half-writ");
+        const files = () => readdirSync(board.dir).filter((f) => /^task_\d+\.json$/.test(f));
+        const before = files().map((f) => [f, readFileSync(path.join(board.dir, f), "utf8")]);
+        const member = {
+          name: "alice",
+          role: "dev",
+          state: "idle",
+          task: null as number | null,
+          cwd: env.workspace,
+          lane: null,
+          messages: [],
+          client: env.model,
+          stopRequested: false,
+          done: Promise.resolve(),
+        };
+        let got: string | null;
+        try {
+          got = (agent.team as unknown as Scanner).claimNext(member);
+        } catch (err) {
+          const error = err instanceof Error ? err.message : String(err);
+          if (error.includes(NOT_STARTED)) throw err;
+          throw new CheckFailure(unreadable ? "scan-threw-unreadable" : "scan-threw", {
+            board: story,
+            error,
+          });
+        }
+        const claimed = env.io.trace.flatMap((e) =>
+          e.kind === "event" && e.type === "task_claimed" ? [Number(e.data.task)] : [],
+        );
+        const changed = before
+          .filter(([f, text]) => readFileSync(path.join(board.dir, f), "utf8") !== text)
+          .map(([f]) => f);
+        if (unreadable) {
+          expectThat(got === null && claimed.length === 0, "scan-claimed-unreadable", {
+            board: story,
+          });
+          return;
+        }
+        const expected = spots.findIndex((spot) => spot === "ready");
+        if (expected < 0) {
+          expectThat(got === null && changed.length === 0, "scan-claimed-none-ready", {
+            board: story,
+            got: claimed.map((id) => `#${id}`).join(", ") || changed.join(", "),
+          });
+          return;
+        }
+        const want = ids[expected];
+        const now = board.get(want);
+        const others = ids.filter(
+          (id) => id !== want && changed.includes(path.basename(board.path(id))),
+        );
+        expectThat(
+          typeof got === "string" &&
+            claimed.length === 1 &&
+            claimed[0] === want &&
+            others.length === 0,
+          "scan-wrong-task",
+          {
+            board: story,
+            task: want,
+            got: [...new Set([...claimed, ...others])].map((id) => `#${id}`).join(", ") || "none",
+          },
+        );
+        expectThat(now.owner === "alice" && now.status === "in_progress", "scan-wrong-owner", {
+          task: want,
+          got: describeTask(now),
+        });
+      } finally {
+        for (const lock of held) lock.release();
+        await agent.close?.();
+      }
+    },
+    { runs: 25 },
+  );
+}
+
 export const skipsTakenTask: Check<M> = {
   id: "skips-taken-task",
   async run(module, kit) {
@@ -185,6 +318,7 @@ export const skipsTakenTask: Check<M> = {
     );
     const got = claims.map((c) => `#${c.task}`).join(", ") || "none";
     expectThat(claims[0]?.task === 2, "did-not-skip", { got });
+    await scanRule(module, kit);
   },
 };
 

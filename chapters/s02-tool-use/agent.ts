@@ -242,7 +242,8 @@ export async function runTool(
   ctx: ToolContext,
   tools: Tool[] = BASE_TOOLS,
 ): Promise<ToolOutcome> {
-  const handler = handlers[call.name];
+  // Its own handlers only: a name every object inherits ("constructor", "__proto__") is unknown.
+  const handler = Object.hasOwn(handlers, call.name) ? handlers[call.name] : undefined;
   if (!handler) return { output: `Error: unknown tool "${call.name}"`, isError: true };
   const tool = tools.find((t) => t.name === call.name);
   const malformed = tool && inputProblem(tool, call.input);

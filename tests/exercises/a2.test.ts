@@ -1,5 +1,10 @@
 // a2's exercises: the checks pass on the answers, fail on the stub and on these wrong answers.
-import { both, exerciseSuite, swap } from "../support/exercises.ts";
+import { readFileSync, writeFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { findChapter } from "../../chapters/_runner/discovery.js";
+import { findExercise } from "../../chapters/_exercises/catalog.ts";
+import { applySolution, regionText, replaceRegions } from "../../chapters/_exercises/workbench.ts";
+import { both, checkCopy, exerciseSuite, swap, type Mutant } from "../support/exercises.ts";
 
 exerciseSuite("a2", {
   a2: {
@@ -66,4 +71,92 @@ exerciseSuite("a2", {
       call: swap("if (out.isError) throw new Error(out.output);", ""),
     },
   },
+});
+
+// What a failed a2 check says is what was observed (issue 31: "should have been refused with
+// Permission denied; its result was: Permission denied …" contradicted itself, and "gate against
+// all its 26 tools" was said for faults that were not about the tool list).
+describe("a2's failures say what was actually wrong", () => {
+  const exercise = findExercise("a2")!;
+  const chapter = findChapter("a2")!;
+  /** The keys of the failed checks, by check id, for the reference with `mutant` applied. */
+  async function failures(mutant: Mutant): Promise<Record<string, string>> {
+    const results = await checkCopy(exercise, (file) => {
+      applySolution(exercise, chapter, file);
+      const answer = readFileSync(file, "utf8");
+      writeFileSync(
+        file,
+        replaceRegions(
+          answer,
+          Object.fromEntries(
+            Object.entries(mutant).map(([region, mutate]) => [
+              region,
+              mutate(regionText(answer, region)),
+            ]),
+          ),
+        ),
+      );
+    });
+    return Object.fromEntries(
+      results.flatMap((r, i) =>
+        "failure" in r
+          ? [[exercise.checks[i].id, r.failure.key]]
+          : r.ok
+            ? []
+            : [[exercise.checks[i].id, "other"]],
+      ),
+    );
+  }
+
+  it("a lead refusal returned as a success is named as such, not as a call the gate let through", async () => {
+    const got = await failures({
+      call: swap(
+        "if (refused) return { output: refused, isError: true };",
+        "if (refused) return { output: refused, isError: false };",
+      ),
+    });
+    expect(got["gate-before-hooks"]).toBe("refusal-not-error");
+  });
+
+  it("a delegate's refusal returned as its output is named as such", async () => {
+    const got = await failures({
+      call: swap("if (refused) throw new Error(refused);", "if (refused) return refused;"),
+    });
+    expect(got["delegates-gated"]).toBe("refusal-returned");
+  });
+
+  it("the tool count is named only when the call's tool is one the base list lacks", async () => {
+    // The base tools left out of the list the gate is given: a base tool's call gets through.
+    const base = await failures({
+      call: both(
+        swap(
+          "await gate(env, perms, call, TOOLS);",
+          "await gate(env, perms, call, TOOLS.filter((t) => !s02.BASE_TOOLS.includes(t)));",
+        ),
+        swap(
+          "gate(env, perms, rewritten, TOOLS)",
+          "gate(env, perms, rewritten, TOOLS.filter((t) => !s02.BASE_TOOLS.includes(t)))",
+        ),
+      ),
+    });
+    expect(base["every-lead-tool-gated"]).toBe("malformed-allowed-base");
+    const five = await failures({
+      call: both(
+        swap(
+          "await gate(env, perms, call, TOOLS);",
+          "await gate(env, perms, call, s02.BASE_TOOLS);",
+        ),
+        swap("gate(env, perms, rewritten, TOOLS)", "gate(env, perms, rewritten, s02.BASE_TOOLS)"),
+      ),
+    });
+    expect(five["every-lead-tool-gated"]).toBe("malformed-allowed");
+    const none = await failures({
+      call: swap(
+        "  const refused = await gate(env, perms, call, TOOLS);\n  if (refused) return { output: refused, isError: true };\n",
+        "",
+      ),
+    });
+    expect(none["every-lead-tool-gated"]).toBe("malformed-not-gated");
+    expect(none["gate-before-hooks"]).toBe("not-denied");
+  });
 });

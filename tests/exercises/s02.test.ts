@@ -24,6 +24,12 @@ exerciseSuite("s02", {
         'if (!handler) throw new Error(`unknown tool "${call.name}"`);',
       ),
     },
+    "looks the handler up with handlers[name] (a name every object inherits is found)": {
+      dispatch: swap(
+        "Object.hasOwn(handlers, call.name) ? handlers[call.name] : undefined",
+        "handlers[call.name]",
+      ),
+    },
     "reports a handler that threw as a success": {
       dispatch: swap(
         '`Error: ${reason.replace(/^E[A-Z]+: /, "")}`, isError: true }',

@@ -18,6 +18,19 @@ exerciseSuite("s03", {
     "never starts counting again after a reminder": {
       reminder: swap("  planning.roundsWithoutTodo = 0;\n  return REMINDER;", "  return REMINDER;"),
     },
+    // Issue 31's learner: the last tool block of a round decides whether todo was called.
+    "lets the round's last tool block decide whether todo was called": {
+      loop: swap(
+        'if (block.name === "todo") calledTodo = true;',
+        'calledTodo = block.name === "todo";',
+      ),
+    },
+    "dispatches and answers only the round's last tool block": {
+      loop: swap(
+        '    for (const block of response.content) {\n      if (block.type !== "tool_use") continue;',
+        '    for (const block of response.content.filter((b) => b.type === "tool_use").slice(-1)) {\n      if (block.type !== "tool_use") continue;',
+      ),
+    },
   },
   "s03.1": {
     "looks only at the last item (counts [pending, completed] as finished)": {

@@ -21,6 +21,12 @@ exerciseSuite("s04", {
         "      index.skills.push({ name: folder, description: (err as Error).message, file });",
       ),
     },
+    "offers every folder for an unknown name, broken ones too": {
+      load: swap(
+        'const available = index.skills.map((s) => s.name).join(", ")',
+        'const available = [...index.skills.map((s) => s.name), ...index.problems.map((p) => p.folder)].sort().join(", ")',
+      ),
+    },
     "one broken skill stops the scan": {
       skills: swap(
         "      index.problems.push({ folder, reason: (err as Error).message });",

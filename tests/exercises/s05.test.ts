@@ -19,6 +19,12 @@ exerciseSuite("s05", {
         "results.slice(0, Math.max(0, results.length - KEEP_RECENT)).map((r) => ({ ...r }))",
       ),
     },
+    "looks only at the first result of each message (one call per round)": {
+      micro: swap(
+        'if (block.type === "tool_result") results.push(block);',
+        'if (block.type === "tool_result") {\n        results.push(block);\n        break;\n      }',
+      ),
+    },
     "counts the recent ones from the start": {
       micro: swap(
         "results.slice(0, Math.max(0, results.length - KEEP_RECENT))",

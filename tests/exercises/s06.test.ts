@@ -1,5 +1,5 @@
 // s06's exercises: the checks pass on the answers, fail on the stub and on these wrong answers.
-import { exerciseSuite, swap } from "../support/exercises.ts";
+import { both, exerciseSuite, swap } from "../support/exercises.ts";
 
 exerciseSuite("s06", {
   s06: {
@@ -25,6 +25,24 @@ exerciseSuite("s06", {
       subagent: swap(
         '    messages.push({ role: "user", content: results });\n  }\n  env.io.note',
         "  }\n  env.io.note",
+      ),
+    },
+    "answers only the last call of a child's round": {
+      subagent: swap(
+        "for (const block of response.content) {",
+        'for (const block of response.content.filter((b) => b.type === "tool_use").slice(-1)) {',
+      ),
+    },
+    "keeps one conversation for every child": {
+      subagent: both(
+        swap(
+          'const CHILD = "subagent";',
+          'const CHILD = "subagent";\nconst CHILD_HISTORY: MessageParam[] = [];',
+        ),
+        swap(
+          'const messages: MessageParam[] = [{ role: "user", content: prompt }];',
+          'const messages = CHILD_HISTORY;\n  messages.push({ role: "user", content: prompt });',
+        ),
       ),
     },
     "gives the child the lead's system prompt": {

@@ -67,6 +67,14 @@ exerciseSuite("s07", {
     "judges a call that does not fit its tool": {
       gate: swap("if (malformed) return malformed;", ""),
     },
+    // Issue 31's learner: only the subject is made sure of (it must be text); the rest of the
+    // input is never held to its tool's schema (an undeclared field, a missing or mistyped one).
+    "skips the schema check (only the subject must be text)": {
+      gate: swap(
+        "const malformed = malformedCall(call, tools);",
+        'const field = SUBJECT_FIELDS[call.name];\n  const malformed = field !== undefined && typeof (call.input as Record<string, unknown>)[field] !== "string" ? "its subject is not text" : undefined;',
+      ),
+    },
   },
   "s07.2": {
     "allows the chain when some part is allowed": {

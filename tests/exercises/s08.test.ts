@@ -34,6 +34,24 @@ exerciseSuite("s08", {
         "const input = call.input as Record<string, unknown>;",
       ),
     },
+    "keeps running the PreToolUse hooks after one blocked": {
+      fire: swap(
+        "if (heedExitCode(hook.command, run)) return outcome;",
+        "heedExitCode(hook.command, run);",
+      ),
+    },
+    "drops the PreToolUse context": {
+      "tool-with-hooks": swap(
+        "const notes = [...pre.context, ...post.context];",
+        "const notes = [...post.context];",
+      ),
+    },
+    "puts the PostToolUse context before the PreToolUse one": {
+      "tool-with-hooks": swap(
+        "const notes = [...pre.context, ...post.context];",
+        "const notes = [...post.context, ...pre.context];",
+      ),
+    },
     "drops the PostToolUse context": {
       "tool-with-hooks": swap(
         "const notes = [...pre.context, ...post.context];",

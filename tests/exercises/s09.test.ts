@@ -21,6 +21,9 @@ exerciseSuite("s09", {
     "keeps the empty sections": {
       prompt: swap("    .filter((s) => s.body.trim())\n", ""),
     },
+    "trims only the end of a body (a body that starts with a newline keeps it)": {
+      prompt: swap("${s.body.trim()}`)", "${s.body.trimEnd()}`)"),
+    },
     "joins the sections without a blank line": {
       prompt: swap('    .join("\\n\\n");', '    .join("\\n");'),
     },

@@ -23,6 +23,12 @@ exerciseSuite("s10", {
     "frees the dependants in memory but never writes them": {
       status: swap("        changed.add(dependant);\n", ""),
     },
+    "frees only the first dependant it finds": {
+      status: swap(
+        "        changed.add(dependant);\n",
+        "        changed.add(dependant);\n        break;\n",
+      ),
+    },
     "clears the whole blockedBy of a dependant": {
       status: swap("dependant.blockedBy.filter((b) => b !== task.id)", "[]"),
     },

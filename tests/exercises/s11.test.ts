@@ -17,6 +17,12 @@ exerciseSuite("s11", {
     "injects only the first result of the queue": {
       inject: swap("...finished.map(", "...finished.slice(0, 1).map("),
     },
+    "injects each result as a message of its own": {
+      inject: swap(
+        '  messages.push({ role: "user", content: [{ type: "text", text: text.join("\\n") }] });',
+        '  for (const job of finished)\n    messages.push({ role: "user", content: [{ type: "text", text: ["<background-results>", `${headline(job)}\\n${job.output}`, "</background-results>"].join("\\n") }] });',
+      ),
+    },
     "ends the turn when nothing is queued, though a command still runs": {
       inject: swap(
         "if (jobs.pending === 0 && jobs.running === 0) return true;",

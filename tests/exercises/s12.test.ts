@@ -5,6 +5,18 @@ import { exerciseSuite, swap } from "../support/exercises.ts";
 
 exerciseSuite("s12", {
   s12: {
+    "gives a lane only to a pending task (a started one is refused)": {
+      create: swap(
+        'if (task.status === "completed") throw new Error(`task #${taskId} is already completed`);',
+        'if (task.status !== "pending") throw new Error(`task #${taskId} is ${task.status}`);',
+      ),
+    },
+    "refuses a task somebody owns": {
+      create: swap(
+        'if (task.status === "completed") throw new Error(`task #${taskId} is already completed`);',
+        'if (task.status === "completed") throw new Error(`task #${taskId} is already completed`);\n    if (task.owner) throw new Error(`task #${taskId} belongs to ${task.owner}`);',
+      ),
+    },
     "binds the lane but does not start the task": {
       create: swap('{ worktree: name, status: "in_progress" }', "{ worktree: name }"),
     },

@@ -42,6 +42,30 @@ exerciseSuite("s13", {
     "owns the task but leaves it pending": {
       claim: swap('{ owner, status: "in_progress" }', "{ owner }"),
     },
+    // Issue 31's learner: three wrong scans.
+    "claims the highest ready id first instead of the lowest": {
+      idle: swap(
+        "for (const candidate of ready) {",
+        "for (const candidate of [...ready].reverse()) {",
+      ),
+    },
+    "lets a board-read error escape claimNext": {
+      idle: swap(
+        `    try {
+      ready = readyTasks(this.board);
+    } catch (err) {
+      this.env.io.note(\`cannot read the task board: \${(err as Error).message}\`, member.name);
+      return null;
+    }`,
+        "    ready = readyTasks(this.board);",
+      ),
+    },
+    "claims with the lead as owner": {
+      idle: swap(
+        "claimTask(this.board, candidate.id, member.name)",
+        "claimTask(this.board, candidate.id, LEAD)",
+      ),
+    },
     "gives up the scan when the first ready task is taken": {
       idle: swap(
         "      if (task) return this.assign(member, task);\n",
