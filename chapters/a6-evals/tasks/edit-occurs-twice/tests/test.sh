@@ -1,0 +1,2 @@
+#!/bin/bash
+node --test tests/*.test.js
