@@ -159,7 +159,6 @@ function harnessContestant(name: string, spec: HarnessSpec): Contestant {
         clearTimeout(timer);
         await agent.close?.();
       }
-      if (process.env.A6_DEBUG) for (const s of io.trace) if (s.kind === "tool_result" || s.kind === "tool_call") console.error(JSON.stringify(s).slice(0, 300));
       const responses = io.trace.flatMap((step) => (step.kind === "response" ? [step] : []));
       const usage = responses.reduce<TokenUsage>(
         (sum, r) => ({
