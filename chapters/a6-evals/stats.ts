@@ -55,7 +55,11 @@ export function wilson(rate: number, n: number, z = Z95): Interval {
   const denominator = 1 + z2 / n;
   const center = (rate + z2 / (2 * n)) / denominator;
   const half = (z / denominator) * Math.sqrt((rate * (1 - rate)) / n + z2 / (4 * n * n));
-  return { low: Math.max(0, center - half), high: Math.min(1, center + half) };
+  // At 0 and 1 the bounds are exactly 0 and 1; floating point would leave a 1e-17 there.
+  return {
+    low: rate === 0 ? 0 : Math.max(0, center - half),
+    high: rate === 1 ? 1 : Math.min(1, center + half),
+  };
 }
 
 /** mulberry32: a small seeded generator, so the same seed gives the same interval. */
