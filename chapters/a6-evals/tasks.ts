@@ -3,7 +3,7 @@
 //   tasks/<id>/
 //     task.toml        what it exercises, timeouts, the permission rules it runs under
 //     instruction.md   the prompt the agent gets, and all it gets
-//     environment/     files laid over the shared repository (repo/), and setup.sh, run once
+//     environment/     files laid over the shared repository (workspace/), and setup.sh, run once
 //     solution/solve.sh  the reference solution: what the oracle runs
 //     tests/test.sh    the verifier, with the hidden tests it runs
 //     scripted.ts      how the offline model plays it (not part of Harbor's format: ours)
@@ -35,7 +35,7 @@ import type { ScriptedTurn } from "../_shared/types.ts";
 export const EVAL_DIR = import.meta.dirname;
 export const TASKS_DIR = path.join(EVAL_DIR, "tasks");
 /** The tiny TypeScript repository every task starts from. */
-export const REPO_DIR = path.join(EVAL_DIR, "repo");
+export const REPO_DIR = path.join(EVAL_DIR, "workspace");
 
 /** A permission rule a harness with a gate (s07, a2) runs the task under. */
 const RuleSchema = z.strictObject({ tool: z.string().min(1), pattern: z.string().optional() });
