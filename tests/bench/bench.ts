@@ -315,6 +315,42 @@ async function main() {
     }
   }
 
+  // a6's eval offline: 12 tasks × 3 harnesses × 1 trial, each run in a fresh sandboxed workspace
+  // and judged by its verifier (target: ≤ 2 min on the CI machine kind). The results file of two
+  // runs with the same seed must be the same bytes; the row says whether it was.
+  {
+    const dir = mkdtempSync(path.join(tmpdir(), "bench-eval-"));
+    const evalRun = (out: string) =>
+      timed(() =>
+        execFileSync(
+          "npm",
+          ["run", "--silent", "eval", "--", "--harness", "s02,s07,a2", "--tasks", "all"].concat([
+            "--trials",
+            "1",
+            "--offline",
+            "--out",
+            path.join(dir, out),
+          ]),
+          { cwd: REPO_ROOT, stdio: "ignore" },
+        ),
+      );
+    try {
+      const ms = evalRun("one.json");
+      evalRun("two.json");
+      const same =
+        readFileSync(path.join(dir, "one.json"), "utf8") ===
+        readFileSync(path.join(dir, "two.json"), "utf8");
+      add(
+        "npm run eval: 12 tasks × 3 harnesses × 1 trial, offline",
+        `${secs(ms)}; results file ${same ? "byte-identical" : "DIFFERS"} across two runs`,
+      );
+    } catch (err) {
+      add("npm run eval", `failed: ${(err as Error).message.split("\n")[0]}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
   // The exercises: one `--check` on the reference answer, and `--status` over every exercise, in a
   // workbench of the bench's own (targets: ≤ 5 s and ≤ 30 s on the CI machine kind).
   {
