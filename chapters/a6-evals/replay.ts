@@ -73,6 +73,7 @@ export function recordingClient(
   };
 }
 
+// #region replay
 /** A request the recording does not hold; the message names what drifted. */
 export class ReplayMiss extends Error {
   name = "ReplayMiss";
@@ -124,6 +125,8 @@ export function replayClient(cassette: Cassette, agent: string, workspace: strin
     },
   };
 }
+
+// #endregion replay
 
 export function readCassette(file: string): Cassette {
   const cassette = JSON.parse(readFileSync(file, "utf8")) as Cassette;

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Scenario } from "../_shared/types.ts";
 import { TOOLS } from "./agent.ts";
+import type { TaskScript } from "./tasks.ts";
 import script from "./tasks/add-a-function/scripted.ts";
 
 const TASK = path.join(import.meta.dirname, "tasks", "add-a-function");
@@ -14,5 +15,5 @@ export default {
   summary:
     "one eval run: the agent gets a task's instruction on the tiny repository and plays its script; /eval runs every task on every harness",
   prompts: [readFileSync(path.join(TASK, "instruction.md"), "utf8").trim()],
-  script: script(new Set(TOOLS.map((t) => t.name))),
+  script: (script as TaskScript)(new Set(TOOLS.map((t) => t.name))),
 } satisfies Scenario;
