@@ -13,16 +13,13 @@
  *   3. a run per harness × task × trial, each in its own fresh workspace, in parallel;
  *   4. the numbers (stats.ts): pass@1, pass@k and pass^k with 95 % intervals, tokens and cost;
  *   5. the model: scripted offline, real with a key, or a recorded real run replayed (replay.ts).
- * The harnesses under test bring their own tools; this chapter's own agent is s02's, with an
- * /eval command that runs the suite on it.
+ * The harnesses under test bring their own tools; this chapter's own agent is s02's. How a run's
+ * environment is put together (a scripted or real client, a recorder that counts tokens) is the
+ * runner's plumbing, handed in as a Stage: chapters/_runner/eval.ts, which `npm run eval` starts.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
-import { createIO, recordModel } from "../_runner/io.ts";
-import { createEnv } from "../_runner/runtime.ts";
-import type { TokenUsage } from "../_runner/trace.ts";
-import { costOf } from "../_runner/usage.ts";
 import { runCommand } from "../_shared/shell.ts";
 import type { Agent, AgentEnv, ChapterModule, ModelClient, Tool } from "../_shared/types.ts";
 import * as s02 from "../s02-tool-use/agent.ts";
@@ -35,6 +32,7 @@ import {
   removeWorkspace,
   selectTasks,
   type Task,
+  type TaskScript,
   taskScript,
   verify,
 } from "./tasks.ts";
@@ -46,11 +44,34 @@ export type ModelSource =
   | { kind: "real"; client: ModelClient; modelId: string; cassette?: Cassette }
   | { kind: "replay"; cassette: Cassette; modelId: string };
 
+/** What the model's answers cost, as the Messages API counts them. */
+export interface TokenUsage {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** How one run's environment is put together: the model (scripted from the task's script, or
+ *  `client` for each agent), and a record of every answer to count calls and tokens from. The
+ *  runner supplies it (chapters/_runner/eval.ts); a test can supply its own. */
+export interface Stage {
+  envFor(run: {
+    workspace: string;
+    modelId?: string;
+    /** Offline: the scripted turns per agent. */
+    script?: ReturnType<TaskScript>;
+    /** Otherwise: the client each agent (lead, subagent, teammate) talks to. */
+    client?: (agent: string) => ModelClient;
+  }): { env: AgentEnv; answers(): { usage?: TokenUsage }[] };
+  /** Estimated dollars for `usage` on `model`, when its price is known. */
+  costOf(model: string, usage: TokenUsage): number | undefined;
+}
+
 /** One run of one contestant on one task, in a workspace made for it. */
 export interface Play {
   task: Task;
   workspace: string;
   source: ModelSource;
+  stage: Stage;
 }
 
 /** What a contestant reports: model calls and tokens. Whether it passed is not its to say. */
@@ -126,19 +147,17 @@ function harnessContestant(name: string, spec: HarnessSpec): Contestant {
   const toolNames = new Set(spec.module.TOOLS.map((t) => t.name));
   return {
     name,
-    async play({ task, workspace, source }) {
-      const io = createIO({ realUsage: true }); // count every answer's tokens, real or scripted
-      const env =
+    async play({ task, workspace, source, stage }) {
+      const { env, answers } =
         source.kind === "scripted"
-          ? createEnv({ workspace, io, scenario: { script: (await taskScript(task))(toolNames) } })
-          : createEnv({ workspace, io, client: clientFor(source, "lead", workspace) });
-      if (source.kind !== "scripted") {
-        // Each agent (the lead, a subagent, a teammate) gets a client of its own, so a recording
-        // or a replay matches each one's requests in their own order.
-        env.modelId = source.modelId;
-        env.model = recordModel(clientFor(source, "lead", workspace), "lead", io);
-        env.modelFor = (agent) => recordModel(clientFor(source, agent, workspace), agent, io);
-      }
+          ? stage.envFor({ workspace, script: (await taskScript(task))(toolNames) })
+          : stage.envFor({
+              workspace,
+              modelId: source.modelId,
+              // Each agent gets a client of its own, so a recording or a replay matches each
+              // one's requests in their own order.
+              client: (agent) => clientFor(source, agent, workspace),
+            });
       writeRules(env, spec, task);
       const agent = spec.module.createAgent(env, spec.rules ? { mode: "auto" } : undefined);
       let error: string | undefined;
@@ -159,7 +178,7 @@ function harnessContestant(name: string, spec: HarnessSpec): Contestant {
         clearTimeout(timer);
         await agent.close?.();
       }
-      const responses = io.trace.flatMap((step) => (step.kind === "response" ? [step] : []));
+      const responses = answers();
       const usage = responses.reduce<TokenUsage>(
         (sum, r) => ({
           input_tokens: sum.input_tokens + (r.usage?.input_tokens ?? 0),
@@ -207,12 +226,13 @@ export async function runOne(
   who: Contestant,
   task: Task,
   trial: number,
+  stage: Stage,
   source: ModelSource = { kind: "scripted" },
 ): Promise<RunRecord> {
   const started = performance.now();
   const workspace = await prepareWorkspace(task);
   try {
-    const report = await who.play({ task, workspace, source });
+    const report = await who.play({ task, workspace, source, stage });
     const verdict = await verify(task, workspace);
     return {
       harness: who.name,
@@ -251,6 +271,7 @@ export async function inParallel<T, R>(
 }
 
 export interface EvalOptions {
+  stage: Stage;
   harnesses: string[];
   tasks: string;
   trials: number;
@@ -277,7 +298,7 @@ export async function runEval(options: EvalOptions): Promise<RunRecord[]> {
   let done = 0;
   return inParallel(jobs, options.parallel ?? availableParallelism(), async (job) => {
     const source = options.source?.(job.who.name, job.task.id, job.trial) ?? { kind: "scripted" };
-    const record = await runOne(job.who, job.task, job.trial, source);
+    const record = await runOne(job.who, job.task, job.trial, options.stage, source);
     options.onRun?.(record, ++done, jobs.length);
     return record;
   });
@@ -312,7 +333,12 @@ const rate = (value: number, interval: Interval): Rate => ({
   high: round(interval.high),
 });
 
-export function summarize(records: RunRecord[], seed: number, model: string): HarnessSummary[] {
+export function summarize(
+  records: RunRecord[],
+  seed: number,
+  model: string,
+  costOf: Stage["costOf"] = () => undefined,
+): HarnessSummary[] {
   const harnesses = [...new Set(records.map((r) => r.harness))];
   return harnesses.map((harness, h) => {
     const own = records.filter((r) => r.harness === harness);
@@ -364,6 +390,7 @@ export interface ResultsFile {
 export function resultsFile(
   records: RunRecord[],
   options: { seed: number; trials: number; mode: ModelSource["kind"]; model: string },
+  costOf?: Stage["costOf"],
 ): string {
   const order = (r: RunRecord) => `${r.harness}\0${r.task}\0${String(r.trial).padStart(4, "0")}`;
   const sorted = [...records].sort((a, b) => (order(a) < order(b) ? -1 : 1));
@@ -375,7 +402,7 @@ export function resultsFile(
     seed: options.seed,
     trials: options.trials,
     tasks: tasks.map((t) => ({ id: t.id, chapter: t.chapter, mechanism: t.mechanism })),
-    summary: summarize(sorted, options.seed, options.model),
+    summary: summarize(sorted, options.seed, options.model, costOf),
     runs: sorted.map(({ ms: _ms, verifierOutput: _out, ...kept }) => kept),
   };
   return `${JSON.stringify(file, null, 2)}\n`;
@@ -383,26 +410,10 @@ export function resultsFile(
 // #endregion results
 
 // #region agent
-/** The harnesses under test bring their own tools; this chapter's agent is s02's. */
+/** The harnesses under test bring their own tools; this chapter's agent is s02's, unchanged:
+ *  what this chapter adds is around the agent, not in it. */
 export const TOOLS: Tool[] = s02.TOOLS;
-
-/** s02's agent, with /eval: the suite on the chapters' harnesses, offline, as a table. */
-export function createAgent(env: AgentEnv): Agent {
-  const agent = s02.createAgent(env);
-  return {
-    ...agent,
-    commands: {
-      "/eval": {
-        help: 'run the eval offline: "/eval s02,a2" (default s02,s07,a2), one trial, all tasks',
-        async run(args) {
-          const harnesses = args.trim() ? args.trim().split(",") : HARNESS_NAMES;
-          const records = await runEval({ harnesses, tasks: "all", trials: 1, seed: 1 });
-          return renderTable(records);
-        },
-      },
-    },
-  };
-}
+export const createAgent = (env: AgentEnv): Agent => s02.createAgent(env);
 // #endregion agent
 
 /** The harness × task table, ✓ for a pass (n/k with several trials). */

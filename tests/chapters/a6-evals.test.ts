@@ -42,6 +42,7 @@ import {
   type Task,
   TASKS_DIR,
 } from "../../chapters/a6-evals/tasks.ts";
+import { STAGE } from "../../chapters/_runner/eval.ts";
 import { realClient } from "../../chapters/_runner/model.ts";
 import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
 import { runCommand, sandboxStatus } from "../../chapters/_shared/shell.ts";
@@ -126,6 +127,7 @@ describe("a6 gates: the tasks and their verifiers are honest", () => {
   beforeAll(
     async () => {
       records = await runEval({
+        stage: STAGE,
         harnesses: ["oracle", "null"],
         tasks: "all",
         trials: 1,
@@ -166,6 +168,7 @@ describe("a6 the verifier judges the files, never the agent's word", () => {
         }),
         fix(),
         1,
+        STAGE,
       );
       expect(record.passed).toBe(false);
     },
@@ -179,6 +182,7 @@ describe("a6 the verifier judges the files, never the agent's word", () => {
         attacker((ws) => writeFileSync(path.join(ws, "test", "math.test.ts"), "")),
         fix(),
         1,
+        STAGE,
       );
       expect(record.passed).toBe(false);
     },
@@ -197,6 +201,7 @@ describe("a6 the verifier judges the files, never the agent's word", () => {
         ),
         fix(),
         1,
+        STAGE,
       );
       expect(record.passed).toBe(false);
       expect(record.verifierOutput).toMatch(/# pass 1/); // node counted the file as one passing test
@@ -221,6 +226,7 @@ describe("a6 the verifier judges the files, never the agent's word", () => {
         }),
         fix(),
         1,
+        STAGE,
       );
       expect(record.passed).toBe(false);
     },
@@ -243,6 +249,7 @@ describe("a6 the verifier judges the files, never the agent's word", () => {
         }),
         fix(),
         1,
+        STAGE,
       );
       expect(record, record.verifierOutput).toMatchObject({ passed: true });
     },
@@ -252,7 +259,7 @@ describe("a6 the verifier judges the files, never the agent's word", () => {
   it(
     "the scripted s02 says it is done on the double edit, and the verifier says it is not",
     async () => {
-      const record = await runOne(contestant("s02"), task("edit-occurs-twice"), 1);
+      const record = await runOne(contestant("s02"), task("edit-occurs-twice"), 1, STAGE);
       expect(record.calls).toBeGreaterThan(0);
       expect(record.passed).toBe(false);
       expect(record.verifierOutput).toMatch(/not ok .*dev still waits 1000 ms/);
@@ -300,7 +307,7 @@ describe("a6 the verifier is out of the agent's reach", () => {
           return { calls: 0, usage: { input_tokens: 0, output_tokens: 0 } };
         },
       };
-      await runOne(spy, t(), 1);
+      await runOne(spy, t(), 1, STAGE);
       expect(seen).toEqual([]);
     },
     budget({ command: 3 }),
@@ -487,6 +494,7 @@ describe("a6 the results file", () => {
     async () => {
       const once = async () => {
         const records = await runEval({
+          stage: STAGE,
           harnesses: ["s02", "s07"],
           tasks: "denied-command,secret-stays-secret,keep-a-plan",
           trials: 1,
@@ -549,7 +557,7 @@ describe("a6 record and replay", () => {
           model: "claude-sonnet-5-5",
           calls: [],
         };
-        recorded = await runOne(contestant("s02"), t(), 1, {
+        recorded = await runOne(contestant("s02"), t(), 1, STAGE, {
           kind: "real",
           client,
           modelId: "claude-sonnet-5-5",
@@ -575,7 +583,7 @@ describe("a6 record and replay", () => {
     async () => {
       const fetchSpy = vi.spyOn(globalThis, "fetch").mockRejectedValue(new Error("network used"));
       try {
-        const replayed = await runOne(contestant("s02"), t(), 1, {
+        const replayed = await runOne(contestant("s02"), t(), 1, STAGE, {
           kind: "replay",
           cassette,
           modelId: "claude-sonnet-5-5",
@@ -595,7 +603,7 @@ describe("a6 record and replay", () => {
     "a changed prompt, tool list or model is a miss that names what drifted",
     async () => {
       const changed: Task = { ...t(), instruction: `${t().instruction} Please.` };
-      const prompt = await runOne(contestant("s02"), changed, 1, {
+      const prompt = await runOne(contestant("s02"), changed, 1, STAGE, {
         kind: "replay",
         cassette,
         modelId: "claude-sonnet-5-5",
@@ -604,14 +612,14 @@ describe("a6 record and replay", () => {
         /replay miss at lead's request 1: the prompt \(system prompt or messages\) changed/,
       );
 
-      const tools = await runOne(contestant("a2"), t(), 1, {
+      const tools = await runOne(contestant("a2"), t(), 1, STAGE, {
         kind: "replay",
         cassette,
         modelId: "claude-sonnet-5-5",
       });
       expect(tools.error).toMatch(/the tool list changed/);
 
-      const model = await runOne(contestant("s02"), t(), 1, {
+      const model = await runOne(contestant("s02"), t(), 1, STAGE, {
         kind: "replay",
         cassette,
         modelId: "claude-opus-5",

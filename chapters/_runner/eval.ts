@@ -1,9 +1,14 @@
 // `npm run eval`: the harnesses × the tasks × the trials, then the numbers. Plumbing around
-// agent.ts (arguments, the progress bar, the files); the eval itself is there.
+// appendix F (chapters/a6-evals/agent.ts): the environment of each run (the Stage: a scripted or
+// real client, a recorder that counts tokens), the arguments, the progress bar, the files.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { chooseModel, realClient } from "../_runner/model.ts";
+import { fileURLToPath } from "node:url";
+import { createIO, recordModel } from "./io.ts";
+import { chooseModel, realClient } from "./model.ts";
+import { createEnv } from "./runtime.ts";
+import { costOf } from "./usage.ts";
 import { REPO_ROOT } from "../_shared/paths.ts";
 import { sandboxStatus } from "../_shared/shell.ts";
 import {
@@ -13,10 +18,29 @@ import {
   renderTable,
   resultsFile,
   runEval,
+  type Stage,
   summarize,
-} from "./agent.ts";
-import { type Cassette, readCassette } from "./replay.ts";
-import { wilson } from "./stats.ts";
+} from "../a6-evals/agent.ts";
+import { type Cassette, readCassette } from "../a6-evals/replay.ts";
+import { wilson } from "../a6-evals/stats.ts";
+
+/** Each run's environment, as the chapters' runner builds one: the scripted model playing the
+ *  task's script, or the given clients, each wrapped so every answer lands in a silent recorder
+ *  (its token counts are what the eval adds up: the API's, or the scripted model's estimates). */
+export const STAGE: Stage = {
+  envFor({ workspace, modelId, script, client }) {
+    const io = createIO({ realUsage: true });
+    const answers = () =>
+      io.trace.flatMap((step) => (step.kind === "response" ? [{ usage: step.usage }] : []));
+    if (script) return { env: createEnv({ workspace, io, scenario: { script } }), answers };
+    if (!client) throw new Error("a run needs a script or a client");
+    const env = createEnv({ workspace, io, modelId, client: client("lead") });
+    env.model = recordModel(client("lead"), "lead", io);
+    env.modelFor = (agent) => recordModel(client(agent), agent, io);
+    return { env, answers };
+  },
+  costOf,
+};
 
 const HELP = `npm run eval -- [options]
 
@@ -136,6 +160,7 @@ async function main(argv: string[]): Promise<number> {
       sandboxStatus().summary,
   );
   const records = await runEval({
+    stage: STAGE,
     harnesses: options.harnesses,
     tasks: options.tasks,
     trials: options.trials,
@@ -152,7 +177,7 @@ async function main(argv: string[]): Promise<number> {
   mkdirSync(path.dirname(options.out), { recursive: true });
   writeFileSync(
     options.out,
-    resultsFile(records, { seed: options.seed, trials: options.trials, mode, model }),
+    resultsFile(records, { seed: options.seed, trials: options.trials, mode, model }, costOf),
   );
   // What differs from run to run (times, the verifiers' output) goes beside it, not in it.
   const timings = records.map(({ harness, task, trial, ms, passed, verifierOutput, error }) => ({
@@ -170,7 +195,7 @@ async function main(argv: string[]): Promise<number> {
 
   console.log(renderTable(records));
   console.log("");
-  const summary = summarize(records, options.seed, model);
+  const summary = summarize(records, options.seed, model, costOf);
   const k = options.trials;
   for (const s of summary) {
     const seconds = records.filter((r) => r.harness === s.harness).map((r) => r.ms);
@@ -202,10 +227,12 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(`eval: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(2);
-  },
-);
+// Started as `npm run eval`; imported (for STAGE), it does nothing.
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url))
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      console.error(`eval: ${err instanceof Error ? err.message : String(err)}`);
+      process.exit(2);
+    },
+  );
