@@ -44,6 +44,7 @@ import {
 } from "../../chapters/a6-evals/tasks.ts";
 import { STAGE } from "../../chapters/_runner/eval.ts";
 import { realClient } from "../../chapters/_runner/model.ts";
+import scenario, { INSTRUCTION } from "../../chapters/a6-evals/scenario.ts";
 import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
 import { runCommand, sandboxStatus } from "../../chapters/_shared/shell.ts";
 import type { CreateParams } from "../../chapters/_shared/types.ts";
@@ -51,6 +52,7 @@ import { BASE_HANDLERS } from "../../chapters/s02-tool-use/agent.ts";
 import { endTurn, startFakeApi, toolUse } from "../support/fake-api.ts";
 import { budget } from "../support/budgets.ts";
 import { tempDir } from "../support/helpers.ts";
+import { runCli } from "../support/run-cli.ts";
 
 const SEED = 31;
 const task = (id: string) => selectTasks(id)[0];
@@ -91,6 +93,11 @@ describe("a6 tasks", () => {
     expect(() => loadTask(dir)).toThrow(/task broken: task\.toml is not valid.*mechanism/s);
     writeFileSync(path.join(dir, "task.toml"), "version = ");
     expect(() => loadTask(dir)).toThrow(/task broken: task\.toml is not valid/);
+  });
+
+  it("the chapter's scenario plays a shipped task: its instruction, word for word", () => {
+    expect(INSTRUCTION).toBe(task("add-a-function").instruction);
+    expect(scenario.prompts).toEqual([INSTRUCTION]);
   });
 
   it("an unknown task or harness is named, with the ones there are", () => {
@@ -526,6 +533,52 @@ describe("a6 the results file", () => {
   it("lists every harness the CLI offers", () => {
     expect(HARNESS_NAMES).toEqual(["s02", "s07", "a2"]);
   });
+});
+
+describe("a6 npm run eval, as a learner starts it", () => {
+  const EVAL = ["--import", "tsx", path.join(REPO_ROOT, "chapters/_runner/eval.ts")];
+
+  it(
+    "bad input is one sentence and exit code 2, and nothing is written",
+    async () => {
+      const out = path.join(tempDir(), "results.json");
+      for (const [args, message] of [
+        [
+          ["--harness", "s99"],
+          /eval: unknown harness "s99"; the harnesses are: oracle, null, s02, s07, a2/,
+        ],
+        [["--tasks", "nope"], /eval: unknown task "nope"; the tasks are: add-a-function/],
+        [["--trials", "0"], /eval: --trials must be a whole number ≥ 1, not "0"/],
+        [["--frobnicate"], /eval: Unknown option '--frobnicate'/],
+      ] as const) {
+        const { code, stderr } = await runCli([...args, "--offline", "--out", out], {
+          program: EVAL,
+        });
+        expect(code, args.join(" ")).toBe(2);
+        expect(stderr).toMatch(message);
+        expect(existsSync(out)).toBe(false);
+      }
+    },
+    budget({ cli: 4 }),
+  );
+
+  it(
+    "runs the oracle on one task and writes the results file",
+    async () => {
+      const out = path.join(tempDir(), "results.json");
+      const { code, stdout } = await runCli(
+        ["--harness", "oracle", "--tasks", "undo-a-change", "--offline", "--out", out],
+        { program: EVAL },
+      );
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/undo-a-change\s+✓/);
+      expect(stdout).toMatch(/pass@1 100 % \[21 %–100 %\]/); // Wilson for 1 of 1
+      const results = JSON.parse(readFileSync(out, "utf8"));
+      expect(results.runs).toEqual([expect.objectContaining({ harness: "oracle", passed: true })]);
+      expect(existsSync(out.replace(/\.json$/, ".timings.json"))).toBe(true);
+    },
+    budget({ cli: 1, command: 3 }),
+  );
 });
 
 describe("a6 record and replay", () => {
