@@ -381,7 +381,8 @@ export interface ResultsFile {
   trials: number;
   tasks: { id: string; chapter: string; mechanism: string }[];
   summary: HarnessSummary[];
-  /** One line per run, sorted by harness, task and trial: only what is the same every time. */
+  /** One line per run, by harness (in the order asked for), task and trial: only what is the same
+   *  every time. */
   runs: Omit<RunRecord, "ms" | "verifierOutput">[];
 }
 
@@ -392,7 +393,10 @@ export function resultsFile(
   options: { seed: number; trials: number; mode: ModelSource["kind"]; model: string },
   costOf?: Stage["costOf"],
 ): string {
-  const order = (r: RunRecord) => `${r.harness}\0${r.task}\0${String(r.trial).padStart(4, "0")}`;
+  // Harnesses in the order they were asked for (the course's: s02, s07, a2), then tasks by id.
+  const harnesses = [...new Set(records.map((r) => r.harness))];
+  const order = (r: RunRecord) =>
+    `${String(harnesses.indexOf(r.harness)).padStart(4, "0")}\0${r.task}\0${String(r.trial).padStart(4, "0")}`;
   const sorted = [...records].sort((a, b) => (order(a) < order(b) ? -1 : 1));
   const tasks = selectTasks([...new Set(sorted.map((r) => r.task))].join(","));
   const file: ResultsFile = {
