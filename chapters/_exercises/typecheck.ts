@@ -26,9 +26,11 @@ function compilerOptions(): ts.CompilerOptions {
   return options;
 }
 
-// The declaration files every copy reads (lib.d.ts, @types/node …) parsed once per process, so a
-// caller that checks many copies (the exercises' all-stubs test) parses them once.
-const parsed = new Map<string, ts.SourceFile>();
+// Every file a copy reads but the learner does not write (lib.d.ts, @types/node, the chapter's
+// other files, _shared …) parsed once per process and reused while its text is unchanged, so a
+// caller that checks many copies (the every-copy test, a learner's repeated --check in one
+// process) parses each of them once.
+const parsed = new Map<string, { text: string; source: ts.SourceFile }>();
 
 /** The type errors of `file`, one line each, at most `limit`. With `lesson` (the chapter's file
  *  the copy was made from), imports of the lesson by the chapter's other files read the copy. */
@@ -36,14 +38,16 @@ export function typeErrors(file: string, lesson?: string, limit = 5): string[] {
   const opts = compilerOptions();
   const host = ts.createCompilerHost(opts);
   const getSourceFile = host.getSourceFile.bind(host);
+  const copyPath = path.resolve(file);
   host.getSourceFile = (name, version, onError, fresh) => {
-    if (!name.endsWith(".d.ts")) return getSourceFile(name, version, onError, fresh);
-    if (!parsed.has(name)) {
-      const source = getSourceFile(name, version, onError, fresh);
-      if (!source) return undefined;
-      parsed.set(name, source);
-    }
-    return parsed.get(name);
+    if (path.resolve(name) === copyPath) return getSourceFile(name, version, onError, fresh);
+    const text = ts.sys.readFile(name);
+    if (text === undefined) return getSourceFile(name, version, onError, fresh);
+    const cached = parsed.get(name);
+    if (cached?.text === text) return cached.source;
+    const source = getSourceFile(name, version, onError, fresh);
+    if (source) parsed.set(name, { text, source });
+    return source;
   };
   const copy = path.resolve(file);
   const original = lesson && path.resolve(lesson);

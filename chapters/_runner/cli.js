@@ -22,6 +22,8 @@ const HELP = `Usage: npm run chapter <chapter> [-- options]
 Options (after "--" when run through npm):
   --list             list the chapters and appendices, and exit
   --offline          use the scripted model even if ANTHROPIC_API_KEY is set
+  --provider NAME    anthropic (the Messages API) or openai (chat completions), when
+                     both kinds of credential are set
   --demo             send the scenario's prompts one after another, then exit
   --step             pause before every model call and tool run (press Enter to go on)
                      offline, --step and --demo print the scenario's step notes
@@ -42,6 +44,9 @@ Environment:
   ANTHROPIC_BASE_URL                         another endpoint speaking the Messages API (a proxy,
                                              a gateway, a local server)
   MODEL_ID                                   the model to use (default: a current Claude model)
+  OPENAI_API_KEY, OPENAI_BASE_URL            speak OpenAI's chat completions instead, to OpenAI
+                                             or a compatible server (LM Studio, vLLM, Gemini's
+                                             compatible endpoint); MODEL_ID is then required
   NO_COLOR                                   plain output
 With a real model, answers stream as they come, each call prints its token counts, and the
 /usage command shows the session's tokens and estimated cost by agent.
@@ -78,6 +83,7 @@ async function main(argv) {
         debug: { type: "boolean" },
         mine: { type: "boolean" },
         record: { type: "string" },
+        provider: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -96,6 +102,10 @@ async function main(argv) {
   }
   if (positionals.length !== 1) {
     console.error(`Name one chapter.\n\n${HELP}\n\nChapters:\n${chapterList(listChapters())}`);
+    return 2;
+  }
+  if (flags.provider !== undefined && !["anthropic", "openai"].includes(flags.provider)) {
+    console.error(`Unknown provider "${flags.provider}": use anthropic or openai.`);
     return 2;
   }
   const info = findChapter(positionals[0]);
@@ -117,6 +127,7 @@ async function main(argv) {
   const { runChapter } = await import("./run.ts");
   return runChapter(info, {
     ...flags,
+    provider: /** @type {"anthropic" | "openai" | undefined} */ (flags.provider),
     workspace: flags.workspace ?? path.join(REPO_ROOT, ".workspace", info.id),
     color,
   });

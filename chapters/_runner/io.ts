@@ -181,6 +181,10 @@ export function createIO({
         streamed = true;
         if (event.type === "thinking") return waiting?.thinking();
         if (event.type === "answer") return waiting?.done();
+        if (event.type === "input") {
+          if (lead) endText(); // the call's line comes next, below the text
+          return waiting?.input(event.name, event.characters);
+        }
         if (event.type === "text") return lead ? text(event.text) : undefined;
         const { block } = event;
         if (block.type === "thinking" || block.type === "redacted_thinking") {
@@ -191,6 +195,7 @@ export function createIO({
         } else if (block.type === "text" && started)
           blank += "\n"; // blocks join with a newline
         else if (block.type === "tool_use" && lead) {
+          waiting?.done();
           endText();
           print(callLine(block, agent));
           shownCalls.add(block.id);
@@ -201,7 +206,10 @@ export function createIO({
         said = "";
         const counts = usage && tokenUsage(message.usage);
         if (counts) usage.add(agent, model, counts);
-        const usageLine = counts && `${who(agent)}${c.dim(`  tokens: ${tokensText(counts)}`)}`;
+        // A local server (Ollama, llama.cpp) may send no counts, or zeros: said, never made up.
+        const usageLine =
+          usage &&
+          `${who(agent)}${c.dim(`  tokens: ${counts ? tokensText(counts) : "unknown (the server sent no counts)"}`)}`;
         if (!streamed) {
           if (usageLine) usageLines.set(message, usageLine);
           return;
@@ -224,6 +232,9 @@ export function createIO({
         closed = true;
         if (lead && said.trim()) unfinishedText = said;
         waiting?.done();
+        // An answer that never completed (a failed call s14 may retry, Ctrl-C) says so where it
+        // stops, so a retry's answer printed next is not read as a second one.
+        if (lead && started) write(c.dim(" ⟨cut off⟩"));
         if (lead) endText();
       },
     };
@@ -303,6 +314,8 @@ export function createIO({
 /** The counts a trace keeps of a message's `usage` (the API sends more: service tier, ...). */
 function tokenUsage(usage: Message["usage"] | undefined): TokenUsage | undefined {
   if (!usage || typeof usage.input_tokens !== "number") return undefined;
+  // Nothing in and nothing out is a server that does not count, not a free call.
+  if (!usage.input_tokens && !usage.output_tokens) return undefined;
   const counts: TokenUsage = {
     input_tokens: usage.input_tokens,
     output_tokens: usage.output_tokens ?? 0,

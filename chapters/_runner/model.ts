@@ -7,26 +7,73 @@ import type { CallOptions, CreateParams, Message, ModelClient } from "../_shared
 /** A current model; override with MODEL_ID. */
 export const DEFAULT_MODEL = "claude-sonnet-5-5";
 
+/** The two wire formats a chapter can run over: the Messages API (Anthropic, and servers that
+ *  speak it: Ollama, llama.cpp, gateways) and OpenAI's chat completions (openai-client.ts). */
+export type Provider = "anthropic" | "openai";
+export const PROVIDERS: readonly Provider[] = ["anthropic", "openai"];
+
 export interface ModelChoice {
   offline: boolean;
+  /** Whose wire format the real model is spoken to in (absent offline). */
+  provider?: Provider;
   modelId: string;
   /** Why this choice was made, for the banner. */
   reason: string;
   baseURL?: string;
+  /** Why no model can be used as asked: the run stops with this sentence. */
+  problem?: string;
 }
 
-export function chooseModel(env: NodeJS.ProcessEnv, forceOffline: boolean): ModelChoice {
+/** The model a run uses: scripted when asked or when no credential is set; else the Messages
+ *  API when an Anthropic credential is set, else chat completions when an OpenAI key or base URL
+ *  is; `--provider` chooses between the two when both are set. */
+export function chooseModel(
+  env: NodeJS.ProcessEnv,
+  forceOffline: boolean,
+  provider?: Provider,
+): ModelChoice {
+  const set = (name: string) => Boolean(env[name]?.trim());
+  const anthropic = set("ANTHROPIC_API_KEY") || set("ANTHROPIC_AUTH_TOKEN");
+  const openai = set("OPENAI_API_KEY") || set("OPENAI_BASE_URL");
   const modelId = env.MODEL_ID?.trim() || DEFAULT_MODEL;
-  const hasKey = Boolean(env.ANTHROPIC_API_KEY?.trim() || env.ANTHROPIC_AUTH_TOKEN?.trim());
   if (forceOffline) return { offline: true, modelId, reason: "--offline was given" };
-  if (!hasKey) return { offline: true, modelId, reason: "no ANTHROPIC_API_KEY is set" };
+  const chosen = provider ?? (anthropic ? "anthropic" : openai ? "openai" : undefined);
+  if (!chosen)
+    return { offline: true, modelId, reason: "no ANTHROPIC_API_KEY (or OPENAI_API_KEY) is set" };
+  if (chosen === "openai") {
+    const baseURL = env.OPENAI_BASE_URL?.trim() || undefined;
+    const reason = provider
+      ? "--provider openai was given"
+      : set("OPENAI_API_KEY")
+        ? "OPENAI_API_KEY is set"
+        : "OPENAI_BASE_URL is set";
+    const problem = !openai
+      ? "--provider openai needs OPENAI_API_KEY (OpenAI itself) or OPENAI_BASE_URL (a compatible server)."
+      : !env.MODEL_ID?.trim()
+        ? "Set MODEL_ID to a model your OpenAI-compatible endpoint serves (for example MODEL_ID=gpt-5-mini, or the name your local server lists)."
+        : undefined;
+    return {
+      offline: false,
+      provider: "openai",
+      modelId: env.MODEL_ID?.trim() ?? "",
+      reason,
+      ...(baseURL && { baseURL }),
+      ...(problem && { problem }),
+    };
+  }
   return {
     offline: false,
+    provider: "anthropic",
     modelId,
-    reason: env.ANTHROPIC_API_KEY?.trim()
-      ? "ANTHROPIC_API_KEY is set"
-      : "ANTHROPIC_AUTH_TOKEN is set",
+    reason: provider
+      ? "--provider anthropic was given"
+      : set("ANTHROPIC_API_KEY")
+        ? "ANTHROPIC_API_KEY is set"
+        : "ANTHROPIC_AUTH_TOKEN is set",
     baseURL: env.ANTHROPIC_BASE_URL || undefined,
+    ...(!anthropic && {
+      problem: "--provider anthropic needs ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN.",
+    }),
   };
 }
 
@@ -109,6 +156,7 @@ export async function realClient(env: NodeJS.ProcessEnv): Promise<ModelClient> {
     authToken: apiKey ? null : env.ANTHROPIC_AUTH_TOKEN?.trim() || null,
     baseURL: env.ANTHROPIC_BASE_URL || undefined,
     maxRetries: 0,
+    fetch: withUsageFilledIn(globalThis.fetch),
     // Every failure reaches the person as one sentence (describeModelError); the SDK's own log
     // lines would come first and bury it. ANTHROPIC_LOG=debug still shows them, for a bug report.
     logLevel: env.ANTHROPIC_LOG ? undefined : "off",
@@ -153,6 +201,54 @@ export async function realClient(env: NodeJS.ProcessEnv): Promise<ModelClient> {
   };
 }
 
+/** Servers that speak the Messages API for local models (Ollama, llama.cpp) may leave `usage` out
+ *  of a stream's message_start and message_delta events; the SDK's stream reader then fails on
+ *  `usage.output_tokens`. This fetch fills in zeros, which the printer shows as "unknown"
+ *  (io.ts): the answer is kept, and no count is made up. Other events pass through untouched. */
+export function withUsageFilledIn(fetchImpl: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const response = await fetchImpl(input, init);
+    if (!response.body || !response.headers.get("content-type")?.includes("text/event-stream"))
+      return response;
+    let carry = "";
+    const lines = new TransformStream<string, string>({
+      transform(chunk, out) {
+        const parts = (carry + chunk).split("\n");
+        carry = parts.pop()!;
+        for (const line of parts) out.enqueue(`${fillUsage(line)}\n`);
+      },
+      flush(out) {
+        if (carry) out.enqueue(fillUsage(carry));
+      },
+    });
+    const body = response.body
+      .pipeThrough(new TextDecoderStream())
+      .pipeThrough(lines)
+      .pipeThrough(new TextEncoderStream());
+    return new Response(body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
+
+/** One line of a Messages API stream, with zero counts where a server left `usage` out. */
+function fillUsage(line: string): string {
+  if (!line.startsWith("data:") || !/"message_(start|delta)"/.test(line)) return line;
+  try {
+    const data = JSON.parse(line.slice(5)) as Record<string, unknown>;
+    if (data.type === "message_start" && isObject(data.message) && !isObject(data.message.usage))
+      data.message.usage = { input_tokens: 0, output_tokens: 0 };
+    else if (data.type === "message_delta" && !isObject(data.usage))
+      data.usage = { output_tokens: 0 };
+    else return line;
+    return `data: ${JSON.stringify(data)}`;
+  } catch {
+    return line; // not JSON: the SDK reports it as it would have
+  }
+}
+
 /** The HTTP status the Messages API gives each error type it documents. */
 const ERROR_STATUS: Record<string, number> = {
   invalid_request_error: 400,
@@ -185,9 +281,23 @@ async function streamed(sdk: Sdk, body: CreateParams, options?: CallOptions): Pr
   });
   const tell = options?.onStream;
   if (tell) {
+    // A tool call's input can take many seconds to arrive (a whole file for `write`): its size
+    // so far is told as it grows, so the terminal shows work instead of silence.
+    const inputs = new Map<number, { name: string; characters: number }>();
     stream.on("streamEvent", (event) => {
+      if (event.type === "content_block_delta" && event.delta.type === "input_json_delta") {
+        const input = inputs.get(event.index);
+        if (!input) return;
+        input.characters += event.delta.partial_json.length;
+        return tell({ type: "input", ...input });
+      }
       if (event.type !== "content_block_start") return;
-      const kind = event.content_block.type;
+      const block = event.content_block;
+      if (block.type === "tool_use") {
+        inputs.set(event.index, { name: block.name, characters: 0 });
+        return tell({ type: "input", name: block.name, characters: 0 });
+      }
+      const kind = block.type;
       tell({ type: kind === "thinking" || kind === "redacted_thinking" ? "thinking" : "answer" });
     });
     stream.on("text", (text) => tell({ type: "text", text }));
@@ -208,12 +318,21 @@ async function streamed(sdk: Sdk, body: CreateParams, options?: CallOptions): Pr
  *  fields (a tool input's raw JSON, `parsed_output`) that a non-streamed answer does not. */
 const wire = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
-/** One clear sentence for a failed model call, instead of a stack trace. */
-export function describeModelError(err: unknown, modelId: string): string {
+/** One clear sentence for a failed model call, instead of a stack trace; it names the variables
+ *  of the provider the run speaks to. */
+export function describeModelError(
+  err: unknown,
+  modelId: string,
+  provider: Provider = "anthropic",
+): string {
+  const [KEY, BASE_URL] =
+    provider === "openai"
+      ? ["OPENAI_API_KEY", "OPENAI_BASE_URL"]
+      : ["ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"];
   if (err instanceof NotAMessageError) {
     return (
       `The API answered with something that is not a message (${err.message}); ` +
-      "check that ANTHROPIC_BASE_URL points at the Messages API."
+      `check that ${BASE_URL} points at the ${provider === "openai" ? "chat completions API" : "Messages API"}.`
     );
   }
   if (isDroppedConnection(err)) {
@@ -227,7 +346,7 @@ export function describeModelError(err: unknown, modelId: string): string {
   if (kind === "APIConnectionTimeoutError")
     return "The model did not answer in time. Check your network and try again.";
   if (kind === "APIConnectionError" || isSocketError(err)) {
-    return "Could not reach the model API (network failure). Check your connection or ANTHROPIC_BASE_URL.";
+    return `Could not reach the model API (network failure). Check your connection or ${BASE_URL}.`;
   }
   if (err instanceof Error && "status" in err && "error" in err) {
     const apiError = err as Error & { status?: number; error?: { error?: { message?: string } } };
@@ -236,14 +355,16 @@ export function describeModelError(err: unknown, modelId: string): string {
       case 400:
         return `The API rejected the request: ${detail}`;
       case 401:
-        return "The API key was rejected (401). Check ANTHROPIC_API_KEY, or run with --offline.";
+        return `The API key was rejected (401). Check ${KEY}, or run with --offline.`;
       case 403:
         return "This key may not use that model or endpoint (403). Check your account's permissions.";
       case 404:
         // The API names the model it could not find; any other 404 is a path that does not exist.
         if (detail.includes(modelId) || /\bmodel\b/i.test(detail))
           return `The model "${modelId}" was not found (404): ${detail}. Set MODEL_ID to a model your account can use.`;
-        return `The endpoint answered 404 (${detail}). Check ANTHROPIC_BASE_URL: the client adds /v1/messages itself, so it should not end in /v1.`;
+        return provider === "openai"
+          ? `The endpoint answered 404 (${detail}). Check OPENAI_BASE_URL: it ends where /chat/completions is added, usually in /v1 (http://localhost:1234/v1).`
+          : `The endpoint answered 404 (${detail}). Check ANTHROPIC_BASE_URL: the client adds /v1/messages itself, so it should not end in /v1.`;
       case 413:
         return "The request was too large for the API (413). Start a fresh session or compact the history.";
       case 429:

@@ -3,7 +3,7 @@ import { createInterface } from "node:readline";
 import pc from "picocolors";
 import { beginTurn, interruptTurn, InterruptedError } from "./interrupt.ts";
 import { finishedResults, keepInterruptedTurn } from "./interrupted-turn.ts";
-import { describeModelError } from "./model.ts";
+import { describeModelError, type Provider } from "./model.ts";
 import { ScenarioError } from "./scripted-model.ts";
 import { killAllCommands } from "../_shared/shell.ts";
 import { oneLine, visible } from "../_shared/visible.js";
@@ -17,6 +17,8 @@ export interface ReplOptions {
   scenario: Scenario;
   offline: boolean;
   modelId: string;
+  /** The real model's wire format, for the variables an error names (model.ts). */
+  provider?: Provider;
   interactive: boolean;
   debug: boolean;
   color: boolean;
@@ -51,9 +53,21 @@ export class LineReader {
   constructor(
     input: NodeJS.ReadableStream,
     private readonly output: NodeJS.WritableStream,
-    terminal: boolean,
+    private readonly terminal: boolean,
   ) {
-    this.rl = createInterface({ input, output, terminal });
+    // While a turn runs nobody waits for a line: readline's echo of what is typed then would land
+    // in the middle of the streaming answer. It is kept off the screen (the keys still go into
+    // readline's line) and shown when the line is taken: as the next prompt, or redrawn after it.
+    const quietWhileBusy = new Proxy(output, {
+      get: (target, key) => {
+        if (key === "write")
+          return (...args: Parameters<NodeJS.WritableStream["write"]>) =>
+            this.waiting.length || this.closed ? target.write(...args) : true;
+        const value = Reflect.get(target, key) as unknown;
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    this.rl = createInterface({ input, output: quietWhileBusy, terminal });
     if (terminal) {
       // readline turns the terminal's paste brackets into keypresses, after it has handled them.
       input.on("keypress", (_: unknown, key?: { name?: string }) => {
@@ -109,10 +123,17 @@ export class LineReader {
   }
 
   next(prompt?: string): Promise<string | null> {
-    if (prompt !== undefined && !this.closed) this.draw(prompt);
-    if (this.queue.length) return Promise.resolve(this.queue.shift()!);
+    // A line typed during the last turn: shown after the prompt, as if typed now.
+    if (this.queue.length) {
+      const line = this.queue.shift()!;
+      if (prompt !== undefined && this.terminal) this.output.write(`${prompt}${visible(line)}\n`);
+      return Promise.resolve(line);
+    }
     if (this.closed) return Promise.resolve(null);
-    return new Promise((resolve) => this.waiting.push({ resolve, prompt }));
+    // Waiting first, drawn after: readline's writes reach the screen only while someone waits.
+    const line = new Promise<string | null>((resolve) => this.waiting.push({ resolve, prompt }));
+    if (prompt !== undefined) this.draw(prompt);
+    return line;
   }
 
   /** A question for the person: only a line typed *after* it is on screen answers it. Lines typed
@@ -126,8 +147,11 @@ export class LineReader {
       this.output.write(
         `(${dropped} line${dropped === 1 ? "" : "s"} typed before the question ignored)\n`,
       );
+    const answer = new Promise<string | null>((resolve) =>
+      this.waiting.unshift({ resolve, prompt: question }),
+    );
     this.draw(question);
-    return new Promise((resolve) => this.waiting.unshift({ resolve, prompt: question }));
+    return answer;
   }
 
   close(): void {
@@ -220,7 +244,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
       const sentence =
         err instanceof ScenarioError
           ? `Scenario error: ${err.message}`
-          : describeModelError(err, o.modelId);
+          : describeModelError(err, o.modelId, o.provider);
       // The sentence may quote the server's own message.
       out(c.red(`✗ ${oneLine(sentence)}`));
       if (o.debug && err instanceof Error) out(c.dim(visible(err.stack ?? "")));

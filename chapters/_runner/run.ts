@@ -11,7 +11,8 @@ import { startRecording } from "./recording.ts";
 import { stateDirFor } from "../_shared/paths.ts";
 import type { TraceEvent } from "./trace.ts";
 import { notesFor, terminalLocale } from "./notes.ts";
-import { chooseModel, realClient } from "./model.ts";
+import { chooseModel, type Provider, realClient } from "./model.ts";
+import { openaiClient } from "./openai-client.ts";
 import { LineReader, runRepl } from "./repl.ts";
 import { createChapterAgent, createEnv } from "./runtime.ts";
 import { sandboxSettings, sandboxStatus } from "../_shared/shell.ts";
@@ -34,6 +35,8 @@ export interface RunFlags {
   mine?: boolean;
   /** Write the run to this file as it happens (recording.ts). */
   record?: string;
+  /** Which wire format to speak to the real model in (model.ts chooseModel). */
+  provider?: Provider;
   color: boolean;
 }
 
@@ -103,7 +106,11 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
   }
   const { module, scenario } = await loadChapter(info, mine);
   if (mine) console.log(c.cyan(`code: your copy, ${path.relative(process.cwd(), mine)}`));
-  const choice = chooseModel(process.env, Boolean(flags.offline));
+  const choice = chooseModel(process.env, Boolean(flags.offline), flags.provider);
+  if (choice.problem) {
+    console.error(choice.problem);
+    return 2;
+  }
   // The notes explain the scripted run; a real model's run is its own, so they stay quiet there.
   const teaching = choice.offline && (flags.step || flags.demo);
   const notes = teaching ? notesFor(info.dir, locale) : undefined;
@@ -169,7 +176,14 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
     askPerson,
     scriptedAnswers: madeByHarness(workspace), // see the banner below
     modelId: choice.modelId,
-    ...(choice.offline ? { scenario } : { client: await realClient(process.env) }),
+    ...(choice.offline
+      ? { scenario }
+      : {
+          client:
+            choice.provider === "openai"
+              ? await openaiClient(process.env)
+              : await realClient(process.env),
+        }),
   });
   const agent = createChapterAgent(module, env, scenario);
 
@@ -177,7 +191,7 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
   console.log(
     choice.offline
       ? `${c.yellow("model: scripted offline model")} (${choice.reason}). Its replies come from ${path.relative(REPO_ROOT, info.dir)}/scenario.ts; the tools run for real.`
-      : `model: ${choice.modelId}${choice.baseURL ? ` at ${choice.baseURL}` : ""} (${choice.reason})`,
+      : `model: ${choice.modelId} over ${choice.provider === "openai" ? "chat completions (OpenAI-compatible)" : "the Messages API"} at ${choice.baseURL ?? (choice.provider === "openai" ? "api.openai.com" : "api.anthropic.com")} (${choice.reason})`,
   );
   console.log(
     `workspace: ${rel}   tools (${module.TOOLS.length}): ${module.TOOLS.map((t) => t.name).join(", ")}`,
@@ -217,6 +231,7 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
     scenario,
     offline: choice.offline,
     modelId: choice.modelId,
+    provider: choice.provider,
     interactive,
     debug: Boolean(flags.debug),
     color,

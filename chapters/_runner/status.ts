@@ -68,15 +68,27 @@ export class StatusLine {
   }
 
   /** `agent` sent a request: it shows on the line from now until `done` is called. */
-  begin(agent: string): { thinking(): void; done(): void } {
+  begin(agent: string): {
+    thinking(): void;
+    input(name: string, characters: number): void;
+    done(): void;
+  } {
     const id = this.nextId++;
-    this.waiting.set(id, { agent: oneLine(agent), since: Date.now(), label: "" });
+    const since = Date.now();
+    this.waiting.set(id, { agent: oneLine(agent), since, label: "" });
     this.timer ??= setInterval(() => this.draw(), 100).unref();
     this.draw();
     return {
       thinking: () => {
         const entry = this.waiting.get(id);
         if (entry) entry.label = " thinking";
+        this.draw();
+      },
+      // Shown again if text came first: the call's input may take longer than the text did.
+      input: (name, characters) => {
+        const label = ` writing a ${oneLine(name)} call, ${characters.toLocaleString("en")} characters,`;
+        this.waiting.set(id, { agent: oneLine(agent), since, label });
+        this.timer ??= setInterval(() => this.draw(), 100).unref();
         this.draw();
       },
       done: () => {

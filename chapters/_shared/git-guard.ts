@@ -18,7 +18,15 @@ import {
 import path from "node:path";
 import { openFolder } from "./jail.ts";
 
-const kind = (p: string) => lstatSync(p, { throwIfNoEntry: false });
+/** What is at `p`, without following a link; undefined for nothing — or for a path git's
+ *  folders were made too deep to name (ENAMETOOLONG), which is looked at no further. */
+const kind = (p: string) => {
+  try {
+    return lstatSync(p, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+};
 
 /** The repository's `.git` folder of a folder a command may write (it may be that folder). */
 export function gitDirIn(dir: string): string[] {
@@ -72,19 +80,23 @@ const NESTED = new Set(["worktrees", "modules"]);
  *  one by one; past that the folder's own entry stands for the rest. */
 const PER_FOLDER = 200;
 
-/** Every file and folder in a git folder that is not history, relative to it. */
-function surfaceFiles(git: string, under = ""): string[] {
-  // This runs outside the sandbox: a folder in `.git` linked to one the sandbox hides (your
-  // home) must not have its names listed in a warning to the model. So only real folders are
-  // looked into, opened part by part without following a link (s02's jail), and listed through
-  // the open handle, however a path is swapped meanwhile.
+/** How deep lanes and submodules nest (`modules/a/modules/b`) before a nested folder's own entry
+ *  stands for what is inside it: a 400-deep `worktrees/a/worktrees/a/…` planted by a command is
+ *  fingerprinted as one folder at that depth, not walked until its path is too long to name. */
+const MAX_NESTING = 4;
+
+/** Lists folders under `root` (relative names). This runs outside the sandbox: a folder linked
+ *  to one the sandbox hides (your home) must not have its names listed in a warning to the
+ *  model. So only real folders are looked into, opened part by part without following a link
+ *  (s02's jail), and listed through the open handle, however a path is swapped meanwhile. */
+function lister(root: string) {
   const names = (dir: string) => {
     let open: { fd: number } | undefined;
     try {
-      // (The `.git` folder itself is no link, `gitDirIn` saw to that; the path to it may be.)
-      open = openFolder(realpathSync(git), dir.split(path.sep).filter(Boolean), false);
+      // (`root` itself is no link — `gitDirIn` saw to that for `.git`; the path to it may be.)
+      open = openFolder(realpathSync(root), dir.split(path.sep).filter(Boolean), false);
       return readdirSync(
-        existsSync("/proc/self/fd") ? `/proc/self/fd/${open.fd}` : path.join(git, dir),
+        existsSync("/proc/self/fd") ? `/proc/self/fd/${open.fd}` : path.join(root, dir),
       ).sort();
     } catch {
       return [];
@@ -92,19 +104,39 @@ function surfaceFiles(git: string, under = ""): string[] {
       if (open) closeSync(open.fd);
     }
   };
-  const folder = (rel: string) => kind(path.join(git, rel))?.isDirectory() ?? false;
-  const found: string[] = [];
-  const walk = (dir: string, budget: { left: number }) => {
+  const folder = (rel: string) => kind(path.join(root, rel))?.isDirectory() ?? false;
+  /** Everything under `dir`, at most `budget.left` entries. */
+  const walk = (dir: string, budget: { left: number }, found: string[] = []) => {
     for (const name of names(dir)) {
       const rel = path.join(dir, name);
       if (name.endsWith(".lock")) continue; // git's own, gone when the command is
-      if (budget.left-- <= 0) return;
+      if (budget.left-- <= 0) return found;
       found.push(rel);
-      if (folder(rel)) walk(rel, budget);
+      if (folder(rel)) walk(rel, budget, found);
     }
+    return found;
   };
+  return { names, folder, walk };
+}
+
+/** Every file and folder in a git folder that is not history, relative to it. */
+function surfaceFiles(git: string, under = "", nesting = 0): string[] {
+  const { names, folder, walk: walkFrom } = lister(git);
+  const found: string[] = [];
+  const walk = (dir: string, budget: { left: number }) => void walkFrom(dir, budget, found);
   for (const name of names(under)) {
     const rel = path.join(under, name);
+    // Replace refs are refs, but they tell git to show one object in place of another: a commit
+    // whose content your `git log -p` would show clean. Watched, in a packed-refs file too.
+    if (name === "refs" && folder(rel)) {
+      const replace = path.join(rel, "replace");
+      if (folder(replace)) found.push(replace, ...walkFrom(replace, { left: PER_FOLDER }));
+      continue;
+    }
+    if (name === "packed-refs" && packsReplaceRefs(path.join(git, rel))) {
+      found.push(rel);
+      continue;
+    }
     if (HISTORY.has(name) || name.endsWith(".lock") || name.startsWith("sharedindex.")) continue;
     if (name === "info" && folder(rel)) {
       for (const inner of names(rel))
@@ -115,7 +147,8 @@ function surfaceFiles(git: string, under = ""): string[] {
     if (NESTED.has(name) && folder(rel)) {
       for (const inner of names(rel)) {
         const sub = path.join(rel, inner);
-        if (folder(sub)) found.push(...surfaceFiles(git, sub));
+        if (folder(sub) && nesting < MAX_NESTING)
+          found.push(...surfaceFiles(git, sub, nesting + 1));
         else found.push(sub);
       }
       continue;
@@ -126,6 +159,19 @@ function surfaceFiles(git: string, under = ""): string[] {
   return found;
 }
 
+/** Does a packed-refs file hold a replace ref? Read without following a link or waiting. */
+function packsReplaceRefs(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    return fstatSync(fd).isFile() && / refs\/replace\//.test(readFileSync(fd, "utf8"));
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /** The files among those that decide what git runs or where it looks — config, hooks,
  *  attributes, pointers — as opposed to what an operation leaves behind (merge or rebase state).
  *  The harness's own git may leave the latter (a merge it was asked for), never change the former. */
@@ -133,16 +179,42 @@ const decidesWhatRuns = (file: string) =>
   file.split(path.sep).some((part) => part === "hooks") ||
   ["config", "config.worktree", "commondir", "gitdir", "attributes"].includes(path.basename(file));
 
-/** A fingerprint of those files (kind, size, change time, inode), per repository; with
- *  `onlyWhatRuns`, of the files that decide what git runs. */
+/** The hooks your `.git/config` keeps in the working tree (`core.hooksPath = .husky/_`), as
+ *  folders relative to it: the hooks folder, and the one above it unless that is the top (husky
+ *  9's stubs in `.husky/_` run the hooks in `.husky`). Changes there can be hidden from `git
+ *  status` (husky's `.gitignore` of `*`, `git update-index --skip-worktree`), so they are watched
+ *  like `.git`. A path outside the working tree is the model's to write only if it is inside the
+ *  workspace, which it is not (commands write the workspace only). */
+function hooksInWorkTree(git: string): string[] {
+  const value = configValue(path.join(git, "config"), "core", "hookspath");
+  if (value === undefined || value.startsWith("~")) return [];
+  const tree = path.dirname(git);
+  // `/home/you/project/.husky` names the same folder as `.husky`.
+  const hooks = path.isAbsolute(value) ? path.relative(tree, value) : path.normalize(value);
+  if (hooks === "" || hooks === "." || hooks.startsWith("..") || path.isAbsolute(hooks)) return [];
+  const above = path.dirname(hooks);
+  return above === "." ? [hooks] : [hooks, above];
+}
+
+/** A fingerprint of those files (kind, size, change time, inode), per repository, and of the
+ *  hooks its config keeps in the working tree; with `onlyWhatRuns`, of the files that decide
+ *  what git runs. */
 export function gitRunSurface(gits: string[], { onlyWhatRuns = false } = {}): Map<string, string> {
   const surface = new Map<string, string>();
-  for (const git of gits)
-    for (const file of surfaceFiles(git)) {
-      if (onlyWhatRuns && !decidesWhatRuns(file)) continue;
-      const st = kind(path.join(git, file));
-      if (st) surface.set(path.join(git, file), `${st.mode}:${st.size}:${st.ctimeMs}:${st.ino}`);
+  const add = (file: string) => {
+    const st = kind(file);
+    if (st) surface.set(file, `${st.mode}:${st.size}:${st.ctimeMs}:${st.ino}`);
+  };
+  for (const git of gits) {
+    for (const file of surfaceFiles(git))
+      if (!onlyWhatRuns || decidesWhatRuns(file)) add(path.join(git, file));
+    const tree = path.dirname(git);
+    const { walk } = lister(tree);
+    for (const hooks of hooksInWorkTree(git)) {
+      add(path.join(tree, hooks));
+      for (const file of walk(hooks, { left: PER_FOLDER })) add(path.join(tree, file));
     }
+  }
   return surface;
 }
 
@@ -199,30 +271,44 @@ export function fallbackIdentity(repos: string[]): Record<string, string> {
  *  followed (the harness's git does not read them either). A file it misreads costs at most an
  *  author name: the commit fails, or carries the harness's name. */
 function configSetsUser(file: string, key: string): boolean {
+  return configValue(file, "user", key) !== undefined;
+}
+
+/** The last value a git config file gives `section.key` (no subsection), or undefined; read
+ *  as `configSetsUser` says. Quotes are taken off; escapes other than `\"` and `\\` are not
+ *  decoded (a value that needs them is read as written). */
+function configValue(file: string, section: string, key: string): string | undefined {
   // A plain file only, never through a link, and without waiting: a FIFO in its place (where
   // there was no config to guard) must not hold the harness.
   let text: string;
   let fd: number | undefined;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    if (!fstatSync(fd).isFile()) return false;
+    if (!fstatSync(fd).isFile()) return undefined;
     text = readFileSync(fd, "utf8");
   } catch {
-    return false;
+    return undefined;
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
-  let inUser = false;
+  let inSection = false;
+  let value: string | undefined;
   for (const raw of text.split("\n")) {
     let line = raw.trim();
     const header = /^\[\s*([A-Za-z0-9.-]+)(\s+"[^"]*")?\s*\](.*)$/.exec(line);
     if (header) {
-      inUser = header[1].toLowerCase() === "user" && !header[2];
+      inSection = header[1].toLowerCase() === section && !header[2];
       line = header[3].trim();
     }
-    if (inUser && new RegExp(`^${key}\\s*=`, "i").test(line)) return true;
+    const setting = new RegExp(`^${key}\\s*=\\s*(.*)$`, "i").exec(line);
+    if (inSection && setting)
+      value = setting[1]
+        .replace(/\s[#;].*$/, "")
+        .trim()
+        .replace(/^"(.*)"$/, "$1")
+        .replace(/\\(["\\])/g, "$1");
   }
-  return false;
+  return value;
 }
 
 // #endregion identity
@@ -233,11 +319,16 @@ function configSetsUser(file: string, key: string): boolean {
  *  file and `worktrees/<name>/commondir` to another config, read system and global config, and
  *  run hooks, fsmonitor and the filters that config and attributes name. So it is told where its
  *  repository is (`GIT_DIR`, `GIT_COMMON_DIR`: git then reads no pointer file at all), reads no
- *  system or global config, and runs with hooks, fsmonitor and the untracked cache off. A filter
- *  can only be one your `.git/config` defines. */
+ *  system or global config, and runs with hooks, fsmonitor and the untracked cache off, and
+ *  never looks into a nested repository (whose own config is in the working tree). A filter can
+ *  only be one your `.git/config` defines. */
 export const HARNESS_GIT_OPTIONS = [
   ...["core.hooksPath=/dev/null", "core.fsmonitor=false", "core.untrackedCache=false"],
   ...["core.attributesFile=/dev/null", "commit.gpgsign=false", "tag.gpgsign=false"],
+  // A nested repository (a gitlink the model added in a lane) has a config of its own, in the
+  // working tree: `git status` would start a git inside it, which runs that config's filters.
+  // The harness's git never enters another repository.
+  ...["diff.ignoreSubmodules=all", "status.submoduleSummary=false", "submodule.recurse=false"],
 ].flatMap((setting) => ["-c", setting]);
 
 /** The environment of the harness's own git in `workspace`, or in its lane `lane` (a folder in

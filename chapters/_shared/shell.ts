@@ -35,6 +35,9 @@ export interface CommandResult {
   truncated: boolean;
   /** The command never started (say, its folder was refused); `output` says why. */
   refused?: true;
+  /** The harness's own warnings, also at the end of `output` (what the command changed in what
+   *  git runs): a caller that shows the result later (s11) shows these from here. */
+  warnings?: string[];
 }
 
 export interface CommandOptions {
@@ -480,9 +483,9 @@ export function startCommand(command: string, opts: CommandOptions): RunningComm
       clearTimeout(timer);
       if (child.pid) live.delete(child.pid);
       if (error) text.output += error;
-      const changed = surfaceChanges(before, gitRunSurface(repos));
-      if (changed.length) text.output += gitWarning(changed);
-      resolve({ ...text, exitCode, timedOut, truncated });
+      const warnings = lookAgain(repos, before, [opts.cwd, ...(opts.writable ?? [])]);
+      for (const warning of warnings) text.output += `\n${warning}`;
+      resolve({ ...text, exitCode, timedOut, truncated, warnings });
     };
     child.on("exit", (code) => {
       exitCode = code;
@@ -502,10 +505,29 @@ export function startCommand(command: string, opts: CommandOptions): RunningComm
   return { pid: child.pid, output: () => text.output, done, kill };
 }
 
+/** What the command changed in what git runs, as warnings. A look that fails (a `.git` the
+ *  command made too strange to read) is a warning too: the harness does not know, so it says so. */
+function lookAgain(repos: string[], before: Map<string, string>, writable: string[]): string[] {
+  try {
+    // A repository the command made (`git init && git config core.fsmonitor …`) is new in
+    // everything that decides what git runs: each is named with what it holds.
+    const made = writable.flatMap(gitDirIn).filter((git) => !repos.includes(git));
+    const changed = surfaceChanges(before, gitRunSurface([...repos, ...made]));
+    return changed.length ? [gitWarning(changed)] : [];
+  } catch (err) {
+    return [
+      issueWarning(
+        `[harness] could not look into ${repos.join(", ")} after this command ` +
+          `(${(err as Error).message}): it may have changed what git runs. Look before you run ` +
+          "git there (git status, git config --list --show-origin, ls .git).",
+      ),
+    ];
+  }
+}
+
 /** Said in the command's result, for the model; the terminal shows it again after the result,
  *  as a harness note (`harnessWarningsIn`), so the person sees it whatever the output was. */
 const gitWarning = (changed: string[]) =>
-  "\n" +
   issueWarning(
     `[harness] this command changed what git runs: ${changed.join(", ")}. Your own git would ` +
       "run it, outside any sandbox: look before you run git there (git status, git config " +

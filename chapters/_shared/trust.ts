@@ -17,18 +17,69 @@ export interface Jail {
 /** How a file that is run usually ends, when its word holds no `/` (`node lint.js`). */
 const SCRIPT = /\.(sh|bash|zsh|js|mjs|cjs|ts|mts|cts|py|rb|pl|php|lua)$/i;
 
+/** Programs that run the file their first operand names, whatever its name (`sh lint`). */
+const INTERPRETER =
+  /^(sh|bash|dash|zsh|ksh|rbash|source|\.|node|deno|bun|tsx|ts-node|python[\d.]*|ruby|perl|php|lua)$/;
+
+/** Files a program reads from the folder it runs in without naming them: `make` its makefile
+ *  (which says what runs), npm and the others a package.json (whose scripts run). A program's
+ *  other configs and what a script imports are not covered (docs/threat-model.md). */
+const READS_BY_ITSELF: Record<string, string[]> = {
+  make: ["GNUmakefile", "makefile", "Makefile"],
+  gmake: ["GNUmakefile", "makefile", "Makefile"],
+  npm: ["package.json"],
+  npx: ["package.json"],
+  pnpm: ["package.json"],
+  yarn: ["package.json"],
+  bun: ["package.json"],
+};
+
 /** The words of a shell command (or of a server's argv) that may name a file it runs: a path
- *  (it holds a `/`) or a script's name. Output redirections are left out (they are written, not
- *  run: a hook's log may change every time), and so are options and `$` expansions; an input
- *  redirection (`sh < hooks/guard.sh`) and a path from `$PWD` are files it runs. */
+ *  (it holds a `/`), a script's name, the first operand of a program that runs a file
+ *  (`sh lint`, with no `/` or extension), and the files a program reads by itself (`make` →
+ *  `Makefile`). Output redirections are left out (they are written, not run: a hook's log may
+ *  change every time), and so are options and `$` expansions; an input redirection
+ *  (`sh < hooks/guard.sh`) and a path from `$PWD` are files it runs. Other words are left out
+ *  too: a hook's `touch done` or `mkdir -p logs` makes its own files, and a fingerprint that
+ *  covered them would change every time the hook ran. */
 export function scriptWords(command: string): string[] {
-  return command
+  const found = command
     .replace(/\d*>+&?\s*[^\s;&|()]+/g, " ")
-    .split(/[\s;&|()`<]+/)
-    .map((word) => word.replace(/['"]/g, "").replace(/^\$\{?PWD\}?\//, ""))
-    .filter(
-      (w) => w && !w.startsWith("-") && !w.includes("$") && (w.includes("/") || SCRIPT.test(w)),
+    .split(/[;&|()`\n]+/)
+    .flatMap((segment) =>
+      argvScripts(
+        segment
+          .split(/[\s<]+/)
+          .map((word) => word.replace(/['"]/g, "").replace(/^\$\{?PWD\}?\//, ""))
+          .filter((w) => w && !w.includes("$")),
+      ),
     );
+  return [...new Set(found)];
+}
+
+/** The same for one program's argv (a1's server: its command and args). */
+export function argvScripts(argv: string[]): string[] {
+  // Wherever a program that runs files stands (`env X=1 nice -n 5 sh lint` runs `sh lint`; no
+  // list of wrappers and their options decides where the program is), its first operand counts.
+  return argv.flatMap((w, i) => {
+    const program = path.basename(w);
+    const after = argv.slice(i + 1);
+    const operand = after.find((a) => !a.startsWith("-"));
+    const scripts = !w.startsWith("-") && (w.includes("/") || SCRIPT.test(w)) ? [w] : [];
+    if (INTERPRETER.test(program) && operand !== undefined) scripts.push(operand);
+    if (Object.hasOwn(READS_BY_ITSELF, program)) {
+      scripts.push(...READS_BY_ITSELF[program]);
+      // `make -f build.mk`, `make -C sub`: the makefile it was told to read.
+      after.forEach((a, k) => {
+        const value = after[k + 1];
+        if (value === undefined) return;
+        if (/^(-f|--file|--makefile)$/.test(a)) scripts.push(value);
+        if (/^(-C|--directory)$/.test(a))
+          scripts.push(...READS_BY_ITSELF.make.map((m) => path.join(value, m)));
+      });
+    }
+    return scripts;
+  });
 }
 
 const [OUTSIDE, FOLDER, MISSING] = ["not inside: ", "a folder", "missing"];

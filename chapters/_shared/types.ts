@@ -18,6 +18,8 @@ export type StreamEvent =
   | { type: "thinking" }
   | { type: "answer" }
   | { type: "text"; text: string }
+  /** A tool call's input is arriving: its tool, and the characters of its JSON so far. */
+  | { type: "input"; name: string; characters: number }
   | { type: "block"; block: ContentBlock };
 
 export interface CallOptions {

@@ -25,7 +25,7 @@ import { readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import { REPO_ROOT } from "../_shared/paths.ts";
 import { ownProgram } from "../_shared/programs.ts";
 import { bwrapArgs, commandEnv, sandboxSettings, sandboxStatus } from "../_shared/shell.ts";
-import { fingerprint, scriptWords, wordStates } from "../_shared/trust.ts";
+import { argvScripts, fingerprint, scriptWords, wordStates } from "../_shared/trust.ts";
 import { oneLine } from "../_shared/visible.js";
 import type { Agent, AgentEnv, MessageParam, Tool } from "../_shared/types.ts";
 
@@ -84,6 +84,7 @@ function serverScripts(server: ServerConfig): string[] {
   const dirs = server.env.PATH === undefined ? [] : server.env.PATH.split(":");
   return [
     ...[server.command, ...server.args, ...Object.values(server.env)].flatMap(scriptWords),
+    ...argvScripts([server.command, ...server.args]), // `node server`: a script with no `/`
     // Node resolves a package's import of its own name through package.json before node_modules:
     // a package.json the model writes could turn `import "zod"` into a file of its own.
     "package.json",

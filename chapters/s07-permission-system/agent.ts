@@ -150,9 +150,10 @@ function patternRegex(pattern: string, star: string): RegExp {
 const OPERATORS = ";&|<>`$\\n\\r"; // as regex source, for the character classes below
 export const SHELL_OPERATORS = new RegExp(`[${OPERATORS}]`);
 
-/** Could `pattern` (its `*` any text) match some text of `shape`, where ANY stands for text the
- *  gate cannot know? Walks both at once; each `*` and each ANY may take any stretch of the other. */
-function couldMatch(pattern: string, shape: string): boolean {
+/** Could `pattern` (its `*` any text) match some text of `shape` — or of its end from one of
+ *  `starts` — where ANY stands for text the gate cannot know? Walks both at once; each `*` and
+ *  each ANY may take any stretch of the other. */
+function couldMatch(pattern: string, shape: string, starts: number[] = [0]): boolean {
   const a = patternPieces(pattern).flatMap((p) =>
     p === "*" ? [ANY] : [...p.replace(/^\\([\\*])$/, "$1")],
   );
@@ -172,7 +173,7 @@ function couldMatch(pattern: string, shape: string): boolean {
     }
     next = row;
   }
-  return next[0];
+  return starts.some((j) => next[j]);
 }
 
 /** Does `rule` name this call of `tool`, whose subject is `subject`? In an allow rule for a
@@ -198,7 +199,12 @@ export function matches(
     if (kind === "deny" && rule.pattern !== undefined)
       return (
         patternRegex(rule.pattern, ".*").test(subject) ||
-        parts.some((part) => couldMatch(rule.pattern!, part.shape))
+        parts.some(
+          (part) =>
+            [part.shape, ...(part.tails ?? [])].some((shape) => couldMatch(rule.pattern!, shape)) ||
+            (part.from !== undefined &&
+              couldMatch(rule.pattern!, part.from.shape, part.from.starts)),
+        )
       );
     // A rule without a star names exactly one command: the person allowed that very text.
     const exact = rule.pattern !== undefined && !patternPieces(rule.pattern).includes("*");
@@ -292,8 +298,12 @@ const DANGEROUS: { pattern: RegExp; why: string }[] = [
 /** Why a command is dangerous, or undefined if it is not: the whole command, and each simple
  *  command in it (`eval "su""do id"` runs `sudo id`), tried against the list. */
 export function dangerousCommand(command: string): string | undefined {
-  const texts = [command, ...readCommand(command).map((part) => part.text)];
-  return DANGEROUS.find(({ pattern }) => texts.some((text) => pattern.test(text)))?.why;
+  const parts = readCommand(command);
+  const texts = [command, ...parts.map((part) => part.text)];
+  return (
+    DANGEROUS.find(({ pattern }) => texts.some((text) => pattern.test(text)))?.why ??
+    parts.find((part) => part.why !== undefined)?.why
+  );
 }
 // #endregion validator
 

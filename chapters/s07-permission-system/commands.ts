@@ -29,6 +29,15 @@ export interface Part {
   /** False when even its command is unknown before it runs (`$CMD x`, `bash` reading a pipe, a
    *  parse error): no allow rule allows such a part. */
   known: boolean;
+  /** Its words' shape and where in it (in code points) each word after the first that could
+   *  name a program starts: a deny rule is tried from there too, for a program that runs its
+   *  words as a command. */
+  from?: { shape: string; starts: number[] };
+  /** What those runs of words would run in turn (`env bash -c '…'`): a deny rule is tried
+   *  against these shapes too. */
+  tails?: string[];
+  /** Set when no mode, rule or answer may allow it: why (the validator refuses the command). */
+  why?: string;
 }
 
 /** In a part's shape: text the gate cannot know before the command runs (any text at all). */
@@ -45,6 +54,9 @@ export function readCommand(command: string): Part[] {
   return parts;
 }
 const cache = new Map<string, Part[]>();
+
+/** How many words of one simple command a deny rule is tried from (see `tails` in callParts). */
+const MAX_TAILS = 2000;
 
 /** `bash -c 'bash -c "…"'` is read again, but not forever. */
 const MAX_DEPTH = 4;
@@ -78,10 +90,11 @@ function partsOf(command: string, depth: number): Part[] {
       const subst = node as sh.CmdSubst;
       const inside = reader.between(subst.Left.Offset() + 1, subst.Right.Offset());
       parts.push(...partsOf(inside.replace(/\\([\\`$])/g, "$1"), depth + 1));
-    } else if (type === "DeclClause") parts.push(reader.declaration(node));
+    } else if (type === "DeclClause") parts.push(...declaration(node as sh.DeclClause, reader));
     else if (["ArithmCmd", "LetClause", "ArithmExp", "TestClause"].includes(type))
       parts.push(...arithmetic(reader.slice(node), type));
     else if (type === "CoprocClause" || type === "TestDecl") parts.push(unknownPart(command));
+    else parts.push(...evaluatedLater(node, type, reader));
     return true;
   });
   return parts;
@@ -164,11 +177,6 @@ class Reader {
     const text = this.slice(node);
     return word(text, text.replace(/[$`][\s\S]*/, ANY));
   }
-
-  /** `export X=1`, `declare -i n`: read as written (what follows a `$` is unknown). */
-  declaration(node: sh.Node): Part {
-    return { ...this.opaque(node), known: true };
-  }
 }
 
 /** `(( … ))`, `let`, `$(( … ))` and `[[ x -eq y ]]` evaluate arithmetic, and arithmetic on a
@@ -203,7 +211,25 @@ function callParts(
   const redirs = redirections.filter((r) => r !== null).map((r) => reader.redirection(r));
   const whole = joined([...assigns, ...words, ...redirs]);
   const known = words.length === 0 || isKnown(words[0]);
-  const parts: Part[] = [{ ...whole, known }];
+  // Programs the reader does not know run a command given as their words too (`ionice -c 3 git
+  // push`, `flock lock env bash -c 'git push'`): a deny rule is tried against every run of words
+  // that starts with one that could name a program, and what that run would run in turn. (It
+  // refuses `echo git push` as well: a deny rule that catches more is safe. A run the reader
+  // cannot read, `echo bash`, is left out: every deny rule would refuse it.)
+  // A call too long to try every run is one a deny rule may name anywhere.
+  const tails: string[] = words.length > MAX_TAILS ? [ANY] : [];
+  const starts: number[] = [];
+  let at = 0;
+  words.forEach((w, i) => {
+    if (words.length <= MAX_TAILS && i > 0 && isKnown(w) && /^[\w./+][\w./+-]*$/.test(w.text)) {
+      starts.push(at);
+      const within = inner(words.slice(i), depth).flatMap((p) => [p.shape, ...(p.tails ?? [])]);
+      tails.push(...within.filter((shape) => shape !== ANY));
+    }
+    at += [...w.shape].length + 1;
+  });
+  const from = { shape: joined(words).shape, starts };
+  const parts: Part[] = [{ ...whole, known, tails, from }];
   // `X=1 cmd`, `cmd > out`: the command itself is one more part, so a deny rule for `cmd` sees it.
   if (words.length > 0 && (assigns.length > 0 || redirs.length > 0))
     parts.push({ ...joined(words), known });
@@ -211,8 +237,341 @@ function callParts(
   return parts;
 }
 
+// #region options
+/** The options a program takes, as its own manual lists them: single letters without a value
+ *  (`flags`), letters that take one (`valued`: `-n 5` or `-n5`), letters whose value can only be
+ *  attached (`attached`: xargs' `-i{}`), long options without a value, with one (`--chdir DIR`
+ *  or `--chdir=DIR`), or with an optional `=value`. A word the reader does not find here is not
+ *  guessed at: reading the rest would need to know whether it takes a value, and a wrong guess
+ *  makes the value look like the command (`env --chdir . touch x` read as running `.`), so the
+ *  command it runs is unknown. Abbreviated long options (`--ch`) are unknown for the same reason. */
+interface Options {
+  flags?: string;
+  valued?: string;
+  attached?: string;
+  long?: string[];
+  longValued?: string[];
+  longOptional?: string[];
+  /** `nice -5 cmd`: a number as an option. */
+  numeric?: boolean;
+  /** `bash +x`, `set +o`: options that start with `+` too. */
+  plus?: boolean;
+}
+
+interface Read {
+  /** The words after the options. */
+  operands: Word[];
+  /** Each option seen, by its letter or long name, with its value (`""` for none). */
+  seen: Map<string, Word>;
+}
+
+/** Reads a program's options from `rest`; undefined if one is unknown or not known before the
+ *  command runs (`$OPT`). */
+function readOptions(rest: Word[], options: Options): Read | undefined {
+  const seen = new Map<string, Word>();
+  let i = 0;
+  for (; i < rest.length; i++) {
+    const w = rest[i].text;
+    if (w === "--") return isKnown(rest[i]) ? { operands: rest.slice(i + 1), seen } : undefined;
+    const starts = /^-./.test(w) || (options.plus === true && /^\+./.test(w));
+    if (!starts && isKnown(rest[i])) break;
+    if (!isKnown(rest[i])) return undefined; // `$OPT`, `"$@"`: an option or the command?
+    if (w.startsWith("--")) {
+      const [name, ...value] = w.slice(2).split("=");
+      const attachedValue = value.length > 0 ? word(value.join("=")) : undefined;
+      if (options.long?.includes(name) && !attachedValue) seen.set(name, word(""));
+      else if (options.longOptional?.includes(name)) seen.set(name, attachedValue ?? word(""));
+      else if (options.longValued?.includes(name)) {
+        if (attachedValue) seen.set(name, attachedValue);
+        else if (i + 1 < rest.length) seen.set(name, rest[++i]);
+        else return undefined;
+      } else return undefined;
+      continue;
+    }
+    if (options.numeric && /^-\d+$/.test(w)) continue;
+    for (let j = 1; j < w.length; j++) {
+      const letter = w[j];
+      if (options.flags?.includes(letter)) seen.set(letter, word(""));
+      else if (options.attached?.includes(letter)) {
+        seen.set(letter, word(w.slice(j + 1)));
+        break;
+      } else if (options.valued?.includes(letter)) {
+        if (j + 1 < w.length) seen.set(letter, word(w.slice(j + 1)));
+        else if (i + 1 < rest.length) seen.set(letter, rest[++i]);
+        else return undefined;
+        break;
+      } else return undefined;
+    }
+  }
+  return { operands: rest.slice(i), seen };
+}
+
+/** The options of the programs that run another command (or a script), from their manuals
+ *  (GNU coreutils 9, findutils, procps, util-linux, bash 5). */
+const WRAPPERS: Record<string, Options> = {
+  env: {
+    flags: "i0v",
+    valued: "uCa",
+    long: ["ignore-environment", "null", "debug", "list-signal-handling"],
+    longValued: ["unset", "chdir", "argv0"],
+    longOptional: ["block-signal", "default-signal", "ignore-signal"],
+  },
+  nice: { valued: "n", longValued: ["adjustment"], numeric: true },
+  nohup: {},
+  setsid: { flags: "cfw", long: ["ctty", "fork", "wait"] },
+  timeout: {
+    flags: "vf",
+    valued: "sk",
+    long: ["foreground", "preserve-status", "verbose"],
+    longValued: ["signal", "kill-after"],
+  },
+  stdbuf: { valued: "ioe", longValued: ["input", "output", "error"] },
+  time: {
+    flags: "apqvV",
+    valued: "fo",
+    long: ["append", "portability", "quiet", "verbose"],
+    longValued: ["format", "output"],
+  },
+  exec: { flags: "cl", valued: "a" },
+  command: { flags: "pvV" },
+  builtin: {},
+  xargs: {
+    flags: "0prtx",
+    valued: "adEILnPs",
+    attached: "eil",
+    long: ["null", "interactive", "no-run-if-empty", "open-tty", "exit", "verbose"],
+    longValued: ["arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"],
+    longOptional: ["max-lines", "replace", "eof"],
+  },
+  watch: {
+    flags: "bcdeghprtwxqC",
+    valued: "n",
+    long: [
+      "beep",
+      "color",
+      "no-color",
+      "chgexit",
+      "errexit",
+      "exec",
+      "no-linewrap",
+      "no-title",
+      "precise",
+      "no-rerun",
+    ],
+    longValued: ["interval"],
+    longOptional: ["differences"],
+  },
+};
+
+/** The shells whose language is bash's (or a part of it): their `-c` script is read. bash's
+ *  options; sh (dash) takes a subset. */
+const SHELL: Options = {
+  flags: "abefhkmnptuvxBCEHPTilrDcs",
+  valued: "oO",
+  plus: true,
+  long: [
+    "debugger",
+    "dump-po-strings",
+    "dump-strings",
+    "help",
+    "login",
+    "noediting",
+    "noprofile",
+    "norc",
+    "posix",
+    "pretty-print",
+    "restricted",
+    "verbose",
+    "version",
+  ],
+  longValued: ["init-file", "rcfile"],
+};
+const BASH_LIKE = /^(r?bash|sh|dash)$/;
+/** Another shell reads another language (zsh runs code in a glob qualifier, fish has its own
+ *  syntax): what it runs is unknown. */
+const OTHER_SHELL =
+  /^(zsh|ksh\d*|mksh|pdksh|oksh|ash|yash|posh|fish|csh|tcsh|elvish|xonsh|nu|pwsh|osh|ysh)$/;
+// #endregion options
+
+// #region evaluated
+/** Variables bash itself runs as code or reads as its own settings: the prompts (`PS4` runs
+ *  under `set -x`), `PROMPT_COMMAND`, `BASH_ENV` and `ENV` (a child shell expands and runs
+ *  them), `SHELLOPTS` and `BASHOPTS` (a child shell's options), `BASH_FUNC_f%%` (a function a
+ *  child bash imports), and `BASH_CMDS` and `BASH_ALIASES` (what a name runs). */
+const BASH_RUNS =
+  /^(PS[0-4]|PROMPT_COMMAND|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|BASH_FUNC_.*|BASH_CMDS|BASH_ALIASES)$/;
+/** Setting these gives a program another name: every rule would judge the wrong one. */
+const RENAMES_VARIABLE = /^(BASH_CMDS|BASH_ALIASES)$/;
+
+/** A plain variable name, or an element of an array by number: nothing in it is evaluated. */
+const plainName = (w: Word) =>
+  isKnown(w) && /^[A-Za-z_][A-Za-z0-9_]*(\[[0-9]*\])?$/.test(w.text) && !BASH_RUNS.test(w.text);
+
+/** An array subscript or arithmetic with nothing but numbers and operators: bash evaluates it
+ *  as arithmetic, and arithmetic reads a name's value as arithmetic again — so a name, a `$` or
+ *  a quote in it may run whatever a variable holds (`x='a[$(touch p)]'; echo ${a[x]}`). */
+const plainArithmetic = (text: string) => /^[\s0-9+\-*/%()<>=!&|^~?:,]*$/.test(text);
+const plainIndex = (text: string) => /^\s*[@*]\s*$/.test(text) || plainArithmetic(text);
+
+/** The name in `NAME`, `NAME=value` or `NAME+=value` as a word a builtin takes. */
+function nameOf(w: Word): Word {
+  const at = w.text.search(/\+?=/);
+  if (at === -1) return w;
+  // The shape has the same length as the text up to its first unknown piece.
+  const shapeAt = w.shape.indexOf(ANY);
+  return shapeAt !== -1 && shapeAt <= at ? word(w.text, ANY) : word(w.text.slice(0, at));
+}
+
+/** Where bash evaluates text the parser reads as data: a part the gate cannot know (or, for a
+ *  rename, one no mode may allow). */
+function evaluatedLater(node: sh.Node, type: string, reader: Reader): Part[] {
+  const here = (why?: string): Part[] => [{ ...unknownPart(reader.slice(node)), why }];
+  switch (type) {
+    case "ParamExp": {
+      const p = node as sh.ParamExp;
+      const index = p.Index ? reader.slice(p.Index) : undefined;
+      // `${!x}` reads x's value as a name, subscript and all (`${!a[@]}`, `${!pre*}` only list).
+      if (p.Excl && !p.Names && !(index !== undefined && /^\s*[@*]\s*$/.test(index))) return here();
+      if (index !== undefined && !plainIndex(index)) return here();
+      if (p.Slice) {
+        const { Offset, Length } = p.Slice;
+        if (
+          (Offset && !plainArithmetic(reader.slice(Offset))) ||
+          (Length && !plainArithmetic(reader.slice(Length)))
+        )
+          return here();
+      }
+      // `${x@P}` expands x's value as a prompt: `$(…)` in it runs.
+      if (p.Exp && /@P\}$/.test(reader.slice(node))) return here();
+      // `${PS4:=…}` assigns.
+      if (p.Exp && p.Param && BASH_RUNS.test(p.Param.Value)) return here();
+      return [];
+    }
+    case "CStyleLoop": {
+      const text = reader.slice(node).replace(/^\(\(|\)\)$/g, "");
+      return plainArithmetic(text.replace(/;/g, "")) ? [] : here();
+    }
+    case "Assign": {
+      const a = node as sh.Assign;
+      if (a.Name && BASH_RUNS.test(a.Name.Value))
+        return here(RENAMES_VARIABLE.test(a.Name.Value) ? RENAMES : undefined);
+      if (a.Index && !plainIndex(reader.slice(a.Index))) return here();
+      return [];
+    }
+    case "ArrayElem": {
+      const e = node as sh.ArrayElem;
+      return e.Index && !plainIndex(reader.slice(e.Index)) ? here() : [];
+    }
+    case "WordIter": {
+      const name = (node as sh.WordIter).Name;
+      return name && BASH_RUNS.test(name.Value) ? here() : [];
+    }
+    case "UnaryTest": {
+      // `[[ -v NAME ]]` evaluates NAME's subscript.
+      const t = node as sh.UnaryTest;
+      const op = reader.between(t.OpPos.Offset(), t.OpPos.Offset() + 2);
+      if (op !== "-v" && op !== "-R") return [];
+      // No globbing in `[[ ]]`: the name is its text as written.
+      return plainName(word(t.X ? reader.slice(t.X) : "")) ? [] : here();
+    }
+    default:
+      return [];
+  }
+}
+
+/** `declare`, `local`, `typeset`, `export`, `readonly`: the declaration as written, and a part the
+ *  gate cannot know when it makes later assignments arithmetic (`-i`) or a name a reference to
+ *  another (`-n`), or a name it declares is more than a name (`'a[$(…)]=1'`). */
+function declaration(decl: sh.DeclClause, reader: Reader): Part[] {
+  const written = { ...reader.opaque(decl), known: true };
+  const variant = decl.Variant?.Value ?? "declare";
+  const words: Word[] = [];
+  for (const a of decl.Args) {
+    if (!a) continue;
+    if (a.Naked && !a.Name && a.Value) words.push(reader.word(a.Value));
+    else if (a.Name) words.push(word(a.Name.Value));
+  }
+  return [written, ...namesTaken(variant, words, () => written.text)];
+}
+
+const RENAMES = "gives a program another name, so no rule can judge what it runs";
+
+/** What a builtin that takes variable names (or runs a string) adds: an unknown part when a
+ *  name it takes is more than a plain name, or when it keeps a string to run. */
+function namesTaken(name: string, rest: Word[], text: () => string): Part[] {
+  const unknown = (why?: string): Part[] => [{ ...unknownPart(text()), why }];
+  const check = (names: (Word | undefined)[]) =>
+    names.every((n) => n === undefined || plainName(n)) ? [] : unknown();
+  switch (name) {
+    case "test":
+    case "[":
+      return check(rest.map((w, i) => (i > 0 && /^-[vR]$/.test(rest[i - 1].text) ? w : undefined)));
+    case "printf": {
+      const read = readOptions(rest, { valued: "v" });
+      return read ? check([read.seen.get("v")]) : unknown();
+    }
+    case "wait": {
+      const read = readOptions(rest, { flags: "nf", valued: "p" });
+      return read ? check([read.seen.get("p")]) : unknown();
+    }
+    case "read": {
+      const read = readOptions(rest, { flags: "ers", valued: "adinNptu" });
+      return read ? check([read.seen.get("a"), ...read.operands]) : unknown();
+    }
+    case "mapfile":
+    case "readarray": {
+      const read = readOptions(rest, { flags: "t", valued: "dnOsucC" });
+      if (!read || read.seen.has("C")) return unknown(); // -C runs a callback
+      return check(read.operands);
+    }
+    case "unset":
+      return check(rest.filter((w) => !/^-[fvn]+$/.test(w.text)));
+    case "getopts":
+      return check([rest[1] ?? word("", ANY)]);
+    case "declare":
+    case "typeset":
+    case "local":
+    case "export":
+    case "readonly":
+    case "nameref": {
+      const options = rest.filter((w) => /^[-+]/.test(w.text));
+      const integerOrReference =
+        name === "nameref" ||
+        (!["export", "readonly"].includes(name) && options.some((w) => /[in]/.test(w.text)));
+      if (integerOrReference) return unknown();
+      return check(rest.filter((w) => !/^[-+]/.test(w.text)).map(nameOf));
+    }
+    case "let":
+      return plainArithmetic(joined(rest).text) && rest.every(isKnown) ? [] : unknown();
+    // Keep a string to run later: completion callbacks and word lists (`compgen -W '$(…)'`
+    // expands its list), key bindings, an editor for history, a library of builtins.
+    case "compgen":
+    case "complete":
+    case "bind":
+    case "fc":
+    case "enable":
+      return unknown();
+    case "hash":
+      return rest.some((w) => /^-\w*p/.test(w.text) || !isKnown(w)) ? unknown(RENAMES) : [];
+    case "alias":
+      return rest.some((w) => w.text.includes("=") || !isKnown(w)) ? unknown(RENAMES) : [];
+    case "source":
+    case ".": {
+      // A script file is judged as `source file` (a rule sees its name, not its lines); one read
+      // from the command's own input or a name known only when it runs is unknown.
+      const [file] = rest;
+      return file && (!isKnown(file) || /^\/(dev|proc)\//.test(file.text)) ? unknown() : [];
+    }
+    default:
+      return [];
+  }
+}
+// #endregion evaluated
+
 /** The command a command runs: the one behind a wrapper (`env X=1 cmd`, `nohup cmd`, `xargs
- *  cmd`, `find -exec cmd ;`), the script of `bash -c` or `eval`, and `/usr/bin/git` as `git`. */
+ *  cmd`, `find -exec cmd ;`), the script of `bash -c` or `eval`, and `/usr/bin/git` as `git`.
+ *  A wrapper's options are read with its manual's list (`WRAPPERS`); one it does not list makes
+ *  the command it runs unknown. */
 function inner(words: Word[], depth: number): Part[] {
   const [first, ...rest] = words;
   if (!isKnown(first)) return [];
@@ -223,55 +582,40 @@ function inner(words: Word[], depth: number): Part[] {
     return [{ ...w, known: isKnown(from[0]) }, ...inner(from, depth)];
   };
   if (name !== first.text && name !== "") return again([word(name), ...rest]);
-  const skip = (options: RegExp, withValue: RegExp): Word[] | undefined => {
-    let i = 0;
-    while (i < rest.length) {
-      const w = rest[i].text;
-      if (w === "--") return rest.slice(i + 1);
-      if (!isKnown(rest[i])) return undefined;
-      if (withValue.test(w)) i += 2;
-      else if (options.test(w)) i += 1;
-      else break;
-    }
-    return rest.slice(i);
-  };
   const unknownInner = (what: string): Part[] => [unknownPart(what)];
+  const whole = () => joined(words).text; // only when it is needed: a long call is read often
+  const taken = namesTaken(name, rest, whole);
+  if (taken.length > 0) return taken;
+  if (Object.hasOwn(WRAPPERS, name) && !["xargs", "watch"].includes(name)) {
+    const read = readOptions(rest, WRAPPERS[name]);
+    if (!read) return unknownInner(whole());
+    let after = read.operands;
+    if (name === "env") {
+      if (after[0]?.text === "-") after = after.slice(1); // `env -` is `env -i`
+      const assigns = after.findIndex((w) => !/^[^=]+=/.test(w.text) || !isKnown(w));
+      const settings = assigns === -1 ? after : after.slice(0, assigns);
+      if (settings.some((w) => BASH_RUNS.test(w.text.slice(0, w.text.indexOf("=")))))
+        return unknownInner(whole());
+      after = assigns === -1 ? [] : after.slice(assigns);
+    }
+    if (name === "timeout") after = after.slice(1); // its duration
+    if (name === "command" && (read.seen.has("v") || read.seen.has("V"))) return [];
+    return again(after);
+  }
   switch (name) {
-    case "env": {
-      if (rest.some((w) => /^-[^-]*S|^--split-string/.test(w.text)))
-        return unknownInner(joined(words).text);
-      const after = skip(/^(-[i0]*|-|--ignore-environment|--null|[A-Za-z_]\w*=.*)$/, /^(-u|-C)$/);
-      return after
-        ? again(after.filter((w) => !/^--(unset|chdir)=/.test(w.text)))
-        : unknownInner(joined(words).text);
-    }
-    case "exec":
-    case "command":
-    case "builtin":
-    case "nohup":
-    case "setsid":
-    case "nice":
-    case "timeout":
-    case "stdbuf":
-    case "time": {
-      const withValue =
-        {
-          exec: /^-a$/,
-          nice: /^-n$/,
-          timeout: /^(-s|-k|--signal|--kill-after)$/,
-          stdbuf: /^-[ioe]$/,
-        }[name as string] ?? /^$^/;
-      let after = skip(/^-/, withValue);
-      if (after && name === "timeout") after = after.slice(1); // its duration
-      return after ? again(after) : unknownInner(joined(words).text);
-    }
+    case "busybox":
+    case "toybox":
+      return again(rest); // `busybox touch x` runs its applet `touch`
     case "xargs": {
       // The words xargs adds come from its input: the command it runs is known, its arguments
       // are not, and no allow rule can vouch for them.
-      const after = skip(/^-/, /^-[adEeIiLlnPs]$/);
-      if (!after || after.length === 0) return unknownInner(joined(words).text);
-      const w = joined(after);
-      return [{ text: w.text, shape: `${w.shape} ${ANY}`, known: false }, ...inner(after, depth)];
+      const read = readOptions(rest, WRAPPERS.xargs);
+      if (!read || read.operands.length === 0) return unknownInner(whole());
+      const w = joined(read.operands);
+      return [
+        { text: w.text, shape: `${w.shape} ${ANY}`, known: false },
+        ...inner(read.operands, depth),
+      ];
     }
     case "find": {
       const found: Part[] = [];
@@ -288,38 +632,39 @@ function inner(words: Word[], depth: number): Part[] {
     case "eval":
     case "watch": {
       // Both run their words, joined, as a script (watch through sh -c, over and over).
-      const script = joined(name === "watch" ? (skip(/^-/, /^-[nd]$/) ?? []) : rest);
+      let from = rest;
+      if (name === "watch") {
+        const read = readOptions(rest, WRAPPERS.watch);
+        if (!read) return unknownInner(whole());
+        from = read.operands;
+      }
+      const script = joined(from);
       return isKnown(script) ? partsOf(script.text, depth + 1) : unknownInner(script.text);
     }
     case "trap": {
-      // `trap 'git push' EXIT` runs its first word later, as a script.
-      const [script] = rest;
-      if (!script || /^-/.test(script.text)) return [];
+      // `trap 'git push' EXIT` (or `trap -- 'git push' EXIT`) runs its first word later, as a
+      // script; `trap -p` and `trap -l` only print.
+      const read = readOptions(rest, { flags: "lpP" });
+      if (!read) return unknownInner(whole());
+      const [script] = read.operands;
+      if (!script || read.seen.size > 0) return [];
       return isKnown(script) ? partsOf(script.text, depth + 1) : unknownInner(script.text);
     }
-    case "sh":
-    case "bash":
-    case "dash":
-    case "zsh":
-    case "ksh": {
-      // `bash -c 'script'` (also `-lc`, `-ec`, `-x -c`): the script is read like any command.
-      // `bash` with no script file, or `-s`, reads its commands from its input: unknown.
-      let runsString = false;
-      let i = 0;
-      for (; i < rest.length && /^[-+]/.test(rest[i].text); i++) {
-        if (rest[i].text === "--") {
-          i++;
-          break;
-        }
-        if (/^-[a-z]*s/.test(rest[i].text)) return unknownInner(joined(words).text);
-        if (/^-[a-z]*c/.test(rest[i].text)) runsString = true;
-        if (/^[-+]o$/.test(rest[i].text)) i++;
-      }
-      if (i >= rest.length) return unknownInner(joined(words).text);
-      if (!runsString) return []; // a script file: the rules judge `bash file.sh` itself
-      return isKnown(rest[i]) ? partsOf(rest[i].text, depth + 1) : unknownInner(rest[i].text);
+    default: {
+      if (OTHER_SHELL.test(name)) return unknownInner(whole());
+      if (!BASH_LIKE.test(name)) return [];
+      // `bash -c 'script'` (also `-lc`, `-ec`, `-O extglob -c`): the script is read like any
+      // command. `bash` with no script file, or `-s`, reads its commands from its input: unknown.
+      const read = readOptions(rest, SHELL);
+      if (!read || read.seen.has("s") || read.operands.length === 0) return unknownInner(whole());
+      // A script file: the rules judge `bash file.sh` itself — unless the file is the command's
+      // own input (`bash /dev/stdin <<< '…'`) or a name known only when it runs.
+      if (!read.seen.has("c"))
+        return !isKnown(read.operands[0]) || /^\/(dev|proc)\//.test(read.operands[0].text)
+          ? unknownInner(whole())
+          : [];
+      const [script] = read.operands;
+      return isKnown(script) ? partsOf(script.text, depth + 1) : unknownInner(script.text);
     }
-    default:
-      return [];
   }
 }

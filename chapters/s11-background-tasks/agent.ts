@@ -72,6 +72,9 @@ export interface BackgroundJob {
   /** The process group leader: killing -pid kills the command and everything it started. */
   pid: number | undefined;
   timeoutMs: number;
+  /** The harness's warnings about it (what it changed in what git runs), shown when its result
+   *  is injected, however many other results came first. */
+  warnings: string[];
 }
 
 export interface BackgroundOptions {
@@ -124,6 +127,7 @@ export class BackgroundJobs {
       exitCode: null,
       pid: run.pid,
       timeoutMs,
+      warnings: [],
     };
     this.jobs.set(id, job);
     this.runs.set(id, run);
@@ -133,6 +137,7 @@ export class BackgroundJobs {
         job.output = result.output.trim() || "(no output)";
         if (result.truncated) job.output += `\n… (output capped at ${this.maxOutput} characters)`;
         job.exitCode = result.exitCode;
+        job.warnings = result.warnings ?? [];
         job.status = result.timedOut ? "timeout" : result.exitCode === 0 ? "completed" : "failed";
         if (!this.closed) this.notify(job);
       }),
@@ -276,8 +281,11 @@ export function injectBackgroundResults(
   env.io.note(
     `background results injected: ${finished.map((job) => `${job.id} ${job.status}`).join(", ")}`,
   );
-  // The output itself is not printed; a warning the harness put in it is (shell.ts, git-guard.ts).
-  for (const job of finished) for (const text of harnessWarningsIn(job.output)) env.io.note(text);
+  // The output itself is not printed; a warning the harness put in it is (shell.ts, git-guard.ts),
+  // from the job itself: the harness's memory of the warnings it issued is bounded.
+  for (const job of finished)
+    for (const text of new Set([...job.warnings, ...harnessWarningsIn(job.output)]))
+      env.io.note(text);
 }
 // #endregion inject
 

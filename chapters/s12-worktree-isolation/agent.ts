@@ -381,7 +381,9 @@ export class WorktreeManager {
 
     // The task first: if it cannot be completed (say it is blocked), the lane is still there.
     this.releaseTask(lane, completeTask);
-    if (existsSync(cwd)) git(this.root, "worktree", "remove", ...(force ? ["--force"] : []), cwd);
+    // Clean or not was decided above, by the harness's own status: git's own check would start a
+    // git in every nested repository of the lane, with that repository's config.
+    if (existsSync(cwd)) git(this.root, "worktree", "remove", "--force", cwd);
     git(this.root, "worktree", "prune");
     this.saveIndex(this.list().filter((l) => l.name !== name));
     this.log("worktree_remove", name, {

@@ -2,8 +2,11 @@
 //   --skip-build   reuse dist/ (built under the base path, as the tests build it) instead of a clean build
 //   --skip-tests   do not time the test suite (npm test, npm run test:quick)
 //   --test-runs=N  time the suite N times and report the median (default 3)
+//   --ci           also time `CI=true bash .ci/run` in a fresh clone of the last commit
+//   --save         keep the README's figures measured in docs/bench.json, with the day and the
+//                  load; then paste `performanceTable()` into the README (tests/bench/figures.ts)
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
@@ -11,6 +14,7 @@ import { listChapters, playChapter, REPO_ROOT } from "../../chapters/_runner/cha
 import type { Browser, Page } from "playwright-core";
 import { hasChromium, launch } from "../support/chromium.ts";
 import { longTeamRecording } from "../support/recordings.ts";
+import { type FigureId, type Figures, performanceTable, saveFigures } from "./figures.ts";
 import { serve } from "../support/serve.ts";
 import { BASE, buildEnv, DIST } from "../support/site-build.ts";
 
@@ -20,6 +24,15 @@ const add = (what: string, value: string) => {
   rows.push([what, value]);
   console.error(`  ${what}: ${value}`);
 };
+// The README's figures (tests/bench/figures.ts), each from the row measured here.
+const startLoad = loadavg()[0];
+const figures: Figures = {};
+const figure = (id: FigureId, value: string) =>
+  (figures[id] = {
+    value,
+    measured: new Date().toISOString().slice(0, 10),
+    load: Math.round(startLoad * 10) / 10,
+  });
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 /** The same load traced: blocking time counted in main-thread CPU time instead of wall time
@@ -228,6 +241,23 @@ async function main() {
       execFileSync("npx", ["astro", "build"], { cwd: REPO_ROOT, stdio: "ignore", env: buildEnv() }),
     );
     add("clean site build (astro build)", secs(ms));
+    const pages = htmlPages(DIST).length;
+    figure("site-build", `${secs(ms)} (${pages} pages)`);
+  }
+  {
+    // The largest chapter pages in any locale, as built under the base path.
+    const slugs = new Set(listChapters().map((c) => c.name));
+    const chapterPages = htmlPages(DIST)
+      .filter((f) => slugs.has(path.basename(path.dirname(f))))
+      .map((f) => ({ page: path.relative(DIST, path.dirname(f)), bytes: statSync(f).size }))
+      .sort((a, b) => b.bytes - a.bytes);
+    if (chapterPages.length) {
+      const top = chapterPages
+        .slice(0, 2)
+        .map((p) => `${p.page} ${p.bytes.toLocaleString("en")} bytes`);
+      add("largest chapter pages, HTML", top.join(", "));
+      figure("page-html", top.join(", "));
+    }
   }
 
   if (hasChromium) {
@@ -235,6 +265,7 @@ async function main() {
     const server = await serve(DIST, { base: BASE });
     const browser = await launch();
     const first = listChapters()[0].name;
+    const idleJs: string[] = [];
     for (const [label, url] of [
       ["home page (no diagram)", "/"],
       [`chapter page ${first}`, `/${first}/`],
@@ -247,7 +278,9 @@ async function main() {
         `${label}: JS once every diagram is visible and the page idle`,
         `${kb(js.all.raw)} (gzip ${kb(js.all.gz)})`,
       );
+      if (url !== "/") idleJs.push(`${kb(js.all.raw)} (gzip ${kb(js.all.gz)})`);
     }
+    figure("page-js", idleJs.join(" and "));
     // Total blocking time: the median of five loads each (a shared machine's figure varies).
     for (const name of [first, "s13-agent-teams"]) {
       const runs = [];
@@ -262,6 +295,11 @@ async function main() {
           `longest task ${median(runs.map((r) => r.longest)).toFixed(0)} ms; ${runs[0].nodes} DOM elements); ` +
           `counted in main-thread CPU time, median of 3: ${median(cpu).toFixed(0)} ms`,
       );
+      if (name === "s13-agent-teams")
+        figure(
+          "tbt",
+          `${median(tbt).toFixed(0)} ms median of 5 (${median(cpu).toFixed(0)} ms in CPU time)`,
+        );
     }
     // Opening a 50 MB recording on the site (the browser test checks that the page answers
     // while it is read; how long it takes is measured here).
@@ -274,6 +312,10 @@ async function main() {
         const t = await openRecording(browser, `${server.url}/open/`, file);
         add(
           `a ${(big.text.length / 2 ** 20).toFixed(0)} MB recording opened on the site (${big.steps} steps)`,
+          `first steps ${secs(t.firstSteps)}, all shown ${secs(t.done)}, longest task ${secs(t.longest)}`,
+        );
+        figure(
+          "recording",
           `first steps ${secs(t.firstSteps)}, all shown ${secs(t.done)}, longest task ${secs(t.longest)}`,
         );
       } finally {
@@ -301,13 +343,20 @@ async function main() {
   add("first output: node -e", `${nodeStart.toFixed(0)} ms`);
   add("first output: node chapters/_runner/cli.js s01", times(direct));
   add("first output: npm run chapter s01", times(npm));
+  figure(
+    "first-output",
+    `${secs(npm.first)} (\`node -e\` alone ${secs(nodeStart)}); the whole banner ${secs(npm.banner)}`,
+  );
+  const scenarioTimes: { id: string; ms: number }[] = [];
 
   for (const info of listChapters()) {
     const ws = mkdtempSync(path.join(tmpdir(), `bench-${info.id}-`));
     const start = performance.now();
     try {
       await playChapter(info, ws);
-      add(`scenario ${info.id} (${info.slug})`, secs(performance.now() - start));
+      const ms = performance.now() - start;
+      add(`scenario ${info.id} (${info.slug})`, secs(ms));
+      scenarioTimes.push({ id: info.id, ms });
     } catch (err) {
       add(`scenario ${info.id} (${info.slug})`, `failed: ${(err as Error).message}`);
     } finally {
@@ -340,15 +389,23 @@ async function main() {
       const same =
         readFileSync(path.join(dir, "one.json"), "utf8") ===
         readFileSync(path.join(dir, "two.json"), "utf8");
-      add(
-        "npm run eval: 12 tasks × 3 harnesses × 1 trial, offline",
-        `${secs(ms)}; results file ${same ? "byte-identical" : "DIFFERS"} across two runs`,
-      );
+      const value = `${secs(ms)}; results file ${same ? "byte-identical" : "DIFFERS"} across two runs`;
+      add("npm run eval: 12 tasks × 3 harnesses × 1 trial, offline", value);
+      figure("eval", value);
     } catch (err) {
       add("npm run eval", `failed: ${(err as Error).message.split("\n")[0]}`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+
+  if (scenarioTimes.length) {
+    const sorted = [...scenarioTimes].sort((a, b) => a.ms - b.ms);
+    const [fast, slow] = [sorted[0], sorted.at(-1)!];
+    figure(
+      "scenarios",
+      `${secs(fast.ms)} (${fast.id}) – ${secs(slow.ms)} (${slow.id}), ${sorted.length} chapters`,
+    );
   }
 
   // The exercises: one `--check` on the reference answer, and `--status` over every exercise, in a
@@ -369,6 +426,7 @@ async function main() {
           `npm run exercise ${id} -- --check (reference answer), median of 3`,
           secs(median(checks)),
         );
+        if (id === "s01") figure("exercise-check", `${secs(median(checks))} (median of 3)`);
       }
       add("npm run exercise -- --status (every exercise)", secs(timed(() => exercise("--status"))));
     } catch (err) {
@@ -413,11 +471,13 @@ async function main() {
         }
       });
       add("npm run test:quick (vitest --project quick)", secs(ms) + failed);
+      figure("test-quick", secs(ms) + failed);
     }
     // The median of several runs (--test-runs N, default 3): one run on a shared machine says little.
     const runs = Number(process.argv.find((a) => a.startsWith("--test-runs="))?.split("=")[1] ?? 3);
     const times: number[] = [];
     const failures: string[] = []; // timed all the same; the row names what failed
+    let counted = "";
     for (let i = 0; i < runs; i++) {
       const report = path.join(tmpdir(), `lah-bench-${process.pid}-${i}.json`);
       times.push(
@@ -432,6 +492,7 @@ async function main() {
           }
         }),
       );
+      counted ||= testCount(report);
       rmSync(report, { force: true });
     }
     add(
@@ -439,6 +500,37 @@ async function main() {
       `${secs(median(times))} (runs: ${times.map(secs).join(", ")})` +
         (failures.length ? `; failed: ${failures.join(" | ")}` : ""),
     );
+    figure(
+      "npm-test",
+      `${secs(median(times))}, median of ${runs} (${counted})` +
+        (failures.length ? `; ${failures.length} run(s) failed` : ""),
+    );
+  }
+
+  if (args.has("--ci")) {
+    // What CI does: a fresh clone of the last commit, then `.ci/run` (install, check, test).
+    const clone = mkdtempSync(path.join(tmpdir(), "bench-ci-"));
+    try {
+      execFileSync("git", ["clone", "-q", REPO_ROOT, clone], { stdio: "ignore" });
+      let failed = "";
+      const ms = timed(() => {
+        try {
+          execFileSync("bash", [".ci/run"], {
+            cwd: clone,
+            stdio: "ignore",
+            env: { ...process.env, CI: "true" },
+          });
+        } catch {
+          failed = " (failed)";
+        }
+      });
+      const min = Math.floor(ms / 60_000);
+      const time = `${min} min ${Math.round((ms - min * 60_000) / 1000)} s`;
+      add("CI=true bash .ci/run on a fresh clone", time + failed);
+      figure("ci", time + failed);
+    } finally {
+      rmSync(clone, { recursive: true, force: true });
+    }
   }
 
   const width = Math.max(...rows.map(([w]) => w.length));
@@ -447,6 +539,36 @@ async function main() {
   console.log(
     `\nmeasured ${new Date().toISOString().slice(0, 10)}; ${readFileSync(path.join(REPO_ROOT, "package.json"), "utf8").match(/"astro": "([^"]+)"/)?.[1] ?? ""} astro`,
   );
+  if (args.has("--save")) {
+    const saved = saveFigures(figures);
+    console.log(
+      `\nThe README's performance table (docs/bench.json updated):\n\n${performanceTable(saved)}`,
+    );
+  }
+}
+
+/** Every built page's index.html under `dir`. */
+function htmlPages(dir: string): string[] {
+  try {
+    return readdirSync(dir, { recursive: true, encoding: "utf8" })
+      .filter((f) => f === "index.html" || f.endsWith(`${path.sep}index.html`))
+      .map((f) => path.join(dir, f));
+  } catch {
+    return [];
+  }
+}
+
+/** "N files, M tests" from a vitest JSON report. */
+function testCount(report: string): string {
+  try {
+    const { numTotalTests, testResults } = JSON.parse(readFileSync(report, "utf8")) as {
+      numTotalTests: number;
+      testResults: unknown[];
+    };
+    return `${testResults.length} files, ${numTotalTests.toLocaleString("en")} tests`;
+  } catch {
+    return "";
+  }
 }
 
 main().then(

@@ -120,7 +120,7 @@ describe("npm run chapter", () => {
       MODEL_ID: "test-model",
     };
     const s01 = await run(["s01", "--workspace", tempDir()], { input: "hi\n", env });
-    expect(s01.stdout).toMatch(/model: test-model at http:\/\/127\.0\.0\.1/);
+    expect(s01.stdout).toMatch(/model: test-model over the Messages API at http:\/\/127\.0\.0\.1/);
     expect(s01.stdout).toMatch(/hello from the fake API/);
     const s02 = await run(["s02", "--workspace", tempDir()], { input: "hi\n", env });
     expect(s02.code).toBe(0);

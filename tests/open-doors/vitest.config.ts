@@ -7,5 +7,8 @@ import base from "../../vitest.config.ts";
 
 export default mergeConfig(
   { ...base, test: { ...base.test, projects: undefined } },
-  defineConfig({ test: { include: ["tests/open-doors/**/*.test.ts"] } }),
+  defineConfig({
+    // Empty while no door is known open: that is a pass, not an error.
+    test: { include: ["tests/open-doors/**/*.test.ts"], passWithNoTests: true },
+  }),
 );

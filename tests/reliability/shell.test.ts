@@ -5,6 +5,7 @@ import { commandEnv, runCommand, startCommand } from "../../chapters/_shared/she
 import { bash } from "../../chapters/s01-agent-loop/agent.ts";
 import { processesNamed, tempDir, waitFor } from "../support/helpers.ts";
 import { budget } from "../support/budgets.ts";
+import { SECRET_VARIABLES } from "../support/attack-sets.ts";
 
 const marker = (what: string) => `lah-${what}-${process.pid}-${Date.now()}`;
 
@@ -89,21 +90,7 @@ describe("shell", () => {
 });
 
 describe("shell: the environment names no secrets", () => {
-  const secrets = {
-    ANTHROPIC_API_KEY: "sk-ant-secret",
-    ANTHROPIC_AUTH_TOKEN: "tok",
-    GITHUB_TOKEN: "gh1",
-    MY_PASSWORD: "pw1",
-    DATABASE_URL: "postgres://u:pw2@db/x",
-    MYSQL_PWD: "pw3",
-    SENTRY_DSN: "https://k@sentry/1",
-    GH_PAT: "ghp_x",
-    DOCKER_PASS: "pw4",
-    AWS_SECRET_ACCESS_KEY: "aws1",
-    NPM_CONFIG__AUTH: "npm1",
-    // LC_* is how variables are smuggled through SSH's AcceptEnv (found by the attacker).
-    LC_SECRET: "sk-lc-smuggled",
-  };
+  const secrets = SECRET_VARIABLES;
 
   it("passes only an allow-list of names: unknown names never reach a command", async () => {
     const env = commandEnv({ ...secrets, PATH: "/usr/bin", LANG: "C.UTF-8", LC_ALL: "C" });

@@ -6,18 +6,35 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
+import { performanceTable, readFigures } from "../bench/figures.ts";
 import { exerciseTable, TABLE_HEADER } from "../mutation/table.ts";
+import { SECRET_VARIABLES } from "../support/attack-sets.ts";
+
+const readme = () => readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
 
 describe("the README's figures", () => {
   it("the exercise table is the code's: exercises, checks and measured mutation scores", () => {
-    const readme = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
-    const at = readme.indexOf(TABLE_HEADER);
+    const text = readme();
+    const at = text.indexOf(TABLE_HEADER);
     expect(at, `README.md has no line ${TABLE_HEADER}`).toBeGreaterThan(-1);
-    const lines = readme.slice(at).split("\n").slice(2);
+    const lines = text.slice(at).split("\n").slice(2);
     const table = lines.slice(
       0,
       lines.findIndex((l) => !l.startsWith("|")),
     );
     expect(table.join("\n")).toBe(exerciseTable().join("\n"));
+  });
+
+  // The performance table is docs/bench.json's, as `npm run bench -- --save` last wrote it: every
+  // figure with the day it was measured (tests/bench/figures.ts). A figure typed into the README
+  // instead fails here.
+  it("the performance table is the bench's saved figures, each with its date", () => {
+    expect(readme()).toContain(performanceTable(readFigures()));
+  });
+
+  it("the secret-bearing variables it counts are the ones the sandbox test tries", () => {
+    const stated = readme().match(/(\d+) secret-bearing variables/);
+    expect(stated, "README.md names no count of secret-bearing variables").not.toBeNull();
+    expect(Number(stated![1])).toBe(Object.keys(SECRET_VARIABLES).length);
   });
 });

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createEnv, type Env } from "../../chapters/_runner/runtime.ts";
 import type { ScriptedTurn } from "../../chapters/_shared/types.ts";
+import { removeTree } from "../../chapters/_shared/tree.ts";
 import { checkKit, type CheckKit } from "../../chapters/_exercises/kit.ts";
 
 const made: string[] = [];
@@ -20,7 +21,13 @@ export function tempDir(prefix = "lah-", base = tmpdir()): string {
 /** Removes the test's folders; a workspace's harness state lives beside it (stateDirFor). */
 export function removeTempDirs(): void {
   for (const dir of made.splice(0))
-    for (const d of [dir, `${dir}.harness`]) rmSync(d, { recursive: true, force: true });
+    for (const d of [dir, `${dir}.harness`]) {
+      try {
+        rmSync(d, { recursive: true, force: true });
+      } catch {
+        removeTree(d); // a tree too deep for one path (ENAMETOOLONG), emptied a folder at a time
+      }
+    }
 }
 
 const children = new Set<ChildProcess>();

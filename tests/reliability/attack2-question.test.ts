@@ -1,4 +1,6 @@
-// Independent attack 2: what the person sees when asked. It fails today.
+// Independent attack 2: what the person sees when asked. Filed as open; it passed on the code when
+// issue 32's fixes began (question.ts fits every question to its terminal), and fails with that
+// fitting switched off — so it moved here from tests/open-doors/.
 import { budget } from "../support/budgets.ts";
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";

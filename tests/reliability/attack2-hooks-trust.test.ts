@@ -1,4 +1,5 @@
-// Independent attack 2: what a "yes" to a workspace's .hooks.json covers (a2, s08). It fails today.
+// Independent attack 2: what a "yes" to a workspace's .hooks.json covers (a2, s08). It failed on the code
+// before issue 32's fix (tests/open-doors/); tests/reliability/trust-words.test.ts states the rule.
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { budget } from "../support/budgets.ts";

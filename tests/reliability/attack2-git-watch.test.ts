@@ -1,6 +1,7 @@
 // Independent attack 2: the harness's look into `.git` after each command (the fingerprint that
 // names what a command changed in what git runs) runs outside the sandbox, on folders the
-// model's command made. It fails today.
+// model's command made. It failed on the code before issue 32's fix (tests/open-doors/), with and
+// without a sandbox; it runs with bubblewrap where there is one, with --no-sandbox elsewhere.
 import { budget } from "../support/budgets.ts";
 import { execFileSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
@@ -17,7 +18,9 @@ afterEach(async () => {
   api = undefined;
 });
 
-describe.runIf(sandboxStatus().kind === "bubblewrap")("attack2: the .git watch", () => {
+const sandbox = sandboxStatus().kind === "bubblewrap" ? [] : ["--no-sandbox"];
+
+describe("attack2: the .git watch", () => {
   // Plan: `surfaceFiles` looks into every `worktrees/<name>` (and `modules/<name>`) with the
   // same rule, recursively, with no depth limit, and `folder()` lstat's the whole path, which
   // throws ENAMETOOLONG past 4,096 bytes (only `names()` catches). One approved command (s01's
@@ -39,7 +42,7 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("attack2: the .git watch",
         "echo planted",
       ].join("; ");
       api = await startFakeApi([toolUse("bash", { command }), endTurn("done"), endTurn("again")]);
-      const { code, stdout, stderr } = await runCli(["s01", "--workspace", ws], {
+      const { code, stdout, stderr } = await runCli(["s01", ...sandbox, "--workspace", ws], {
         input: "go\nagain\n",
         env: { ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url },
       });

@@ -1,5 +1,7 @@
 // Independent attack 2 on the harness's own git (s12 lanes; s13, s15 and a2 use the same code).
-// Each test shows a door open on the current code: it fails today.
+// Each test was a door open on the code before issue 32's fix (it failed there, in
+// tests/open-doors/): the harness's git now never enters a nested repository, and the hooks your
+// config keeps in the working tree are watched like `.git`.
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";

@@ -1,4 +1,5 @@
-// Independent attack 2: a repository a command makes is not watched. It fails today.
+// Independent attack 2: a repository a command makes was not watched. It failed on the code
+// before issue 32's fix (tests/open-doors/).
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";

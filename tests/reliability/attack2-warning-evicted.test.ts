@@ -1,11 +1,12 @@
-// Independent attack 2: the harness note that names a change to what git runs. It fails today.
+// Independent attack 2: the harness note that names a change to what git runs. It failed on the
+// code before issue 32's fix (tests/open-doors/): the note came from a memory of the last 100
+// warnings; now a background job keeps its own. Runs with or without a sandbox.
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { waitFor } from "../support/wait.ts";
 import { budget } from "../support/budgets.ts";
 import { describe, expect, it } from "vitest";
-import { sandboxStatus } from "../../chapters/_shared/shell.ts";
 import { createIO } from "../../chapters/_runner/io.ts";
 import {
   BackgroundJobs,
@@ -17,7 +18,7 @@ import { tempDir } from "../support/helpers.ts";
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 
-describe.runIf(sandboxStatus().kind === "bubblewrap")("attack2: the harness's git warning", () => {
+describe("attack2: the harness's git warning", () => {
   // Plan: a warning is shown on screen only if the harness still remembers issuing it
   // (`harnessWarningsIn`, so a command cannot forge one) — and it remembers the last 100. A
   // background command's result waits in a queue until the next model call injects it. So: one

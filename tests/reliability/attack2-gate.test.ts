@@ -1,9 +1,10 @@
-// Independent attack 2 on s07's permission gate (a2 uses the same one). Each test shows a door
-// open on the current code: it fails today. The model is scripted (scriptedEnv) and its calls go
-// through the real chapter agents; commands really run, in the sandbox.
+// Independent attack 2 on s07's permission gate (a2 uses the same one). Each test was a door open
+// on the code before issue 32's fix (it failed there; it moved here from tests/open-doors/ when it
+// passed); tests/chapters/s07-evaluated.property.test.ts generates variants of each class. The
+// model is scripted (scriptedEnv) and its calls go through the real chapter agents; commands
+// really run, in the sandbox.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { budget } from "../support/budgets.ts";
 import { describe, expect, it } from "vitest";
 import * as a2 from "../../chapters/a2-full-harness/agent.ts";
 import { say, use } from "../../chapters/_shared/scripted.ts";
@@ -11,6 +12,7 @@ import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
 import * as s07 from "../../chapters/s07-permission-system/agent.ts";
 import { scriptedEnv } from "../support/helpers.ts";
 import { FAST } from "../support/team-helpers.ts";
+import { budget } from "../support/budgets.ts";
 
 type TestEnv = ReturnType<typeof scriptedEnv>;
 
@@ -120,13 +122,7 @@ describe("attack2: s07's gate", () => {
     },
     budget({ cli: 4 }),
   );
-  // Plan: the parser knows that `find … -exec CMD {} +`, `timeout 5 CMD`, `env CMD`, `nice CMD`
-  // run CMD — they are parts of their own (`readCommand` lists them, and a deny rule sees them).
-  // But an allow rule is matched against the whole command text only, so a rule for the
-  // wrapper allows every command behind it. The threat model's promise for chains ("a chain of
-  // allowed parts runs unasked, one unallowed part is asked") does not hold for these parts.
-  // Policy: the person allowed `find *` (a read-only-looking rule, common in agents' settings)
-  // and `timeout *`; nothing allows `rm`.
+  // The same first door, through a2's agent (its gate is s07's).
   it(
     "a2: a denied command inside a quoted array subscript does not run",
     async () => {

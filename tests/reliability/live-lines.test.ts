@@ -1,0 +1,97 @@
+// Signs of work while a long tool call streams (issue 37): an 18 KB `write` once streamed its input
+// for 21 s with nothing on screen. The status line now says which call is being written and how
+// much of its input has come, on a real terminal (pseudo-terminal) and in the status line's own
+// test double; piped output stays free of it.
+import { afterEach, describe, expect, it } from "vitest";
+import { StatusLine } from "../../chapters/_runner/status.ts";
+import { budget } from "../support/budgets.ts";
+import { startFakeApi, streamed, toolUse, type FakeApi } from "../support/fake-api.ts";
+import { tempDir } from "../support/helpers.ts";
+import { runCli } from "../support/run-cli.ts";
+import { hasPseudoTerminal, render, runCliInTerminal } from "../support/terminal.ts";
+
+let api: FakeApi | undefined;
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+
+const env = (url: string) => ({
+  ANTHROPIC_API_KEY: "sk-test",
+  ANTHROPIC_BASE_URL: url,
+  MODEL_ID: "m",
+});
+const bigWrite = () =>
+  toolUse("write", { path: "big.txt", content: "x".repeat(18_000) }, "Writing it.");
+
+function gate() {
+  let open = () => {};
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open: () => open() };
+}
+
+describe("the status line while a call's input arrives", () => {
+  it("names the call and counts its characters, and goes when the call is complete", async () => {
+    let written = "";
+    const tty = { columns: 80, write: (t: string) => ((written += t), true) };
+    const status = new StatusLine(tty as unknown as NodeJS.WriteStream);
+    const lead = status.begin("lead");
+    lead.input("write", 12_345);
+    expect((await render(written, { fromStream: true })).lines).toEqual([
+      expect.stringMatching(/^. waiting for lead writing a write call, 12,345 characters, \ds$/),
+    ]);
+    lead.done();
+    expect((await render(written, { fromStream: true })).lines).toEqual([]);
+  });
+
+  it.skipIf(!hasPseudoTerminal)(
+    "on a terminal: the line shows the input growing while the text above stays",
+    { timeout: budget({ cli: 4 }) },
+    async () => {
+      const held = gate();
+      api = await startFakeApi([
+        streamed(bigWrite(), {
+          pieces: 4,
+          // The last piece of the call's input waits until the test has seen the line.
+          before: (event, i, all) =>
+            i ===
+            all.findLastIndex(
+              (e) => (e.data.delta as { type?: string } | undefined)?.type === "input_json_delta",
+            )
+              ? held.promise
+              : undefined,
+        }),
+      ]);
+      const workspace = tempDir();
+      const run = runCliInTerminal(["s02", "--workspace", workspace], env(api.url));
+      await run.waitForScreen((s) => s.lines.some((l) => l.startsWith("you ›")), "the prompt");
+      run.type("write a big file\r");
+      const screen = await run.waitForScreen(
+        (s) =>
+          s.lines.some((l) =>
+            / waiting for lead writing a write call, [\d,]+ characters, \d+s$/.test(l),
+          ),
+        "the call's input counted on the status line",
+      );
+      expect(screen.lines).toContain("assistant › Writing it.");
+      held.open();
+      const done = await run.waitForScreen(
+        (s) => s.lines.some((l) => /Wrote 18000 bytes to big\.txt|Wrote 18,000/.test(l)),
+        "the call's result",
+      );
+      expect(done.lines.filter((l) => /writing a write call/.test(l))).toEqual([]);
+      run.type("q\r");
+      await run.exited;
+    },
+  );
+
+  it("piped output never shows it", async () => {
+    api = await startFakeApi([streamed(bigWrite(), { pieces: 4 })]);
+    const { stdout } = await runCli(["s02", "--workspace", tempDir()], {
+      input: "go\n",
+      env: env(api.url),
+    });
+    expect(stdout).toMatch(/⚙ write/);
+    expect(stdout).not.toMatch(/writing a write call/);
+  });
+});
