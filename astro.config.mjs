@@ -4,6 +4,7 @@ import starlight from "@astrojs/starlight";
 import { defineConfig } from "astro/config";
 import { LOCALE_INFO } from "./i18n/locales.ts";
 import { normalizeBase, rehypeBasePath } from "./site/lib/base-path.ts";
+import { rehypeChapterParts } from "./site/lib/rehype-chapter-parts.ts";
 import { browserSafeChapters } from "./site/lib/vite-browser-chapters.ts";
 import {
   buildTimeRendering,
@@ -30,7 +31,9 @@ const chapters = readdirSync("./chapters")
   .filter((name) => /^s\d\d-/.test(name) && hasPage(name))
   .sort();
 const hasCaseStudy = hasPage("case-study-hierarchy");
-// Appendices (chapters/aN-slug/) run like chapters and follow the case study.
+// The appendices and the chapters after the fifteen (chapters/aN-slug/: MCP servers, the whole
+// harness, edits that land, …) run like chapters and follow the case study, in a group of their
+// own named for what they are: what turns the course's toy into a tool people use every day.
 const appendices = readdirSync("./chapters")
   .filter((name) => /^a\d+-/.test(name) && hasPage(name))
   .sort((a, b) => parseInt(a.slice(1)) - parseInt(b.slice(1)));
@@ -52,8 +55,9 @@ export default defineConfig({
     build: { assetsInlineLimit: 0 },
     worker: { plugins: () => [browserSafeChapters()] },
   },
-  // Links written in the pages ("[s02](/s02-tool-use/)", <LinkCard href="/...">) go under the base.
-  markdown: { rehypePlugins: [rehypeBasePath({ base })] },
+  // A chapter page is read in parts, each at its own URL (site/lib/chapter-parts.ts). Links
+  // written in the pages ("[s02](/s02-tool-use/)", <LinkCard href="/...">) go under the base.
+  markdown: { rehypePlugins: [rehypeChapterParts, rehypeBasePath({ base })] },
   integrations: [
     starlight({
       title: "Learn Agent Harness",
@@ -86,8 +90,12 @@ export default defineConfig({
         ...(appendices.length
           ? [
               {
-                label: "Appendices",
-                translations: { ja: "付録", "zh-CN": "附录", de: "Anhang" },
+                label: "From a toy to a tool",
+                translations: {
+                  ja: "おもちゃから道具へ",
+                  "zh-CN": "从玩具到工具",
+                  de: "Vom Spielzeug zum Werkzeug",
+                },
                 items: appendices.map((slug) => ({ slug })),
               },
             ]
@@ -112,6 +120,7 @@ export default defineConfig({
       editLink: { baseUrl: `${repoUrl}/edit/${repoBranch}/` },
       components: {
         Banner: "./site/components/overrides/Banner.astro",
+        PageTitle: "./site/components/overrides/PageTitle.astro",
       },
       routeMiddleware: "./site/lib/route-middleware.ts",
       customCss: ["./site/styles/custom.css"],

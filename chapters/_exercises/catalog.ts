@@ -18,6 +18,7 @@ import { exercises as s14 } from "./s14.ts";
 import { exercises as s15 } from "./s15.ts";
 import { exercises as a1 } from "./a1.ts";
 import { exercises as a2 } from "./a2.ts";
+import { exercises as a3 } from "./a3.ts";
 
 export const EXERCISES = [
   ...s01,
@@ -37,6 +38,7 @@ export const EXERCISES = [
   ...s15,
   ...a1,
   ...a2,
+  ...a3,
 ] as unknown as Exercise<ChapterModule>[];
 
 export const chapterOf = (id: string) => id.split(".")[0];

@@ -59,7 +59,7 @@ function chapterList(chapters) {
   const appendices = listAppendices();
   return [
     ...chapters.map(line),
-    ...(appendices.length ? ["Appendices:", ...appendices.map(line)] : []),
+    ...(appendices.length ? ["From a toy to a tool:", ...appendices.map(line)] : []),
   ].join("\n");
 }
 

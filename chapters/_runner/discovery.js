@@ -43,7 +43,7 @@ export function listChapters() {
 /** The appendices (chapters/aN-slug/): runnable like a chapter and with pages like a chapter's,
  *  but kept out of listChapters(), which means the fifteen (the CLI's list, the curriculum's
  *  tests); tests about pages iterate allRunnable(). Their title is the first line of agent.ts's
- *  header ("Appendix A · MCP tool servers" → "MCP tool servers").
+ *  header ("Appendix A · MCP tool servers" → "MCP tool servers", "a3 · Edits that land" → "Edits that land").
  *  @returns {ChapterInfo[]} */
 export function listAppendices() {
   return readdirSync(CHAPTERS_DIR, { withFileTypes: true })
@@ -55,7 +55,7 @@ export function listAppendices() {
       const headline = existsSync(agent)
         ? /^\s*\*\s*(\S.*)$/m.exec(readFileSync(agent, "utf8"))?.[1]
         : undefined;
-      const title = headline?.replace(/^Appendix \w+\s*·\s*/, "") ?? slug;
+      const title = headline?.replace(/^(?:Appendix \w+|a\d+)\s*·\s*/, "") ?? slug;
       const aliases = [slug.split("-")[0]];
       return { id: `a${num}`, number: Number(num), slug, aliases, name: d.name, dir, title };
     })

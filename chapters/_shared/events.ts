@@ -62,6 +62,9 @@ export interface HarnessEvents {
     | { kind: "too_long"; action: "identity_reinjected" };
   /** a1: an MCP server started and listed its tools (their names as the server gave them). */
   mcp_server: { server: string; tools: string[] };
+  /** a3: the model has now seen a new text of a file (it read it, or its own change made it):
+   *  its version (1, 2, …), the text's hash (first 8 hex digits) and the tool that showed it. */
+  file_version: { path: string; version: number; hash: string; by: string };
 }
 
 export type EventKind = keyof HarnessEvents;

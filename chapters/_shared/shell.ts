@@ -10,6 +10,7 @@ import {
   openSync,
   readlinkSync,
   realpathSync,
+  statSync,
 } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
@@ -50,6 +51,9 @@ export interface CommandOptions {
   /** Folders the harness lets the command write besides `cwd` (s12: a lane's repository's .git).
    *  Only ever paths the harness itself knows, never ones read from a file in the workspace. */
   writable?: string[];
+  /** Files and folders of the harness's own the command may read though the sandbox hides them
+   *  (a3: its type-check script and the TypeScript it runs), read-only. Harness paths only. */
+  readable?: string[];
   /** "sh" for hooks, which are POSIX sh by convention; "bash" otherwise. */
   shell?: "bash" | "sh";
 }
@@ -364,6 +368,7 @@ function sandboxed(
   args: string[],
   cwd: string,
   writable: string[],
+  readable: string[] = [],
 ): { program: string; argv: string[]; fds: number[]; repos: string[]; close: () => void } {
   const repos = [cwd, ...writable].flatMap(gitDirIn);
   if (sandboxStatus().kind !== "bubblewrap")
@@ -371,6 +376,8 @@ function sandboxed(
   const folders = [cwd, ...writable].map((dir) => path.resolve(dir));
   const binds = folders.map((dir) => ({ path: dir, folder: true, readOnly: false }));
   binds.push(...folders.flatMap(gitGuards));
+  for (const shown of readable)
+    binds.push({ path: shown, folder: statSync(shown).isDirectory(), readOnly: true });
   const mounts: Mount[] = [];
   try {
     for (const bind of binds) mounts.push({ ...bind, fd: openPinned(bind.path, bind.folder) });
@@ -426,7 +433,7 @@ export function startCommand(command: string, opts: CommandOptions): RunningComm
   const { timeoutMs = 30_000, maxOutput = 50_000, shell = "bash" } = opts;
   let run: ReturnType<typeof sandboxed>;
   try {
-    run = sandboxed(shell, ["-c", command], opts.cwd, opts.writable ?? []);
+    run = sandboxed(shell, ["-c", command], opts.cwd, opts.writable ?? [], opts.readable);
   } catch (err) {
     return refused(`Error: ${(err as Error).message}`);
   }

@@ -18,6 +18,7 @@ const PANELS: PanelId[] = [
   "roster",
   "recovery",
   "requests",
+  "files",
 ];
 
 export function playerLabels(t: Translate) {

@@ -34,6 +34,7 @@ function isMinor(step: TraceEvent): boolean {
   switch (step.type) {
     case "mailbox_read":
     case "task_bound":
+    case "file_version":
       return true;
     case "member_state":
       return step.data.state !== "shutdown";
@@ -129,6 +130,11 @@ export function eventWords(event: HarnessEvent, t: Translate): string {
     }
     case "mcp_server":
       return t("event.mcp_server", { server: event.data.server });
+    case "file_version":
+      return t("event.file_version", {
+        path: event.data.path,
+        version: String(event.data.version),
+      });
     default:
       otherEvent(event);
       return (event as { type: string }).type;

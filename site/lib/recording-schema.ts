@@ -70,6 +70,7 @@ const EVENT_DATA = {
     z.object({ kind: z.literal("too_long"), action: z.literal("identity_reinjected") }),
   ]),
   mcp_server: z.object({ server: text, tools: z.array(text) }),
+  file_version: z.object({ path: text, version: z.number(), hash: text, by: text }),
 } satisfies { [K in EventKind]: z.ZodType<HarnessEvents[K]> };
 
 /** The event types a trace may hold (events.ts's kinds), for whoever needs them as values. */

@@ -2,7 +2,8 @@
 // loaded skills (s04), permission decisions (s07), hooks fired (s08), memories saved (s09), the
 // task board (s10–s13: from the board lines the task tools print, then claims and completions),
 // background tasks (s11), lanes (s12), the roster with each teammate's state and unread mail
-// (s13), recoveries (s14) and the request table (s15). Plus, per model request, its size (the
+// (s13), recoveries (s14), the request table (s15) and the files read with their versions (a3).
+// Plus, per model request, its size (the
 // context meter). Pure: the player's data endpoint and the tests call it.
 import { asText } from "../../chapters/_runner/text.ts";
 import { MARKS } from "../../chapters/_shared/marks.ts";
@@ -22,7 +23,8 @@ export type PanelId =
   | "lanes"
   | "roster"
   | "recovery"
-  | "requests";
+  | "requests"
+  | "files";
 
 /** Rows of cells per panel; a panel appears once it has a row. */
 export type Snapshot = Partial<Record<PanelId, string[][]>>;
@@ -64,6 +66,7 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
   const roster = new Map<string, { state: string; task: string; unread: number }>();
   const recovery: string[][] = [];
   const requests = new Map<string, { kind: string; route: string; status: string }>();
+  const files = new Map<string, { version: number; by: string }>();
   const calls = new Map<string, Extract<TraceEvent, { kind: "tool_call" }>>();
 
   const readBoard = (output: string) => {
@@ -200,6 +203,12 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
         });
         return;
       }
+      case "file_version": {
+        // The hash stays in the event (a learner's own recording); the panel shows the count.
+        const { path, version, by } = step.data;
+        files.set(path, { version, by });
+        return;
+      }
       // Shown by the context meter, the sequence diagram or the step itself, not by a panel:
       case "compacted":
       case "worktree_run":
@@ -223,6 +232,7 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
       roster: [...roster].map(([name, m]) => [name, m.state || "—", m.task, String(m.unread)]),
       recovery: recovery.slice(-LAST),
       requests: [...requests].map(([id, r]) => [id, r.kind, r.route, r.status]),
+      files: [...files].map(([file, f]) => [file, `v${f.version}`, f.by]),
     };
     for (const key of Object.keys(panels) as PanelId[])
       if (!panels[key]!.length) delete panels[key];

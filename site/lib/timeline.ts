@@ -19,9 +19,10 @@ export function layerOf(chapterId: string): LayerId | undefined {
 }
 
 /** The title line of agent.ts's header comment: " * s13 · Agent teams" → "Agent teams",
- *  " * Appendix A · MCP tool servers" → "MCP tool servers". */
+ *  " * Appendix A · MCP tool servers" → "MCP tool servers", " * a3 · Edits that land" → "Edits
+ *  that land". */
 export function headlineOf(source: string): string | undefined {
-  return /^\s*\*\s*(?:s\d\d|Appendix [A-Z])\s*·\s*(.+?)\s*$/m.exec(source)?.[1];
+  return /^\s*\*\s*(?:s\d\d|Appendix [A-Z]|a\d+)\s*·\s*(.+?)\s*$/m.exec(source)?.[1];
 }
 
 export interface ChartPoint {

@@ -129,6 +129,7 @@ function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
       case "task_completed":
       case "task_handed_back":
       case "mailbox_read":
+      case "file_version":
         return;
       default:
         otherEvent(step);

@@ -8,11 +8,14 @@ import { chapter, openSite } from "../support/browser.ts";
 import { budget } from "../support/budgets.ts";
 
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
-// Every kind once (a chapter page has the player, diagrams and code; a translated chapter the
-// other fonts), kept to small pages: axe takes ~5 s on the longest ones.
+// Every kind once (a chapter's Learn part has the diagram and tool table, its Run it the player,
+// its Code the code; a translated chapter the other fonts), kept to small pages: axe takes ~5 s
+// on the longest ones.
 const PAGES = [
   "/",
   `/${chapter}/`,
+  `/${chapter}/run/`,
+  `/${chapter}/code/`,
   "/ja/s10-task-system/",
   "/compare/",
   "/timeline/",
@@ -44,7 +47,7 @@ describe.skipIf(!hasChromium)("accessibility (axe-core)", { timeout: CHECKS }, (
   // checked there, on the pages with colours of their own (player, diff, status table). The dark
   // run switches the loaded page the way the theme picker does (`data-theme` on the root, which
   // every colour of the site follows) rather than loading it again.
-  const DARK = [`/${chapter}/`, "/compare/", "/de/translation-status/"];
+  const DARK = [`/${chapter}/run/`, `/${chapter}/code/`, "/compare/", "/de/translation-status/"];
 
   it("finds no violation on a page of every kind, light theme, nor in the dark theme (color-contrast)", async () => {
     const context = await site.browser.newContext();

@@ -66,6 +66,9 @@ describe("the suite's build, made for a sub-path", () => {
       [chapter]: `chapters/${chapter}/en.mdx`,
       [`ja/${chapter}`]: `chapters/${chapter}/ja.mdx`,
       [`zh/${chapter}`]: `chapters/${chapter}/zh.mdx`,
+      // a chapter's later parts are the same file (site/lib/chapter-parts.ts)
+      [`${chapter}/run`]: `chapters/${chapter}/en.mdx`,
+      [`de/${chapter}/exercises`]: `chapters/${chapter}/de.mdx`,
       compare: "site/docs/compare.mdx",
       "de/compare": "site/docs/de/compare.mdx",
       "ja/translators": "site/docs/ja/translators.mdx",

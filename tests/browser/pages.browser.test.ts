@@ -1,6 +1,6 @@
 // A page of every kind in every locale, in chromium at phone width: it loads without console
-// errors or failed requests, its diagrams render, nothing overflows 390 px, and the menu's
-// language and theme pickers show their labels whole. (Every link and
+// errors or failed requests, its diagrams render, nothing overflows 390 px, and the language and
+// theme pickers (the menu's, or the home page's own, which has no menu) show their labels whole. (Every link and
 // image of every page is checked without a browser by tests/site.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasChromium } from "../support/chromium.ts";
@@ -15,15 +15,21 @@ import {
 } from "../support/browser.ts";
 import { budget } from "../support/budgets.ts";
 
-/** English: a page of every kind (home, the first, largest and last chapter, the case study, the
- *  appendices, the site pages with tables, the translators' guide); the other locales: the home
- *  page, the largest chapter, the appendices and the pages whose tables are widest. */
+/** English: a page of every kind (home, the first, largest and last chapter, the largest in all
+ *  its parts, the case study, the appendices, the site pages with tables, the translators' guide);
+ *  the other locales: the home page, the largest chapter in its parts, the appendices and the pages
+ *  whose tables are widest. */
 const SAMPLE = {
   en: [
     "",
     `${chapter}/`,
+    `${chapter}/run/`,
     "s13-agent-teams/",
+    "s13-agent-teams/run/",
+    "s13-agent-teams/code/",
+    "s13-agent-teams/exercises/",
     `${chapters.at(-1)}/`,
+    `${chapters.at(-1)}/run/`,
     "case-study-hierarchy/",
     ...appendices.map((name) => `${name}/`),
     "compare/",
@@ -35,6 +41,9 @@ const SAMPLE = {
   other: [
     "",
     "s13-agent-teams/",
+    "s13-agent-teams/run/",
+    "s13-agent-teams/code/",
+    "s13-agent-teams/exercises/",
     ...appendices.map((name) => `${name}/`),
     "compare/",
     "timeline/",
@@ -77,6 +86,17 @@ describe.skipIf(!hasChromium)("pages in chromium at 390 px", { timeout: VISITS }
             // a page with a sidebar: its menu shows the language and theme pickers, labels whole
             await page.locator("starlight-menu-button button").click();
             problems.push(...(await cutPickerLabels(page)).map((cut) => `menu picker: ${cut}`));
+          }
+          if (Object.values(LOCALES).some((prefix) => url === `${prefix}/`)) {
+            // the home page has no menu: its language and theme pickers are on the page, whole
+            const shown = await page.evaluate(() =>
+              ["starlight-lang-select select", "starlight-theme-select select"].map(
+                (s) =>
+                  [...document.querySelectorAll(s)].filter((el) => el.checkVisibility()).length,
+              ),
+            );
+            if (shown.some((n) => n !== 1)) problems.push(`home page pickers shown: ${shown}`);
+            problems.push(...(await cutPickerLabels(page)).map((cut) => `home picker: ${cut}`));
           }
           failures.push(...problems.map((p) => `${url}: ${p}`));
         }

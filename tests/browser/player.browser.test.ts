@@ -42,7 +42,7 @@ const currentIndex = (player: ReturnType<Page["locator"]>) =>
 describe("the player", { timeout: budget({ page: 4 }) }, () => {
   it("s05: each step's note is beside it, and the code that handled it is shown and marked", async () => {
     const page = await site.tab({ width: 1280, height: 900 });
-    const player = await openPlayer(page, "/s05-context-compact/");
+    const player = await openPlayer(page, "/s05-context-compact/run/");
     const notes = readNotes(dirOf("s05"), "en");
     // The compact call (lead#7): its note, and the part of the run it starts.
     const compact = player.locator(".lah-step", { hasText: "Compacting to free the context" });
@@ -74,7 +74,7 @@ describe("the player", { timeout: budget({ page: 4 }) }, () => {
 
   it("s10: story only skips the harness's bookkeeping; jumping goes to a part of the run", async () => {
     const page = await site.tab();
-    const player = await openPlayer(page, "/s10-task-system/");
+    const player = await openPlayer(page, "/s10-task-system/run/");
     await player.locator("[data-action=story]").check();
     const kinds: string[] = [];
     for (let i = 0; i < 6; i++) {
@@ -104,7 +104,7 @@ describe("the player", { timeout: budget({ page: 4 }) }, () => {
 
   it("s13: one agent's steps only, and the phases of a team's run", async () => {
     const page = await site.tab();
-    const player = await openPlayer(page, "/s13-agent-teams/");
+    const player = await openPlayer(page, "/s13-agent-teams/run/");
     await player.locator("select[data-action=agent]").selectOption("alice");
     await player.locator("button[data-action=last]").click();
     const shown = await player
@@ -120,7 +120,7 @@ describe("the player", { timeout: budget({ page: 4 }) }, () => {
 
   it("s15: the state panel, the request machine and the sequence diagram follow the player", async () => {
     const page = await site.tab({ width: 1280, height: 900 });
-    const player = await openPlayer(page, "/s15-team-protocols/");
+    const player = await openPlayer(page, "/s15-team-protocols/run/");
     // The first approval: the step where req_1 leaves pending.
     const focus = machineFocus("s15", readTrace("s15")!);
     const approved = focus.findIndex((f) => f?.from === "pending" && f.state === "approved");
@@ -157,7 +157,7 @@ describe("the player", { timeout: budget({ page: 4 }) }, () => {
     const rows = notesStatus(REPO_ROOT).filter((r) => r.page.startsWith("s15-"));
     const page = await site.tab();
     for (const row of rows) {
-      const player = await openPlayer(page, `/${row.locale}/s15-team-protocols/`);
+      const player = await openPlayer(page, `/${row.locale}/s15-team-protocols/run/`);
       const notice = player.locator(".lah-player-notice");
       if (row.status === "fresh") expect(await notice.count()).toBe(0);
       else expect(await notice.count(), `${row.locale}: ${row.status}`).toBe(1);
@@ -179,7 +179,7 @@ describe("the player", { timeout: budget({ page: 4 }) }, () => {
 
   it("two players on one page do not interfere: each steps, filters, plays and reports only itself", async () => {
     const page = await site.tab({ width: 1280, height: 900 });
-    const first = await openPlayer(page, "/s13-agent-teams/");
+    const first = await openPlayer(page, "/s13-agent-teams/run/");
     await addSecondPlayer(page);
     expect(await page.locator("lah-player").count()).toBe(2);
     const second = page.locator("lah-player").nth(1).locator(".lah-player");
@@ -250,7 +250,7 @@ describe("the player", { timeout: budget({ page: 4 }) }, () => {
 
   it("a player's state belongs to its element: kept when the element moves, wired once", async () => {
     const page = await site.tab();
-    await openPlayer(page, "/s05-context-compact/");
+    await openPlayer(page, "/s05-context-compact/run/");
     await addSecondPlayer(page);
     const [first, second] = [0, 1].map((n) => page.locator("lah-player").nth(n));
     await second.locator("button[data-action=next]").click();
@@ -282,7 +282,7 @@ describe("the player", { timeout: budget({ page: 4 }) }, () => {
       viewport: { width: 390, height: 800 },
     });
     const page = await context.newPage();
-    await page.goto(`${site.server.url}/s05-context-compact/`);
+    await page.goto(`${site.server.url}/s05-context-compact/run/`);
     const player = page.locator(".lah-player").first();
     expect(await player.locator(".lah-step-note:visible").count()).toBeGreaterThanOrEqual(10);
     expect(await player.locator(".lah-player-controls").isHidden()).toBe(true);

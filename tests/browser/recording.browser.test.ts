@@ -281,10 +281,10 @@ describe.skipIf(!hasChromium)("Open a recording…", { timeout: budget({ page: 5
       await link.waitFor();
       return link;
     };
-    expect(await (await linkOf("/s01-agent-loop/")).getAttribute("href")).toBe(
+    expect(await (await linkOf("/s01-agent-loop/run/")).getAttribute("href")).toBe(
       `${BASE}open/?chapter=s01`,
     );
-    const link = await linkOf("/ja/s13-agent-teams/");
+    const link = await linkOf("/ja/s13-agent-teams/run/");
     expect(await link.textContent()).toBe(ja["player.open"]);
     await link.click();
     await page.waitForURL(/\/ja\/open\/\?chapter=s13$/);

@@ -88,7 +88,7 @@ describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 
     const actorFill: Record<string, string> = {};
     for (const theme of ["light", "dark"] as const) {
       await page.addInitScript((t) => localStorage.setItem("starlight-theme", t), theme);
-      await page.goto(`${server.url}/${chapter}/`, { waitUntil: "load" });
+      await page.goto(`${server.url}/${chapter}/run/`, { waitUntil: "load" });
       const figure = page.locator("figure.lah-mermaid").first();
       actorFill[theme] = await figure
         .locator("rect.actor")
@@ -102,9 +102,10 @@ describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 
     const figure = page.locator("figure.lah-mermaid").first();
     await scriptsReady(page);
     await figure.locator(".lah-mermaid-zoom").click();
-    expect(await figure.evaluate((f) => getComputedStyle(f).position)).toBe("fixed");
+    await page.locator("dialog[open] .lah-mermaid-svg svg").waitFor();
     await page.keyboard.press("Escape");
-    expect(await figure.evaluate((f) => getComputedStyle(f).position)).not.toBe("fixed");
+    await expect.poll(() => page.locator("dialog[open]").count()).toBe(0);
+    expect(await figure.locator(".lah-mermaid-svg svg").count()).toBe(1);
     await context.close();
   });
 
@@ -113,9 +114,9 @@ describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 
     const smallest: Record<string, number> = {};
     for (const url of [
       "/case-study-hierarchy/",
-      "/s06-subagent/",
-      "/s13-agent-teams/",
-      "/s15-team-protocols/",
+      "/s06-subagent/run/",
+      "/s13-agent-teams/run/",
+      "/s15-team-protocols/run/",
     ]) {
       await page.goto(`${server.url}${url}`, { waitUntil: "load" });
       smallest[url] = await page.evaluate(() => {
@@ -135,8 +136,9 @@ describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 
 
   it("a diagram wider than the column takes the room beside it; no page overflows from 390 to 1920 px", async () => {
     const page = await site.tab();
-    const url = `${server.url}/s13-agent-teams/`; // its sequence diagram is 1,347 px wide
-    const widths: Record<number, { prose: number; figure: number; panel: number }> = {};
+    const url = `${server.url}/s13-agent-teams/run/`; // its sequence diagram is 1,347 px wide
+    const widths: Record<number, { prose: number; figure: number; panel: number; own: number }> =
+      {};
     // One load, then the window resized through the widths: the layout is CSS (container queries),
     // so it must follow a resize as it follows a load.
     await page.setViewportSize({ width: 390, height: 900 });
@@ -157,6 +159,7 @@ describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 
           overflow: document.documentElement.scrollWidth - window.innerWidth,
           prose: box(document.querySelector(".sl-markdown-content")).width,
           figure: box(wide).width,
+          own: parseFloat((wide as HTMLElement).style.getPropertyValue("--lah-mermaid-width")),
           panel: inner.right - inner.left,
           outside: Math.max(inner.left - box(wide).left, box(wide).right - inner.right),
           narrower: figures.filter(
@@ -171,23 +174,28 @@ describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 
     }
     console.log(`s13's widest diagram, prose / figure / room: ${JSON.stringify(widths)}`);
     for (const width of [1150, 1920]) {
-      // beside the column: after it, the table of contents above it (1150); before it, the table
-      // of contents beside it (1920)
+      // beside the column, as wide as the content panel, or as the drawing itself where the
+      // panel is wider (Run it has no table of contents: at 1920 px the drawing is whole)
       expect(widths[width].figure, `${width} px`).toBeGreaterThan(widths[width].prose + 20);
-      expect(widths[width].figure, `${width} px`).toBeCloseTo(widths[width].panel, 0);
+      expect(widths[width].figure, `${width} px`).toBeCloseTo(
+        Math.min(widths[width].panel, widths[width].own),
+        0,
+      );
     }
     // "Full size" still covers the window
     await scriptsReady(page);
     const figure = page.locator("figure.lah-mermaid").first();
     await figure.locator(".lah-mermaid-zoom").click();
-    expect(await figure.evaluate((f) => f.getBoundingClientRect().width)).toBeGreaterThan(1900);
+    const dialog = page.locator("dialog[open]");
+    expect(await dialog.evaluate((d) => d.getBoundingClientRect().width)).toBeGreaterThan(1900);
+    await page.keyboard.press("Escape");
   });
 
-  it("scrolling the longest chapter through, down from the top and up from its last section, moves nothing on screen", async () => {
+  it("scrolling the longest chapter's parts through, down from the top and up from the player, moves nothing on screen", async () => {
     // its own tab: the shared one may show this page already, scrolled, and a reload keeps that
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const shifts: string[] = [];
-    for (const start of ["", "#exercises"]) {
+    for (const start of ["", "run/", "code/", "exercises/", "run/#try-it"]) {
       await page.goto(`${server.url}/s13-agent-teams/${start}`, { waitUntil: "load" });
       // Watch from the frames drawn after load: on a busy machine the page can still be laying
       // itself out when the load event fires (the suite saw 0.2–0.4 at the top, never alone; with
@@ -209,7 +217,7 @@ describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 
           }
         }).observe({ type: "layout-shift" });
       });
-      const step = start ? -600 : 600;
+      const step = start.includes("#") ? -600 : 600;
       for (let i = 0; i < 60; i++) {
         const moved = await page.evaluate(async (dy) => {
           const before = scrollY;
@@ -243,7 +251,7 @@ describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 
 
   it("the step-through player steps forward and back, by button and by keyboard", async () => {
     const page = await site.tab();
-    await page.goto(`${server.url}/${chapter}/`);
+    await page.goto(`${server.url}/${chapter}/run/`);
     const player = page.locator(".lah-player").first();
     const current = () =>
       player.locator('.lah-step[aria-current="step"]').getAttribute("data-index");
@@ -265,7 +273,7 @@ describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 
 
   it("fetches the full source and the diff when the reader opens them, in any locale", async () => {
     const page = await site.tab();
-    await page.goto(`${server.url}/de/s13-agent-teams/`);
+    await page.goto(`${server.url}/de/s13-agent-teams/code/`);
     // s13's lesson files (agent.ts, mailbox.ts …): the source and the diff show a block for each.
     const lessonFiles = readdirSync(path.join(REPO_ROOT, "chapters/s13-agent-teams")).filter(
       (f) => f.endsWith(".ts") && f !== "scenario.ts",

@@ -752,7 +752,7 @@ describe.concurrent("npm run chapter mcp", () => {
     expect(h.out()).toMatch(/denied by the rule "mcp__notes__delete_note"/);
     const list = harness(["--list"]);
     expect(await list.exited).toBe(0);
-    expect(list.out()).toMatch(/Appendices:\n\s+a1\s+mcp-servers\s+MCP tool servers/);
+    expect(list.out()).toMatch(/From a toy to a tool:\n\s+a1\s+mcp-servers\s+MCP tool servers/);
   });
 
   for (const [how, code] of [

@@ -257,4 +257,23 @@ describe.runIf(sandboxed)("the sandbox's mounts come only from what the harness 
       process.env.PATH = saved;
     }
   });
+
+  // a3's type check runs a harness file (its script, the harness's TypeScript) in the sandbox,
+  // which hides the repository: the harness names those files, and they are shown read-only,
+  // by handle, each alone (not the folder around it).
+  it("files the harness shows a command are read-only, and what lies beside them stays hidden", async () => {
+    const harness = tempDir();
+    writeFileSync(path.join(harness, "shown.txt"), "shown\n");
+    writeFileSync(path.join(harness, "beside.txt"), "beside\n");
+    const ws = tempDir();
+    const shown = path.join(harness, "shown.txt");
+    const { output } = await runCommand(
+      `cat '${shown}'; echo more >> '${shown}' && echo WROTE; cat '${path.join(harness, "beside.txt")}' || echo HIDDEN`,
+      { cwd: ws, timeoutMs: budget("command"), readable: [shown] },
+    );
+    expect(output).toContain("shown");
+    expect(output).not.toContain("WROTE");
+    expect(output).toContain("HIDDEN");
+    expect(readFileSync(shown, "utf8")).toBe("shown\n");
+  });
 });

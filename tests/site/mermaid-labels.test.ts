@@ -335,12 +335,13 @@ describe.skipIf(!buildTimeRendering())("mermaid labels: the built site", () => {
       figures(readFileSync(path.join(dist, page, "index.html"), "utf8")).flatMap((f) =>
         drawnTexts(f, "messageText"),
       );
-    expect(messagesOn("s10-task-system")).toContain("task_update #2 in_progress");
+    // on each chapter's Run it part (site/lib/chapter-parts.ts)
+    expect(messagesOn("s10-task-system/run")).toContain("task_update #2 in_progress");
     for (const { id, trace } of traces().filter(({ id }) => ["s13", "s14", "s15"].includes(id))) {
       const expected = labelsOf(sequenceFromTrace(trace))
         .filter((l) => l.kind === "message")
         .flatMap((l) => l.written.split("\n"));
-      const shown = messagesOn(trace.name);
+      const shown = messagesOn(`${trace.name}/run`);
       expect(
         expected.filter((label) => !shown.includes(label)),
         `${trace.name} shows sequenceFromTrace(${id})`,

@@ -60,6 +60,32 @@ describe("the state after each step", () => {
     expect(new Map(rows.map(([id, , , status]) => [id, status]))).toEqual(last);
   });
 
+  it("a3: the files read, each at the version the model last saw, as the run's reads printed it", () => {
+    const run = trace("a3");
+    const states = stateTimeline(run);
+    // Where the first patch is refused, the panel still has price.ts at the version its edit made.
+    const refused = run.steps.findIndex(
+      (s) => s.kind === "tool_result" && s.name === "apply_patch" && s.is_error,
+    );
+    expect(states[refused].files).toEqual([
+      ["src/price.ts", "v2", "edit"],
+      ["src/report.ts", "v1", "read"],
+    ]);
+    // Each read's "(version N)" is the version the panel shows right after it.
+    run.steps.forEach((step, i) => {
+      if (step.kind !== "tool_result" || step.name !== "read") return;
+      const shown = /\(version (\d+)\)$/.exec(step.output)![1];
+      const call = run.steps.find((s) => s.kind === "tool_call" && s.id === step.id);
+      const file = (call?.kind === "tool_call" && (call.input as { path: string }).path) || "";
+      expect(states[i].files!.find((row) => row[0] === file)?.[1]).toBe(`v${shown}`);
+    });
+    expect(states.at(-1)!.files).toEqual([
+      ["src/price.ts", "v4", "apply_patch"],
+      ["src/report.ts", "v3", "edit"],
+      ["src/vat.ts", "v1", "apply_patch"],
+    ]);
+  });
+
   it("a step that changes nothing shares the snapshot before it", () => {
     const timeline = stateTimeline(trace("s13"));
     const distinct = new Set(timeline);

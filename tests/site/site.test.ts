@@ -17,6 +17,11 @@ const appendices = chapters.filter((c) => c.id.startsWith("a"));
 const prefixes = { en: "", ja: "ja/", zh: "zh/", de: "de/" } as const;
 const page = (prefix: string, name: string) =>
   readFileSync(path.join(dist, prefix, name, "index.html"), "utf8");
+/** A chapter is read in parts (site/lib/chapter-parts.ts): Learn at its URL, then these. */
+const PARTS = ["", "run/", "code/", "exercises/"];
+/** A chapter's page, all its parts: what the one long page held. */
+const chapterPages = (prefix: string, name: string) =>
+  PARTS.map((part) => page(prefix, `${name}/${part}`)).join("\n");
 
 // SKIP_SITE_BUILD=1 reuses an existing dist/ while iterating on these checks.
 beforeAll(() => ensureSiteBuilt(), budget("siteBuild"));
@@ -31,7 +36,7 @@ describe("documentation site", () => {
     it(`${chapter.id}: a page per locale with diagram, tools and source`, async () => {
       const { TOOLS } = await import(path.join(chapter.dir, "agent.ts"));
       for (const [locale, prefix] of Object.entries(prefixes)) {
-        const html = page(prefix, chapter.name);
+        const html = chapterPages(prefix, chapter.name);
         expect(html, `${locale}/${chapter.name}`).toContain(
           `lang="${locale === "zh" ? "zh-CN" : locale}"`,
         );
@@ -39,6 +44,8 @@ describe("documentation site", () => {
         expect(html).toContain('class="lah-tools"');
         for (const tool of TOOLS) expect(html).toContain(`<code>${tool.name}</code>`);
         const table = /<table class="lah-tools[\s\S]*?<\/table>/.exec(html)?.[0] ?? "";
+        // "1 tool", never "1 tools"
+        if (locale === "en") expect(table).not.toMatch(/\b1 tools\b/);
         expect(
           table,
           `${locale}/${chapter.name}: a description's \`code\` shown raw`,
@@ -70,14 +77,21 @@ describe("documentation site", () => {
         .map((m) => m[1])
         .sort()
         .at(-1);
-      const group = { en: "Appendices", ja: "付録", zh: "附录", de: "Anhang" } as const;
+      const group = {
+        en: "From a toy to a tool",
+        ja: "おもちゃから道具へ",
+        zh: "从玩具到工具",
+        de: "Vom Spielzeug zum Werkzeug",
+      } as const;
       for (const [locale, prefix] of Object.entries(prefixes)) {
         const html = page(prefix, appendix.name);
         // The sidebar has a group of its own for the appendices, after the case study's, and the
         // page is in it.
-        const groups = [...html.matchAll(/<span class="large[^"]*">([^<]+)<\/span>/g)].map(
-          (m) => m[1],
-        );
+        // (the page's own entry is a group too: its parts, site/lib/chapter-parts.ts)
+        const title = /<h1 id="_top"[^>]*>([^<]+)<\/h1>/.exec(html)?.[1];
+        const groups = [...html.matchAll(/<span class="large[^"]*">([^<]+)<\/span>/g)]
+          .map((m) => m[1])
+          .filter((label) => label !== title);
         const label = group[locale as keyof typeof group];
         expect(groups.indexOf(label), `${locale}: sidebar groups ${groups.join(", ")}`).toBe(
           groups.length - 2, // then "Tools for learners & teachers"
@@ -88,15 +102,16 @@ describe("documentation site", () => {
         );
         // A server's tools are marked as the server's, one row each.
         for (const name of served)
-          expect(html, `${locale}: ${name}`).toMatch(
+          expect(chapterPages(prefix, appendix.name), `${locale}: ${name}`).toMatch(
             new RegExp(`<tr data-server="[^"]+"[^>]*>\\s*<td><code>${name}</code>`),
           );
         // "What changed" compares it with the chapter it builds on, not with the last chapter.
-        expect(decodeHtml(html), `${locale}: compare link`).toContain(
+        const parts = chapterPages(prefix, appendix.name);
+        expect(decodeHtml(parts), `${locale}: compare link`).toContain(
           `compare/?from=${builtOn}&to=${appendix.id}"`,
         );
-        expect(html).toContain(`data-src="${BASE}code/${appendix.name}/#changes"`);
-        expect(html).toContain(`id="lah-player-${appendix.id}"`);
+        expect(parts).toContain(`data-src="${BASE}code/${appendix.name}/#changes"`);
+        expect(parts).toContain(`id="lah-player-${appendix.id}"`);
       }
     });
   }
@@ -122,6 +137,14 @@ describe("documentation site", () => {
     expect(page("", "timeline").match(/class="lah-chart-bar"/g)).toHaveLength(
       listChapters().length + 1, // + the legend's
     );
+  });
+
+  it("the home page of every locale leads to the timeline, the compare page, the workshop handout and the exercises", () => {
+    for (const prefix of Object.values(prefixes)) {
+      const home = page(prefix, "");
+      for (const target of ["timeline/", "compare/", "workshop/", `${chapters[0].name}/exercises/`])
+        expect(home, `${prefix || "en"}: ${target}`).toContain(`href="${BASE}${prefix}${target}"`);
+    }
   });
 
   it("every page of every locale: links and assets stay under the base and exist, images have alt text, one h1", () => {
@@ -159,11 +182,11 @@ describe("documentation site", () => {
     expect(problems).toEqual([]);
   });
 
-  it("every chapter page in every locale shows its checkable exercises; the handout marks them", () => {
+  it("every chapter's Exercises part in every locale shows its checkable exercises; the handout marks them", () => {
     const missing: string[] = [];
     for (const c of chapters)
       for (const prefix of ["", "ja/", "zh/", "de/"]) {
-        const html = readFileSync(path.join(dist, `${prefix}${c.name}/index.html`), "utf8");
+        const html = page(prefix, `${c.name}/exercises`);
         if (!html.includes(`npm run exercise ${c.id} -- --check`))
           missing.push(`${prefix}${c.name}`);
       }
@@ -231,7 +254,7 @@ describe("documentation site", () => {
     for (const [locale, prefix] of Object.entries(prefixes)) {
       const ui = JSON.parse(readFileSync(path.join(REPO_ROOT, `i18n/ui.${locale}.json`), "utf8"));
       const want = `${ui["expressiveCode.copyButtonTooltip"]} / ${ui["expressiveCode.copyButtonCopied"]}`;
-      for (const name of [...chapters.map((c) => c.name), "translators"]) {
+      for (const name of [...chapters.map((c) => `${c.name}/code`), "translators"]) {
         const file = path.join(prefix, name, "index.html");
         if (!existsSync(path.join(dist, file))) continue;
         const html = readFileSync(path.join(dist, file), "utf8");
@@ -269,17 +292,22 @@ describe("documentation site", () => {
     expect(counts.map((l) => l.page_count)).toEqual(counts.map(() => counts[0].page_count));
   });
 
-  it("keeps every chapter page's HTML at 400 KB or less in every locale, its code highlighted in compact markup", () => {
+  it("keeps every chapter part's HTML at 400 KB or less in every locale, its code highlighted in compact markup", () => {
     const heavy: string[] = [];
+    const sizes: Record<string, number> = {};
     for (const chapter of chapters)
-      for (const prefix of Object.values(prefixes)) {
-        const bytes = statSync(path.join(dist, prefix, chapter.name, "index.html")).size;
-        if (bytes > 400 * 1024)
-          heavy.push(`${prefix}${chapter.name}: ${(bytes / 1024).toFixed(0)} KB`);
-      }
+      for (const prefix of Object.values(prefixes))
+        for (const part of PARTS) {
+          const bytes = statSync(path.join(dist, prefix, chapter.name, part, "index.html")).size;
+          sizes[`${prefix}${chapter.name}/${part}`] = Math.round(bytes / 1024);
+          if (bytes > 400 * 1024)
+            heavy.push(`${prefix}${chapter.name}/${part}: ${(bytes / 1024).toFixed(0)} KB`);
+        }
+    const largest = Object.entries(sizes).sort((a, b) => b[1] - a[1]);
+    console.log(`largest chapter parts (KB): ${JSON.stringify(largest.slice(0, 6))}`);
     expect(heavy).toEqual([]);
     // Tokens carry palette classes (site/lib/ec-plugins.mjs), not Expressive Code's inline styles.
-    const html = page("", "s13-agent-teams");
+    const html = page("", "s13-agent-teams/code");
     expect(html.match(/<span class="a\d+ b\d+">/g)?.length).toBeGreaterThan(1000);
     expect(html.match(/<span style="--0:/g)?.length ?? 0).toBe(0);
   });
@@ -291,7 +319,7 @@ describe("documentation site", () => {
   });
 
   it("keeps mermaid sources out of the search index", () => {
-    const html = page("", chapters[0].name);
+    const html = page("", `${chapters[0].name}/run`);
     expect(html).toMatch(/<figure class="lah-mermaid[^"]*"[^>]*data-pagefind-ignore/);
   });
 });

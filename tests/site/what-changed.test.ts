@@ -145,7 +145,7 @@ describe("the chapter each chapter builds on", () => {
     }
   });
 
-  it("is s02 for s03 to s11, s10 for s12, s12 for s13, s13 for s14 and s15; s07 for a1, s15 for a2; none for s01", () => {
+  it("is s02 for s03 to s11, s10 for s12, s12 for s13, s13 for s14 and s15; s07 for a1, s15 for a2, s02 for a3; none for s01", () => {
     const bases = Object.fromEntries(chapters.map((c) => [c.id, site.base(c.id)?.id ?? null]));
     expect(bases).toEqual({
       s01: null,
@@ -159,6 +159,7 @@ describe("the chapter each chapter builds on", () => {
       s15: "s13",
       a1: "s07",
       a2: "s15",
+      a3: "s02",
     });
   });
 });

@@ -52,4 +52,6 @@ export const CURRICULUM_TOOLS = {
     teammate: [...TEAMMATE, ...PROTOCOL_TEAMMATE],
     subagent: BASE,
   },
+  /** s02's five with a strict edit, and apply_patch. */
+  a3: { lead: [...BASE, "apply_patch"] },
 } satisfies Record<string, ToolLists>;

@@ -79,7 +79,7 @@ export class LahPlayer extends HTMLElement {
     this.#position = root.querySelector<HTMLElement>(".lah-position")!;
     this.#panels = new SidePanels(root);
     for (const part of root.querySelectorAll<HTMLElement>(
-      ".lah-player-controls, .lah-player-filters, .lah-player-keys",
+      ".lah-player-controls, .lah-player-filters, .lah-player-keys, .lah-player-tabs",
     ))
       part.hidden = false;
 

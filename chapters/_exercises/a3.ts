@@ -1,0 +1,277 @@
+// a3's exercises: rebuild the one-match edit and the all-or-nothing patch; extend edit with the
+// number of matches the model expects (Gemini CLI's choice). The behaviours are the curriculum's
+// for a3, and tests/chapters/a3-edits-that-land.test.ts runs them against the chapter's own code.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { ToolUseBlock } from "../_shared/types.ts";
+import type * as A3 from "../a3-edits-that-land/agent.ts";
+import { runTool } from "../s02-tool-use/agent.ts";
+import { change, expectThat, NOT_STARTED, refusal, type Check, type Exercise } from "./kit.ts";
+import { fc, forAll } from "./property.ts";
+
+type M = typeof A3;
+
+const NEEDLE = "X_MARK();";
+
+/** A text with NEEDLE alone on some lines (their numbers, 1-based, in `at`) among lines that
+ *  cannot contain it. */
+export const placedNeedles = fc
+  .array(fc.array(fc.stringMatching(/^[a-z ]{0,12}$/), { maxLength: 4 }), {
+    minLength: 1,
+    maxLength: 5,
+  })
+  .chain((chunks) =>
+    fc.boolean().map((startWithOne) => {
+      const lines: string[] = [];
+      const at: number[] = [];
+      chunks.forEach((chunk, i) => {
+        lines.push(...chunk);
+        if (i > 0 || startWithOne || chunks.length === 1) {
+          lines.push(`  ${NEEDLE}`);
+          at.push(lines.length);
+        }
+      });
+      return { text: `${lines.join("\n")}\n`, at };
+    }),
+  );
+
+const describe = (text: string) =>
+  JSON.stringify(text.length > 120 ? `${text.slice(0, 117)}…` : text);
+
+export const oneMatchRule: Check<M> = {
+  id: "one-match-or-refused",
+  run: async (module) => {
+    // Two places that overlap are still two places the model could mean.
+    const overlap = refusal(() => module.planEdit("aaa\n", "aa", "b"));
+    expectThat(overlap !== undefined, "overlap-landed", {});
+    await forAll(placedNeedles, ({ text, at }) => {
+      if (at.length === 1) {
+        let after: string | undefined;
+        const error = refusal(() => (after = module.planEdit(text, NEEDLE, "Y();").text));
+        expectThat(after === text.replace(NEEDLE, "Y();"), "one-match-not-replaced", {
+          text: describe(text),
+          got: error ?? describe(after ?? ""),
+        });
+        return;
+      }
+      const error = refusal(() => module.planEdit(text, NEEDLE, "Y();"));
+      expectThat(error !== undefined, "ambiguous-edit-landed", {
+        text: describe(text),
+        count: at.length,
+      });
+      const named = at.every((line) => new RegExp(`\\b${line}\\b`).test(error));
+      expectThat(named, "lines-not-named", { lines: at.join(", "), error });
+      let all: { text: string; replaced: number } | undefined;
+      refusal(() => (all = module.planEdit(text, NEEDLE, "Y();", true)));
+      expectThat(
+        all?.text === text.split(NEEDLE).join("Y();") && all.replaced === at.length,
+        "replace-all-wrong",
+        { count: at.length, got: JSON.stringify(all) ?? "an error" },
+      );
+    });
+  },
+};
+
+export const nearestLinesShown: Check<M> = {
+  id: "no-match-shows-nearest",
+  run(module) {
+    const file = "const a = 1;\nfunction total(items) {\n  return items.length;\n}\n";
+    const error = refusal(() => module.planEdit(file, "function totl(items) {", "x"));
+    expectThat(error !== undefined, "missing-edit-landed", {});
+    expectThat(
+      /\b2\b/.test(error) && error.includes("function total(items) {"),
+      "nearest-missing",
+      {
+        error,
+      },
+    );
+  },
+};
+
+const call = (name: string, input: Record<string, unknown>): ToolUseBlock =>
+  ({ type: "tool_use", id: `toolu_${name}`, name, input }) as ToolUseBlock;
+
+const FILES = { "a.txt": "1\n2\n3\n", "b.txt": "x\ny\nz\n" };
+const CHANGE_A = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n 1\n-2\n+two\n 3\n";
+const changeB = (old: string) =>
+  `--- a/b.txt\n+++ b/b.txt\n@@ -1,3 +1,3 @@\n x\n-${old}\n+why\n z\n`;
+const CREATE_C = "--- /dev/null\n+++ b/c.txt\n@@ -0,0 +1 @@\n+new\n";
+
+/** A workspace holding FILES, read through the module's own handlers. */
+async function readWorkspace(module: M, root: string) {
+  for (const [file, text] of Object.entries(FILES)) writeFileSync(path.join(root, file), text);
+  const handlers = module.handlersFor(new module.ReadLedger());
+  const run = async (name: string, input: Record<string, unknown>) => {
+    const out = await runTool(handlers, call(name, input), { root }, module.TOOLS);
+    // A blank still to be written: not started, not a failure of the rule.
+    if (out.output.includes(NOT_STARTED)) throw new Error(out.output.replace(/^Error: /, ""));
+    return out;
+  };
+  for (const file of Object.keys(FILES)) await run("read", { path: file });
+  const text = (file: string) => readFileSync(path.join(root, file), "utf8");
+  return { run, text };
+}
+
+export const patchLands: Check<M> = {
+  id: "patch-lands",
+  async run(module, kit) {
+    const root = kit.workspace();
+    const { run, text } = await readWorkspace(module, root);
+    const out = await run("apply_patch", { patch: CREATE_C + CHANGE_A + changeB("y") });
+    const got = [
+      text("a.txt"),
+      text("b.txt"),
+      existsSync(path.join(root, "c.txt")) && text("c.txt"),
+    ];
+    expectThat(
+      !out.isError && got.join("|") === "1\ntwo\n3\n|x\nwhy\nz\n|new\n",
+      "patch-not-applied",
+      { result: out.output, files: JSON.stringify(got) },
+    );
+  },
+};
+
+export const patchAllOrNothing: Check<M> = {
+  id: "patch-all-or-nothing",
+  run: (module, kit) =>
+    forAll(
+      fc.record({ at: fc.integer({ min: 0, max: 3 }), wrong: fc.constantFrom("q", "Y", "y ") }),
+      async ({ at, wrong }) => {
+        const root = kit.workspace();
+        const { run, text } = await readWorkspace(module, root);
+        const parts = [CREATE_C, CHANGE_A, changeB(wrong)];
+        // The part that does not fit (b.txt's hunk with a wrong line) sits anywhere in the patch.
+        parts.splice(2, 1);
+        parts.splice(at % 3, 0, changeB(wrong));
+        const patch = parts.join("");
+        const out = await run("apply_patch", { patch });
+        const untouched =
+          text("a.txt") === FILES["a.txt"] &&
+          text("b.txt") === FILES["b.txt"] &&
+          !existsSync(path.join(root, "c.txt"));
+        expectThat(out.isError && untouched, "patch-half-applied", {
+          patch: JSON.stringify(patch),
+          result: out.output,
+        });
+      },
+      { runs: 8 },
+    ),
+};
+
+// The extend: edit takes expected_matches, the number of places the model means.
+const EXPECTED_FIELD = `      replace_all: { type: "boolean" },
+      expected_matches: { type: "integer" },`;
+const EXPECTED_RULE = `  if (expected !== undefined && found.length !== expected) {
+    const lines = [...new Set(found.map((at) => lineAt(text, at)))];
+    throw new Error(
+      \`old_text matches \${found.length} places in \${shown} (lines \${lines.join(", ")}), not \` +
+        \`the \${expected} you expected: nothing was changed.\`,
+    );
+  }
+  if (replaceAll || expected !== undefined) {`;
+
+export const expectedMatches: Check<M> = {
+  id: "expected-matches",
+  async run(module, kit) {
+    const edit = module.TOOLS.find((t) => t.name === "edit");
+    const offered = Object.keys(edit?.input_schema.properties ?? {});
+    expectThat(offered.includes("expected_matches"), "no-expected-field", {
+      fields: offered.join(", "),
+    });
+    await forAll(
+      placedNeedles.chain((placed) =>
+        fc.integer({ min: 1, max: 6 }).map((expected) => ({ ...placed, expected })),
+      ),
+      async ({ text, at, expected }) => {
+        const root = kit.workspace();
+        writeFileSync(path.join(root, "f.txt"), text);
+        const handlers = module.handlersFor(new module.ReadLedger());
+        const run = (name: string, input: Record<string, unknown>) =>
+          runTool(handlers, call(name, input), { root }, module.TOOLS);
+        await run("read", { path: "f.txt" });
+        const out = await run("edit", {
+          path: "f.txt",
+          old_text: NEEDLE,
+          new_text: "Y();",
+          expected_matches: expected,
+        });
+        const now = readFileSync(path.join(root, "f.txt"), "utf8");
+        if (expected === at.length)
+          expectThat(
+            !out.isError && now === text.split(NEEDLE).join("Y();"),
+            "expected-not-replaced",
+            {
+              count: at.length,
+              result: out.output,
+            },
+          );
+        else
+          expectThat(
+            out.isError && now === text && at.every((l) => out.output.includes(String(l))),
+            "expected-wrong-count-landed",
+            {
+              count: at.length,
+              expected,
+              result: out.output,
+            },
+          );
+      },
+      { runs: 20 },
+    );
+  },
+};
+
+export const exercises: Exercise<M>[] = [
+  {
+    id: "a3",
+    kind: "rebuild",
+    file: "agent.ts",
+    blanks: [
+      {
+        name: "planEdit",
+        contract: [
+          "The text after replacing oldText by newText, and how many places were replaced.",
+          "Exactly one match (matchesOf counts overlapping ones) is replaced. None: throw an Error",
+          "with nearestLines(text, oldText). Several: throw an Error naming every match's line",
+          "number (lineAt), unless replaceAll, which replaces every match. An empty oldText, or",
+          "one equal to newText, is an Error too.",
+        ].join("\n"),
+      },
+      {
+        name: "planPatch",
+        contract: [
+          "Every file a unified diff changes, as { path, before, after }, computed in memory:",
+          "parsePatch, then applyPatch(before, file, { fuzzFactor: 0 }) per file (patchPaths gives",
+          "its path; read(path) its text now, undefined if none). If any file does not fit, or the",
+          "patch deletes, renames, creates a file that exists or changes one twice, throw an Error",
+          "naming it: the handler then writes nothing at all.",
+        ].join("\n"),
+      },
+    ],
+    checks: [oneMatchRule, nearestLinesShown, patchLands, patchAllOrNothing],
+  },
+  {
+    id: "a3.1",
+    kind: "extend",
+    file: "agent.ts",
+    solution: {
+      edit: (reference) =>
+        change(
+          '  replaceAll = false,\n  shown = "the file",\n): { text: string; replaced: number } {',
+          '  replaceAll = false,\n  shown = "the file",\n  expected?: number,\n): { text: string; replaced: number } {',
+        )(change("  if (replaceAll) {", EXPECTED_RULE)(reference)),
+      tools: change('      replace_all: { type: "boolean" },', EXPECTED_FIELD),
+      handlers: (reference) =>
+        change(
+          "async edit({ path: p, old_text, new_text, replace_all }, { root }) {",
+          "async edit({ path: p, old_text, new_text, replace_all, expected_matches }, { root }) {",
+        )(
+          change(
+            "replace_all === true,\n          String(p),\n        );",
+            'replace_all === true,\n          String(p),\n          typeof expected_matches === "number" ? expected_matches : undefined,\n        );',
+          )(reference),
+        ),
+    },
+    checks: [expectedMatches, oneMatchRule],
+  },
+];

@@ -1,0 +1,3 @@
+import { gross } from "./price.ts";
+
+export const total: number = gross(100);

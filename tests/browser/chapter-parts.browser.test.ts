@@ -1,0 +1,254 @@
+// A chapter read in parts (site/lib/chapter-parts.ts), in chromium: Learn at the chapter's URL,
+// then Run it, Code and Exercises, each its own page in every locale, reachable by tabs and the
+// sidebar, readable without JavaScript, each shorter than the page it was cut from; and "Full size"
+// diagrams, a layer above everything that gives the page back as it was.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
+import { hasChromium } from "../support/chromium.ts";
+import { LOCALES, openSite, scriptsReady, visit } from "../support/browser.ts";
+import { budget } from "../support/budgets.ts";
+
+const CHAPTER = "s13-agent-teams";
+const PARTS = { learn: "", run: "run/", code: "code/", exercises: "exercises/" } as const;
+/** A laptop's screen, and how many of them a part may take (the whole page took about 40). */
+const LAPTOP = { width: 1366, height: 768 };
+const MOST_SCREENS = 8;
+const SHOTS = path.join(REPO_ROOT, "artifacts/screenshots");
+
+describe.skipIf(!hasChromium)("a chapter in parts", { timeout: budget({ page: 20 }) }, () => {
+  let site: Awaited<ReturnType<typeof openSite>>;
+  beforeAll(
+    async () => {
+      site = await openSite();
+    },
+    budget({ siteBuild: 1, browser: 1 }),
+  );
+  afterAll(() => site?.close());
+
+  it("each part has its own URL in every locale, with tabs and the sidebar leading to the others", async () => {
+    const page = await site.tab(LAPTOP);
+    const problems: string[] = [];
+    for (const prefix of Object.values(LOCALES)) {
+      for (const [part, suffix] of Object.entries(PARTS)) {
+        const url = `${site.server.url}${prefix}/${CHAPTER}/${suffix}`;
+        problems.push(...(await visit(page, url)).map((p) => `${prefix}/${part}: ${p}`));
+        const tabs = await page
+          .locator("nav.lah-parts a")
+          .evaluateAll((links) =>
+            links.map((a) => [a.getAttribute("data-part"), a.getAttribute("aria-current")]),
+          );
+        expect(tabs, `${prefix} ${part}`).toEqual(
+          Object.keys(PARTS).map((p) => [p, p === part ? "page" : null]),
+        );
+        // the sidebar opens this chapter into its parts, the current one marked
+        const current = await page
+          .locator('nav[aria-label] a[aria-current="page"]')
+          .evaluateAll((links) =>
+            links.map((a) => new URL((a as HTMLAnchorElement).href).pathname),
+          );
+        expect(
+          current.every((href) => href.endsWith(`/${CHAPTER}/${suffix}`)),
+          `${current}`,
+        ).toBe(true);
+        expect(current.length, `${prefix} ${part}: sidebar and tab`).toBeGreaterThanOrEqual(2);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("each part shows its own sections: the player only in Run it, the source only in Code, the checks only in Exercises", async () => {
+    const page = await site.tab(LAPTOP);
+    const count = (selector: string) => page.locator(selector).count();
+    const seen: Record<string, number[]> = {};
+    for (const [part, suffix] of Object.entries(PARTS)) {
+      await page.goto(`${site.server.url}/de/${CHAPTER}/${suffix}`, { waitUntil: "load" });
+      seen[part] = [
+        await count("figure.lah-diagram, .lah-diagram"),
+        await count(".lah-player"),
+        await count("details.lah-source"),
+        await count(".lah-exercises"),
+      ];
+      // the table of contents lists this part's sections, and they are on this page
+      const toc = await page
+        .locator("starlight-toc nav a")
+        .evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).hash).filter(Boolean));
+      const missing = await page.evaluate(
+        (hashes) =>
+          hashes.filter(
+            (h) => h !== "#_top" && !document.getElementById(decodeURIComponent(h.slice(1))),
+          ),
+        toc,
+      );
+      expect(missing, `${part}: table of contents entries not on the page`).toEqual([]);
+      // Run it has none: the player takes the room
+      if (part === "run") expect(toc, "run: table of contents").toEqual([]);
+      else expect(toc.length, `${part}: table of contents`).toBeGreaterThan(1);
+    }
+    expect(seen).toEqual({
+      learn: [1, 0, 0, 0],
+      run: [0, 1, 0, 0],
+      code: [0, 0, 1, 0],
+      exercises: [0, 0, 0, 1],
+    });
+  });
+
+  it("a link to a section that moved to another part leads there", async () => {
+    const page = await site.tab(LAPTOP);
+    await page.goto(`${site.server.url}/${CHAPTER}/code/`, { waitUntil: "load" });
+    // "step through [the recorded run](#try-it) in the player"
+    const link = page.locator('.sl-markdown-content a[href$="#try-it"]').first();
+    await link.click();
+    await page.waitForURL(`${site.server.url}/${CHAPTER}/run/#try-it`);
+    expect(await page.locator("#try-it").isVisible()).toBe(true);
+  });
+
+  it("every part reads without JavaScript, tabs included", async () => {
+    const context = await site.browser.newContext({ javaScriptEnabled: false, viewport: LAPTOP });
+    const page = await context.newPage();
+    await page.goto(`${site.server.url}/ja/${CHAPTER}/`, { waitUntil: "load" });
+    await page.locator('nav.lah-parts a[data-part="run"]').click();
+    await page.waitForURL(`${site.server.url}/ja/${CHAPTER}/run/`);
+    // the run reads as a list of steps; the sequence diagram is drawn
+    expect(await page.locator(".lah-step").count()).toBeGreaterThan(10);
+    expect(await page.locator("figure.lah-mermaid svg").count()).toBeGreaterThan(0);
+    await page.locator('nav.lah-parts a[data-part="exercises"]').click();
+    await page.waitForURL(`${site.server.url}/ja/${CHAPTER}/exercises/`);
+    expect(await page.locator(".lah-exercise").count()).toBeGreaterThan(0);
+    await context.close();
+  });
+
+  it("screenshots of each part in each locale at 390 px, 1280×720 and 1920 px (artifacts/screenshots)", async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    const page = await site.tab(LAPTOP);
+    for (const screen of [
+      { width: 390, height: 844 },
+      { width: 1280, height: 720 },
+      { width: 1920, height: 1080 },
+    ]) {
+      await page.setViewportSize(screen);
+      for (const [locale, prefix] of Object.entries(LOCALES))
+        for (const [part, suffix] of Object.entries(PARTS)) {
+          await page.goto(`${site.server.url}${prefix}/${CHAPTER}/${suffix}`, {
+            waitUntil: "load",
+          });
+          await scriptsReady(page);
+          if (part === "run") {
+            // the player's controls at the top of the screen, eight steps in: what a room sees
+            const player = page.locator(".lah-player").first();
+            await player.locator(".lah-player-controls").evaluate((el) => {
+              const header = document.querySelector("header.header")!.getBoundingClientRect();
+              scrollTo({
+                top: el.getBoundingClientRect().top + scrollY - header.bottom,
+                behavior: "instant",
+              });
+            });
+            for (let i = 0; i < 8; i++) await player.locator("button[data-action=next]").click();
+          }
+          const file = `${CHAPTER}.${part}.${locale}.${screen.width}.png`;
+          await page.screenshot({ path: path.join(SHOTS, file) });
+        }
+    }
+  });
+
+  // Code is the exception, and says so: s13's walk-through alone (eighteen excerpts) is some
+  // twenty-five screens; cutting it further is a change to the chapter's text, not its layout.
+  it("Learn, Run it and Exercises are at most eight laptop screens long, in every locale (the whole page was forty)", async () => {
+    const page = await site.tab(LAPTOP);
+    const screens: Record<string, number> = {};
+    for (const prefix of Object.values(LOCALES))
+      for (const [part, suffix] of Object.entries(PARTS)) {
+        await page.goto(`${site.server.url}${prefix}/${CHAPTER}/${suffix}`, { waitUntil: "load" });
+        const height = await page.evaluate(() => document.documentElement.scrollHeight);
+        screens[`${prefix || "en"} ${part}`] = Math.round((height / LAPTOP.height) * 10) / 10;
+      }
+    console.log(`s13's parts, in laptop screens: ${JSON.stringify(screens)}`);
+    const long = Object.entries(screens).filter(
+      ([name, n]) => !name.endsWith(" code") && n > MOST_SCREENS,
+    );
+    expect(long).toEqual([]);
+    // and Code is still shorter than the page it was cut from
+    for (const [name, n] of Object.entries(screens))
+      if (name.endsWith(" code")) expect(n, name).toBeLessThan(40);
+  });
+});
+
+describe.skipIf(!hasChromium)("Full size", { timeout: budget({ page: 6 }) }, () => {
+  let site: Awaited<ReturnType<typeof openSite>>;
+  beforeAll(
+    async () => {
+      site = await openSite();
+    },
+    budget({ siteBuild: 1, browser: 1 }),
+  );
+  afterAll(() => site?.close());
+
+  /** Opens s06's scenario, scrolled to its sequence diagram, and that diagram full size. */
+  async function openFullSize(viewport: { width: number; height: number }) {
+    const page = await site.tab(viewport);
+    await page.goto(`${site.server.url}/s06-subagent/run/`, { waitUntil: "load" });
+    await scriptsReady(page);
+    const figure = page.locator("figure.lah-mermaid").first();
+    await figure.scrollIntoViewIfNeeded();
+    const scroll = await page.evaluate(() => window.scrollY);
+    await figure.locator(".lah-mermaid-zoom").click();
+    const close = page.locator("dialog[open] .lah-mermaid-close");
+    await close.waitFor();
+    return { page, close, scroll };
+  }
+
+  /** What is drawn on top at the middle of an element: that element, or what covers it. */
+  const onTop = (locator: import("playwright-core").Locator) =>
+    locator.evaluate((el) => {
+      const box = el.getBoundingClientRect();
+      const top = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+      return top === el || el.contains(top);
+    });
+
+  it("lies above header, sidebar and table of contents, and its close button takes the click (laptop and phone)", async () => {
+    for (const viewport of [
+      { width: 1280, height: 720 },
+      { width: 390, height: 844 },
+    ]) {
+      const { page, close, scroll } = await openFullSize(viewport);
+      const dialog = page.locator("dialog[open]");
+      // the whole window is the diagram's, and the drawing is in it at its own width
+      const box = (await dialog.boundingBox())!;
+      expect([box.x, box.y, box.width, box.height]).toEqual([
+        0,
+        0,
+        viewport.width,
+        viewport.height,
+      ]);
+      expect(await onTop(close), `${viewport.width}: the close button is covered`).toBe(true);
+      expect(await dialog.locator("svg").count()).toBe(1);
+      await close.click();
+      await expect.poll(() => page.locator("dialog[open]").count()).toBe(0);
+      // the page is back where it was, and scrolls
+      expect(await page.evaluate(() => window.scrollY)).toBe(scroll);
+      await page.mouse.wheel(0, 300);
+      await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(scroll);
+      expect(await page.locator("figure.lah-mermaid").first().locator("svg").count()).toBe(1);
+    }
+  });
+
+  it("closes by a click beside the drawing, by Escape and by the back button", async () => {
+    const viewport = { width: 1280, height: 720 };
+    for (const how of ["click outside", "Escape", "back"] as const) {
+      const { page, scroll } = await openFullSize(viewport);
+      const url = page.url();
+      // beside the drawing: the strip above it, left of the close button
+      if (how === "click outside") await page.mouse.click(20, 20);
+      if (how === "Escape") await page.keyboard.press("Escape");
+      if (how === "back") await page.goBack();
+      await expect.poll(() => page.locator("dialog[open]").count(), { message: how }).toBe(0);
+      expect(page.url(), how).toBe(url);
+      expect(await page.evaluate(() => window.scrollY), how).toBe(scroll);
+      expect(
+        await page.evaluate(() => getComputedStyle(document.documentElement).overflow),
+        how,
+      ).not.toBe("hidden");
+    }
+  });
+});
