@@ -1,5 +1,5 @@
 // `npm run eval`: the harnesses × the tasks × the trials, then the numbers. Plumbing around
-// appendix F (chapters/a6-evals/agent.ts): the environment of each run (the Stage: a scripted or
+// chapter a6 (chapters/a6-evals/agent.ts): the environment of each run (the Stage: a scripted or
 // real client, a recorder that counts tokens), the arguments, the progress bar, the files.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";

@@ -1,5 +1,5 @@
 /**
- * Appendix F · Measure your harness
+ * a6 · Measure your harness
  *
  * You changed your harness. Is it better? Not "did the demo work": on which tasks, how often, at
  * what cost, and how sure can you be. An eval answers that the way a test suite answers "does it

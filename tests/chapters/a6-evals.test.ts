@@ -1,4 +1,4 @@
-// Appendix F, the eval: the tasks are honest (the oracle passes every one, the null agent none),
+// a6, the eval: the tasks are honest (the oracle passes every one, the null agent none),
 // the verifier judges files and is out of the agent's reach (tried as an attacker would: planted
 // tests, an early exit, a symlink, paths out of the jail, commands in the sandbox), the numbers
 // obey their definitions (properties), the results file is the same for the same seed, and a
