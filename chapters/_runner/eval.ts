@@ -12,6 +12,7 @@ import { costOf } from "./usage.ts";
 import { REPO_ROOT } from "../_shared/paths.ts";
 import { sandboxStatus } from "../_shared/shell.ts";
 import {
+  DEFAULT_HARNESSES,
   HARNESS_NAMES,
   type ModelSource,
   type RunRecord,
@@ -46,7 +47,7 @@ const HELP = `npm run eval -- [options]
 
   --harness LIST   harnesses to run, comma-separated: ${HARNESS_NAMES.join(", ")}, and the
                    contestants oracle (applies the reference solution) and null (does nothing)
-                   (default: ${HARNESS_NAMES.join(",")})
+                   (default: ${DEFAULT_HARNESSES.join(",")})
   --tasks LIST     task ids, comma-separated, or all (default: all)
   --trials N       runs per harness and task (default: 1); pass@k and pass^k use k = N
   --seed N         seed of the bootstrap intervals (default: 1)
@@ -67,7 +68,7 @@ function parse(argv: string[]) {
   const { values } = parseArgs({
     args: argv,
     options: {
-      harness: { type: "string", default: HARNESS_NAMES.join(",") },
+      harness: { type: "string", default: DEFAULT_HARNESSES.join(",") },
       tasks: { type: "string", default: "all" },
       trials: { type: "string", default: "1" },
       seed: { type: "string", default: "1" },

@@ -25,6 +25,7 @@ import type { Agent, AgentEnv, ChapterModule, ModelClient, Tool } from "../_shar
 import * as s02 from "../s02-tool-use/agent.ts";
 import * as s07 from "../s07-permission-system/agent.ts";
 import * as a2 from "../a2-full-harness/agent.ts";
+import * as a3 from "../a3-edits-that-land/agent.ts";
 import { bootstrap, mean, passAtK, passHatK, wilson, type Interval } from "./stats.ts";
 import { type Cassette, recordingClient, replayClient } from "./replay.ts";
 import {
@@ -119,8 +120,11 @@ const HARNESSES: Record<string, HarnessSpec> = {
   s02: { module: s02 },
   s07: { module: s07, rules: s07.STARTING_RULES },
   a2: { module: a2, rules: a2.STARTING_RULES },
+  a3: { module: a3 },
 };
 export const HARNESS_NAMES = Object.keys(HARNESSES);
+/** What `npm run eval` runs without --harness: the course's three (a3 runs when named). */
+export const DEFAULT_HARNESSES = ["s02", "s07", "a2"];
 
 /** The rules a gated harness finds in its state folder: its own, with the task's deny rules. */
 function writeRules(env: AgentEnv, spec: HarnessSpec, task: Task): void {

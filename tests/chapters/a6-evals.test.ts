@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   type Contestant,
   contestant,
+  DEFAULT_HARNESSES,
   HARNESS_NAMES,
   resultsFile,
   runEval,
@@ -104,7 +105,9 @@ describe("a6 tasks", () => {
     expect(() => selectTasks("fix-failing-test,nope")).toThrow(
       /unknown task "nope".*add-a-function/,
     );
-    expect(() => contestant("s99")).toThrow(/unknown harness "s99".*oracle, null, s02, s07, a2/);
+    expect(() => contestant("s99")).toThrow(
+      /unknown harness "s99".*oracle, null, s02, s07, a2, a3/,
+    );
   });
 
   it("a workspace holds neither the solution nor the verifier, and starts the same every time", async () => {
@@ -530,8 +533,9 @@ describe("a6 the results file", () => {
     budget({ command: 3 * 12, chapterRun: 12 }),
   );
 
-  it("lists every harness the CLI offers", () => {
-    expect(HARNESS_NAMES).toEqual(["s02", "s07", "a2"]);
+  it("lists every harness the CLI offers; the course's three run by default", () => {
+    expect(HARNESS_NAMES).toEqual(["s02", "s07", "a2", "a3"]);
+    expect(DEFAULT_HARNESSES).toEqual(["s02", "s07", "a2"]);
   });
 });
 
@@ -545,7 +549,7 @@ describe("a6 npm run eval, as a learner starts it", () => {
       for (const [args, message] of [
         [
           ["--harness", "s99"],
-          /eval: unknown harness "s99"; the harnesses are: oracle, null, s02, s07, a2/,
+          /eval: unknown harness "s99"; the harnesses are: oracle, null, s02, s07, a2, a3/,
         ],
         [["--tasks", "nope"], /eval: unknown task "nope"; the tasks are: add-a-function/],
         [["--trials", "0"], /eval: --trials must be a whole number ≥ 1, not "0"/],

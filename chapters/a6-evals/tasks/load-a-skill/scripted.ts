@@ -4,6 +4,8 @@ import { say, use } from "../../../_shared/scripted.ts";
 import type { TaskScript } from "../../tasks.ts";
 
 const STEPS = [
+  use("read", { path: "package.json" }, "Reading what the skill says to change."),
+  use("read", { path: "CHANGELOG.md" }),
   use("edit", {
     path: "package.json",
     old_text: '"version": "1.0.0"',
