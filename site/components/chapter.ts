@@ -9,3 +9,4 @@ export { default as Source } from "./Source.astro";
 export { default as ToolTable } from "./ToolTable.astro";
 export { default as TraceSequence } from "./TraceSequence.astro";
 export { default as Exercises } from "./Exercises.astro";
+export { default as EvalResults } from "./EvalResults.astro";

@@ -365,6 +365,41 @@ async function main() {
     }
   }
 
+  // a6's eval offline: 12 tasks × 3 harnesses × 1 trial, each run in a fresh sandboxed workspace
+  // and judged by its verifier (target: ≤ 2 min on the CI machine kind). The results file of two
+  // runs with the same seed must be the same bytes; the row says whether it was.
+  {
+    const dir = mkdtempSync(path.join(tmpdir(), "bench-eval-"));
+    const evalRun = (out: string) =>
+      timed(() =>
+        execFileSync(
+          "npm",
+          ["run", "--silent", "eval", "--", "--harness", "s02,s07,a2", "--tasks", "all"].concat([
+            "--trials",
+            "1",
+            "--offline",
+            "--out",
+            path.join(dir, out),
+          ]),
+          { cwd: REPO_ROOT, stdio: "ignore" },
+        ),
+      );
+    try {
+      const ms = evalRun("one.json");
+      evalRun("two.json");
+      const same =
+        readFileSync(path.join(dir, "one.json"), "utf8") ===
+        readFileSync(path.join(dir, "two.json"), "utf8");
+      const value = `${secs(ms)}; results file ${same ? "byte-identical" : "DIFFERS"} across two runs`;
+      add("npm run eval: 12 tasks × 3 harnesses × 1 trial, offline", value);
+      figure("eval", value);
+    } catch (err) {
+      add("npm run eval", `failed: ${(err as Error).message.split("\n")[0]}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
   if (scenarioTimes.length) {
     const sorted = [...scenarioTimes].sort((a, b) => a.ms - b.ms);
     const [fast, slow] = [sorted[0], sorted.at(-1)!];

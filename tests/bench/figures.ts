@@ -29,6 +29,11 @@ export const PERFORMANCE_ROWS = [
   { id: "tbt", what: "total blocking time on s13 (chromium, unthrottled)", target: "≤ 100 ms" },
   { id: "first-output", what: "first output of `npm run chapter s01` offline", target: "≤ 0.5 s" },
   { id: "scenarios", what: "full scripted scenario, each chapter", target: "≤ 3 s" },
+  {
+    id: "eval",
+    what: "`npm run eval`: 12 tasks × 3 harnesses × 1 trial, offline (results file byte-identical twice)",
+    target: "≤ 120 s",
+  },
   { id: "exercise-check", what: "`npm run exercise s01 -- --check`", target: "≤ 5 s" },
   { id: "test-quick", what: "`npm run test:quick`", target: "≤ 60 s" },
   { id: "npm-test", what: "`npm test`", target: "≤ 150 s" },

@@ -1,0 +1,3 @@
+#!/bin/bash
+set -e
+grep -rl 'oldApi(' src/legacy | sort > LEGACY.md

@@ -1,0 +1,3 @@
+#!/bin/bash
+set -e
+test "$(tr -d '[:space:]' < ERROR.txt)" = "E4217"

@@ -1,0 +1,3 @@
+#!/bin/bash
+set -e
+git merge -q --no-edit alice bob

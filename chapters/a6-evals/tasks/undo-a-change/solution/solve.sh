@@ -1,0 +1,3 @@
+#!/bin/bash
+set -e
+git checkout -- src/format.ts
