@@ -76,6 +76,22 @@ const startupFile = fc
   )
   .map(([option, file, rest]) => `bash ${option} ${file} ${rest}`);
 
+/** A line continuation (backslash, newline) inside an operator the gate looks for in the raw
+ *  text: bash removes it before it reads the operator; the gate's patterns (`-eq`, `-v`, `@P`)
+ *  look at the text as written, miss it, and take arithmetic or a prompt expansion for data. */
+const SUBSCRIPT = `'a[$(touch ${MARK})]'`;
+const cut = (op: string, at: number) => `${op.slice(0, at)}\\\n${op.slice(at)}`;
+const continued = fc.oneof(
+  fc
+    .tuple(
+      fc.constantFrom("-eq", "-ne", "-lt", "-le", "-gt", "-ge"),
+      fc.integer({ min: 1, max: 3 }),
+    )
+    .map(([op, at]) => `v=${SUBSCRIPT}; [[ v ${cut(op, at)} 1 ]]`),
+  fc.constant(`[[ ${cut("-v", 1)} ${SUBSCRIPT} ]]`),
+  fc.constant(`x='$(touch ${MARK})'; echo \${x${cut("@P", 1)}}`),
+);
+
 describe("a denied command bash runs, that the gate lets through", () => {
   const cases = {
     'brace expansion with a quoted alternative ({"touch",} x)': braceWord.map(
@@ -85,6 +101,8 @@ describe("a denied command bash runs, that the gate lets through", () => {
       ownInput.map((c) => `${c} <<< 'touch ${MARK}'`),
     "bash's start-up file read from the command's own input (bash --rcfile /dev/stdin -ic :)":
       startupFile.map((c) => `${c} <<< 'touch ${MARK}' 2>/dev/null`),
+    "a line continuation inside an operator ([[ v -eq\\<newline> 1 ]], ${x@\\<newline>P})":
+      continued,
   };
   for (const [kind, commands] of Object.entries(cases))
     test.prop([commands], { seed: SEED, numRuns: 12 })(
