@@ -92,6 +92,12 @@ const continued = fc.oneof(
   fc.constant(`x='$(touch ${MARK})'; echo \${x${cut("@P", 1)}}`),
 );
 
+/** bash by a name that is not `bash`: the running shell's own program, through /proc. The gate
+ *  reads a `-c` script only for the names it knows. */
+const shellByPath = fc
+  .tuple(fc.constantFrom("/proc/self/exe", "/proc/thread-self/exe"), fc.constantFrom("-c", "-ec"))
+  .map(([exe, c]) => `${exe} ${c} 'touch ${MARK}'`);
+
 describe("a denied command bash runs, that the gate lets through", () => {
   const cases = {
     'brace expansion with a quoted alternative ({"touch",} x)': braceWord.map(
@@ -103,6 +109,7 @@ describe("a denied command bash runs, that the gate lets through", () => {
       startupFile.map((c) => `${c} <<< 'touch ${MARK}' 2>/dev/null`),
     "a line continuation inside an operator ([[ v -eq\\<newline> 1 ]], ${x@\\<newline>P})":
       continued,
+    "bash by its path in /proc (/proc/self/exe -c '…')": shellByPath,
   };
   for (const [kind, commands] of Object.entries(cases))
     test.prop([commands], { seed: SEED, numRuns: 12 })(
