@@ -1,7 +1,7 @@
 // Third independent attack on hook trust (s08, `_shared/trust.ts`), 2026-12-04. A yes is kept for
 // the hooks file's text and for the files its commands name, as `scriptWords` reads them: the
 // words with quotes taken off. But the hook runs in `sh`, which also takes a backslash off, expands
-// a glob and a variable: spelled so, the script the hook runs is fingerprinted as a missing file
+// a glob, a variable and `$(pwd)`: spelled so, the script the hook runs is fingerprinted as a missing file
 // (or not at all), and the model can rewrite it without the person being asked again. The trusted
 // script first runs as it was (so the spelling really runs it), then the model rewrites it; the
 // rewritten script must not run.
@@ -22,10 +22,12 @@ const spelling = fc.constantFrom(
   "sh hooks/after.s*",
   'F=hooks/after.sh; sh "$F"',
   String.raw`sh ho\oks/after.sh`,
+  'sh "$(pwd)/hooks/after.sh"',
+  "sh ${PWD%/}/hooks/after.sh",
 );
 
 describe("a script a trusted hook runs, named the way sh reads it", () => {
-  test.prop([spelling], { seed: 33, numRuns: 6 })(
+  test.prop([spelling], { seed: 33, numRuns: 8 })(
     "rewritten by the model after the yes, it does not run",
     async (command) => {
       const ws = tempDir("lah-attack3-trust-");
