@@ -50,8 +50,8 @@ const braceWord = fc
   .map(([w, form]) => form.replace("W", w));
 
 /** A script bash reads from the command's own input (a here-string), named so the gate does not
- *  see `/dev/stdin` at the start: a doubled or dotted slash, a `..` back to `/`, or `--` before
- *  it (`source` skips `--` like the other builtins). */
+ *  see `/dev/stdin` at the start: a doubled or dotted slash, a `..` back to `/`, `--` before it
+ *  (`source` skips `--` like the other builtins), or `-` for the script (`bash -`). */
 const stdinName = fc.constantFrom(
   "//dev/stdin",
   "/./dev/stdin",
@@ -64,6 +64,8 @@ const ownInput = fc.oneof(
     .tuple(fc.constantFrom("source", ".", "bash", "sh"), stdinName)
     .map(([reader, file]) => `${reader} ${file}`),
   fc.constantFrom("source", ".").map((reader) => `${reader} -- /dev/stdin`),
+  // `-` as the script: a shell reads its commands from its input.
+  fc.constantFrom("bash -", "sh -", "bash -x -", "bash -e -"),
 );
 
 /** bash's start-up file named on its command line (`--rcfile`, `--init-file`, read by an
