@@ -1,5 +1,5 @@
 /**
- * Appendix D · Checkpoints and rewind
+ * a4 · Checkpoints and rewind
  *
  * An agent that changes files is only as safe to let loose as its changes are cheap to undo. s02's
  * agent writes, edits and runs commands, and nothing remembers what the workspace looked like

@@ -1,5 +1,5 @@
 /**
- * Appendix E · Sessions
+ * a5 · Sessions
  *
  * Until now a conversation lived in one process: quit, crash or close the terminal and it was
  * gone, and nothing but a person at a keyboard could drive it. Harnesses people use every day
