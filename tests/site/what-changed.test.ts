@@ -145,7 +145,7 @@ describe("the chapter each chapter builds on", () => {
     }
   });
 
-  it("is s02 for s03 to s11, s10 for s12, s12 for s13, s13 for s14 and s15; s07 for a1 and a5, s15 for a2, s02 for a3 and a4; none for s01", () => {
+  it("is s02 for s03 to s11, s10 for s12, s12 for s13, s13 for s14 and s15; s07 for a1, a5 and a6, s15 for a2, s02 for a3 and a4; none for s01", () => {
     const bases = Object.fromEntries(chapters.map((c) => [c.id, site.base(c.id)?.id ?? null]));
     expect(bases).toEqual({
       s01: null,
@@ -162,6 +162,7 @@ describe("the chapter each chapter builds on", () => {
       a2: "s15",
       a3: "s02",
       a4: "s02",
+      a6: "s07",
     });
   });
 });
@@ -362,7 +363,7 @@ describe("What changed on the built pages", () => {
     it(`${c.id}: compares with the chapter it builds on, in every locale`, () => {
       const baseId = importedChapters(c.source).at(-1);
       for (const [locale, prefix] of Object.entries(prefixes)) {
-        const html = read(`${BASE}${prefix}${c.name}/`);
+        const html = read(`${BASE}${prefix}${c.name}/code/`); // What changed is in the Code part
         if (!baseId) {
           expect(html, `${locale}/${c.id}`).toMatch(/<p class="lah-changes">/);
           continue;
@@ -423,7 +424,7 @@ describe("What changed on the built pages", () => {
     const targets = new Map<string, string | undefined>();
     for (const c of chapters) {
       for (const prefix of Object.values(prefixes)) {
-        const changes = block(read(`${BASE}${prefix}${c.name}/`));
+        const changes = block(read(`${BASE}${prefix}${c.name}/code/`));
         if (!changes) continue;
         const imports = [...changes.matchAll(/<li class="lah-changes-imports"[\s\S]*?<\/li>/g)]
           .map((m) => m[0])
