@@ -417,7 +417,7 @@ export function createAgent(outside: AgentEnv, options: FullOptions = {}): FullA
       },
     },
     async close() {
-      await jobs.close();
+      s11.noteWarnings(env, await jobs.close());
       await crew.close?.();
     },
   };

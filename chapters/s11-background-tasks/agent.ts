@@ -98,6 +98,8 @@ export class BackgroundJobs {
   private waiting: (() => void)[] = [];
   private count = 0;
   private closed = false;
+  /** Jobs that finished once the session was closing: no turn will inject their results. */
+  private unseen: BackgroundJob[] = [];
   readonly timeoutMs: number;
   readonly maxTimeoutMs: number;
   readonly maxOutput: number;
@@ -140,7 +142,8 @@ export class BackgroundJobs {
         job.exitCode = result.exitCode;
         job.warnings = result.warnings ?? [];
         job.status = result.timedOut ? "timeout" : result.exitCode === 0 ? "completed" : "failed";
-        if (!this.closed) this.notify(job);
+        if (this.closed) this.unseen.push(job);
+        else this.notify(job);
       }),
     );
     return job;
@@ -193,12 +196,14 @@ export class BackgroundJobs {
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  /** Ends the session: kills every command still running, with all its children. */
-  async close(): Promise<void> {
+  /** Ends the session: kills every command still running, with all its children. Returns the
+   *  finished jobs no turn will show: their warnings must still reach the person. */
+  async close(): Promise<BackgroundJob[]> {
     this.closed = true;
     for (const job of this.list()) if (job.status === "running") this.runs.get(job.id)?.kill();
     await Promise.all(this.exited.values());
     for (const wake of this.waiting.splice(0)) wake();
+    return [...this.queue.splice(0), ...this.unseen.splice(0)];
   }
   // #endregion queue
 }
@@ -282,8 +287,12 @@ export function injectBackgroundResults(
   env.io.note(
     `background results injected: ${finished.map((job) => `${job.id} ${job.status}`).join(", ")}`,
   );
-  // The output itself is not printed; a warning the harness put in it is (shell.ts, git-guard.ts),
-  // from the job itself: the harness's memory of the warnings it issued is bounded.
+  noteWarnings(env, finished);
+}
+
+/** The output itself is not printed; a warning the harness put in it is (shell.ts, git-guard.ts),
+ *  from the job itself: the harness's memory of the warnings it issued is bounded. */
+export function noteWarnings(env: AgentEnv, finished: BackgroundJob[]): void {
   for (const job of finished)
     for (const text of new Set([...job.warnings, ...harnessWarningsIn(job.output)]))
       env.io.note(text);
@@ -343,6 +352,7 @@ export function createAgent(env: AgentEnv, options: BackgroundOptions = {}): Age
     commands: {
       "/jobs": { help: "list the background commands and their status", run: () => listJobs(jobs) },
     },
-    close: () => jobs.close(),
+    // A command that changed `.git` and ran on until the session ended is still named on screen.
+    close: async () => noteWarnings(env, await jobs.close()),
   };
 }

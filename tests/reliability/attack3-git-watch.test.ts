@@ -1,4 +1,4 @@
-// Third independent attack on the `.git` watch (`_shared/shell.ts`, s11), 2026-12-04. A
+// Third independent attack on the `.git` watch (held since; see docs/threat-model.md) (`_shared/shell.ts`, s11), 2026-12-04. A
 // background command's change to what git runs is named when its result is injected. A command
 // that changes `.git` and then keeps running (a "dev server") never has its result injected: the
 // turn waits for it, the person ends the session (Ctrl-C, `q`: every exit path calls the agent's
