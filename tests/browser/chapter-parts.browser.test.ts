@@ -245,10 +245,12 @@ describe.skipIf(!hasChromium)("Full size", { timeout: budget({ page: 6 }) }, () 
       await expect.poll(() => page.locator("dialog[open]").count(), { message: how }).toBe(0);
       expect(page.url(), how).toBe(url);
       expect(await page.evaluate(() => window.scrollY), how).toBe(scroll);
-      expect(
-        await page.evaluate(() => getComputedStyle(document.documentElement).overflow),
-        how,
-      ).not.toBe("hidden");
+      // The page scrolls again (waited for: the history step the close takes back is async).
+      await expect
+        .poll(() => page.evaluate(() => getComputedStyle(document.documentElement).overflow), {
+          message: how,
+        })
+        .not.toBe("hidden");
     }
   });
 });
