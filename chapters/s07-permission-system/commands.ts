@@ -127,7 +127,14 @@ class Reader {
   word(node: sh.Word | null): Word {
     if (!node) return word("");
     const pieces = node.Parts.map((part) => this.piece(part, false));
-    return { text: pieces.map((p) => p.text).join(""), shape: pieces.map((p) => p.shape).join("") };
+    const text = pieces.map((p) => p.text).join("");
+    // A brace expansion may span quoted parts: `{"touch",} x` runs `touch x`, though no one
+    // unquoted piece holds `{…,…}`. Read on the word's skeleton, each quoted part a placeholder.
+    const skeleton = node.Parts.map((part) =>
+      syntax.NodeType(part) === "Lit" ? (part as sh.Lit).Value.replace(/\\./gs, "") : "q",
+    ).join("");
+    if (/\{.*(,|\.\.).*\}/.test(skeleton)) return word(text, ANY);
+    return { text, shape: pieces.map((p) => p.shape).join("") };
   }
 
   private piece(part: sh.Node, quoted: boolean): Word {

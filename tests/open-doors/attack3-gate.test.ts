@@ -3,51 +3,10 @@
 // passed and the person is asked as for any command). Each generated command is first run in
 // bash, to show it really runs the denied command (a file appears), then given to the gate,
 // which must refuse it. Generated (fast-check), seeded, shrunk.
-import { existsSync, rmSync } from "node:fs";
-import path from "node:path";
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
-import { runCommand } from "../../chapters/_shared/shell.ts";
-import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
-import * as s07 from "../../chapters/s07-permission-system/agent.ts";
 import { budget } from "../support/budgets.ts";
-import { scriptedEnv, tempDir } from "../support/helpers.ts";
-
-const SEED = 33;
-const DENY_TOUCH: s07.Rule = { tool: "bash", pattern: "touch*" };
-const MARK = "pwned.txt";
-
-let ids = 0;
-const bash = (command: string) =>
-  ({ type: "tool_use", id: `a3-${++ids}`, name: "bash", input: { command } }) as ToolUseBlock;
-
-/** Does bash, given `command`, create the mark? (Outside any sandbox: it only touches a file in a
- *  temporary folder.) */
-async function runsThePayload(command: string): Promise<boolean> {
-  const cwd = tempDir("lah-attack3-");
-  try {
-    await runCommand(command, { cwd, timeoutMs: budget({ cli: 1 }) });
-    return existsSync(path.join(cwd, MARK));
-  } finally {
-    rmSync(cwd, { recursive: true, force: true });
-  }
-}
-
-async function gate(command: string) {
-  const env = scriptedEnv([]);
-  env.ask = async () => "yes";
-  return s07.checkPermission(env, { mode: "auto", allow: [], deny: [DENY_TOUCH] }, bash(command));
-}
-
-/** `touch` spelled with quotes inside one alternative of a brace expansion: the parser sees a
- *  word `{touch,}` (no `{…,…}` in any one literal piece, so not read as an expansion), bash
- *  expands it to `touch` (the empty alternative is dropped). */
-const braceWord = fc
-  .tuple(
-    fc.constantFrom(`"touch"`, `'touch'`, `touch""`, `to"uch"`, `t'ouc'h`, `"to"uch`),
-    fc.constantFrom("{W,}", "{,W}", "{W,,}"),
-  )
-  .map(([w, form]) => form.replace("W", w));
+import { gate, MARK, runsThePayload, SEED } from "../support/gate-attack.ts";
 
 /** A script bash reads from the command's own input (a here-string), named so the gate does not
  *  see `/dev/stdin` at the start: a doubled or dotted slash, a `..` back to `/`, `--` before it
@@ -102,9 +61,6 @@ const shellByPath = fc
 
 describe("a denied command bash runs, that the gate lets through", () => {
   const cases = {
-    'brace expansion with a quoted alternative ({"touch",} x)': braceWord.map(
-      (w) => `${w} ${MARK}`,
-    ),
     "a script read from the command's own input, named another way (source //dev/stdin)":
       ownInput.map((c) => `${c} <<< 'touch ${MARK}'`),
     "bash's start-up file read from the command's own input (bash --rcfile /dev/stdin -ic :)":
