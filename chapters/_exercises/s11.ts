@@ -330,8 +330,8 @@ export const TOOLS`,
       ),
       start: (reference) =>
         change(
-          '        job.status = result.timedOut ? "timeout" : result.exitCode === 0 ? "completed" : "failed";\n        if (!this.closed) this.notify(job);',
-          '        if (job.status === "killed") return;\n        job.status = result.timedOut ? "timeout" : result.exitCode === 0 ? "completed" : "failed";\n        if (!this.closed) this.notify(job);',
+          '        job.status = result.timedOut ? "timeout" : result.exitCode === 0 ? "completed" : "failed";\n        if (this.closed) this.unseen.push(job);',
+          '        if (job.status === "killed") return;\n        job.status = result.timedOut ? "timeout" : result.exitCode === 0 ? "completed" : "failed";\n        if (this.closed) this.unseen.push(job);',
         )(reference),
       queue: change(
         "  /** Resolves when a result is queued",
