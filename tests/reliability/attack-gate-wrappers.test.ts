@@ -2,37 +2,11 @@
 // the findings still open): an allow rule for a wrapper allowed what it wrapped. Seen failing on the
 // gate before the fix; now every command a wrapper runs must be allowed too. The model is scripted
 // and its calls go through the real chapter agent; commands really run, in the sandbox.
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { say, use } from "../../chapters/_shared/scripted.ts";
-import * as s07 from "../../chapters/s07-permission-system/agent.ts";
 import { budget } from "../support/budgets.ts";
-import { scriptedEnv } from "../support/helpers.ts";
-
-type TestEnv = ReturnType<typeof scriptedEnv>;
-
-function startWith(env: TestEnv, policy: object): TestEnv {
-  mkdirSync(env.stateDir, { recursive: true });
-  writeFileSync(s07.rulesFile(env), JSON.stringify(policy));
-  return env;
-}
-
-/** Runs each command as one bash call of the scripted model through s07's agent. Every question
- *  is answered "no" and recorded. */
-async function runAll(policy: object, commands: string[]) {
-  const env = scriptedEnv([...commands.map((command) => use("bash", { command })), say("ok")], {
-    answers: commands.map(() => "no"),
-  });
-  const asked: string[] = [];
-  const ask = env.ask.bind(env);
-  env.ask = async (question, choices) => {
-    asked.push(question);
-    return ask(question, choices);
-  };
-  await s07.createAgent(startWith(env, policy)).send("go");
-  return { env, asked };
-}
+import { runAll } from "../support/gate-attack.ts";
 
 describe("s07's gate, after the independent attack: wrappers", () => {
   // Policy: allow `find *` and `timeout *` only; the commands they run need rules of their own.

@@ -3,7 +3,7 @@
 // passed); tests/chapters/s07-evaluated.property.test.ts generates variants of each class. The
 // model is scripted (scriptedEnv) and its calls go through the real chapter agents; commands
 // really run, in the sandbox.
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as a2 from "../../chapters/a2-full-harness/agent.ts";
@@ -13,8 +13,7 @@ import * as s07 from "../../chapters/s07-permission-system/agent.ts";
 import { scriptedEnv } from "../support/helpers.ts";
 import { FAST } from "../support/team-helpers.ts";
 import { budget } from "../support/budgets.ts";
-
-type TestEnv = ReturnType<typeof scriptedEnv>;
+import { runAll, startWith } from "../support/gate-attack.ts";
 
 let ids = 0;
 const bash = (command: string) =>
@@ -30,28 +29,6 @@ async function decide(perms: s07.Permissions, command: string) {
   };
   const refusal = await s07.checkPermission(env, perms, bash(command));
   return refusal !== null ? "refused" : asked.length > 0 ? "asked" : "ran unasked";
-}
-
-function startWith(env: TestEnv, policy: object): TestEnv {
-  mkdirSync(env.stateDir, { recursive: true });
-  writeFileSync(s07.rulesFile(env), JSON.stringify(policy));
-  return env;
-}
-
-/** Runs each command as one bash call of the scripted model through s07's agent. Every question
- *  is answered "no" and recorded. */
-async function runAll(policy: object, commands: string[]) {
-  const env = scriptedEnv([...commands.map((command) => use("bash", { command })), say("ok")], {
-    answers: commands.map(() => "no"),
-  });
-  const asked: string[] = [];
-  const ask = env.ask.bind(env);
-  env.ask = async (question, choices) => {
-    asked.push(question);
-    return ask(question, choices);
-  };
-  await s07.createAgent(startWith(env, policy)).send("go");
-  return { env, asked };
 }
 
 const PUSH = { tool: "bash", pattern: "git push*" };

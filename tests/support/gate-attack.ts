@@ -1,9 +1,10 @@
 // The third attack's harness for s07's gate (tests/reliability/attack3-gate-brace.test.ts and the
 // open doors in tests/open-doors/attack3-gate.test.ts): run a command in bash to show it really
 // runs the denied `touch`, then put it to the gate in auto mode under a deny rule for `touch*`.
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fc } from "@fast-check/vitest";
+import { say, use } from "../../chapters/_shared/scripted.ts";
 import { runCommand } from "../../chapters/_shared/shell.ts";
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
 import * as s07 from "../../chapters/s07-permission-system/agent.ts";
@@ -45,3 +46,28 @@ export const braceWord = fc
     fc.constantFrom("{W,}", "{,W}", "{W,,}"),
   )
   .map(([w, form]) => form.replace("W", w));
+
+type TestEnv = ReturnType<typeof scriptedEnv>;
+
+/** s07's rules file written into a test environment's state folder. */
+export function startWith(env: TestEnv, policy: object): TestEnv {
+  mkdirSync(env.stateDir, { recursive: true });
+  writeFileSync(s07.rulesFile(env), JSON.stringify(policy));
+  return env;
+}
+
+/** Runs each command as one bash call of the scripted model through s07's agent. Every question
+ *  is answered "no" and recorded. */
+export async function runAll(policy: object, commands: string[]) {
+  const env = scriptedEnv([...commands.map((command) => use("bash", { command })), say("ok")], {
+    answers: commands.map(() => "no"),
+  });
+  const asked: string[] = [];
+  const ask = env.ask.bind(env);
+  env.ask = async (question, choices) => {
+    asked.push(question);
+    return ask(question, choices);
+  };
+  await s07.createAgent(startWith(env, policy)).send("go");
+  return { env, asked };
+}
