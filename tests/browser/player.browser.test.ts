@@ -111,11 +111,14 @@ describe("the player", { timeout: budget({ page: 4 }) }, () => {
       .locator(".lah-step:visible .lah-agent")
       .evaluateAll((els) => [...new Set(els.map((e) => e.textContent))]);
     expect(shown).toEqual(["alice"]);
-    // The teammate lifecycle (LIFECYCLE): at the end, alice has shut down.
-    expect(flat(await player.locator(".lah-machine-where").textContent())).toContain("shutdown");
-    expect(await player.locator(".lah-machine g.node[data-current]").getAttribute("id")).toMatch(
-      /-state-shutdown-\d+$/,
-    );
+    // The teammate lifecycle (LIFECYCLE): at the end, alice has shut down. Waited for: the
+    // machine panel is drawn after the step is shown, and on a busy machine that takes a while.
+    await expect
+      .poll(async () => flat(await player.locator(".lah-machine-where").textContent()))
+      .toContain("shutdown");
+    await expect
+      .poll(() => player.locator(".lah-machine g.node[data-current]").getAttribute("id"))
+      .toMatch(/-state-shutdown-\d+$/);
   });
 
   it("s15: the state panel, the request machine and the sequence diagram follow the player", async () => {
