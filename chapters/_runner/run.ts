@@ -4,7 +4,6 @@ import { realpathSync } from "node:fs";
 import path from "node:path";
 import pc from "picocolors";
 import { loadChapter, REPO_ROOT, type ChapterInfo } from "./chapters.ts";
-import { latestCopy } from "../_exercises/workbench.ts";
 import { createIO, type Printer } from "./printer.ts";
 import type { StatusLine } from "./status.ts";
 import { startRecording } from "./recording.ts";
@@ -107,7 +106,10 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
       }
     : undefined;
 
-  const mine = flags.mine ? latestCopy(info) : undefined;
+  // Loaded only for --mine: the workbench's module brings the TypeScript compiler (seconds).
+  const mine = flags.mine
+    ? (await import("../_exercises/workbench.ts")).latestCopy(info)
+    : undefined;
   if (flags.mine && !mine) {
     console.error(`You have no copy of ${info.id} yet: start one with npm run exercise ${info.id}`);
     return 2;

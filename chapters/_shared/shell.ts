@@ -286,7 +286,10 @@ export function bwrapArgs(cwd: string, writable: string[], mounts?: Mount[]): st
     // connect(). So /run is an empty folder too.
     ...hiddenRunDirs(),
   ];
-  if (!sandboxSettings.network) args.push("--unshare-net");
+  // No network: npm (and npx) is told so, and fails at once with ENOTCACHED instead of retrying
+  // a registry it cannot reach for half a minute.
+  if (!sandboxSettings.network)
+    args.push("--unshare-net", "--setenv", "npm_config_offline", "true");
   // With the network on, name lookups need resolv.conf, which often lives under /run.
   else if (existsSync("/etc/resolv.conf") && realpathSync("/etc/resolv.conf").startsWith("/run/")) {
     const resolv = realpathSync("/etc/resolv.conf");

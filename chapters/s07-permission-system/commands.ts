@@ -15,9 +15,13 @@
  * "any text" to a deny rule (which then refuses if it *could* match) and unknown to an allow rule
  * (which then never allows it). A command the parser cannot read at all is one unknown part.
  */
-import sh from "mvdan-sh";
+import { createRequire } from "node:module";
+import type sh from "mvdan-sh";
 
-const { syntax } = sh;
+// The parser is a large compiled bundle (about a second to load): it is loaded the first time a
+// command is read, not when a chapter that may never run one starts.
+let loaded: typeof sh.syntax | undefined;
+const syntax = () => (loaded ??= (createRequire(import.meta.url)("mvdan-sh") as typeof sh).syntax);
 
 /** One simple command, as the rules read it. */
 export interface Part {
@@ -67,7 +71,7 @@ function partsOf(command: string, depth: number): Part[] {
   if (depth > MAX_DEPTH) return [unknownPart(command)];
   let file: sh.File;
   try {
-    file = syntax.NewParser().Parse(command, "");
+    file = syntax().NewParser().Parse(command, "");
   } catch {
     return [unknownPart(command)];
   }
@@ -76,12 +80,12 @@ function partsOf(command: string, depth: number): Part[] {
   // Every node of the tree, however deep: a command inside `$(…)` in a redirection inside a loop
   // is found like one at the top. A simple command is read from its Stmt, which holds its
   // redirections.
-  syntax.Walk(file, (node) => {
+  syntax().Walk(file, (node) => {
     if (!node) return true;
-    const type = syntax.NodeType(node);
+    const type = syntax().NodeType(node);
     if (type === "Stmt") {
       const stmt = node as sh.Stmt;
-      if (stmt.Cmd && syntax.NodeType(stmt.Cmd) === "CallExpr")
+      if (stmt.Cmd && syntax().NodeType(stmt.Cmd) === "CallExpr")
         parts.push(...callParts(stmt.Cmd as sh.CallExpr, stmt.Redirs, reader, depth));
       else parts.push(...redirectionOfGroup(stmt, reader));
     } else if (type === "CmdSubst" && (node as sh.CmdSubst).Backquotes) {
@@ -131,14 +135,14 @@ class Reader {
     // A brace expansion may span quoted parts: `{"touch",} x` runs `touch x`, though no one
     // unquoted piece holds `{…,…}`. Read on the word's skeleton, each quoted part a placeholder.
     const skeleton = node.Parts.map((part) =>
-      syntax.NodeType(part) === "Lit" ? (part as sh.Lit).Value.replace(/\\./gs, "") : "q",
+      syntax().NodeType(part) === "Lit" ? (part as sh.Lit).Value.replace(/\\./gs, "") : "q",
     ).join("");
     if (/\{.*(,|\.\.).*\}/.test(skeleton)) return word(text, ANY);
     return { text, shape: pieces.map((p) => p.shape).join("") };
   }
 
   private piece(part: sh.Node, quoted: boolean): Word {
-    switch (syntax.NodeType(part)) {
+    switch (syntax().NodeType(part)) {
       case "Lit": {
         const value = (part as sh.Lit).Value;
         if (quoted) return word(value.replace(/\\([$`"\\])|\\\n/g, "$1"));
