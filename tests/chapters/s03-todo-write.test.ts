@@ -8,7 +8,11 @@ import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { say, use } from "../../chapters/_shared/scripted.ts";
 import type { CreateParams } from "../../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, testKit, toolNames } from "../support/helpers.ts";
-import { reminderAfterThree, resultsFirst, todoResets } from "../../chapters/s03-todo-write/exercises/checks.ts";
+import {
+  reminderAfterThree,
+  resultsFirst,
+  todoResets,
+} from "../../chapters/s03-todo-write/exercises/checks.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 type Env = ReturnType<typeof scriptedEnv>;

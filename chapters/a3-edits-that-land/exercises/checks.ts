@@ -6,7 +6,14 @@ import path from "node:path";
 import type { ToolUseBlock } from "../../_shared/types.ts";
 import type * as A3 from "../agent.ts";
 import { runTool } from "../../s02-tool-use/agent.ts";
-import { change, expectThat, NOT_STARTED, refusal, type Check, type Exercise } from "../../_exercises/kit.ts";
+import {
+  change,
+  expectThat,
+  NOT_STARTED,
+  refusal,
+  type Check,
+  type Exercise,
+} from "../../_exercises/kit.ts";
 import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof A3;

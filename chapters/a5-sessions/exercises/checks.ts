@@ -6,7 +6,14 @@ import { readFileSync, writeFileSync } from "node:fs";
 import type * as A5 from "../agent.ts";
 import { say, useAll } from "../../_shared/scripted.ts";
 import type { MessageParam, ScriptedReply } from "../../_shared/types.ts";
-import { change, expectThat, refusal, type Check, type CheckKit, type Exercise } from "../../_exercises/kit.ts";
+import {
+  change,
+  expectThat,
+  refusal,
+  type Check,
+  type CheckKit,
+  type Exercise,
+} from "../../_exercises/kit.ts";
 import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof A5;

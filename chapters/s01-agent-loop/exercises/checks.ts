@@ -10,7 +10,13 @@ import type {
   ToolResultBlockParam,
 } from "../../_shared/types.ts";
 import type * as S01 from "../agent.ts";
-import { CheckFailure, expectThat, NOT_STARTED, type Check, type Exercise } from "../../_exercises/kit.ts";
+import {
+  CheckFailure,
+  expectThat,
+  NOT_STARTED,
+  type Check,
+  type Exercise,
+} from "../../_exercises/kit.ts";
 import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof S01;
