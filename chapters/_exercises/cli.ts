@@ -40,20 +40,35 @@ import {
 } from "./workbench.ts";
 import { fill, learnerLocale, taskOf, whyOf, word } from "./words.ts";
 
-const { values: flags, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    check: { type: "boolean" },
-    solution: { type: "boolean" },
-    reset: { type: "boolean" },
-    yes: { type: "boolean", short: "y" },
-    status: { type: "boolean" },
-    json: { type: "boolean" },
-    lang: { type: "string" },
-    "time-limit": { type: "string" },
-    help: { type: "boolean", short: "h" },
-  },
-});
+/** The command line, or the one sentence that says what is wrong with it (never a stack). */
+function readArgs() {
+  try {
+    return parseArgs({ allowPositionals: true, options: OPTIONS });
+  } catch (err) {
+    const message = (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, " ");
+    const words = UI[learnerLocale(process.argv.find((_, i, all) => all[i - 1] === "--lang"))];
+    const unknown = (err as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION";
+    const option = /'([^']+)'/.exec(message)?.[1] ?? "";
+    console.error(
+      unknown
+        ? fill(words.unknownOption ?? UI.en.unknownOption, { option })
+        : fill(words.badOption ?? UI.en.badOption, { message }),
+    );
+    process.exit(2);
+  }
+}
+const OPTIONS = {
+  check: { type: "boolean" },
+  solution: { type: "boolean" },
+  reset: { type: "boolean" },
+  yes: { type: "boolean", short: "y" },
+  status: { type: "boolean" },
+  json: { type: "boolean" },
+  lang: { type: "string" },
+  "time-limit": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+const { values: flags, positionals } = readArgs();
 const locale: Locale = learnerLocale(flags.lang);
 const ui = (key: keyof (typeof UI)["en"], values: Record<string, string | number> = {}) =>
   fill(UI[locale][key] ?? UI.en[key], values);

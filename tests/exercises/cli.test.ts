@@ -196,6 +196,22 @@ describe("npm run exercise", { timeout: budget({ cli: 8 }) }, () => {
     expect(out.stderr).toMatch(/there is no exercise "s99" \(known: s01, .*s03\.1/);
   });
 
+  it("a time limit that is not a number of seconds, or an unknown option, is one sentence", async () => {
+    const { run } = workbench();
+    for (const value of ["soon", "0", "-3"]) {
+      const out = await run(["s01", "--check", `--time-limit=${value}`]);
+      expect(out.code).toBe(2);
+      expect(out.stderr.trim()).toBe(
+        `--time-limit takes a number of seconds greater than 0, not "${value}"`,
+      );
+    }
+    const unknown = await run(["s01", "--chek"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.trim()).toBe(
+      'there is no option "--chek" (npm run exercise -- --help lists every option)',
+    );
+  });
+
   it("lists every exercise with its state, and writes nothing in the repository", async () => {
     const { root, run } = workbench();
     const out = await run([]);
