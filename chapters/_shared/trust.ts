@@ -177,6 +177,12 @@ export function unpinnable(command: string, depth = 0): string[] {
       if (READS_FROM.has(r.Op) && r.Word && asWritten(r.Word) === undefined)
         found.push(reason(raw(r.Word)));
     }
+    // A search path of its own finds programs in the workspace under names with no `/`.
+    if (type === "Assign" && (node as sh.Assign).Name?.Value === "PATH")
+      found.push(
+        `${raw(node)}: the hook sets its own PATH, so which file a program's name runs cannot ` +
+          "be pinned; name the script by its path from the workspace",
+      );
     if (type !== "CallExpr") return true;
     const words = (node as sh.CallExpr).Args.filter((w) => w !== null);
     if (words.length === 0) return true;
@@ -187,6 +193,18 @@ export function unpinnable(command: string, depth = 0): string[] {
     words.forEach((w, i) => {
       if (written[i] === undefined && (i === 0 || scripts.has(argv[i]))) found.push(reason(raw(w)));
     });
+    // A hook that changes folder names its scripts from there (`cd hooks && sh guard.sh`,
+    // `env -C hooks sh guard.sh`): what the names mean is not what the fingerprint read.
+    const moves = argv.some(
+      (w, i) =>
+        /^(cd|pushd|popd)$/.test(path.basename(w)) ||
+        (path.basename(w) === "env" && argv.slice(i + 1).some((a) => /^(-\w*C|--chdir)/.test(a))),
+    );
+    if (moves)
+      found.push(
+        `${raw(node)}: the hook changes folder, so the names after it are not the workspace's ` +
+          "and what runs cannot be pinned; name the script by its path from the workspace",
+      );
     // `sh -c '…'` and `eval '…'` run a hook command of their own.
     const program = path.basename(argv[0]);
     if (depth < 4 && (SHELLS.test(program) || program === "eval"))

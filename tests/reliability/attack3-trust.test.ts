@@ -4,7 +4,8 @@
 // the hook runs was fingerprinted as a missing file (or not at all), and the model could rewrite
 // it with no new question. Now a hook whose script (or program) sh would expand is not trusted
 // at all: it is left out before any question, with a note that says why and what to write
-// instead. Each spelling is first run in sh, to show it really runs hooks/after.sh; then the
+// instead; so is a hook that changes folder before it names its script (`cd hooks && sh
+// after.sh`, found attacking the fix). Each spelling is first run in sh, to show it really runs hooks/after.sh; then the
 // model rewrites the script, and neither version runs through the harness. Seen failing before
 // the fix (the rewritten script ran).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -58,18 +59,28 @@ const generated = fc.oneof(
     `eval 'sh "$(pwd)/${SCRIPT}"'`,
     "sh ${PWD}/hooks/../hooks/after.s?",
   ),
+  // A hook that changes folder names its script from there: not the name the fingerprint read.
+  fc.constantFrom(
+    "cd hooks && sh after.sh",
+    "(cd hooks; . ./after.sh)",
+    "env -C hooks sh after.sh",
+    "env --chdir=hooks sh after.sh",
+    "cd hooks; exec sh after.sh",
+  ),
+  // Nor one that sets its own search path: `after` then runs hooks/after, unpinned.
+  fc.constantFrom("PATH=hooks:$PATH after.sh", "export PATH=$PWD/hooks:$PATH; after.sh"),
 );
 
 const notes = (env: ReturnType<typeof scriptedEnv>) =>
   env.io.trace.flatMap((e) => (e.kind === "note" ? [e.text] : []));
 
 describe("a script a hook runs, named the way sh rewrites it", () => {
-  test.prop([fc.oneof(found, generated)], { seed: 33, numRuns: 30 })(
+  test.prop([fc.oneof(found, generated)], { seed: 33, numRuns: 60 })(
     "is not trusted: neither it nor the model's rewrite runs, and the person reads why",
     async (command) => {
       const ws = tempDir("lah-attack3-trust-");
       mkdirSync(path.join(ws, "hooks"));
-      writeFileSync(path.join(ws, SCRIPT), "echo checked >> after.log\n");
+      writeFileSync(path.join(ws, SCRIPT), `echo checked >> '${ws}/after.log'\n`, { mode: 0o755 });
       // The spelling does run hooks/after.sh in sh.
       await runCommand(command, { cwd: ws, shell: "sh", timeoutMs: budget({ cli: 1 }) });
       expect(readFileSync(path.join(ws, "after.log"), "utf8"), command).toBe("checked\n");
@@ -80,7 +91,7 @@ describe("a script a hook runs, named the way sh rewrites it", () => {
       const env = scriptedEnv(
         [
           use("bash", { command: "echo before" }),
-          use("write", { path: SCRIPT, content: "touch pwned\n" }),
+          use("write", { path: SCRIPT, content: `touch '${ws}/pwned'\n` }),
           use("bash", { command: "echo after" }),
           say("ok"),
         ],
@@ -92,7 +103,7 @@ describe("a script a hook runs, named the way sh rewrites it", () => {
         false,
       );
       expect(notes(env).join("\n"), command).toMatch(
-        /is not run: .*the shell would expand this name, so what runs cannot be pinned; write the plain path/,
+        /is not run: .*(would expand this name|changes folder|sets its own PATH).*cannot be pinned/,
       );
     },
     budget({ cli: 20 }),
