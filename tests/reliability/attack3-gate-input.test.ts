@@ -115,6 +115,29 @@ const shellByOtherName = fc
   )
   .map(([form, run]) => form.replace("RUN", run));
 
+/** The fix, attacked: a prompt expansion of any parameter or inside another expansion or a
+ *  here-document, an arithmetic test in any position of `[[ ]]`, each with or without a line
+ *  continuation inside the operator. */
+const X = `x='$(touch ${MARK})'`;
+const V = `v=${SUBSCRIPT}`;
+const evaluatedAgain = fc
+  .tuple(
+    fc.constantFrom(
+      `x=('$(touch ${MARK})'); echo \${x[@]OP}`,
+      `${X}; y=x; echo \${!yOP}`,
+      `${X}; printf -v y '%s' "\${xOP}"`,
+      `${X}; : \${x:+\${xOP}}`,
+      `${X}; cat <<E\n\${xOP}\nE`,
+      `${V}; [[ (v TEST 1) ]]`,
+      `${V}; [[ v TEST 1 || 1 ]]`,
+      `${V}; [[ 0 TEST v ]]`,
+    ),
+    fc.boolean(),
+  )
+  .map(([form, split]) =>
+    form.replace("OP", split ? cut("@P", 1) : "@P").replace("TEST", split ? cut("-lt", 2) : "-lt"),
+  );
+
 describe("a denied command bash runs, that the gate lets through", () => {
   const cases = {
     "a script read from the command's own input, named another way (source //dev/stdin)":
@@ -127,6 +150,8 @@ describe("a denied command bash runs, that the gate lets through", () => {
     "the command's own input by a relative name after cd, by the search path, or from a pipe":
       ownInputAgain,
     "bash by another name: a descriptor, a link or a copy made in the same line": shellByOtherName,
+    "a prompt expansion or arithmetic test anywhere, with or without a line continuation":
+      evaluatedAgain,
   };
   for (const [kind, commands] of Object.entries(cases))
     test.prop([commands], { seed: SEED, numRuns: 12 })(
