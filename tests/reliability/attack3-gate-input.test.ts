@@ -115,6 +115,21 @@ const shellByOtherName = fc
   )
   .map(([form, run]) => form.replace("RUN", run));
 
+/** The fix, attacked: a start-up file from a descriptor, a pipe, a process substitution or a
+ *  relative name after `cd`, behind a wrapper, or dash's `ENV` (read by an interactive sh). */
+const startupAgain = fc.constantFrom(
+  `bash --rcfile /dev/fd/0 -ic : <<< 'touch ${MARK}'`,
+  `ENV=/dev/stdin sh -ic : <<< 'touch ${MARK}'`,
+  `env ENV=/dev/stdin sh -i -c : <<< 'touch ${MARK}'`,
+  `bash --rcfile //dev/stdin -i -c : <<< 'touch ${MARK}'`,
+  `cd /dev && bash --rcfile stdin -ic : <<< "touch ${back}"`,
+  `echo 'touch ${MARK}' | bash --rcfile /dev/stdin -ic :`,
+  `bash --rcfile <(echo 'touch ${MARK}') -ic :`,
+  `bash --noprofile --rcfile /./dev/stdin -ic true <<< 'touch ${MARK}'`,
+  `rbash --rcfile /dev/stdin -ic : <<< 'touch ${MARK}'`,
+  `exec bash --rcfile /dev/stdin -ic : <<< 'touch ${MARK}'`,
+);
+
 /** The fix, attacked: a prompt expansion of any parameter or inside another expansion or a
  *  here-document, an arithmetic test in any position of `[[ ]]`, each with or without a line
  *  continuation inside the operator. */
@@ -150,6 +165,9 @@ describe("a denied command bash runs, that the gate lets through", () => {
     "the command's own input by a relative name after cd, by the search path, or from a pipe":
       ownInputAgain,
     "bash by another name: a descriptor, a link or a copy made in the same line": shellByOtherName,
+    "a start-up file from a descriptor, a pipe, after cd, or dash's ENV": startupAgain.map(
+      (c) => `${c} 2>/dev/null`,
+    ),
     "a prompt expansion or arithmetic test anywhere, with or without a line continuation":
       evaluatedAgain,
   };
