@@ -6,8 +6,9 @@
 // and the person is asked again.
 import { createHash } from "node:crypto";
 import { realpathSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
-import sh from "mvdan-sh";
+import type sh from "mvdan-sh";
 
 /** The jail the files are read through: s02's `safePath` and `readInside`. */
 export interface Jail {
@@ -84,18 +85,24 @@ export function argvScripts(argv: string[]): string[] {
 }
 
 // #region unpinnable
-const { syntax } = sh;
+// The parser (mvdan-sh, as s07's gate reads commands) is a large bundle: loaded when a hooks
+// file is first read, not when a chapter starts.
+let loaded: typeof sh.syntax | undefined;
+const syntax = () => (loaded ??= (createRequire(import.meta.url)("mvdan-sh") as typeof sh).syntax);
 
-/** The redirection code the parser gives `<` and `<>` (its enums exist only at compile time). */
-const inputRedirect = (example: string) => {
-  let op: number | undefined;
-  syntax.Walk(syntax.NewParser().Parse(example, ""), (node) => {
-    if (node && syntax.NodeType(node) === "Redirect") op ??= (node as sh.Redirect).Op;
-    return true;
-  });
-  return op;
-};
-const READS_FROM = new Set([inputRedirect("sh < f"), inputRedirect("sh <> f")]);
+/** The redirection codes the parser gives `<` and `<>` (its enums exist only at compile time). */
+let readsFrom: Set<number | undefined> | undefined;
+const inputRedirects = () =>
+  (readsFrom ??= new Set(
+    ["sh < f", "sh <> f"].map((example) => {
+      let op: number | undefined;
+      syntax().Walk(syntax().NewParser().Parse(example, ""), (node) => {
+        if (node && syntax().NodeType(node) === "Redirect") op ??= (node as sh.Redirect).Op;
+        return true;
+      });
+      return op;
+    }),
+  ));
 
 /** Shells whose `-c` script is itself a hook command to read. */
 const SHELLS = /^(sh|bash|dash|zsh|ksh|rbash)$/;
@@ -109,11 +116,11 @@ function asWritten(word: sh.Word): string | undefined {
   const [first] = word.Parts;
   const fromPwd =
     isPwd(first) ||
-    (syntax.NodeType(first) === "DblQuoted" &&
+    (syntax().NodeType(first) === "DblQuoted" &&
       (first as sh.DblQuoted).Parts.length === 1 &&
       isPwd((first as sh.DblQuoted).Parts[0]));
   for (const [i, part] of word.Parts.entries()) {
-    const type = syntax.NodeType(part);
+    const type = syntax().NodeType(part);
     if (i === 0 && fromPwd) pieces.push(".");
     else if (type === "Lit") {
       const value = (part as sh.Lit).Value;
@@ -123,7 +130,7 @@ function asWritten(word: sh.Word): string | undefined {
       pieces.push((part as sh.SglQuoted).Value);
     } else if (type === "DblQuoted") {
       const inner = (part as sh.DblQuoted).Parts;
-      const lits = inner.every((p) => syntax.NodeType(p) === "Lit");
+      const lits = inner.every((p) => syntax().NodeType(p) === "Lit");
       const value = lits ? inner.map((p) => (p as sh.Lit).Value).join("") : "\\";
       if (/\\/.test(value)) return undefined;
       pieces.push(value);
@@ -137,7 +144,7 @@ function asWritten(word: sh.Word): string | undefined {
 
 /** `$PWD` or `${PWD}`, nothing done to it. */
 function isPwd(part: sh.Node | undefined): boolean {
-  if (!part || syntax.NodeType(part) !== "ParamExp") return false;
+  if (!part || syntax().NodeType(part) !== "ParamExp") return false;
   const p = part as sh.ParamExp;
   return (
     p.Param?.Value === "PWD" &&
@@ -161,7 +168,7 @@ export function unpinnable(command: string, depth = 0): string[] {
     `${w}: the shell would expand this name, so what runs cannot be pinned; write the plain path`;
   let file: sh.File;
   try {
-    file = syntax.NewParser().Parse(command, "");
+    file = syntax().NewParser().Parse(command, "");
   } catch {
     return [`${command}: the harness cannot read this command, so what it runs cannot be pinned`];
   }
@@ -169,12 +176,12 @@ export function unpinnable(command: string, depth = 0): string[] {
   const raw = (node: sh.Node) =>
     source.subarray(node.Pos().Offset(), node.End().Offset()).toString();
   const found: string[] = [];
-  syntax.Walk(file, (node) => {
+  syntax().Walk(file, (node) => {
     if (!node) return true;
-    const type = syntax.NodeType(node);
+    const type = syntax().NodeType(node);
     if (type === "Redirect") {
       const r = node as sh.Redirect;
-      if (READS_FROM.has(r.Op) && r.Word && asWritten(r.Word) === undefined)
+      if (inputRedirects().has(r.Op) && r.Word && asWritten(r.Word) === undefined)
         found.push(reason(raw(r.Word)));
     }
     // A search path of its own finds programs in the workspace under names with no `/`.
