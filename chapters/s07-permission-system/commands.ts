@@ -63,6 +63,11 @@ const cache = new Map<string, Part[]>();
 /** How many words of one simple command a deny rule is tried from (see `tails` in callParts). */
 const MAX_TAILS = 2000;
 
+/** How many words of one simple command that read as command lines are read as such (see
+ *  callParts); a call with more is one a deny rule may name anywhere. Reading one costs a few
+ *  milliseconds. */
+const MAX_SCRIPTS = 64;
+
 /** `bash -c 'bash -c "…"'` is read again, but not forever. */
 const MAX_DEPTH = 4;
 
@@ -316,6 +321,9 @@ function redirectionOfGroup(stmt: sh.Stmt, reader: Reader): Part[] {
   });
 }
 
+/** A word with a blank or an operator in it may be a command line of its own. */
+const readsAsScript = (w: Word) => /[\s;&|<>()`$]/.test(w.text);
+
 /** The parts of one simple command: itself, and — when it runs another command — that one too. */
 function callParts(
   call: sh.CallExpr,
@@ -335,7 +343,8 @@ function callParts(
   // refuses `echo git push` as well: a deny rule that catches more is safe. A run the reader
   // cannot read, `echo bash`, is left out: every deny rule would refuse it.)
   // A call too long to try every run is one a deny rule may name anywhere.
-  const tails: string[] = words.length > MAX_TAILS ? [ANY] : [];
+  const scripts = words.filter((w, i) => i > 0 && isKnown(w) && readsAsScript(w));
+  const tails: string[] = words.length > MAX_TAILS || scripts.length > MAX_SCRIPTS ? [ANY] : [];
   const starts: number[] = [];
   let at = 0;
   words.forEach((w, i) => {
@@ -346,7 +355,13 @@ function callParts(
         ...(p.tails ?? []),
       ]);
       tails.push(...within.filter((shape) => shape !== ANY));
-    } else if (i > 0 && isKnown(w) && /[\s;&|<>()`$]/.test(w.text) && depth < MAX_DEPTH) {
+    } else if (
+      i > 0 &&
+      isKnown(w) &&
+      readsAsScript(w) &&
+      scripts.length <= MAX_SCRIPTS &&
+      depth < MAX_DEPTH
+    ) {
       // A word that reads as a command line may be one: the script of a shell by any name
       // (`/proc/self/exe -c 'touch x'`, a copy of bash), of `su -c`, `ssh host '…'`. A deny
       // rule is tried against what it would run.

@@ -110,6 +110,8 @@ const shellByOtherName = fc
       "exec -a x /proc/self/exe RUN",
       "ln -s /bin/bash b; ./b RUN",
       "cp /bin/bash b && ./b RUN",
+      // More words that read as command lines than the gate reads one by one.
+      `ln -s /bin/bash b; ./b RUN ${"'x; y' ".repeat(70)}`,
     ),
     fc.constantFrom(`-c 'touch ${MARK}'`, `-ec "touch ${MARK}"`, `-c touch\\ ${MARK}`),
   )
