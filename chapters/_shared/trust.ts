@@ -197,8 +197,18 @@ export function unpinnable(command: string, depth = 0): string[] {
     const argv = words.map((w, i) => written[i] ?? raw(w));
     // The program itself, or a word the file-naming rules pick out, that sh would change.
     const scripts = new Set(argvScripts(argv));
+    // A word sh expands may itself be a program that runs a file (`env "$S" lint`, S=sh): the
+    // operand after it would be its script, which the fingerprint cannot know to read.
+    const operandAfter = (i: number) => argv.slice(i + 1).find((a) => !a.startsWith("-"));
     words.forEach((w, i) => {
-      if (written[i] === undefined && (i === 0 || scripts.has(argv[i]))) found.push(reason(raw(w)));
+      if (written[i] !== undefined) return;
+      const next = operandAfter(i);
+      if (i === 0 || scripts.has(argv[i])) found.push(reason(raw(w)));
+      else if (next !== undefined && !scripts.has(next))
+        found.push(
+          `${raw(w)}: the shell would expand this word, and it may be a program that runs ` +
+            `${next}, so what runs cannot be pinned; write the program's name`,
+        );
     });
     // A hook that changes folder names its scripts from there (`cd hooks && sh guard.sh`,
     // `env -C hooks sh guard.sh`): what the names mean is not what the fingerprint read.

@@ -44,7 +44,8 @@ const spelled = fc
     if (how === "backslash") return `${before}\\${c}${after}`;
     if (how === "one") return `${before}?${after}`;
     if (how === "class") return `${before}[${c}]${after}`;
-    return `${before}*`;
+    // (Not `sh *` or `sh h*`: a star in the folder's name matches the other files too.)
+    return before.includes("/") ? `${before}*` : `${before}?${after}`;
   });
 const generated = fc.oneof(
   fc
@@ -69,18 +70,27 @@ const generated = fc.oneof(
   ),
   // Nor one that sets its own search path: `after` then runs hooks/after, unpinned.
   fc.constantFrom("PATH=hooks:$PATH after.sh", "export PATH=$PWD/hooks:$PATH; after.sh"),
+  // Nor a program named by a variable, behind a wrapper, that runs a file with no `/` or
+  // extension (`lint`, the same script at the top): found attacking the fix.
+  fc
+    .tuple(
+      fc.constantFrom("env", "nice", "exec", "command", "timeout 5"),
+      fc.constantFrom('"$S"', "$S", "${S}"),
+    )
+    .map(([wrapper, program]) => `S=sh; ${wrapper} ${program} lint`),
 );
 
 const notes = (env: ReturnType<typeof scriptedEnv>) =>
   env.io.trace.flatMap((e) => (e.kind === "note" ? [e.text] : []));
 
 describe("a script a hook runs, named the way sh rewrites it", () => {
-  test.prop([fc.oneof(found, generated)], { seed: 33, numRuns: 60 })(
+  test.prop([fc.oneof(found, generated)], { seed: 33, numRuns: 80 })(
     "is not trusted: neither it nor the model's rewrite runs, and the person reads why",
     async (command) => {
       const ws = tempDir("lah-attack3-trust-");
       mkdirSync(path.join(ws, "hooks"));
       writeFileSync(path.join(ws, SCRIPT), `echo checked >> '${ws}/after.log'\n`, { mode: 0o755 });
+      writeFileSync(path.join(ws, "lint"), `echo checked >> '${ws}/after.log'\n`);
       // The spelling does run hooks/after.sh in sh.
       await runCommand(command, { cwd: ws, shell: "sh", timeoutMs: budget({ cli: 1 }) });
       expect(readFileSync(path.join(ws, "after.log"), "utf8"), command).toBe("checked\n");
@@ -92,6 +102,7 @@ describe("a script a hook runs, named the way sh rewrites it", () => {
         [
           use("bash", { command: "echo before" }),
           use("write", { path: SCRIPT, content: `touch '${ws}/pwned'\n` }),
+          use("write", { path: "lint", content: `touch '${ws}/pwned'\n` }),
           use("bash", { command: "echo after" }),
           say("ok"),
         ],
@@ -103,7 +114,7 @@ describe("a script a hook runs, named the way sh rewrites it", () => {
         false,
       );
       expect(notes(env).join("\n"), command).toMatch(
-        /is not run: .*(would expand this name|changes folder|sets its own PATH).*cannot be pinned/,
+        /is not run: .*(would expand this (name|word)|changes folder|sets its own PATH).*cannot be pinned/,
       );
     },
     budget({ cli: 20 }),
