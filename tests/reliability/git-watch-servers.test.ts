@@ -121,6 +121,30 @@ describe("what a command leaves in .git that the watch took for git's own", () =
       budget({ cli: 4 }),
     );
 
+  // The rule attacked: what else a `.lock` name can be, and history's neighbours.
+  for (const [what, command, named] of [
+    ["a link by a .lock name", "ln -s /tmp .git/x.lock", "x.lock"],
+    ["a FIFO by a .lock name", "mkfifo .git/x.lock", "x.lock"],
+    [
+      "a lane's folder by a .lock name",
+      "mkdir -p .git/worktrees/w.lock && echo x > .git/worktrees/w.lock/config",
+      "worktrees/w.lock/config",
+    ],
+    ["an empty rr-cache (rerere turns itself on)", "mkdir .git/rr-cache", "rr-cache"],
+    ["grafts (which parents git shows)", "echo 'a b' > .git/info/grafts", "info/grafts"],
+  ])
+    it(
+      `${what} is named`,
+      async () => {
+        const ws = tempDir("lah-git-lock-");
+        spawnSync("git", ["init", "-q", ws]);
+        const result = await runCommand(command, { cwd: ws, timeoutMs: budget({ cli: 1 }) });
+        expect(result.exitCode, result.output).toBe(0);
+        expect(result.warnings?.join("\n") ?? "", command).toContain(path.join(ws, ".git", named));
+      },
+      budget({ cli: 4 }),
+    );
+
   it(
     "a plain .lock file is git's own (a teammate's commit holds index.lock meanwhile): not named",
     async () => {
