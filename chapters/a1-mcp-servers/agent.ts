@@ -464,14 +464,17 @@ export function createAgent(env: AgentEnv, options: McpOptions = {}): Agent {
         system: () => `${SYSTEM}\n\nPermission mode: ${perms.mode}.`,
         tools,
         runCall: async (call) => {
-          noteGitChanges("while no tool ran");
+          noteGitChanges("between tool calls");
           const outcome = await s07.runGated(env, perms, call, tools, handlers);
-          // A command's own changes are named by shell.ts; a server's call's, here.
+          // A command's own changes are named by shell.ts. What changed during any other call
+          // is named here: a server's call's, or a server's write that fell in another tool's.
           const changed = gitLook?.changes() ?? [];
-          if (!changed.length || !parseMcpToolName(call.name)) return outcome;
-          const { server } = parseMcpToolName(call.name)!;
-          const warning = gitChangeWarning(`MCP server "${server}" (during this call)`, changed);
-          return { ...outcome, output: `${outcome.output}\n${warning}` };
+          if (!changed.length || call.name === "bash") return outcome;
+          const server = parseMcpToolName(call.name)?.server;
+          const who = server
+            ? `MCP server "${server}" (during this call)`
+            : `an MCP server (during this ${call.name} call)`;
+          return { ...outcome, output: `${outcome.output}\n${gitChangeWarning(who, changed)}` };
         },
       });
     },
