@@ -20,6 +20,7 @@ import {
   fallbackIdentity,
   gitDirIn,
   gitGuards,
+  gitChangeWarning,
   gitRunSurface,
   issueWarning,
   surfaceChanges,
@@ -535,14 +536,7 @@ function lookAgain(repos: string[], before: Map<string, string>, writable: strin
   }
 }
 
-/** Said in the command's result, for the model; the terminal shows it again after the result,
- *  as a harness note (`harnessWarningsIn`), so the person sees it whatever the output was. */
-const gitWarning = (changed: string[]) =>
-  issueWarning(
-    `[harness] this command changed what git runs: ${changed.join(", ")}. Your own git would ` +
-      "run it, outside any sandbox: look before you run git there (git status, git config " +
-      "--list --show-origin, and what a rebase, merge or bisect left behind).",
-  );
+const gitWarning = (changed: string[]) => gitChangeWarning("this command", changed);
 
 /** A command that never started: the reason is its output. */
 function refused(output: string): RunningCommand {
