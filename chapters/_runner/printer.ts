@@ -40,6 +40,8 @@ export interface Printer extends Recorder {
   hold<T>(work: () => Promise<T>): Promise<T>;
   /** The text the lead's last model call streamed before it ended unfinished (Ctrl-C), once. */
   unfinished(): string | undefined;
+  /** The lead's turn is over (answered, failed or interrupted): none of its tools still runs. */
+  turnOver(): void;
 }
 
 export interface ModelCall {
@@ -114,6 +116,17 @@ export function createIO({
     `${who(agent)}${c.cyan("assistant ›")} ${hanging(visible(text))}`;
   const callLine = (call: ToolUseBlock, agent: string) =>
     `${who(agent)}${c.yellow(`  ⚙ ${oneLine(call.name)}`)} ${c.dim(oneLine(clip(JSON.stringify(call.input), 1, 200)))}`;
+  /** The status line's entry of each tool running now, by call id: from its call to its result. */
+  const runningTools = new Map<string, { agent: string; done(): void }>();
+  const toolEnded = (id: string) => {
+    runningTools.get(id)?.done();
+    runningTools.delete(id);
+  };
+  /** An agent that calls the model again, or whose turn ended, runs none of its tools any more
+   *  (a tool stopped by Ctrl-C, or one whose result a chapter never printed, leaves no entry). */
+  const toolsOver = (agent: string) => {
+    for (const [id, tool] of runningTools) if (tool.agent === agent) toolEnded(id);
+  };
   const tell = notes && noteTeller(notes);
   const teach = (step: TraceEvent) => {
     const { phase, note } = tell?.(step) ?? {};
@@ -133,6 +146,7 @@ export function createIO({
   const call = (agent: string, model: string): ModelCall => {
     const lead = agent === "lead";
     if (lead) unfinishedText = undefined;
+    toolsOver(agent);
     const waiting = status?.begin(agent);
     let said = ""; // the lead's text so far, kept if the answer never completes
     let streamed = false;
@@ -243,6 +257,7 @@ export function createIO({
       unfinishedText = undefined;
       return text;
     },
+    turnOver: () => toolsOver("lead"),
     step: keep,
     user(text, agent = "lead") {
       record({ kind: "user", agent, text });
@@ -273,8 +288,11 @@ export function createIO({
       keep({ kind: "tool_call", agent, id: call.id, name: call.name, input: call.input });
       if (!shownCalls.delete(call.id)) print(callLine(call, agent));
       await pause?.(`run ${call.name}`);
+      const running = status?.run(agent, call.name);
+      if (running) runningTools.set(call.id, { agent, done: running.done });
     },
     toolResult(call: ToolUseBlock, output: string, isError = false, agent = "lead") {
+      toolEnded(call.id);
       keep({
         kind: "tool_result",
         agent,

@@ -28,7 +28,11 @@ export interface ReplOptions {
   demo: boolean;
   /** Where each prompt is recorded (and its step note printed), as playScenario does; its trace
    *  and the lead's unfinished text are what an interrupted turn keeps. */
-  io?: IO & { trace?: readonly TraceEvent[]; unfinished?(): string | undefined };
+  io?: IO & {
+    trace?: readonly TraceEvent[];
+    unfinished?(): string | undefined;
+    turnOver?(): void;
+  };
   /** The session's token counts (a real model): /usage, and a summary line on exit. */
   usage?: UsageLedger;
 }
@@ -250,6 +254,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
       if (o.debug && err instanceof Error) out(c.dim(visible(err.stack ?? "")));
     } finally {
       turnRunning = false;
+      o.io?.turnOver?.();
     }
   };
 
