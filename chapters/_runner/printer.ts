@@ -11,6 +11,7 @@ import type { StatusLine } from "./status.ts";
 import { tokensText, tokenUsage, UsageLedger } from "./usage.ts";
 import { oneLine, visible } from "../_shared/visible.js";
 import { harnessWarningsIn } from "../_shared/git-guard.ts";
+import { StreamingWrap, wrapText } from "./wrap.ts";
 
 export interface IOOptions {
   /** Print to this stream (omit for a silent recorder, as in tests). */
@@ -27,6 +28,9 @@ export interface IOOptions {
   onStep?: (step: TraceEvent) => void;
   /** The terminal's status line (a real model on a terminal): who waits for the model. */
   status?: StatusLine;
+  /** The terminal's width, on a terminal: lines are broken between words to fit it (wrap.ts).
+   *  Piped output has none and is printed as it is. */
+  columns?: () => number | undefined;
 }
 
 /** The printer: a Recorder that also shows model calls as they happen. */
@@ -74,6 +78,7 @@ export function createIO({
   realUsage = false,
   onStep,
   status,
+  columns,
 }: IOOptions = {}): Printer {
   const c = pc.createColors(color);
   const { trace, keep } = traceKeeper(onStep);
@@ -95,12 +100,21 @@ export function createIO({
   // tool call) waits until it ends, so the two never share a line.
   let lineOpen = false;
   const waitingLines: string[] = [];
-  const print = (text: string) => (lineOpen ? waitingLines.push(text) : write(`${text}\n`));
+  // One column spare, as the status line keeps: some terminals move on at the last one.
+  const width = () => {
+    const cols = columns?.();
+    return cols && cols > 20 ? cols - 1 : undefined;
+  };
+  const fit = (text: string) => {
+    const w = width();
+    return w ? wrapText(text, w) : text;
+  };
+  const print = (text: string) => (lineOpen ? waitingLines.push(text) : write(`${fit(text)}\n`));
   const endLine = () => {
     if (!lineOpen) return;
     lineOpen = false;
     write("\n");
-    for (const text of waitingLines.splice(0)) write(`${text}\n`);
+    for (const text of waitingLines.splice(0)) write(`${fit(text)}\n`);
   };
   /** Messages and tool calls already printed as they streamed: not printed a second time. */
   const shownMessages = new WeakSet<Message>();
@@ -154,8 +168,16 @@ export function createIO({
     let started = false; // "assistant ›" printed for the text now streaming
     let blank = ""; // trailing whitespace held back: the answer's end is trimmed
     let high = ""; // the first half of a surrogate pair whose second half is still to come
+    let wrap: StreamingWrap | undefined; // on a terminal: the text broken between words
+    const shown = (text: string) => (wrap ? wrap.push(text) : hanging(text));
+    const endWords = () => {
+      if (high && started) write(shown(visible(high)));
+      high = "";
+      if (wrap) write(wrap.end());
+      wrap = undefined;
+    };
     const endText = () => {
-      if (high && started) write(visible(high));
+      endWords();
       started = false;
       blank = high = "";
       endLine();
@@ -169,11 +191,13 @@ export function createIO({
         s = s.trimStart();
         if (!s) return;
         write(`${c.cyan("assistant ›")} `);
+        const w = width();
+        if (w) wrap = new StreamingWrap(w, "assistant › ".length);
         started = lineOpen = true;
       }
       const tail = /\s*$/.exec(s)!;
       if (tail.index === 0) return void (blank += s);
-      write(hanging(visible(blank + s.slice(0, tail.index))));
+      write(shown(visible(blank + s.slice(0, tail.index))));
       blank = tail[0];
     };
     return {
@@ -235,7 +259,10 @@ export function createIO({
         waiting?.done();
         // An answer that never completed (a failed call s14 may retry, Ctrl-C) says so where it
         // stops, so a retry's answer printed next is not read as a second one.
-        if (lead && started) write(c.dim(" ⟨cut off⟩"));
+        if (lead && started) {
+          endWords();
+          write(c.dim(" ⟨cut off⟩"));
+        }
         if (lead) endText();
       },
     };

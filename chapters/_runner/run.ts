@@ -203,6 +203,7 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
       announceTools(step);
     },
     status,
+    columns: process.stdout.isTTY ? () => process.stdout.columns : undefined,
   }));
   const env = createEnv({
     workspace,

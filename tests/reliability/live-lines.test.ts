@@ -182,6 +182,7 @@ describe("the live line while a command runs", () => {
       env: env(api.url),
     });
     expect(stdout).toMatch(/↳ result/);
+    // eslint-disable-next-line no-control-regex
     expect(stdout).not.toMatch(/running bash|\x1b\[2K/);
   });
 });
