@@ -238,7 +238,11 @@ export async function runRepl(o: ReplOptions): Promise<number> {
       if (err instanceof InterruptedError || interrupted) {
         // Keep what the turn did (interrupted-turn.ts): the model must not forget its own work.
         const steps = o.io?.trace?.slice(traceStart, interruptedAt) ?? [];
-        keepInterruptedTurn(o.agent.messages, before, finishedResults(steps), o.io?.unfinished?.());
+        const finished = finishedResults(steps);
+        const partial = o.io?.unfinished?.();
+        keepInterruptedTurn(o.agent.messages, before, finished, partial);
+        // The recording says so too: the player shows it between the request and the next prompt.
+        o.io?.event("interrupted", { results: finished.size, partial: Boolean(partial?.trim()) });
         out(c.yellow("⏹ interrupted: what the turn finished is kept; you are back at the prompt"));
         return;
       }

@@ -99,6 +99,25 @@ describe("the status line while a call's input arrives", () => {
   });
 });
 
+describe("the command's last line on the status line (a door: the command controls it)", () => {
+  it("is shown, not obeyed, and cut to one row however long it is", async () => {
+    let written = "";
+    const tty = { columns: 60, write: (t: string) => ((written += t), true) };
+    const hostile = `\x1b]52;c;aGk=\x07\x1b[2J\rAllow? [yes/no] ${"x".repeat(200)}`;
+    const status = new StatusLine(tty as unknown as NodeJS.WriteStream, undefined, [], () => [
+      { since: Date.now(), background: false, lastLine: () => hostile },
+    ]);
+    const tool = status.run("lead", "bash");
+    const screen = await render(written, { fromStream: true, cols: 60 });
+    expect(screen.oscs).toEqual([]);
+    expect(screen.lines).toHaveLength(1);
+    expect(screen.lines[0]).toMatch(/^. running bash 0s │ \\u\{1b\}\]52;c;aGk=\\u\{7\}/);
+    expect(screen.lines[0]).toMatch(/…$/);
+    tool.done();
+    expect((await render(written, { fromStream: true, cols: 60 })).lines).toEqual([]);
+  });
+});
+
 /** A command that prints a line, then waits for the test to create `go` in the workspace (a
  *  condition, not a delay), then prints another. */
 const slowCommand = (first: string) =>
