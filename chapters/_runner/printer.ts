@@ -11,7 +11,7 @@ import type { StatusLine } from "./status.ts";
 import { tokensText, tokenUsage, UsageLedger } from "./usage.ts";
 import { oneLine, visible } from "../_shared/visible.js";
 import { harnessWarningsIn } from "../_shared/git-guard.ts";
-import { StreamingWrap, wrapText } from "./wrap.ts";
+import type { StreamingWrap, wrapText } from "./wrap.ts";
 
 export interface IOOptions {
   /** Print to this stream (omit for a silent recorder, as in tests). */
@@ -28,9 +28,13 @@ export interface IOOptions {
   onStep?: (step: TraceEvent) => void;
   /** The terminal's status line (a real model on a terminal): who waits for the model. */
   status?: StatusLine;
-  /** The terminal's width, on a terminal: lines are broken between words to fit it (wrap.ts).
-   *  Piped output has none and is printed as it is. */
-  columns?: () => number | undefined;
+  /** On a terminal: its width, and wrap.ts (loaded only then), to break lines between words to
+   *  fit it. Piped output is printed as it is. */
+  wrap?: {
+    columns: () => number | undefined;
+    wrapText: typeof wrapText;
+    StreamingWrap: typeof StreamingWrap;
+  };
 }
 
 /** The printer: a Recorder that also shows model calls as they happen. */
@@ -78,7 +82,7 @@ export function createIO({
   realUsage = false,
   onStep,
   status,
-  columns,
+  wrap: wrapping,
 }: IOOptions = {}): Printer {
   const c = pc.createColors(color);
   const { trace, keep } = traceKeeper(onStep);
@@ -102,12 +106,12 @@ export function createIO({
   const waitingLines: string[] = [];
   // One column spare, as the status line keeps: some terminals move on at the last one.
   const width = () => {
-    const cols = columns?.();
+    const cols = wrapping?.columns();
     return cols && cols > 20 ? cols - 1 : undefined;
   };
   const fit = (text: string) => {
     const w = width();
-    return w ? wrapText(text, w) : text;
+    return w && wrapping ? wrapping.wrapText(text, w) : text;
   };
   const print = (text: string) => (lineOpen ? waitingLines.push(text) : write(`${fit(text)}\n`));
   const endLine = () => {
@@ -192,7 +196,7 @@ export function createIO({
         if (!s) return;
         write(`${c.cyan("assistant ›")} `);
         const w = width();
-        if (w) wrap = new StreamingWrap(w, "assistant › ".length);
+        if (w && wrapping) wrap = new wrapping.StreamingWrap(w, "assistant › ".length);
         started = lineOpen = true;
       }
       const tail = /\s*$/.exec(s)!;

@@ -203,7 +203,9 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
       announceTools(step);
     },
     status,
-    columns: process.stdout.isTTY ? () => process.stdout.columns : undefined,
+    wrap: process.stdout.isTTY
+      ? { columns: () => process.stdout.columns, ...(await import("./wrap.ts")) }
+      : undefined,
   }));
   const env = createEnv({
     workspace,
