@@ -100,6 +100,13 @@ export class LineReader {
       if (next?.prompt !== undefined && !this.closed) this.draw(next.prompt);
     });
     this.rl.on("close", () => {
+      // Ctrl-D under a line that ended in `\`: what was not sent is not sent, and that is said
+      // (as Ctrl-C says it). The REPL ends the line.
+      const dropped = this.pending.splice(0).length;
+      if (dropped)
+        output.write(
+          `\n(${dropped === 1 ? "1 line not sent is" : `${dropped} lines not sent are`} dropped)`,
+        );
       this.closed = true;
       for (const w of this.waiting.splice(0)) w.resolve(null);
     });
