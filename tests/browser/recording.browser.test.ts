@@ -246,6 +246,14 @@ describe.skipIf(!hasChromium)("Open a recording…", { timeout: budget({ page: 5
     );
     // Both are the story, not bookkeeping: they stay when the player shows the story only.
     for (const i of [2, 5]) expect(await steps.nth(i).getAttribute("data-minor")).toBeNull();
+    // The failed call's code is the loop's model call, the line it failed on.
+    await open.locator("button[data-action=first]").click();
+    await next(page);
+    await next(page);
+    await expect.poll(() => steps.nth(2).getAttribute("aria-current")).toBe("step");
+    const here = open.locator(".lah-code .ln[data-here]");
+    await expect.poll(() => here.count()).toBe(1);
+    expect(await here.textContent()).toMatch(/messages\.create\(/);
     // At the last step the recovery panel lists both.
     await open.locator("button[data-action=last]").click();
     const state = open.locator(".lah-state-panels");
