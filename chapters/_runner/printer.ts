@@ -50,6 +50,8 @@ export interface Printer extends Recorder {
   unfinished(): string | undefined;
   /** The lead's turn is over (answered, failed or interrupted): none of its tools still runs. */
   turnOver(): void;
+  /** `text` broken between words to fit the terminal (as is when piped): for the REPL's own lines. */
+  fit(text: string): string;
 }
 
 export interface ModelCall {
@@ -289,6 +291,7 @@ export function createIO({
       return text;
     },
     turnOver: () => toolsOver("lead"),
+    fit,
     step: keep,
     user(text, agent = "lead") {
       record({ kind: "user", agent, text });

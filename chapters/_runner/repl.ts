@@ -32,6 +32,7 @@ export interface ReplOptions {
     trace?: readonly TraceEvent[];
     unfinished?(): string | undefined;
     turnOver?(): void;
+    fit?(text: string): string;
   };
   /** The session's token counts (a real model): /usage, and a summary line on exit. */
   usage?: UsageLedger;
@@ -189,7 +190,8 @@ async function shutdown(agent: Agent, code: number, farewell?: () => void): Prom
 /** Runs the REPL; resolves with the process exit code. */
 export async function runRepl(o: ReplOptions): Promise<number> {
   const c = pc.createColors(o.color);
-  const out = (text: string) => process.stdout.write(`${text}\n`);
+  // The REPL's own lines (an error's sentence, /usage, /help) fit the terminal as the printer's do.
+  const out = (text: string) => process.stdout.write(`${o.io?.fit ? o.io.fit(text) : text}\n`);
   let failures = 0;
   let nextPrompt = 0;
   let toldScripted = false;

@@ -8,7 +8,14 @@ import pc from "picocolors";
 import stringWidth from "string-width";
 import { continuationIndent, plain, StreamingWrap, wrapLine } from "../../chapters/_runner/wrap.ts";
 import { budget } from "../support/budgets.ts";
-import { endTurn, startFakeApi, streamed, toolUse, type FakeApi } from "../support/fake-api.ts";
+import {
+  apiError,
+  endTurn,
+  startFakeApi,
+  streamed,
+  toolUse,
+  type FakeApi,
+} from "../support/fake-api.ts";
 import { tempDir } from "../support/helpers.ts";
 import { hasPseudoTerminal, runCliInTerminal } from "../support/terminal.ts";
 
@@ -191,6 +198,35 @@ describe.skipIf(!hasPseudoTerminal)("on a terminal 60 columns wide", () => {
       expect(answerRows.length).toBeGreaterThan(2);
       for (const row of answerRows.slice(1)) expect(row).toMatch(/^ {2}\S/);
       expect(tokensOf(answerRows).join(" ")).toBe(`assistant › ${said}`);
+    },
+  );
+
+  it(
+    "the harness's own lines too: a model error's sentence with the server's long message",
+    { timeout: budget({ cli: 4 }) },
+    async () => {
+      const message =
+        "messages: the conversation is invalid because the second message repeats the first one's role";
+      api = await startFakeApi([apiError(400, "invalid_request_error", message)]);
+      const run = runCliInTerminal(
+        ["s01", "--workspace", tempDir()],
+        { ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: api.url, MODEL_ID: "m" },
+        { cols: 60, rows: 30 },
+      );
+      await run.waitForScreen((s) => s.lines.some((l) => l.startsWith("you ›")), "the prompt");
+      run.type("go\r");
+      const screen = await run.waitForScreen(
+        (s) => s.lines.some((l) => l.endsWith("first one's role")),
+        "the whole sentence",
+      );
+      run.type("q\r");
+      await run.exited;
+      const from = screen.lines.findIndex((l) => l.startsWith("✗ "));
+      const rows = screen.lines.slice(from, screen.lines.findIndex((l) => l.endsWith("role")) + 1);
+      expect(rows.length).toBeGreaterThan(1);
+      for (const row of rows) expect(stringWidth(row)).toBeLessThanOrEqual(60);
+      for (const row of rows.slice(1)) expect(row).toMatch(/^ {2}\S/);
+      expect(tokensOf(rows).join(" ")).toBe(`✗ The API rejected the request: ${message}`);
     },
   );
 });
