@@ -6,6 +6,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { createIO } from "../../chapters/_runner/printer.ts";
+import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
 import { StatusLine } from "../../chapters/_runner/status.ts";
 import { budget } from "../support/budgets.ts";
 import { endTurn, startFakeApi, streamed, toolUse, type FakeApi } from "../support/fake-api.ts";
@@ -115,6 +117,41 @@ describe("the command's last line on the status line (a door: the command contro
     expect(screen.lines[0]).toMatch(/…$/);
     tool.done();
     expect((await render(written, { fromStream: true, cols: 60 })).lines).toEqual([]);
+  });
+});
+
+describe("a tool's entry on the status line (the printer's side)", () => {
+  const setup = () => {
+    let written = "";
+    const tty = {
+      columns: 80,
+      write: (t: string) => ((written += t), true),
+    } as unknown as NodeJS.WriteStream;
+    const status = new StatusLine(tty);
+    const io = createIO({ stream: tty, status });
+    const screen = async () => (await render(written, { fromStream: true })).lines;
+    return { io, screen };
+  };
+  const call = (id: string) => ({ type: "tool_use", id, name: "bash", input: {} }) as ToolUseBlock;
+
+  it("comes after the call's line and goes when its result is printed", async () => {
+    const { io, screen } = setup();
+    await io.toolCall(call("a"));
+    expect((await screen()).at(-1)).toMatch(/^. running bash 0s$/);
+    io.toolResult(call("a"), "done");
+    expect((await screen()).filter((l) => /running/.test(l))).toEqual([]);
+  });
+
+  it("goes when the turn ends without its result (Ctrl-C), or when its agent calls the model again", async () => {
+    const { io, screen } = setup();
+    await io.toolCall(call("a"));
+    io.turnOver();
+    expect((await screen()).filter((l) => /running/.test(l))).toEqual([]);
+    await io.toolCall(call("b"));
+    const next = io.call("lead", "m");
+    expect((await screen()).at(-1)).toMatch(/^. waiting for lead 0s$/);
+    next.close();
+    expect((await screen()).filter((l) => /running|waiting/.test(l))).toEqual([]);
   });
 });
 
