@@ -14,7 +14,7 @@ import { chooseModel, type Provider, realClient } from "./model.ts";
 import { openaiClient } from "./openai-client.ts";
 import { LineReader, runRepl } from "./repl.ts";
 import { createChapterAgent, createEnv, type Env } from "./runtime.ts";
-import { sandboxSettings, sandboxStatus } from "../_shared/shell.ts";
+import { liveCommands, sandboxSettings, sandboxStatus } from "../_shared/shell.ts";
 import { oneLine } from "../_shared/visible.js";
 import { madeByHarness, prepareWorkspace, WorkspaceError } from "./workspace.ts";
 
@@ -187,7 +187,12 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
   // has no use for at start-up.
   if (!choice.offline && process.stdout.isTTY) {
     const { StatusLine } = await import("./status.ts");
-    status = new StatusLine(process.stdout, c.dim, process.stderr.isTTY ? [process.stderr] : []);
+    status = new StatusLine(
+      process.stdout,
+      c.dim,
+      process.stderr.isTTY ? [process.stderr] : [],
+      liveCommands,
+    );
   }
   const io = (printer = createIO({
     stream: process.stdout,
@@ -200,6 +205,9 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
       announceTools(step);
     },
     status,
+    wrap: process.stdout.isTTY
+      ? { columns: () => process.stdout.columns, ...(await import("./wrap.ts")) }
+      : undefined,
   }));
   const env = createEnv({
     workspace,

@@ -130,6 +130,10 @@ function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
         const d = step.data;
         return note([d.kind, "action" in d ? d.action : `try ${d.attempt}`].join(" "));
       }
+      case "model_error":
+        return note(step.data.status === null ? "model error" : `model error ${step.data.status}`);
+      case "interrupted":
+        return note("interrupted (Ctrl-C)");
       // Not part of who told whom what:
       case "todos":
       case "task":
