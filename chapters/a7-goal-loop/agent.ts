@@ -166,7 +166,12 @@ export async function checkCommand(
   workspace: string,
   timeoutMs: number,
 ): Promise<Verdict> {
-  const result = await runCommand(command, { cwd: workspace, timeoutMs, maxOutput: 64_000 });
+  const result = await runCommand(command, {
+    cwd: workspace,
+    timeoutMs,
+    maxOutput: 64_000,
+    keep: "tail",
+  });
   if (result.refused)
     return { outcome: "failed", detail: `the check did not start: ${oneLine(result.output)}` };
   if (result.timedOut)
@@ -408,6 +413,21 @@ export interface GoalOptions extends SessionOptions {
 
 const OUTCOME = { met: "met", not_met: "not met", failed: "could not decide" } as const;
 
+/** A verdict in one line for the terminal: its first line, and the output's first line that
+ *  names a failure (the model gets the whole tail). */
+function headline(detail: string): string {
+  const [first = "", ...rest] = detail
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const telling =
+    rest.find((l) => /^[\w.]*(Error|Exception)\b.*:/.test(l)) ??
+    rest.find((l) => /fail|expected|not ok|✗/i.test(l));
+  return oneLine(
+    telling ? `${first.replace(/ The end of its output:$/, "")} ${telling}` : first,
+  ).slice(0, 200);
+}
+
 export interface GoalAgent extends SessionAgent {
   /** The goal set now, if any. */
   goal(): Goal | undefined;
@@ -498,7 +518,7 @@ export function createAgent(env: AgentEnv, options: GoalOptions = {}): GoalAgent
         report: (event) => {
           emit("goal_check", event);
           env.io.note(
-            `check after round ${event.round}: ${OUTCOME[event.outcome]} — ${oneLine(event.detail).slice(0, 160)}`,
+            `check after round ${event.round}: ${OUTCOME[event.outcome]} — ${headline(event.detail)}`,
           );
         },
       });
