@@ -13,12 +13,22 @@ import type { Scenario } from "../_shared/types.ts";
 
 export const SLUG_V1 = `exports.slugify = (title) => title.toLowerCase().split(" ").join("-");\n`;
 
-export const TEST_V1 = `const assert = require("node:assert/strict");
-const { slugify } = require("./slug.js");
+export const TEST_V1 = `const { slugify } = require("./slug.js");
 
-assert.equal(slugify("Hello World"), "hello-world");
-assert.equal(slugify("  Goal   loops  "), "goal-loops");
-console.log("all slug tests pass");
+const cases = [
+  ["Hello World", "hello-world"],
+  ["  Goal   loops  ", "goal-loops"],
+];
+let failed = 0;
+for (const [title, expected] of cases) {
+  const actual = slugify(title);
+  if (actual !== expected) {
+    failed++;
+    console.log(\`✗ slugify(\${JSON.stringify(title)}) is \${JSON.stringify(actual)}, expected \${JSON.stringify(expected)}\`);
+  }
+}
+console.log(failed ? \`\${failed} of \${cases.length} slug tests failed\` : "all slug tests pass");
+process.exitCode = failed ? 1 : 0;
 `;
 
 export const PROMPTS = {
@@ -55,9 +65,9 @@ export default {
       // Goal 2, round 1: accents stripped, which is not what was asked.
       use("edit", {
         path: "test.js",
-        old_text: 'console.log("all slug tests pass");',
+        old_text: '  ["  Goal   loops  ", "goal-loops"],\n',
         new_text:
-          'assert.equal(slugify("Grüße aus Köln"), "gruesse-aus-koeln");\nconsole.log("all slug tests pass");',
+          '  ["  Goal   loops  ", "goal-loops"],\n  ["Grüße aus Köln", "gruesse-aus-koeln"],\n',
       }),
       use("edit", {
         path: "slug.js",

@@ -145,7 +145,7 @@ describe("the chapter each chapter builds on", () => {
     }
   });
 
-  it("is s02 for s03 to s11, s10 for s12, s12 for s13, s13 for s14 and s15; s07 for a1, a5 and a6, s15 for a2, s02 for a3 and a4; none for s01", () => {
+  it("is s02 for s03 to s11, s10 for s12, s12 for s13, s13 for s14 and s15; s07 for a1, a5 and a6, s15 for a2, s02 for a3 and a4, a5 for a7; none for s01", () => {
     const bases = Object.fromEntries(chapters.map((c) => [c.id, site.base(c.id)?.id ?? null]));
     expect(bases).toEqual({
       s01: null,
@@ -163,6 +163,7 @@ describe("the chapter each chapter builds on", () => {
       a3: "s02",
       a4: "s02",
       a6: "s07",
+      a7: "a5",
     });
   });
 });
