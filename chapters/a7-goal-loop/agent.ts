@@ -446,7 +446,7 @@ export function createAgent(env: AgentEnv, options: GoalOptions = {}): GoalAgent
   // The goal's events go to the printer and the recording, and to whoever listens to the session
   // (a headless run's stream-json, query()), in order with its steps.
   const listeners = new Set<(step: TraceEvent) => void>();
-  const emit = <K extends "goal" | "goal_check" | "goal_end">(type: K, data: HarnessEvents[K]) => {
+  const event = <K extends "goal" | "goal_check" | "goal_end">(type: K, data: HarnessEvents[K]) => {
     env.io.event(type, data);
     const step = { kind: "event", agent: "lead", type, data } as TraceEvent;
     for (const listener of listeners) listener(step);
@@ -457,7 +457,7 @@ export function createAgent(env: AgentEnv, options: GoalOptions = {}): GoalAgent
       throw new GoalError(
         "--dollars needs the model's price, which this run does not know (offline, or an unknown model): use --tokens",
       );
-    emit("goal", {
+    event("goal", {
       condition: parsed.condition,
       check: parsed.check.kind,
       rounds: parsed.budget.rounds,
@@ -515,17 +515,17 @@ export function createAgent(env: AgentEnv, options: GoalOptions = {}): GoalAgent
         },
         check: () => check(active),
         spent: () => ({ tokens: meter.tokens, dollars: meter.dollars }),
-        report: (event) => {
-          emit("goal_check", event);
+        report: (checked) => {
+          event("goal_check", checked);
           env.io.note(
-            `check after round ${event.round}: ${OUTCOME[event.outcome]} — ${headline(event.detail)}`,
+            `check after round ${checked.round}: ${OUTCOME[checked.outcome]} — ${headline(checked.detail)}`,
           );
         },
       });
       // Met or given up on, the goal is over: the next prompt is an ordinary one again.
       goal = undefined;
       last = ended;
-      emit("goal_end", {
+      event("goal_end", {
         reason: ended.reason,
         rounds: ended.rounds,
         tokens: ended.tokens,
