@@ -41,7 +41,8 @@ Sessions (a5 only; use npm run -s so that npm prints nothing of its own):
 Goals (a7 only):
   --goal CONDITION   check CONDITION each time the model stops and send the gap back until it
                      holds or a budget is spent: a command (exit 0 = met) or judge: <text>;
-                     with -p the exit code is 0 met, 3 not met
+                     with -p the exit code is 0 met, 3 not met; flags first and
+                     with "=": --goal="--rounds 3 npm test"
   --reset            empty the workspace first (only one the harness created)
   --allow-network    let the model's commands reach the network (the sandbox blocks it)
   --no-sandbox       run commands without the OS sandbox (the banner says so)
