@@ -503,6 +503,7 @@ export function createAgent(env: AgentEnv, options: GoalOptions = {}): GoalAgent
       if (!goal) return session.send(prompt);
       const active = goal;
       let first = true;
+      let failure: unknown;
       const ended = await pursueGoal(active, prompt, {
         work: async (text) => {
           // The first prompt is the person's (the runner showed it); the others are the harness's.
@@ -511,7 +512,10 @@ export function createAgent(env: AgentEnv, options: GoalOptions = {}): GoalAgent
             env.io.user(text);
           }
           first = false;
-          await session.send(text);
+          await session.send(text).catch((err: unknown) => {
+            failure = err;
+            throw err;
+          });
         },
         check: () => check(active),
         spent: () => ({ tokens: meter.tokens, dollars: meter.dollars }),
@@ -531,12 +535,9 @@ export function createAgent(env: AgentEnv, options: GoalOptions = {}): GoalAgent
         tokens: ended.tokens,
       });
       env.io.note(ended.sentence);
-      if (ended.reason === "interrupted" || ended.reason === "error") {
-        // The runner still learns the turn was cut short (it keeps what was done, or says why).
-        const error = new Error(ended.sentence);
-        if (ended.reason === "interrupted") error.name = "InterruptedError";
-        throw error;
-      }
+      // The runner still learns the turn was cut short, by the error itself (it keeps what was
+      // done after an interrupt, or names the model's error).
+      if (ended.reason === "interrupted" || ended.reason === "error") throw failure;
     },
     commands: {
       ...session.commands,

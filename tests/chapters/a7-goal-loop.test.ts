@@ -21,7 +21,7 @@ import {
 } from "../../chapters/a7-goal-loop/agent.ts";
 import scenario, { PROMPTS } from "../../chapters/a7-goal-loop/scenario.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
-import { say, use } from "../../chapters/_shared/scripted.ts";
+import { fail, say, use } from "../../chapters/_shared/scripted.ts";
 import { sandboxStatus } from "../../chapters/_shared/shell.ts";
 import type { ScriptedTurn } from "../../chapters/_shared/types.ts";
 import { traceStepSchema, type TraceEvent } from "../../chapters/_trace/contract.ts";
@@ -462,6 +462,22 @@ describe("a7 headless: -p with --goal", () => {
       expect(steps.filter((s) => s.type === "goal_end").map((s) => s.data.reason)).toEqual(["met"]);
     },
     budget({ chapterRun: 1, command: 2 }),
+  );
+
+  it(
+    "a model error ends the goal with its reason, and the error itself goes on up: -p exits 1",
+    async () => {
+      const { env, agent } = await withGoal(
+        [say("done"), fail(500, "api_error", "the model is down")],
+        "test -f never.txt",
+      );
+      await expect(agent.send("go")).rejects.toThrow(/the model is down/);
+      expect(ends(env)).toEqual([expect.objectContaining({ reason: "error", rounds: 2 })]);
+      const headless = await run("test -f never.txt", [fail(500, "api_error", "down")], "json");
+      expect(headless.code).toBe(1);
+      expect(JSON.parse(headless.out)).toMatchObject({ is_error: true, goal: { reason: "error" } });
+    },
+    budget({ chapterRun: 2, command: 1 }),
   );
 
   it("a bad --goal exits 2 with the reason, and runs nothing", async () => {
