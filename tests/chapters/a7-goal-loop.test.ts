@@ -27,6 +27,8 @@ import type { ScriptedTurn } from "../../chapters/_shared/types.ts";
 import { traceStepSchema, type TraceEvent } from "../../chapters/_trace/contract.ts";
 import { budget } from "../support/budgets.ts";
 import { runCli } from "../support/run-cli.ts";
+import { readTrace } from "../../site/lib/record-trace.ts";
+import { stateTimeline } from "../../site/lib/run-state.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 import { scriptedEnv, tempDir, toolNames } from "../support/helpers.ts";
 
@@ -514,4 +516,31 @@ describe("a7 headless: -p with --goal", () => {
     },
     budget({ cli: 2, command: 2 }),
   );
+});
+
+describe("a7 in the player", () => {
+  it("the goal panel shows the goal, its round, its budget and the last verdict, from the recorded events", () => {
+    const trace = readTrace("a7");
+    const states = stateTimeline(trace);
+    const at = (type: string, n: number) =>
+      trace.steps.findIndex(
+        (s, i) =>
+          s.kind === "event" &&
+          s.type === type &&
+          trace.steps.slice(0, i + 1).filter((t) => t.kind === "event" && t.type === type)
+            .length === n,
+      );
+    expect(states[at("goal", 1)].goal).toEqual([
+      ["node test.js", "0", "5 rounds, 200000 tokens", "not checked yet"],
+    ]);
+    expect(states[at("goal_check", 1)].goal![0].slice(1, 2)).toEqual(["1"]);
+    expect(states[at("goal_check", 1)].goal![0][3]).toMatch(/^not_met/);
+    expect(states[at("goal_end", 2)].goal![0]).toEqual([
+      "node test.js",
+      "2",
+      "2 rounds, 200000 tokens",
+      expect.stringMatching(/^not_met .* → stopped: rounds$/),
+    ]);
+    expect(states.at(-1)!.goal![0][3]).toMatch(/^met .* → stopped: met$/);
+  });
 });
