@@ -520,7 +520,7 @@ describe("a7 headless: -p with --goal", () => {
 
 describe("a7 in the player", () => {
   it("the goal panel shows the goal, its round, its budget and the last verdict, from the recorded events", () => {
-    const trace = readTrace("a7");
+    const trace = readTrace("a7")!;
     const states = stateTimeline(trace);
     const at = (type: string, n: number) =>
       trace.steps.findIndex(
