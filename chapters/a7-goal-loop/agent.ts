@@ -446,9 +446,12 @@ export function createAgent(env: AgentEnv, options: GoalOptions = {}): GoalAgent
   // The goal's events go to the printer and the recording, and to whoever listens to the session
   // (a headless run's stream-json, query()), in order with its steps.
   const listeners = new Set<(step: TraceEvent) => void>();
+  // A --goal is set before anyone listens: its event waits for the first listener (stream-json).
+  const unheard: TraceEvent[] = [];
   const event = <K extends "goal" | "goal_check" | "goal_end">(type: K, data: HarnessEvents[K]) => {
     env.io.event(type, data);
     const step = { kind: "event", agent: "lead", type, data } as TraceEvent;
+    if (!listeners.size) unheard.push(step);
     for (const listener of listeners) listener(step);
   };
   const set = (args: string) => {
@@ -493,6 +496,7 @@ export function createAgent(env: AgentEnv, options: GoalOptions = {}): GoalAgent
     lastEnd: () => last,
     listen(listener) {
       const stop = session.listen(listener);
+      for (const step of unheard.splice(0)) listener(step);
       listeners.add(listener);
       return () => {
         stop();
@@ -595,6 +599,7 @@ export async function runHeadless(
     err(e instanceof GoalError ? `--goal: ${e.message}` : e.message);
     return 2;
   }
+  const condition = agent.goal()!.condition;
   let answer = "";
   let failed = false;
   try {
@@ -615,7 +620,7 @@ export async function runHeadless(
       `${JSON.stringify({
         session: agent.session.id,
         result: answer,
-        goal: ended ? { condition: options.goal, ...ended } : null,
+        goal: ended ? { condition, ...ended } : null,
         is_error: failed && ended?.reason === "error",
       })}\n`,
     );

@@ -457,6 +457,11 @@ describe("a7 headless: -p with --goal", () => {
         .split("\n")
         .map((l) => JSON.parse(l));
       for (const step of steps) expect(traceStepSchema.safeParse(step).success).toBe(true);
+      // The goal given with --goal comes first, before the session's own steps go on.
+      expect(steps.find((s) => s.kind === "event" && s.type !== "session")).toMatchObject({
+        type: "goal",
+        data: { condition: "test -f a.txt", check: "command", rounds: 2 },
+      });
       expect(steps.filter((s) => s.type === "goal_check").map((s) => s.data.outcome)).toEqual([
         "not_met",
         "met",
