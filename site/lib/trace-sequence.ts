@@ -126,6 +126,12 @@ function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
         );
       case "session":
         return note(`session ${step.data.action}`);
+      case "goal":
+        return note(`goal set (${step.data.check})`);
+      case "goal_check":
+        return note(`goal check ${step.data.round}: ${step.data.outcome}`);
+      case "goal_end":
+        return note(`goal ended: ${step.data.reason}`);
       case "recovery": {
         const d = step.data;
         return note([d.kind, "action" in d ? d.action : `try ${d.attempt}`].join(" "));
