@@ -38,11 +38,13 @@ const SLUG_JS = `export function slugify(text) {
 }
 `;
 
-/** Waits for the lane's commit, then half a second more, then runs the module: so the check is
- *  still running when the model finishes its turn, and the loop visibly waits for it. */
+/** Waits for the lane's commit, then two seconds more, then runs the module: so the check is
+ *  still running when the model finishes its turn, and the loop visibly waits for it (on a busy
+ *  machine a second can pass between the commit and the next request; half a second was seen
+ *  too little, and the check came back before the turn that says it is still running). */
 const CHECK =
   "cd .worktrees/slugify && until git log -1 --format=%s | grep -q slugify; do sleep 0.05; done; " +
-  "sleep 0.5; node -e \"import('./src/slugify.js').then(m => console.log(m.slugify('The Whole Harness')))\"";
+  "sleep 2; node -e \"import('./src/slugify.js').then(m => console.log(m.slugify('The Whole Harness')))\"";
 
 const CHANGELOG = "# Changelog\n\n## Unreleased\n\n- Add slugify() (src/slugify.js)\n";
 
