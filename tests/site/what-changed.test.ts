@@ -363,7 +363,7 @@ describe("What changed on the built pages", () => {
     it(`${c.id}: compares with the chapter it builds on, in every locale`, () => {
       const baseId = importedChapters(c.source).at(-1);
       for (const [locale, prefix] of Object.entries(prefixes)) {
-        const html = read(`${BASE}${prefix}${c.name}/code/`); // What changed is in the Code part
+        const html = read(`${BASE}${prefix}${c.name}/deep-dive/`); // What changed is in the Deep dive
         if (!baseId) {
           expect(html, `${locale}/${c.id}`).toMatch(/<p class="lah-changes">/);
           continue;

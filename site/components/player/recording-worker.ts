@@ -19,6 +19,7 @@ import { sequenceFromTrace, sequenceLinks } from "../../lib/trace-sequence";
 import { translator, type Strings } from "../../lib/ui-text";
 import type { TraceEvent, TraceFile } from "../../../chapters/_trace/contract.ts";
 import type { PlayerData } from "./side-panels";
+import { modelCalls } from "../../lib/model-calls";
 
 /** What the page asks: read this file, in this language; a chapter's data is at `data`, with
  *  `{chapter}` in it. */
@@ -188,6 +189,7 @@ function panels(recording: Recording, chapter: ChapterData | undefined) {
       state,
       machineSvg: machine || undefined,
       focus,
+      ...orEmpty(() => modelCalls(trace.steps), { calls: [], callOf: [] }),
     },
     meter: orEmpty(() => contextMeter(trace), []),
     sequence: story ? sequence(trace, links) : undefined,
