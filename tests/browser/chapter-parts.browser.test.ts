@@ -196,8 +196,8 @@ describe.skipIf(!hasChromium)("a chapter in parts", { timeout: budget({ page: 20
     expect(Object.entries(screens).filter(([, n]) => n > MOST_SCREENS)).toEqual([]);
     // A folded excerpt opens by its line and shows the region numbered as its file does.
     await page.goto(`${site.server.url}/${CHAPTER}/code/`, { waitUntil: "load" });
-    const folded = page.locator("details.lah-excerpt:not([open])").first();
-    const id = (await folded.getAttribute("id"))!;
+    const id = (await page.locator("details.lah-excerpt:not([open])").first().getAttribute("id"))!;
+    const folded = page.locator(`[id="${id}"]`); // (once open, the first folded one is another)
     const region = id.replace(/^code-s13-/, "");
     const where = await folded.locator("summary").textContent();
     const [, first, last] = /(\d+)[–-](\d+)/.exec(where!)!;

@@ -424,7 +424,7 @@ describe("What changed on the built pages", () => {
     const targets = new Map<string, string | undefined>();
     for (const c of chapters) {
       for (const prefix of Object.values(prefixes)) {
-        const changes = block(read(`${BASE}${prefix}${c.name}/code/`));
+        const changes = block(read(`${BASE}${prefix}${c.name}/deep-dive/`));
         if (!changes) continue;
         const imports = [...changes.matchAll(/<li class="lah-changes-imports"[\s\S]*?<\/li>/g)]
           .map((m) => m[0])
