@@ -126,8 +126,14 @@ function countedFiles(before: Files, after: Files) {
 }
 
 /** The code an Expressive Code block shows, a line per line. */
+/** The code a block shows, line by line: its line numbers (the gutter) are not code. */
 const codeText = (html: string) =>
-  decodeHtml(html.replace(/<div class="ec-line/g, "\n$&").replace(/<[^>]+>/g, ""));
+  decodeHtml(
+    html
+      .replace(/<div class="gutter">[\s\S]*?<\/div><\/div>/g, "")
+      .replace(/<div class="ec-line/g, "\n$&")
+      .replace(/<[^>]+>/g, ""),
+  );
 
 /** A declaration of `name` at the start of a line of some code. */
 const declares = (code: string, name: string) =>
