@@ -213,6 +213,14 @@ describe.skipIf(!hasChromium)("Open a recording…", { timeout: budget({ page: 5
     // The diagram is drawn, its labels text too.
     await page.locator(".lah-open-sequence svg").waitFor();
     expect(await page.locator(".lah-open-sequence").textContent()).toContain("<img src=x");
+    // The inspector shows the model call as the recording has it, as text too.
+    await open.locator("button[data-action=first]").click();
+    await open.locator("button[data-action=next]").click();
+    await open.locator("button[data-action=next]").click();
+    await open.locator('.lah-step[aria-current="step"] button.lah-inspect').click();
+    const inspector = page.locator("dialog.lah-inspector[open]");
+    expect(await inspector.textContent()).toContain(JSON.stringify(attack));
+    await page.keyboard.press("Escape");
     // Nothing ran, and nothing of the recording became an element.
     await page.waitForTimeout(0);
     expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
