@@ -73,7 +73,9 @@ function sequenceOf(trace: TraceFile, t: SequenceWords): { code: string; stepOf:
     }
     add(`  ${who}->>${serverId(server)}: ${label(`tools/call ${tool}`)}`);
     if (result?.kind === "tool_result")
-      add(`  ${serverId(server)}-->>${who}: ${label(t(result.is_error ? "sequence.error" : "sequence.result"))}`);
+      add(
+        `  ${serverId(server)}-->>${who}: ${label(t(result.is_error ? "sequence.error" : "sequence.result"))}`,
+      );
   };
 
   /** A message between agents: an arrow, labelled with its type and request_id. */

@@ -142,13 +142,19 @@ for (const [what, folder] of [
   console.log(
     `\ntool descriptions: ${descriptions.length}; ` +
       Object.entries(status)
-        .map(([l, s]) => `${l} ${s.fresh} fresh, ${s.missing.length} missing, ${s.unused.length} unused`)
+        .map(
+          ([l, s]) =>
+            `${l} ${s.fresh} fresh, ${s.missing.length} missing, ${s.unused.length} unused`,
+        )
         .join("; "),
   );
   for (const [locale, s] of Object.entries(status)) {
-    for (const d of s.missing) console.log(`  MISSING  i18n/tools.${locale}.json  ${JSON.stringify(d)}`);
+    for (const d of s.missing)
+      console.log(`  MISSING  i18n/tools.${locale}.json  ${JSON.stringify(d)}`);
     for (const d of s.unused)
-      console.log(`  UNUSED   i18n/tools.${locale}.json  ${JSON.stringify(d)} (no tool has it now: remove it)`);
+      console.log(
+        `  UNUSED   i18n/tools.${locale}.json  ${JSON.stringify(d)} (no tool has it now: remove it)`,
+      );
   }
 }
 

@@ -1,5 +1,5 @@
 // A chapter read in parts (site/lib/chapter-parts.ts), in chromium: Learn at the chapter's URL,
-// then Run it, Code and Exercises, each its own page in every locale, reachable by tabs and the
+// then Run it, Code, Deep dive and Exercises, each its own page in every locale, reachable by tabs and the
 // sidebar, readable without JavaScript, each shorter than the page it was cut from; and "Full size"
 // diagrams, a layer above everything that gives the page back as it was.
 import { mkdirSync, readFileSync } from "node:fs";
@@ -192,7 +192,9 @@ describe.skipIf(!hasChromium)("a chapter in parts", { timeout: budget({ page: 20
     const screens: Record<string, number> = {};
     for (const [locale, prefix] of Object.entries(LOCALES))
       screens[locale] = await screensOf(`${site.server.url}${prefix}/${longest}/code/`);
-    console.log(`The longest Code part, ${longest}'s, in 1280×720 screens: ${JSON.stringify(screens)}`);
+    console.log(
+      `The longest Code part, ${longest}'s, in 1280×720 screens: ${JSON.stringify(screens)}`,
+    );
     expect(Object.entries(screens).filter(([, n]) => n > MOST_SCREENS)).toEqual([]);
     // A folded excerpt opens by its line and shows the region numbered as its file does.
     await page.goto(`${site.server.url}/${CHAPTER}/code/`, { waitUntil: "load" });

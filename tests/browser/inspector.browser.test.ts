@@ -54,7 +54,9 @@ describe.skipIf(!hasChromium)("the player's inspector", { timeout: budget({ page
     const text = (await dialog.textContent())!;
     // the request before it and this response, as recorded
     const response = steps[index] as Extract<TraceEvent, { kind: "response" }>;
-    const request = steps.slice(0, index).findLast((s) => s.kind === "request" && s.agent === response.agent);
+    const request = steps
+      .slice(0, index)
+      .findLast((s) => s.kind === "request" && s.agent === response.agent);
     expect(request?.kind).toBe("request");
     expect(text).toContain(JSON.stringify(response.text));
     if (request?.kind === "request") {
@@ -62,7 +64,9 @@ describe.skipIf(!hasChromium)("the player's inspector", { timeout: budget({ page
       expect(text).toContain(`tokens: ${request.tokens}`);
     }
     // the tool calls it made, with their inputs
-    const toolCall = steps.slice(index).find((s) => s.kind === "tool_call" && s.agent === response.agent);
+    const toolCall = steps
+      .slice(index)
+      .find((s) => s.kind === "tool_call" && s.agent === response.agent);
     if (toolCall?.kind === "tool_call") expect(text).toContain(JSON.stringify(toolCall.id));
     // above everything: its close button takes the click at its place
     const close = dialog.locator(".lah-inspector-close");

@@ -286,9 +286,7 @@ describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 
       const details = page.locator(selector);
       expect(await details.locator(inner).count(), selector).toBe(0);
       await details.locator("summary").click();
-      await expect
-        .poll(() => details.locator(inner).count(), { message: selector })
-        .toBe(blocks);
+      await expect.poll(() => details.locator(inner).count(), { message: selector }).toBe(blocks);
       expect(await details.locator(".lah-on-demand-link").count(), selector).toBe(0);
     }
     // every piece of the file is folded: its summaries are the file's table of contents

@@ -44,8 +44,11 @@ describe("tool descriptions in every locale", () => {
   test.prop([fc.oneof(fc.string({ minLength: 1 }), names), fc.constantFrom(...LOCALES)], {
     seed: SEED,
     numRuns: 100,
-  })("a description with no translation shows in English, marked (except in English)", (text, locale) => {
-    fc.pre(!Object.values(TOOL_WORDS).some((words) => words && Object.hasOwn(words, text)));
-    expect(describeIn(TOOL_WORDS, locale, text)).toEqual({ text, english: locale !== "en" });
-  });
+  })(
+    "a description with no translation shows in English, marked (except in English)",
+    (text, locale) => {
+      fc.pre(!Object.values(TOOL_WORDS).some((words) => words && Object.hasOwn(words, text)));
+      expect(describeIn(TOOL_WORDS, locale, text)).toEqual({ text, english: locale !== "en" });
+    },
+  );
 });

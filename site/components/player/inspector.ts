@@ -7,7 +7,14 @@ import type { ModelCall } from "../../lib/model-calls";
 import type { PlayerData } from "./side-panels";
 
 type Labels = Record<
-  "inspect" | "title" | "request" | "response" | "toolCalls" | "systemFrom" | "noResponse" | "close",
+  | "inspect"
+  | "title"
+  | "request"
+  | "response"
+  | "toolCalls"
+  | "systemFrom"
+  | "noResponse"
+  | "close",
   string
 >;
 
@@ -142,7 +149,11 @@ export class Inspector {
       jsonTree(call.request),
       ...(call.systemFrom === undefined
         ? []
-        : [note((this.#labels.systemFrom ?? "{step}").replace("{step}", String(call.systemFrom + 1)))]),
+        : [
+            note(
+              (this.#labels.systemFrom ?? "{step}").replace("{step}", String(call.systemFrom + 1)),
+            ),
+          ]),
     );
     const response = call.response
       ? section(this.#labels.response ?? "Response", jsonTree(call.response))
