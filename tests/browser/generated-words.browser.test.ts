@@ -60,6 +60,19 @@ describe.skipIf(!hasChromium)(
         // a message's type is the run's own word
         expect(drawn, locale).toContain("result");
       }
+      // the translation status counts the descriptions: every one translated, none left over
+      await page.goto(`${site.server.url}/translation-status/`, { waitUntil: "load" });
+      const counts = await page
+        .locator("table.lah-status-tools tbody tr")
+        .evaluateAll((trs) =>
+          trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => Number(td.textContent))),
+        );
+      const descriptions = Object.keys(strings("tools.ja.json")).length;
+      expect(counts).toEqual([
+        [descriptions, 0, 0],
+        [descriptions, 0, 0],
+        [descriptions, 0, 0],
+      ]);
     });
   },
 );
