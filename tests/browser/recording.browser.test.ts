@@ -116,6 +116,15 @@ describe.skipIf(!hasChromium)("Open a recording…", { timeout: budget({ page: 5
     await open.locator("button[data-action=first]").click();
     await open.locator("button[data-action=last]").click();
     expect(await sequence.locator("[data-current]").count()).toBeGreaterThan(0);
+    // In another language, the diagram's own words are that language's (as on a chapter page).
+    const tJa = translator(ja, "ja");
+    const inJa = await openFile(page, "/ja", recording("s13.jsonl", s13, s13.steps));
+    const drawnJa = page.locator(".lah-open-sequence svg");
+    await drawnJa.waitFor();
+    expect(await inJa.getAttribute("data-state")).toBe("done");
+    expect(await drawnJa.locator("text").allTextContents()).toContain(
+      tJa("sequence.claims", { task: 1 }),
+    );
   });
 
   it("uses the API's token counts in the context meter when the responses carry usage", async () => {
