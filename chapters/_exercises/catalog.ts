@@ -1,26 +1,26 @@
 // Every exercise, in chapter order. An exercise's chapter is its id before the dot ("s03.1" → s03).
 import type { ChapterModule } from "../_shared/types.ts";
 import type { Exercise } from "./kit.ts";
-import { exercises as s01 } from "./s01.ts";
-import { exercises as s02 } from "./s02.ts";
-import { exercises as s03 } from "./s03.ts";
-import { exercises as s04 } from "./s04.ts";
-import { exercises as s05 } from "./s05.ts";
-import { exercises as s06 } from "./s06.ts";
-import { exercises as s07 } from "./s07.ts";
-import { exercises as s08 } from "./s08.ts";
-import { exercises as s09 } from "./s09.ts";
-import { exercises as s10 } from "./s10.ts";
-import { exercises as s11 } from "./s11.ts";
-import { exercises as s12 } from "./s12.ts";
-import { exercises as s13 } from "./s13.ts";
-import { exercises as s14 } from "./s14.ts";
-import { exercises as s15 } from "./s15.ts";
-import { exercises as a1 } from "./a1.ts";
-import { exercises as a2 } from "./a2.ts";
-import { exercises as a3 } from "./a3.ts";
-import { exercises as a4 } from "./a4.ts";
-import { exercises as a5 } from "./a5.ts";
+import { exercises as s01 } from "../s01-agent-loop/exercises/checks.ts";
+import { exercises as s02 } from "../s02-tool-use/exercises/checks.ts";
+import { exercises as s03 } from "../s03-todo-write/exercises/checks.ts";
+import { exercises as s04 } from "../s04-skill-loading/exercises/checks.ts";
+import { exercises as s05 } from "../s05-context-compact/exercises/checks.ts";
+import { exercises as s06 } from "../s06-subagent/exercises/checks.ts";
+import { exercises as s07 } from "../s07-permission-system/exercises/checks.ts";
+import { exercises as s08 } from "../s08-hook-system/exercises/checks.ts";
+import { exercises as s09 } from "../s09-memory-system/exercises/checks.ts";
+import { exercises as s10 } from "../s10-task-system/exercises/checks.ts";
+import { exercises as s11 } from "../s11-background-tasks/exercises/checks.ts";
+import { exercises as s12 } from "../s12-worktree-isolation/exercises/checks.ts";
+import { exercises as s13 } from "../s13-agent-teams/exercises/checks.ts";
+import { exercises as s14 } from "../s14-error-recovery/exercises/checks.ts";
+import { exercises as s15 } from "../s15-team-protocols/exercises/checks.ts";
+import { exercises as a1 } from "../a1-mcp-servers/exercises/checks.ts";
+import { exercises as a2 } from "../a2-full-harness/exercises/checks.ts";
+import { exercises as a3 } from "../a3-edits-that-land/exercises/checks.ts";
+import { exercises as a4 } from "../a4-checkpoints/exercises/checks.ts";
+import { exercises as a5 } from "../a5-sessions/exercises/checks.ts";
 
 export const EXERCISES = [
   ...s01,

@@ -27,8 +27,17 @@ export type Outcome =
   /** The check process ended (process.exit, or a crash with nothing on stderr) mid-check. */
   | { index: number; ok: false; exited: number };
 
+/** How long a check that names no limit of its own may take (`--time-limit`), in ms. */
+export interface CheckOptions {
+  limitMs?: number;
+}
+
 /** Runs every check of `exercise` against the module in `file`; one outcome per check, in order. */
-export async function runChecks(exercise: Exercise, file: string): Promise<Outcome[]> {
+export async function runChecks(
+  exercise: Exercise,
+  file: string,
+  { limitMs = DEFAULT_LIMIT_MS }: CheckOptions = {},
+): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   // The checks' workspaces go under one folder of this run's, removed at the end even when a
   // child was killed half-way through a check.
@@ -36,7 +45,7 @@ export async function runChecks(exercise: Exercise, file: string): Promise<Outco
   try {
     while (outcomes.length < exercise.checks.length) {
       const from = outcomes.length;
-      const got = await runFrom(exercise, file, from, root);
+      const got = await runFrom(exercise, file, from, root, limitMs);
       outcomes.push(...got);
       if (got.length === 0) break; // cannot happen: a child that stops early reports why
     }
@@ -73,7 +82,13 @@ export function typeCheck(file: string, lesson?: string): Promise<string[]> {
 }
 
 /** One child, from check `from` on, until it finishes, crashes or a check runs out of time. */
-function runFrom(exercise: Exercise, file: string, from: number, root: string): Promise<Outcome[]> {
+function runFrom(
+  exercise: Exercise,
+  file: string,
+  from: number,
+  root: string,
+  defaultLimitMs: number,
+): Promise<Outcome[]> {
   return new Promise((resolve) => {
     const outcomes: Outcome[] = [];
     const child: ChildProcess = fork(CHILD, [exercise.id, file, String(from)], {
@@ -92,7 +107,7 @@ function runFrom(exercise: Exercise, file: string, from: number, root: string): 
     // The first check's clock starts once the copy has loaded (the child says so): loading the
     // copy and the chapters it imports takes seconds on a busy machine, and is not the check's.
     // Loading has a limit of its own, for a top-level await that never settles.
-    const arm = (limit = exercise.checks[current()]?.limitMs ?? DEFAULT_LIMIT_MS) => {
+    const arm = (limit = exercise.checks[current()]?.limitMs ?? defaultLimitMs) => {
       clearTimeout(timer);
       timer = setTimeout(() => {
         // A busy loop stops the child's heartbeats; an await leaves its event loop free to send
@@ -173,9 +188,10 @@ export async function verdictOf(
   file: string,
   lesson: string,
   checkTypes: (file: string, lesson: string) => Promise<string[]> = typeCheck,
+  options: CheckOptions = {},
 ): Promise<Verdict> {
   const [outcomes, typeErrors] = await Promise.all([
-    runChecks(exercise, file),
+    runChecks(exercise, file, options),
     checkTypes(file, lesson),
   ]);
   const passed = outcomes.filter((o) => o.ok).length;

@@ -4,6 +4,7 @@
 //   npm run exercise                        the exercises, a line each, with progress
 //   npm run exercise s03                    start (or resume) s03 in workbench/s03-todo-write/
 //   npm run exercise s03 -- --check         each check ✓ or ✗, with the failing check's hint
+//                  [--time-limit <s>]       each check's time limit (default 10 s)
 //   npm run exercise s03 -- --solution      the reference answer into your copy (asks; --yes),
 //                                           yours kept beside it, and the difference shown
 //   npm run exercise s03 -- --reset         a fresh stub (asks; --yes), yours kept beside it
@@ -22,7 +23,7 @@ import { REPO_ROOT } from "../_shared/paths.ts";
 import { visible } from "../_shared/visible.js";
 import type { Locale } from "../../i18n/locales.ts";
 import { chapterOf, EXERCISES, findExercise } from "./catalog.ts";
-import { verdictOf, type Outcome } from "./check.ts";
+import { typeCheck, verdictOf, type Outcome } from "./check.ts";
 import type { Exercise } from "./kit.ts";
 import { UI } from "./ui.ts";
 import {
@@ -39,19 +40,35 @@ import {
 } from "./workbench.ts";
 import { fill, learnerLocale, taskOf, whyOf, word } from "./words.ts";
 
-const { values: flags, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    check: { type: "boolean" },
-    solution: { type: "boolean" },
-    reset: { type: "boolean" },
-    yes: { type: "boolean", short: "y" },
-    status: { type: "boolean" },
-    json: { type: "boolean" },
-    lang: { type: "string" },
-    help: { type: "boolean", short: "h" },
-  },
-});
+/** The command line, or the one sentence that says what is wrong with it (never a stack). */
+function readArgs() {
+  try {
+    return parseArgs({ allowPositionals: true, options: OPTIONS });
+  } catch (err) {
+    const message = (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, " ");
+    const words = UI[learnerLocale(process.argv.find((_, i, all) => all[i - 1] === "--lang"))];
+    const unknown = (err as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION";
+    const option = /'([^']+)'/.exec(message)?.[1] ?? "";
+    console.error(
+      unknown
+        ? fill(words.unknownOption ?? UI.en.unknownOption, { option })
+        : fill(words.badOption ?? UI.en.badOption, { message }),
+    );
+    process.exit(2);
+  }
+}
+const OPTIONS = {
+  check: { type: "boolean" },
+  solution: { type: "boolean" },
+  reset: { type: "boolean" },
+  yes: { type: "boolean", short: "y" },
+  status: { type: "boolean" },
+  json: { type: "boolean" },
+  lang: { type: "string" },
+  "time-limit": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+const { values: flags, positionals } = readArgs();
 const locale: Locale = learnerLocale(flags.lang);
 const ui = (key: keyof (typeof UI)["en"], values: Record<string, string | number> = {}) =>
   fill(UI[locale][key] ?? UI.en[key], values);
@@ -262,7 +279,9 @@ async function check(exercise: Exercise): Promise<number> {
     );
     return 1;
   }
-  const verdict = await verdictOf(exercise, file, lessonOf(exercise));
+  const verdict = await verdictOf(exercise, file, lessonOf(exercise), typeCheck, {
+    limitMs: timeLimitMs,
+  });
   const progress = readProgress(dir) ?? {
     id: exercise.id,
     started: new Date().toISOString(),
@@ -389,10 +408,21 @@ function exerciseHere(): Exercise | undefined {
   return EXERCISES.find((e) => folder === path.basename(exerciseDir(e, chapterFor(e))));
 }
 
+/** `--time-limit`, in seconds, for the checks that name no limit of their own. */
+let timeLimitMs: number | undefined;
+
 async function main(): Promise<number> {
   if (flags.help) {
     console.log(ui("help"));
     return 0;
+  }
+  if (flags["time-limit"] !== undefined) {
+    const seconds = Number(flags["time-limit"]);
+    if (!(seconds > 0) || !Number.isFinite(seconds)) {
+      console.error(ui("badTimeLimit", { value: flags["time-limit"] }));
+      return 2;
+    }
+    timeLimitMs = seconds * 1000;
   }
   // A workbench made before its package.json carried `npm run exercise` gets it now.
   if (existsSync(WORKBENCH)) ensureWorkbenchPackage();

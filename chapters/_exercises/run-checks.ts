@@ -34,22 +34,25 @@ function resultOf(index: number, err: unknown, file: string): CheckResult {
 }
 
 /** Runs the checks from `from` on against an imported module, each result handed to `report`
- *  as it finishes (the child sends it to the parent; the exercises' tests collect it). */
+ *  as it finishes (the child sends it to the parent; the exercises' tests collect it). A report
+ *  that answers "enough" ends the run there: a test of a wrong answer needs one failed check. */
 export async function runChecksOn(
   exercise: Exercise,
   module: unknown,
   file: string,
   kit: CheckKit,
-  report: (result: CheckResult) => Promise<void> | void,
+  report: (result: CheckResult) => Promise<void | "enough"> | void | "enough",
   from = 0,
 ): Promise<void> {
   for (let i = from; i < exercise.checks.length; i++) {
+    let result: CheckResult;
     try {
       await exercise.checks[i].run(module as ChapterModule, kit);
-      await report({ index: i, ok: true });
+      result = { index: i, ok: true };
     } catch (err) {
-      await report(resultOf(i, err, file));
+      result = resultOf(i, err, file);
     }
+    if ((await report(result)) === "enough") return;
   }
 }
 

@@ -138,6 +138,24 @@ const SOCKET_CODES = new Set([
 ]);
 const isSocketError = (err: unknown) => causes(err).some((e) => SOCKET_CODES.has(String(e.code)));
 
+/** The SDK warns of a deprecated model with console.warn on every call, whatever its logLevel:
+ *  two lines at the left edge before each answer. Each such warning is said once per run. */
+let warningsFiltered = false;
+function warnOnlyOnce(): void {
+  if (warningsFiltered) return;
+  warningsFiltered = true;
+  const warn = console.warn.bind(console);
+  const said = new Set<string>();
+  console.warn = (...args: unknown[]) => {
+    const text = args.map(String).join(" ");
+    if (/^The model '[^']*' is deprecated/.test(text)) {
+      if (said.has(text)) return;
+      said.add(text);
+    }
+    warn(...args);
+  };
+}
+
 /** The real SDK client. The key (or else the token) is passed explicitly so the SDK never goes looking
  *  for other credentials; ANTHROPIC_BASE_URL points it at a proxy or a local fake server.
  *  The SDK's own retries are off: a chapter's call is one request, and s14 teaches retrying
@@ -148,6 +166,7 @@ const isSocketError = (err: unknown) => causes(err).some((e) => SOCKET_CODES.has
  *  chapter still gets the finished Message, the same object a call without streaming returns. */
 export async function realClient(env: NodeJS.ProcessEnv): Promise<ModelClient> {
   const { default: Anthropic, APIConnectionError, APIError } = await import("@anthropic-ai/sdk");
+  warnOnlyOnce();
   // One credential only: the SDK refuses two ("Pass at most one of apiKey, authToken"), and the
   // banner promises the key wins when both are set. SDK 1.14 sends either as Authorization: Bearer.
   const apiKey = env.ANTHROPIC_API_KEY?.trim() || null;

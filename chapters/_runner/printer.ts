@@ -11,6 +11,7 @@ import type { StatusLine } from "./status.ts";
 import { tokensText, tokenUsage, UsageLedger } from "./usage.ts";
 import { oneLine, visible } from "../_shared/visible.js";
 import { harnessWarningsIn } from "../_shared/git-guard.ts";
+import type { StreamingWrap, wrapText } from "./wrap.ts";
 
 export interface IOOptions {
   /** Print to this stream (omit for a silent recorder, as in tests). */
@@ -27,6 +28,13 @@ export interface IOOptions {
   onStep?: (step: TraceEvent) => void;
   /** The terminal's status line (a real model on a terminal): who waits for the model. */
   status?: StatusLine;
+  /** On a terminal: its width, and wrap.ts (loaded only then), to break lines between words to
+   *  fit it. Piped output is printed as it is. */
+  wrap?: {
+    columns: () => number | undefined;
+    wrapText: typeof wrapText;
+    StreamingWrap: typeof StreamingWrap;
+  };
 }
 
 /** The printer: a Recorder that also shows model calls as they happen. */
@@ -40,6 +48,10 @@ export interface Printer extends Recorder {
   hold<T>(work: () => Promise<T>): Promise<T>;
   /** The text the lead's last model call streamed before it ended unfinished (Ctrl-C), once. */
   unfinished(): string | undefined;
+  /** The lead's turn is over (answered, failed or interrupted): none of its tools still runs. */
+  turnOver(): void;
+  /** `text` broken between words to fit the terminal (as is when piped): for the REPL's own lines. */
+  fit(text: string): string;
 }
 
 export interface ModelCall {
@@ -72,6 +84,7 @@ export function createIO({
   realUsage = false,
   onStep,
   status,
+  wrap: wrapping,
 }: IOOptions = {}): Printer {
   const c = pc.createColors(color);
   const { trace, keep } = traceKeeper(onStep);
@@ -93,12 +106,21 @@ export function createIO({
   // tool call) waits until it ends, so the two never share a line.
   let lineOpen = false;
   const waitingLines: string[] = [];
-  const print = (text: string) => (lineOpen ? waitingLines.push(text) : write(`${text}\n`));
+  // One column spare, as the status line keeps: some terminals move on at the last one.
+  const width = () => {
+    const cols = wrapping?.columns();
+    return cols && cols > 20 ? cols - 1 : undefined;
+  };
+  const fit = (text: string) => {
+    const w = width();
+    return w && wrapping ? wrapping.wrapText(text, w) : text;
+  };
+  const print = (text: string) => (lineOpen ? waitingLines.push(text) : write(`${fit(text)}\n`));
   const endLine = () => {
     if (!lineOpen) return;
     lineOpen = false;
     write("\n");
-    for (const text of waitingLines.splice(0)) write(`${text}\n`);
+    for (const text of waitingLines.splice(0)) write(`${fit(text)}\n`);
   };
   /** Messages and tool calls already printed as they streamed: not printed a second time. */
   const shownMessages = new WeakSet<Message>();
@@ -114,6 +136,17 @@ export function createIO({
     `${who(agent)}${c.cyan("assistant ›")} ${hanging(visible(text))}`;
   const callLine = (call: ToolUseBlock, agent: string) =>
     `${who(agent)}${c.yellow(`  ⚙ ${oneLine(call.name)}`)} ${c.dim(oneLine(clip(JSON.stringify(call.input), 1, 200)))}`;
+  /** The status line's entry of each tool running now, by call id: from its call to its result. */
+  const runningTools = new Map<string, { agent: string; done(): void }>();
+  const toolEnded = (id: string) => {
+    runningTools.get(id)?.done();
+    runningTools.delete(id);
+  };
+  /** An agent that calls the model again, or whose turn ended, runs none of its tools any more
+   *  (a tool stopped by Ctrl-C, or one whose result a chapter never printed, leaves no entry). */
+  const toolsOver = (agent: string) => {
+    for (const [id, tool] of runningTools) if (tool.agent === agent) toolEnded(id);
+  };
   const tell = notes && noteTeller(notes);
   const teach = (step: TraceEvent) => {
     const { phase, note } = tell?.(step) ?? {};
@@ -133,6 +166,7 @@ export function createIO({
   const call = (agent: string, model: string): ModelCall => {
     const lead = agent === "lead";
     if (lead) unfinishedText = undefined;
+    toolsOver(agent);
     const waiting = status?.begin(agent);
     let said = ""; // the lead's text so far, kept if the answer never completes
     let streamed = false;
@@ -140,8 +174,16 @@ export function createIO({
     let started = false; // "assistant ›" printed for the text now streaming
     let blank = ""; // trailing whitespace held back: the answer's end is trimmed
     let high = ""; // the first half of a surrogate pair whose second half is still to come
+    let wrap: StreamingWrap | undefined; // on a terminal: the text broken between words
+    const shown = (text: string) => (wrap ? wrap.push(text) : hanging(text));
+    const endWords = () => {
+      if (high && started) write(shown(visible(high)));
+      high = "";
+      if (wrap) write(wrap.end());
+      wrap = undefined;
+    };
     const endText = () => {
-      if (high && started) write(visible(high));
+      endWords();
       started = false;
       blank = high = "";
       endLine();
@@ -155,11 +197,13 @@ export function createIO({
         s = s.trimStart();
         if (!s) return;
         write(`${c.cyan("assistant ›")} `);
+        const w = width();
+        if (w && wrapping) wrap = new wrapping.StreamingWrap(w, "assistant › ".length);
         started = lineOpen = true;
       }
       const tail = /\s*$/.exec(s)!;
       if (tail.index === 0) return void (blank += s);
-      write(hanging(visible(blank + s.slice(0, tail.index))));
+      write(shown(visible(blank + s.slice(0, tail.index))));
       blank = tail[0];
     };
     return {
@@ -221,7 +265,10 @@ export function createIO({
         waiting?.done();
         // An answer that never completed (a failed call s14 may retry, Ctrl-C) says so where it
         // stops, so a retry's answer printed next is not read as a second one.
-        if (lead && started) write(c.dim(" ⟨cut off⟩"));
+        if (lead && started) {
+          endWords();
+          write(c.dim(" ⟨cut off⟩"));
+        }
         if (lead) endText();
       },
     };
@@ -243,6 +290,8 @@ export function createIO({
       unfinishedText = undefined;
       return text;
     },
+    turnOver: () => toolsOver("lead"),
+    fit,
     step: keep,
     user(text, agent = "lead") {
       record({ kind: "user", agent, text });
@@ -273,8 +322,11 @@ export function createIO({
       keep({ kind: "tool_call", agent, id: call.id, name: call.name, input: call.input });
       if (!shownCalls.delete(call.id)) print(callLine(call, agent));
       await pause?.(`run ${call.name}`);
+      const running = status?.run(agent, call.name);
+      if (running) runningTools.set(call.id, { agent, done: running.done });
     },
     toolResult(call: ToolUseBlock, output: string, isError = false, agent = "lead") {
+      toolEnded(call.id);
       keep({
         kind: "tool_result",
         agent,

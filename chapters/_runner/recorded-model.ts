@@ -8,6 +8,22 @@ import type { Printer } from "./printer.ts";
 import type { Recorder } from "./recorder.ts";
 import { systemText } from "./text.ts";
 
+/** A failed call as the trace keeps it: its HTTP status (a mid-stream error has its twin's,
+ *  model.ts) and the server's own message, else the error's. */
+function modelError(err: unknown): { status: number | null; message: string } {
+  const { status, error } = (err ?? {}) as { status?: unknown; error?: { error?: unknown } };
+  const detail = (error?.error as { message?: unknown } | undefined)?.message;
+  return {
+    status: typeof status === "number" && Number.isInteger(status) ? status : null,
+    message:
+      typeof detail === "string" && detail
+        ? detail
+        : err instanceof Error
+          ? err.message
+          : String(err),
+  };
+}
+
 /** Wraps a model client so every request lands in the trace (and can pause under --step). */
 export function recordModel(
   client: ModelClient,
@@ -42,6 +58,12 @@ export function recordModel(
           );
           shown?.done(message);
           return message;
+        } catch (err) {
+          // The recording says what went wrong between the request and what came next (s14's
+          // retry, or the prompt); Ctrl-C is the REPL's to record (an `interrupted` step).
+          if (!(err instanceof InterruptedError) && !signal.aborted)
+            io.event("model_error", modelError(err), agent);
+          throw err;
         } finally {
           shown?.close();
         }

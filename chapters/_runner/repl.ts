@@ -28,7 +28,12 @@ export interface ReplOptions {
   demo: boolean;
   /** Where each prompt is recorded (and its step note printed), as playScenario does; its trace
    *  and the lead's unfinished text are what an interrupted turn keeps. */
-  io?: IO & { trace?: readonly TraceEvent[]; unfinished?(): string | undefined };
+  io?: IO & {
+    trace?: readonly TraceEvent[];
+    unfinished?(): string | undefined;
+    turnOver?(): void;
+    fit?(text: string): string;
+  };
   /** The session's token counts (a real model): /usage, and a summary line on exit. */
   usage?: UsageLedger;
 }
@@ -96,6 +101,13 @@ export class LineReader {
       if (next?.prompt !== undefined && !this.closed) this.draw(next.prompt);
     });
     this.rl.on("close", () => {
+      // Ctrl-D under a line that ended in `\`: what was not sent is not sent, and that is said
+      // (as Ctrl-C says it). The REPL ends the line.
+      const dropped = this.pending.splice(0).length;
+      if (dropped)
+        output.write(
+          `\n(${dropped === 1 ? "1 line not sent is" : `${dropped} lines not sent are`} dropped)`,
+        );
       this.closed = true;
       for (const w of this.waiting.splice(0)) w.resolve(null);
     });
@@ -178,7 +190,8 @@ async function shutdown(agent: Agent, code: number, farewell?: () => void): Prom
 /** Runs the REPL; resolves with the process exit code. */
 export async function runRepl(o: ReplOptions): Promise<number> {
   const c = pc.createColors(o.color);
-  const out = (text: string) => process.stdout.write(`${text}\n`);
+  // The REPL's own lines (an error's sentence, /usage, /help) fit the terminal as the printer's do.
+  const out = (text: string) => process.stdout.write(`${o.io?.fit ? o.io.fit(text) : text}\n`);
   let failures = 0;
   let nextPrompt = 0;
   let toldScripted = false;
@@ -234,7 +247,11 @@ export async function runRepl(o: ReplOptions): Promise<number> {
       if (err instanceof InterruptedError || interrupted) {
         // Keep what the turn did (interrupted-turn.ts): the model must not forget its own work.
         const steps = o.io?.trace?.slice(traceStart, interruptedAt) ?? [];
-        keepInterruptedTurn(o.agent.messages, before, finishedResults(steps), o.io?.unfinished?.());
+        const finished = finishedResults(steps);
+        const partial = o.io?.unfinished?.();
+        keepInterruptedTurn(o.agent.messages, before, finished, partial);
+        // The recording says so too: the player shows it between the request and the next prompt.
+        o.io?.event("interrupted", { results: finished.size, partial: Boolean(partial?.trim()) });
         out(c.yellow("⏹ interrupted: what the turn finished is kept; you are back at the prompt"));
         return;
       }
@@ -250,6 +267,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
       if (o.debug && err instanceof Error) out(c.dim(visible(err.stack ?? "")));
     } finally {
       turnRunning = false;
+      o.io?.turnOver?.();
     }
   };
 

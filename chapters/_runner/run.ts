@@ -4,7 +4,6 @@ import { realpathSync } from "node:fs";
 import path from "node:path";
 import pc from "picocolors";
 import { loadChapter, REPO_ROOT, type ChapterInfo } from "./chapters.ts";
-import { latestCopy } from "../_exercises/workbench.ts";
 import { createIO, type Printer } from "./printer.ts";
 import type { StatusLine } from "./status.ts";
 import { startRecording } from "./recording.ts";
@@ -15,7 +14,7 @@ import { chooseModel, type Provider, realClient } from "./model.ts";
 import { openaiClient } from "./openai-client.ts";
 import { LineReader, runRepl } from "./repl.ts";
 import { createChapterAgent, createEnv, type Env } from "./runtime.ts";
-import { sandboxSettings, sandboxStatus } from "../_shared/shell.ts";
+import { liveCommands, sandboxSettings, sandboxStatus } from "../_shared/shell.ts";
 import { oneLine } from "../_shared/visible.js";
 import { madeByHarness, prepareWorkspace, WorkspaceError } from "./workspace.ts";
 
@@ -107,7 +106,10 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
       }
     : undefined;
 
-  const mine = flags.mine ? latestCopy(info) : undefined;
+  // Loaded only for --mine: the workbench's module brings the TypeScript compiler (seconds).
+  const mine = flags.mine
+    ? (await import("../_exercises/workbench.ts")).latestCopy(info)
+    : undefined;
   if (flags.mine && !mine) {
     console.error(`You have no copy of ${info.id} yet: start one with npm run exercise ${info.id}`);
     return 2;
@@ -185,7 +187,12 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
   // has no use for at start-up.
   if (!choice.offline && process.stdout.isTTY) {
     const { StatusLine } = await import("./status.ts");
-    status = new StatusLine(process.stdout, c.dim, process.stderr.isTTY ? [process.stderr] : []);
+    status = new StatusLine(
+      process.stdout,
+      c.dim,
+      process.stderr.isTTY ? [process.stderr] : [],
+      liveCommands,
+    );
   }
   const io = (printer = createIO({
     stream: process.stdout,
@@ -198,6 +205,9 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
       announceTools(step);
     },
     status,
+    wrap: process.stdout.isTTY
+      ? { columns: () => process.stdout.columns, ...(await import("./wrap.ts")) }
+      : undefined,
   }));
   const env = createEnv({
     workspace,

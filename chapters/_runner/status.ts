@@ -1,6 +1,8 @@
 // The status line: while agents wait for the model, one line at the bottom of a terminal says
-// who waits and for how long (`⠋ waiting for lead 3s · alice 1s`). Only on a terminal: piped
-// output gets no spinner and no control characters at all.
+// who waits and for how long (`⠋ waiting for lead 3s · alice 1s`); while a tool runs, which and
+// for how long, with the last line its command printed (`⠋ running bash 4s │ 12 tests passed`);
+// while background commands run, how many and since when. Only on a terminal: piped output (and
+// so a recording) gets no spinner and no control characters at all.
 //
 // Everything written to the terminal goes through here (the terminal's write methods are wrapped),
 // so any output first erases the line and it is drawn again after: nothing lands on top of it. It
@@ -16,6 +18,15 @@ const FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";
 const ERASE = "\r\x1b[2K";
 
 type Write = NodeJS.WriteStream["write"];
+
+/** A command running now (shell.ts's liveCommands): the line shows its last line of output. */
+export interface RunningCommandView {
+  since: number;
+  background: boolean;
+  lastLine(): string;
+}
+
+const seconds = (since: number, now: number) => `${Math.floor((now - since) / 1000)}s`;
 
 /** `text` cut to at most `columns` terminal columns, with "…" where it was cut (whole characters:
  *  a surrogate pair or a combining mark is never split). */
@@ -34,12 +45,15 @@ export function fitColumns(text: string, columns: number): string {
 
 export class StatusLine {
   private readonly waiting = new Map<number, { agent: string; since: number; label: string }>();
+  /** Tools running now, by agent: from the printed call until its result is printed. */
+  private readonly running = new Map<number, { agent: string; since: number; name: string }>();
   private nextId = 0;
   private shown = false;
   private atLineStart = true;
   private held = 0;
   private frame = 0;
   private timer: NodeJS.Timeout | undefined;
+  private soonPending = false;
   private readonly write: (text: string) => void;
 
   constructor(
@@ -47,6 +61,8 @@ export class StatusLine {
     private readonly dim: (text: string) => string = (t) => t,
     /** Other streams that reach the same screen (stderr). */
     also: NodeJS.WriteStream[] = [],
+    /** The commands running now (shell.ts's liveCommands), asked at each redraw. */
+    private readonly commands: () => RunningCommandView[] = () => [],
   ) {
     const original = terminal.write.bind(terminal) as Write;
     this.write = (text) => void original(text);
@@ -76,8 +92,7 @@ export class StatusLine {
     const id = this.nextId++;
     const since = Date.now();
     this.waiting.set(id, { agent: oneLine(agent), since, label: "" });
-    this.timer ??= setInterval(() => this.draw(), 100).unref();
-    this.draw();
+    this.tick();
     return {
       thinking: () => {
         const entry = this.waiting.get(id);
@@ -88,18 +103,62 @@ export class StatusLine {
       input: (name, characters) => {
         const label = ` writing a ${oneLine(name)} call, ${characters.toLocaleString("en")} characters,`;
         this.waiting.set(id, { agent: oneLine(agent), since, label });
-        this.timer ??= setInterval(() => this.draw(), 100).unref();
-        this.draw();
+        this.tick();
       },
       done: () => {
-        if (!this.waiting.delete(id)) return;
-        if (this.waiting.size === 0) {
-          clearInterval(this.timer);
-          this.timer = undefined;
-          this.hide();
-        } else this.draw();
+        if (this.waiting.delete(id)) this.tick();
       },
     };
+  }
+
+  /** `agent` runs the tool `name` (its call is on screen): shown until `done`, when its result
+   *  is printed. */
+  run(agent: string, name: string): { done(): void } {
+    const id = this.nextId++;
+    this.running.set(id, { agent: oneLine(agent), since: Date.now(), name: oneLine(name) });
+    this.tick();
+    return {
+      done: () => {
+        if (this.running.delete(id)) this.tick();
+      },
+    };
+  }
+
+  /** What the line says now, without its spinner; "" when there is nothing to say. */
+  private text(now: number): string {
+    const parts: string[] = [];
+    const who = [...this.waiting.values()].map(
+      (w) => `${w.agent}${w.label} ${seconds(w.since, now)}`,
+    );
+    if (who.length) parts.push(`waiting for ${who.join(" · ")}`);
+    for (const r of this.running.values())
+      parts.push(
+        `${r.agent === "lead" ? "" : `${r.agent} `}running ${r.name} ${seconds(r.since, now)}`,
+      );
+    const commands = this.commands();
+    const background = commands.filter((c) => c.background);
+    if (background.length) {
+      // Alone on the line, they are what the turn waits for (s11 before its turn may end).
+      const count = `${background.length} background command${background.length === 1 ? "" : "s"} ${seconds(background[0].since, now)}`;
+      parts.push(parts.length ? count : `waiting for ${count}`);
+    }
+    if (!parts.length) return "";
+    // The newest command's last line: the one awaited by a tool first, else a background one's.
+    const shown = commands.filter((c) => !c.background).at(-1) ?? background.at(-1);
+    const last = shown ? oneLine(shown.lastLine().replaceAll("\t", " ")) : "";
+    return `${parts.join(" · ")}${last ? ` │ ${last}` : ""}`;
+  }
+
+  /** Keeps the clock going while there is something to show, and draws it now. */
+  private tick(): void {
+    if (this.text(Date.now())) {
+      this.timer ??= setInterval(() => this.tick(), 100).unref();
+      this.draw();
+    } else {
+      clearInterval(this.timer);
+      this.timer = undefined;
+      this.hide();
+    }
   }
 
   /** Keeps the line off the screen while `work` runs (a question, a pause). */
@@ -115,20 +174,23 @@ export class StatusLine {
   }
 
   private soon(): void {
-    if (this.waiting.size) setImmediate(() => this.draw());
+    if (this.soonPending) return;
+    this.soonPending = true;
+    setImmediate(() => {
+      this.soonPending = false;
+      this.tick();
+    });
   }
 
   private draw(): void {
-    if (!this.waiting.size || !this.atLineStart || this.held) return;
-    const now = Date.now();
-    const who = [...this.waiting.values()]
-      .map((w) => `${w.agent}${w.label} ${Math.floor((now - w.since) / 1000)}s`)
-      .join(" · ");
+    if (!this.atLineStart || this.held) return;
+    const said = this.text(Date.now());
+    if (!said) return this.hide();
     this.frame = (this.frame + 1) % FRAMES.length;
     // Kept narrower than the screen, in columns (a name in CJK takes two a character): a line
     // that wrapped could not be erased in one go.
     const width = Math.max(10, (this.terminal.columns || 80) - 1);
-    const text = fitColumns(`${FRAMES[this.frame]} waiting for ${who}`, width);
+    const text = fitColumns(`${FRAMES[this.frame]} ${said}`, width);
     this.write(`${this.shown ? ERASE : ""}${this.dim(text)}`);
     this.shown = true;
   }

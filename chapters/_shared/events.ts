@@ -106,6 +106,13 @@ export const EVENT_DATA = {
     }),
     z.object({ kind: z.literal("too_long"), action: z.literal("identity_reinjected") }),
   ]),
+  /** The runner: a model call failed (an HTTP error, or its twin reported mid-stream, or a cut
+   *  connection); `status` is the HTTP status, or null without one. s14 may retry it (a
+   *  `recovery` backoff follows); otherwise the turn ends with it. */
+  model_error: z.object({ status: z.number().int().nullable(), message: text }),
+  /** The runner: the person pressed Ctrl-C and the turn stopped; it kept `results` finished tool
+   *  results and, when `partial`, the answer streamed so far. */
+  interrupted: z.object({ results: count, partial: z.boolean() }),
   /** a1: an MCP server started and listed its tools (their names as the server gave them), and
    *  the name the model is offered each by (a1's mcpToolName: `mcp__notes__save_note` → `save_note`;
    *  a version-2 run has none until it is read: chapters/_trace/v2.ts adds it). */

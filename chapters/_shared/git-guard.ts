@@ -53,7 +53,9 @@ export function gitGuards(dir: string): { path: string; folder: boolean; readOnl
  *  which git reads as data and never runs. Everything else there (config, hooks, attributes,
  *  `commondir` and other pointers, rebase, merge and bisect state, a lane's or a submodule's own
  *  folder) says what git will do or run next, so a change to it is named. A rule, not a list of
- *  dangerous files: a kind of state git adds tomorrow is named by default. */
+ *  dangerous files: a kind of state git adds tomorrow is named by default. Not history, though
+ *  git keeps them beside it: `rr-cache` (rerere replays a recorded resolution into your next
+ *  merge, and turns itself on when the folder exists) and `shallow` (which commits git shows). */
 const HISTORY = new Set([
   "objects",
   "refs",
@@ -66,10 +68,8 @@ const HISTORY = new Set([
   "COMMIT_EDITMSG",
   "index",
   "description",
-  "shallow",
   "gc.log",
   "lfs",
-  "rr-cache",
   "info/exclude",
   "info/refs",
 ]);
@@ -106,22 +106,28 @@ function lister(root: string) {
   };
   const folder = (rel: string) => kind(path.join(root, rel))?.isDirectory() ?? false;
   /** Everything under `dir`, at most `budget.left` entries. */
+  /** Git's own lock: a plain file `<name>.lock` it writes beside a file and renames over it
+   *  (a teammate's commit holds `index.lock` while this command runs). Git never reads one, so
+   *  it is not named; anything else by such a name is (`modules/x.lock/` is a submodule's
+   *  folder, by the name `.gitmodules` gives it). */
+  const gitsLock = (rel: string) =>
+    rel.endsWith(".lock") && (kind(path.join(root, rel))?.isFile() ?? false);
   const walk = (dir: string, budget: { left: number }, found: string[] = []) => {
     for (const name of names(dir)) {
       const rel = path.join(dir, name);
-      if (name.endsWith(".lock")) continue; // git's own, gone when the command is
+      if (gitsLock(rel)) continue;
       if (budget.left-- <= 0) return found;
       found.push(rel);
       if (folder(rel)) walk(rel, budget, found);
     }
     return found;
   };
-  return { names, folder, walk };
+  return { names, folder, walk, gitsLock };
 }
 
 /** Every file and folder in a git folder that is not history, relative to it. */
 function surfaceFiles(git: string, under = "", nesting = 0): string[] {
-  const { names, folder, walk: walkFrom } = lister(git);
+  const { names, folder, walk: walkFrom, gitsLock } = lister(git);
   const found: string[] = [];
   const walk = (dir: string, budget: { left: number }) => void walkFrom(dir, budget, found);
   for (const name of names(under)) {
@@ -137,7 +143,7 @@ function surfaceFiles(git: string, under = "", nesting = 0): string[] {
       found.push(rel);
       continue;
     }
-    if (HISTORY.has(name) || name.endsWith(".lock") || name.startsWith("sharedindex.")) continue;
+    if (HISTORY.has(name) || gitsLock(rel) || name.startsWith("sharedindex.")) continue;
     if (name === "info" && folder(rel)) {
       for (const inner of names(rel))
         if (!HISTORY.has(path.join("info", inner))) found.push(path.join(rel, inner));
@@ -228,6 +234,22 @@ export function surfaceChanges(before: Map<string, string>, after: Map<string, s
   return changed.filter((name) => !inside(name));
 }
 
+/** A watch on what git runs in the repository of `folder`, for a writer that is not one command
+ *  (a1's MCP servers run all session): each look names what changed since the one before. A
+ *  repository that appears in `folder` is new in everything, so all of it is named. */
+export function gitWatch(folder: string) {
+  const look = () => gitRunSurface(gitDirIn(folder));
+  let last = look();
+  return {
+    changes(): string[] {
+      const now = look();
+      const changed = surfaceChanges(last, now);
+      last = now;
+      return changed;
+    },
+  };
+}
+
 // #region warnings
 /** The warnings the harness itself wrote into commands' results. The terminal shows each one
  *  again as a harness note after the result (`harnessWarningsIn`), where the output before it
@@ -241,6 +263,16 @@ export function issueWarning(text: string): string {
   if (issued.size > 100) issued.delete(issued.values().next().value!);
   return text;
 }
+
+/** The warning that `who` ("this command", an MCP server) changed what git runs. Said in a
+ *  tool's result, for the model; the terminal shows it again after the result, as a harness
+ *  note (`harnessWarningsIn`), so the person sees it whatever the output was. */
+export const gitChangeWarning = (who: string, changed: string[]) =>
+  issueWarning(
+    `[harness] ${who} changed what git runs: ${changed.join(", ")}. Your own git would ` +
+      "run it, outside any sandbox: look before you run git there (git status, git config " +
+      "--list --show-origin, and what a rebase, merge or bisect left behind).",
+  );
 
 /** The harness's warnings in a result, each given out once. */
 export function harnessWarningsIn(output: string): string[] {

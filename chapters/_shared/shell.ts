@@ -20,6 +20,7 @@ import {
   fallbackIdentity,
   gitDirIn,
   gitGuards,
+  gitChangeWarning,
   gitRunSurface,
   issueWarning,
   surfaceChanges,
@@ -286,7 +287,10 @@ export function bwrapArgs(cwd: string, writable: string[], mounts?: Mount[]): st
     // connect(). So /run is an empty folder too.
     ...hiddenRunDirs(),
   ];
-  if (!sandboxSettings.network) args.push("--unshare-net");
+  // No network: npm (and npx) is told so, and fails at once with ENOTCACHED instead of retrying
+  // a registry it cannot reach for half a minute.
+  if (!sandboxSettings.network)
+    args.push("--unshare-net", "--setenv", "npm_config_offline", "true");
   // With the network on, name lookups need resolv.conf, which often lives under /run.
   else if (existsSync("/etc/resolv.conf") && realpathSync("/etc/resolv.conf").startsWith("/run/")) {
     const resolv = realpathSync("/etc/resolv.conf");
@@ -314,8 +318,21 @@ export function bwrapArgs(cwd: string, writable: string[], mounts?: Mount[]): st
 // #endregion sandbox
 
 // #region process-groups
+/** How much of a command's latest output is kept for its live line. */
+const TAIL = 2_000;
+/** A command running now, as the terminal's live line shows it (the runner's status line). */
+export interface LiveCommand {
+  /** When it started (Date.now()). */
+  readonly since: number;
+  /** Started to run on its own (s11's background jobs), not awaited by the tool that started it. */
+  readonly background: boolean;
+  /** The last line it printed that is not blank, as it printed it ("" before any): whoever shows
+   *  it escapes it. A progress bar's line is the part after its last carriage return. */
+  lastLine(): string;
+}
+
 /** Every process group we started and have not yet seen end: `killAllCommands` ends them all. */
-const live = new Map<number, () => void>();
+const live = new Map<number, { kill: () => void; command: LiveCommand }>();
 
 function killGroup(pid: number | undefined, signal: NodeJS.Signals = "SIGKILL"): void {
   if (!pid) return;
@@ -328,12 +345,17 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals = "SIGKILL"):
 
 /** Ends every command, hook and background job still running (Ctrl-C twice, SIGTERM, exit). */
 export function killAllCommands(): void {
-  for (const kill of [...live.values()]) kill();
+  for (const { kill } of [...live.values()]) kill();
 }
 process.on("exit", killAllCommands);
 
 export function liveCommandCount(): number {
   return live.size;
+}
+
+/** The commands running now, oldest first. */
+export function liveCommands(): LiveCommand[] {
+  return [...live.values()].map(({ command }) => command);
 }
 
 /** Opens a folder (or file) to bind and checks where the open handle really is. A path that goes
@@ -429,7 +451,12 @@ export function runSandboxedSync(
   }
 }
 
+/** Starts a command to run on its own (s11's background jobs); `runCommand` waits for one. */
 export function startCommand(command: string, opts: CommandOptions): RunningCommand {
+  return start(command, opts, true);
+}
+
+function start(command: string, opts: CommandOptions, background: boolean): RunningCommand {
   const { timeoutMs = 30_000, maxOutput = 50_000, shell = "bash" } = opts;
   let run: ReturnType<typeof sandboxed>;
   try {
@@ -451,11 +478,14 @@ export function startCommand(command: string, opts: CommandOptions): RunningComm
   const text = { output: "", stdout: "", stderr: "" };
   let truncated = false;
   let timedOut = false;
+  // The end of what it printed, past the cap too: the live line shows its last line.
+  let tail = "";
   // A decoder per stream: a multi-byte character split across two chunks stays one character.
   const collect = (key: "stdout" | "stderr") => {
     const decoder = new StringDecoder("utf8");
     return (chunk: Buffer | string) => {
       const piece = typeof chunk === "string" ? chunk : decoder.write(chunk);
+      tail = (tail + piece).slice(-TAIL);
       if (text.output.length >= maxOutput) {
         truncated = truncated || piece.length > 0;
         return;
@@ -475,7 +505,13 @@ export function startCommand(command: string, opts: CommandOptions): RunningComm
     child.stdin.end(opts.stdin);
   }
   const kill = () => killGroup(child.pid);
-  if (child.pid) live.set(child.pid, kill);
+  const lastLine = () =>
+    tail
+      .split(/[\r\n]/)
+      .findLast((line) => line.trim())
+      ?.trimEnd() ?? "";
+  if (child.pid)
+    live.set(child.pid, { kill, command: { since: Date.now(), background, lastLine } });
   const timer = setTimeout(() => {
     timedOut = true;
     kill();
@@ -532,14 +568,7 @@ function lookAgain(repos: string[], before: Map<string, string>, writable: strin
   }
 }
 
-/** Said in the command's result, for the model; the terminal shows it again after the result,
- *  as a harness note (`harnessWarningsIn`), so the person sees it whatever the output was. */
-const gitWarning = (changed: string[]) =>
-  issueWarning(
-    `[harness] this command changed what git runs: ${changed.join(", ")}. Your own git would ` +
-      "run it, outside any sandbox: look before you run git there (git status, git config " +
-      "--list --show-origin, and what a rebase, merge or bisect left behind).",
-  );
+const gitWarning = (changed: string[]) => gitChangeWarning("this command", changed);
 
 /** A command that never started: the reason is its output. */
 function refused(output: string): RunningCommand {
@@ -556,6 +585,6 @@ function refused(output: string): RunningCommand {
 }
 
 export function runCommand(command: string, opts: CommandOptions): Promise<CommandResult> {
-  return startCommand(command, opts).done;
+  return start(command, opts, false).done;
 }
 // #endregion process-groups

@@ -6,7 +6,9 @@
 // and the person is asked again.
 import { createHash } from "node:crypto";
 import { realpathSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
+import type sh from "mvdan-sh";
 
 /** The jail the files are read through: s02's `safePath` and `readInside`. */
 export interface Jail {
@@ -81,6 +83,157 @@ export function argvScripts(argv: string[]): string[] {
     return scripts;
   });
 }
+
+// #region unpinnable
+// The parser (mvdan-sh, as s07's gate reads commands) is a large bundle: loaded when a hooks
+// file is first read, not when a chapter starts.
+let loaded: typeof sh.syntax | undefined;
+const syntax = () => (loaded ??= (createRequire(import.meta.url)("mvdan-sh") as typeof sh).syntax);
+
+/** The redirection codes the parser gives `<` and `<>` (its enums exist only at compile time). */
+let readsFrom: Set<number | undefined> | undefined;
+const inputRedirects = () =>
+  (readsFrom ??= new Set(
+    ["sh < f", "sh <> f"].map((example) => {
+      let op: number | undefined;
+      syntax().Walk(syntax().NewParser().Parse(example, ""), (node) => {
+        if (node && syntax().NodeType(node) === "Redirect") op ??= (node as sh.Redirect).Op;
+        return true;
+      });
+      return op;
+    }),
+  ));
+
+/** Shells whose `-c` script is itself a hook command to read. */
+const SHELLS = /^(sh|bash|dash|zsh|ksh|rbash)$/;
+
+/** What sh will pass for `word`, when it passes the text as written less its quotes: no
+ *  backslash, glob (`*?[`), brace, `~` or `$`/backquote expansion outside single quotes.
+ *  `$PWD/…` at the start is the workspace itself (a hook runs there): it reads as `…`.
+ *  Undefined when sh would make something else of it. */
+function asWritten(word: sh.Word): string | undefined {
+  const pieces: string[] = [];
+  const [first] = word.Parts;
+  const fromPwd =
+    isPwd(first) ||
+    (syntax().NodeType(first) === "DblQuoted" &&
+      (first as sh.DblQuoted).Parts.length === 1 &&
+      isPwd((first as sh.DblQuoted).Parts[0]));
+  for (const [i, part] of word.Parts.entries()) {
+    const type = syntax().NodeType(part);
+    if (i === 0 && fromPwd) pieces.push(".");
+    else if (type === "Lit") {
+      const value = (part as sh.Lit).Value;
+      if (/[\\*?[\]{}]/.test(value) || (i === 0 && value.startsWith("~"))) return undefined;
+      pieces.push(value);
+    } else if (type === "SglQuoted" && !(part as sh.SglQuoted).Dollar) {
+      pieces.push((part as sh.SglQuoted).Value);
+    } else if (type === "DblQuoted") {
+      const inner = (part as sh.DblQuoted).Parts;
+      const lits = inner.every((p) => syntax().NodeType(p) === "Lit");
+      const value = lits ? inner.map((p) => (p as sh.Lit).Value).join("") : "\\";
+      if (/\\/.test(value)) return undefined;
+      pieces.push(value);
+    } else return undefined;
+  }
+  const text = pieces.join("");
+  if (!fromPwd) return text;
+  // `$PWD/hooks/x.sh` is `hooks/x.sh`; `${PWD}x` is another folder.
+  return text === "." ? text : text.startsWith("./") ? text.slice(2) : undefined;
+}
+
+/** `$PWD` or `${PWD}`, nothing done to it. */
+function isPwd(part: sh.Node | undefined): boolean {
+  if (!part || syntax().NodeType(part) !== "ParamExp") return false;
+  const p = part as sh.ParamExp;
+  return (
+    p.Param?.Value === "PWD" &&
+    !p.Excl &&
+    !p.Length &&
+    !p.Width &&
+    !p.Index &&
+    !p.Slice &&
+    !p.Repl &&
+    !p.Names &&
+    !p.Exp
+  );
+}
+
+/** The words of a hook command that name a file it runs, or its program, but that sh would
+ *  expand (a backslash, a glob, a variable, `$(…)`, `~`): a fingerprint of the text as written
+ *  pins a file that is not the one that runs, so such a hook cannot be trusted. Each comes with
+ *  the reason a person reads. A command the parser cannot read is one such reason too. */
+export function unpinnable(command: string, depth = 0): string[] {
+  const reason = (w: string) =>
+    `${w}: the shell would expand this name, so what runs cannot be pinned; write the plain path`;
+  let file: sh.File;
+  try {
+    file = syntax().NewParser().Parse(command, "");
+  } catch {
+    return [`${command}: the harness cannot read this command, so what it runs cannot be pinned`];
+  }
+  const source = Buffer.from(command); // the parser's positions count bytes
+  const raw = (node: sh.Node) =>
+    source.subarray(node.Pos().Offset(), node.End().Offset()).toString();
+  const found: string[] = [];
+  syntax().Walk(file, (node) => {
+    if (!node) return true;
+    const type = syntax().NodeType(node);
+    if (type === "Redirect") {
+      const r = node as sh.Redirect;
+      if (inputRedirects().has(r.Op) && r.Word && asWritten(r.Word) === undefined)
+        found.push(reason(raw(r.Word)));
+    }
+    // A search path of its own finds programs in the workspace under names with no `/`.
+    if (type === "Assign" && (node as sh.Assign).Name?.Value === "PATH")
+      found.push(
+        `${raw(node)}: the hook sets its own PATH, so which file a program's name runs cannot ` +
+          "be pinned; name the script by its path from the workspace",
+      );
+    if (type !== "CallExpr") return true;
+    const words = (node as sh.CallExpr).Args.filter((w) => w !== null);
+    if (words.length === 0) return true;
+    const written = words.map(asWritten);
+    const argv = words.map((w, i) => written[i] ?? raw(w));
+    // The program itself, or a word the file-naming rules pick out, that sh would change.
+    const scripts = new Set(argvScripts(argv));
+    // A word sh expands may itself be a program that runs a file (`env "$S" lint`, S=sh): the
+    // operand after it would be its script, which the fingerprint cannot know to read.
+    const operandAfter = (i: number) => argv.slice(i + 1).find((a) => !a.startsWith("-"));
+    words.forEach((w, i) => {
+      if (written[i] !== undefined) return;
+      const next = operandAfter(i);
+      if (i === 0 || scripts.has(argv[i])) found.push(reason(raw(w)));
+      else if (next !== undefined && !scripts.has(next))
+        found.push(
+          `${raw(w)}: the shell would expand this word, and it may be a program that runs ` +
+            `${next}, so what runs cannot be pinned; write the program's name`,
+        );
+    });
+    // A hook that changes folder names its scripts from there (`cd hooks && sh guard.sh`,
+    // `env -C hooks sh guard.sh`): what the names mean is not what the fingerprint read.
+    const moves = argv.some(
+      (w, i) =>
+        /^(cd|pushd|popd)$/.test(path.basename(w)) ||
+        (path.basename(w) === "env" && argv.slice(i + 1).some((a) => /^(-\w*C|--chdir)/.test(a))),
+    );
+    if (moves)
+      found.push(
+        `${raw(node)}: the hook changes folder, so the names after it are not the workspace's ` +
+          "and what runs cannot be pinned; name the script by its path from the workspace",
+      );
+    // `sh -c '…'` and `eval '…'` run a hook command of their own.
+    const program = path.basename(argv[0]);
+    if (depth < 4 && (SHELLS.test(program) || program === "eval"))
+      argv.slice(1).forEach((w, i) => {
+        const c = program === "eval" || /^-\w*c/.test(argv[i]);
+        if (c && written[i + 1] !== undefined) found.push(...unpinnable(w, depth + 1));
+      });
+    return true;
+  });
+  return [...new Set(found)];
+}
+// #endregion unpinnable
 
 const [OUTSIDE, FOLDER, MISSING] = ["not inside: ", "a folder", "missing"];
 

@@ -22,6 +22,7 @@ import { ErrorCode, McpError, type Tool as McpTool } from "@modelcontextprotocol
 import * as s02 from "../s02-tool-use/agent.ts";
 import * as s07 from "../s07-permission-system/agent.ts";
 import { readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
+import { gitChangeWarning, gitWatch } from "../_shared/git-guard.ts";
 import { REPO_ROOT } from "../_shared/paths.ts";
 import { ownProgram } from "../_shared/programs.ts";
 import { bwrapArgs, commandEnv, sandboxSettings, sandboxStatus } from "../_shared/shell.ts";
@@ -424,12 +425,22 @@ export function createAgent(env: AgentEnv, options: McpOptions = {}): Agent {
   };
   const messages: MessageParam[] = [];
   let servers: Connection[] = [];
+  // A server writes in the workspace whenever it likes, not only during its calls: what it
+  // changes in what git runs is named like a command's (shell.ts), during a call in its result,
+  // otherwise as a note at the next look (before a call, or as the session closes).
+  let gitLook: ReturnType<typeof gitWatch> | undefined;
+  const noteGitChanges = (when: string) => {
+    const changed = gitLook?.changes() ?? [];
+    if (changed.length) env.io.note(gitChangeWarning(`an MCP server (${when})`, changed));
+  };
 
   // The servers start with the first prompt (or /mcp), once per session. A start that threw
   // (a broken state file, say) is tried again next time.
   let session: ReturnType<typeof start> | undefined;
   async function start() {
+    gitLook = gitWatch(env.workspace);
     servers = await startServers(env, options);
+    noteGitChanges("as it started");
     const tools = namespace(servers, (t) => env.io.note(t), options.callTimeoutMs ?? 30_000);
     perms.allow = expand(perms.allow, tools.tools);
     perms.deny = expand(perms.deny, tools.tools);
@@ -452,7 +463,19 @@ export function createAgent(env: AgentEnv, options: McpOptions = {}): Agent {
       await s02.agentLoop(env, messages, {
         system: () => `${SYSTEM}\n\nPermission mode: ${perms.mode}.`,
         tools,
-        runCall: (call) => s07.runGated(env, perms, call, tools, handlers),
+        runCall: async (call) => {
+          noteGitChanges("between tool calls");
+          const outcome = await s07.runGated(env, perms, call, tools, handlers);
+          // A command's own changes are named by shell.ts. What changed during any other call
+          // is named here: a server's call's, or a server's write that fell in another tool's.
+          const changed = gitLook?.changes() ?? [];
+          if (!changed.length || call.name === "bash") return outcome;
+          const server = parseMcpToolName(call.name)?.server;
+          const who = server
+            ? `MCP server "${server}" (during this call)`
+            : `an MCP server (during this ${call.name} call)`;
+          return { ...outcome, output: `${outcome.output}\n${gitChangeWarning(who, changed)}` };
+        },
       });
     },
     commands: {
@@ -471,6 +494,7 @@ export function createAgent(env: AgentEnv, options: McpOptions = {}): Agent {
     async close() {
       await session?.catch(() => {});
       await Promise.all(servers.map((server) => server.stop()));
+      noteGitChanges("before it stopped");
     },
   };
 }

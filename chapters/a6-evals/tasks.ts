@@ -27,7 +27,6 @@ import {
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parse as parseToml } from "smol-toml";
-import ts from "typescript";
 import { z } from "zod";
 import { runCommand } from "../_shared/shell.ts";
 import type { ScriptedTurn } from "../_shared/types.ts";
@@ -194,11 +193,11 @@ export interface Verdict {
 
 /** TypeScript to JavaScript, file by file, without running anything: node then runs the tests on
  *  the .js files. Type errors are not the verifier's business; behaviour is. */
-function transpileAll(dir: string): void {
+function transpileAll(ts: typeof import("typescript"), dir: string): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     if (entry.name === ".git" || entry.name === "node_modules") continue;
     const file = path.join(dir, entry.name);
-    if (entry.isDirectory()) transpileAll(file);
+    if (entry.isDirectory()) transpileAll(ts, file);
     else if (entry.isFile() && /\.ts$/.test(entry.name) && !entry.name.endsWith(".d.ts")) {
       const { outputText } = ts.transpileModule(readFileSync(file, "utf8"), {
         compilerOptions: {
@@ -226,7 +225,8 @@ export async function verify(task: Task, workspace: string): Promise<Verdict> {
     copyPlain(workspace, checkout);
     rmSync(path.join(checkout, "tests"), { recursive: true, force: true });
     copyPlain(path.join(task.dir, "tests"), path.join(checkout, "tests"));
-    transpileAll(checkout);
+    // The compiler takes seconds to load: only a verifier that runs loads it.
+    transpileAll((await import("typescript")).default, checkout);
     const result = await runCommand("bash tests/test.sh", {
       cwd: checkout,
       timeoutMs: task.verifierTimeoutMs,

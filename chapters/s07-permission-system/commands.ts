@@ -15,9 +15,14 @@
  * "any text" to a deny rule (which then refuses if it *could* match) and unknown to an allow rule
  * (which then never allows it). A command the parser cannot read at all is one unknown part.
  */
-import sh from "mvdan-sh";
+import { createRequire } from "node:module";
+import path from "node:path";
+import type sh from "mvdan-sh";
 
-const { syntax } = sh;
+// The parser is a large compiled bundle (about a second to load): it is loaded the first time a
+// command is read, not when a chapter that may never run one starts.
+let loaded: typeof sh.syntax | undefined;
+const syntax = () => (loaded ??= (createRequire(import.meta.url)("mvdan-sh") as typeof sh).syntax);
 
 /** One simple command, as the rules read it. */
 export interface Part {
@@ -58,47 +63,158 @@ const cache = new Map<string, Part[]>();
 /** How many words of one simple command a deny rule is tried from (see `tails` in callParts). */
 const MAX_TAILS = 2000;
 
+/** How many words of one simple command that read as command lines are read as such (see
+ *  callParts); a call with more is one a deny rule may name anywhere. Reading one costs a few
+ *  milliseconds. */
+const MAX_SCRIPTS = 64;
+
 /** `bash -c 'bash -c "…"'` is read again, but not forever. */
 const MAX_DEPTH = 4;
 
 const unknownPart = (text: string): Part => ({ text, shape: ANY, known: false });
 
-function partsOf(command: string, depth: number): Part[] {
+/** Reads `command`; `fed` when what runs it also gives it input of its own (see `feeds`). */
+function partsOf(command: string, depth: number, fed = false): Part[] {
   if (depth > MAX_DEPTH) return [unknownPart(command)];
   let file: sh.File;
   try {
-    file = syntax.NewParser().Parse(command, "");
+    file = syntax().NewParser().Parse(command, "");
   } catch {
     return [unknownPart(command)];
   }
   const reader = new Reader(Buffer.from(command)); // the parser's positions count bytes
   const parts: Part[] = [];
+  const isFed = feeds(file, fed);
   // Every node of the tree, however deep: a command inside `$(…)` in a redirection inside a loop
   // is found like one at the top. A simple command is read from its Stmt, which holds its
   // redirections.
-  syntax.Walk(file, (node) => {
+  syntax().Walk(file, (node) => {
     if (!node) return true;
-    const type = syntax.NodeType(node);
+    const type = syntax().NodeType(node);
     if (type === "Stmt") {
       const stmt = node as sh.Stmt;
-      if (stmt.Cmd && syntax.NodeType(stmt.Cmd) === "CallExpr")
-        parts.push(...callParts(stmt.Cmd as sh.CallExpr, stmt.Redirs, reader, depth));
+      if (stmt.Cmd && syntax().NodeType(stmt.Cmd) === "CallExpr")
+        parts.push(...callParts(stmt.Cmd as sh.CallExpr, stmt.Redirs, reader, depth, isFed(stmt)));
       else parts.push(...redirectionOfGroup(stmt, reader));
     } else if (type === "CmdSubst" && (node as sh.CmdSubst).Backquotes) {
       // In `…` bash first turns \\ \` \$ into \ ` $, then reads what is left as a command; the
       // parser does not always do the same, so the gate reads it that way too.
       const subst = node as sh.CmdSubst;
       const inside = reader.between(subst.Left.Offset() + 1, subst.Right.Offset());
-      parts.push(...partsOf(inside.replace(/\\([\\`$])/g, "$1"), depth + 1));
+      parts.push(...partsOf(inside.replace(/\\([\\`$])/g, "$1"), depth + 1, isFed(subst)));
     } else if (type === "DeclClause") parts.push(...declaration(node as sh.DeclClause, reader));
     else if (["ArithmCmd", "LetClause", "ArithmExp", "TestClause"].includes(type))
-      parts.push(...arithmetic(reader.slice(node), type));
+      parts.push(...arithmetic(reader.slice(node), type, testsArithmetic(node)));
     else if (type === "CoprocClause" || type === "TestDecl") parts.push(unknownPart(command));
     else parts.push(...evaluatedLater(node, type, reader));
     return true;
   });
   return parts;
 }
+
+// #region operators
+/** The code the parser gives an operator, read from the parser itself (its operator enums exist
+ *  only at compile time): the first `type` node of `example`'s tree, its `Op`, or its
+ *  expansion's for `${…}`. The gate judges operators by these codes, never by the text as
+ *  written: bash removes a line continuation (backslash, newline) before it reads an operator,
+ *  so `-e\⏎q` is `-eq` to bash and to the parser, and not to a pattern on the text. */
+function opOf(example: string, type: string): number {
+  let op: number | undefined;
+  syntax().Walk(syntax().NewParser().Parse(example, ""), (node) => {
+    if (node && op === undefined && syntax().NodeType(node) === type)
+      op =
+        type === "ParamExp"
+          ? (node as sh.ParamExp).Exp!.Op
+          : (node as unknown as { Op: number }).Op;
+    return op === undefined;
+  });
+  if (op === undefined) throw new Error(`no ${type} in ${example}`);
+  return op;
+}
+/** The operator codes the gate judges by, read once, when the parser is first loaded:
+ *  `[[ a -eq b ]]` and the others that read both sides as arithmetic; `[[ -v a ]]` and `-R`
+ *  (a name, whose subscript is evaluated); `${x@Q}` and the other `@` transformations, of which
+ *  only `@P` expands the value again (as a prompt, `$(…)` and all); `<<`, `<<-` and `<<<` (text
+ *  the command gives itself as input); `|` and `|&` (the right side reads what the left writes). */
+let codes:
+  | {
+      arithmeticTests: Set<number>;
+      nameTests: Set<number>;
+      transform: number;
+      ownInput: Set<number>;
+      pipes: Set<number>;
+    }
+  | undefined;
+const ops = () =>
+  (codes ??= {
+    arithmeticTests: new Set(
+      ["-eq", "-ne", "-lt", "-le", "-gt", "-ge"].map((op) => opOf(`[[ a ${op} b ]]`, "BinaryTest")),
+    ),
+    nameTests: new Set(["-v", "-R"].map((op) => opOf(`[[ ${op} a ]]`, "UnaryTest"))),
+    transform: opOf("${x@Q}", "ParamExp"),
+    ownInput: new Set(
+      ["cat <<E\nE\n", "cat <<-E\nE\n", "cat <<< x"].map((c) => opOf(c, "Redirect")),
+    ),
+    pipes: new Set(["a | b", "a |& b"].map((c) => opOf(c, "BinaryCmd"))),
+  });
+/** The `@` transformations that only quote, case or describe a value. */
+const PLAIN_TRANSFORMS = /^[QEAaKkUuL]$/;
+
+/** Does any `[[ … ]]` test in `node` read its sides as arithmetic? */
+function testsArithmetic(node: sh.Node): boolean {
+  let found = false;
+  syntax().Walk(node, (n) => {
+    if (
+      n &&
+      syntax().NodeType(n) === "BinaryTest" &&
+      ops().arithmeticTests.has((n as sh.BinaryTest).Op)
+    )
+      found = true;
+    return !found;
+  });
+  return found;
+}
+
+/** Which commands of `file` may be given input the command line itself holds: all of them when
+ *  the line has a here-document, a here-string or a process substitution anywhere (`exec` or a
+ *  group can pass one to any command), or when what runs it was itself fed (`outer`); else
+ *  those on the right of a pipe. A shell or `source` that reads a script by name may be reading
+ *  that input (`cd /dev; source stdin <<< '…'`), which the gate would have to read as a command. */
+function feeds(file: sh.File, outer: boolean): (node: sh.Node) => boolean {
+  let everywhere = outer;
+  const piped: [number, number][] = [];
+  syntax().Walk(file, (node) => {
+    if (!node) return true;
+    const type = syntax().NodeType(node);
+    if (type === "Redirect" && ops().ownInput.has((node as sh.Redirect).Op)) everywhere = true;
+    if (type === "ProcSubst") everywhere = true;
+    if (type === "BinaryCmd" && ops().pipes.has((node as sh.BinaryCmd).Op)) {
+      const y = (node as sh.BinaryCmd).Y;
+      if (y) piped.push([y.Pos().Offset(), y.End().Offset()]);
+    }
+    return true;
+  });
+  return (node) => {
+    const at = node.Pos().Offset();
+    return everywhere || piped.some(([start, end]) => at >= start && at < end);
+  };
+}
+
+/** A script a shell or `source` reads by a name the gate can judge it by: a path relative to
+ *  the folder the command runs in, with no `..` step, and not fed (see `feeds`). Anything else
+ *  may be the command's own input however it is spelled (`//dev/stdin`, `/tmp/../dev/stdin`,
+ *  `/proc/self/fd/0`, `-`, `--rcfile /dev/stdin`) or a file outside the workspace: unknown. */
+function namedScript(file: Word | undefined, fed: boolean): boolean {
+  if (!file || fed || !isKnown(file)) return false;
+  const name = file.text;
+  return name !== "" && !/^[/~-]/.test(name) && !name.split("/").includes("..");
+}
+
+/** A program named by a path into /proc or /dev is whatever that process or descriptor is
+ *  (`/proc/self/exe` is the shell running the line, `/dev/fd/3` the program opened on 3). */
+const programThroughKernel = (program: string) =>
+  /^\/(proc|dev)(\/|$)/.test(path.posix.normalize(program));
+// #endregion operators
 
 /** A word as the shell will pass it: its text, and its shape (ANY where it cannot be known). */
 interface Word {
@@ -131,14 +247,14 @@ class Reader {
     // A brace expansion may span quoted parts: `{"touch",} x` runs `touch x`, though no one
     // unquoted piece holds `{…,…}`. Read on the word's skeleton, each quoted part a placeholder.
     const skeleton = node.Parts.map((part) =>
-      syntax.NodeType(part) === "Lit" ? (part as sh.Lit).Value.replace(/\\./gs, "") : "q",
+      syntax().NodeType(part) === "Lit" ? (part as sh.Lit).Value.replace(/\\./gs, "") : "q",
     ).join("");
     if (/\{.*(,|\.\.).*\}/.test(skeleton)) return word(text, ANY);
     return { text, shape: pieces.map((p) => p.shape).join("") };
   }
 
   private piece(part: sh.Node, quoted: boolean): Word {
-    switch (syntax.NodeType(part)) {
+    switch (syntax().NodeType(part)) {
       case "Lit": {
         const value = (part as sh.Lit).Value;
         if (quoted) return word(value.replace(/\\([$`"\\])|\\\n/g, "$1"));
@@ -189,10 +305,9 @@ class Reader {
 /** `(( … ))`, `let`, `$(( … ))` and `[[ x -eq y ]]` evaluate arithmetic, and arithmetic on a
  *  variable runs any command the variable holds (`a[$(…)]`): with a name in it, the gate cannot
  *  know what it runs. `[[ -f x ]]` only tests. */
-function arithmetic(text: string, type: string): Part[] {
+function arithmetic(text: string, type: string, arithmeticTest: boolean): Part[] {
   const names = /[A-Za-z_$`]/.test(text.replace(/^(\(\(|\$\(\(|let\b)/, ""));
-  if (type === "TestClause" && !/\s-(eq|ne|lt|le|gt|ge)\s/.test(text))
-    return [{ text, shape: text, known: true }];
+  if (type === "TestClause" && !arithmeticTest) return [{ text, shape: text, known: true }];
   if (names) return [{ text, shape: ANY, known: false }];
   return type === "ArithmExp" ? [] : [{ text, shape: text, known: true }];
 }
@@ -206,12 +321,16 @@ function redirectionOfGroup(stmt: sh.Stmt, reader: Reader): Part[] {
   });
 }
 
+/** A word with a blank or an operator in it may be a command line of its own. */
+const readsAsScript = (w: Word) => /[\s;&|<>()`$]/.test(w.text);
+
 /** The parts of one simple command: itself, and — when it runs another command — that one too. */
 function callParts(
   call: sh.CallExpr,
   redirections: (sh.Redirect | null)[],
   reader: Reader,
   depth: number,
+  fed: boolean,
 ): Part[] {
   const assigns = call.Assigns.filter((a) => a !== null).map((a) => reader.assignment(a));
   const words = call.Args.filter((w) => w !== null).map((w) => reader.word(w));
@@ -224,13 +343,29 @@ function callParts(
   // refuses `echo git push` as well: a deny rule that catches more is safe. A run the reader
   // cannot read, `echo bash`, is left out: every deny rule would refuse it.)
   // A call too long to try every run is one a deny rule may name anywhere.
-  const tails: string[] = words.length > MAX_TAILS ? [ANY] : [];
+  const scripts = words.filter((w, i) => i > 0 && isKnown(w) && readsAsScript(w));
+  const tails: string[] = words.length > MAX_TAILS || scripts.length > MAX_SCRIPTS ? [ANY] : [];
   const starts: number[] = [];
   let at = 0;
   words.forEach((w, i) => {
     if (words.length <= MAX_TAILS && i > 0 && isKnown(w) && /^[\w./+][\w./+-]*$/.test(w.text)) {
       starts.push(at);
-      const within = inner(words.slice(i), depth).flatMap((p) => [p.shape, ...(p.tails ?? [])]);
+      const within = inner(words.slice(i), depth, fed).flatMap((p) => [
+        p.shape,
+        ...(p.tails ?? []),
+      ]);
+      tails.push(...within.filter((shape) => shape !== ANY));
+    } else if (
+      i > 0 &&
+      isKnown(w) &&
+      readsAsScript(w) &&
+      scripts.length <= MAX_SCRIPTS &&
+      depth < MAX_DEPTH
+    ) {
+      // A word that reads as a command line may be one: the script of a shell by any name
+      // (`/proc/self/exe -c 'touch x'`, a copy of bash), of `su -c`, `ssh host '…'`. A deny
+      // rule is tried against what it would run.
+      const within = partsOf(w.text, depth + 1, fed).flatMap((p) => [p.shape, ...(p.tails ?? [])]);
       tails.push(...within.filter((shape) => shape !== ANY));
     }
     at += [...w.shape].length + 1;
@@ -240,7 +375,7 @@ function callParts(
   // `X=1 cmd`, `cmd > out`: the command itself is one more part, so a deny rule for `cmd` sees it.
   if (words.length > 0 && (assigns.length > 0 || redirs.length > 0))
     parts.push({ ...joined(words), known });
-  if (words.length > 0) parts.push(...inner(words, depth));
+  if (words.length > 0) parts.push(...inner(words, depth, fed));
   return parts;
 }
 
@@ -449,7 +584,8 @@ function evaluatedLater(node: sh.Node, type: string, reader: Reader): Part[] {
           return here();
       }
       // `${x@P}` expands x's value as a prompt: `$(…)` in it runs.
-      if (p.Exp && /@P\}$/.test(reader.slice(node))) return here();
+      if (p.Exp?.Op === ops().transform && !PLAIN_TRANSFORMS.test(reader.word(p.Exp.Word).text))
+        return here();
       // `${PS4:=…}` assigns.
       if (p.Exp && p.Param && BASH_RUNS.test(p.Param.Value)) return here();
       return [];
@@ -476,8 +612,7 @@ function evaluatedLater(node: sh.Node, type: string, reader: Reader): Part[] {
     case "UnaryTest": {
       // `[[ -v NAME ]]` evaluates NAME's subscript.
       const t = node as sh.UnaryTest;
-      const op = reader.between(t.OpPos.Offset(), t.OpPos.Offset() + 2);
-      if (op !== "-v" && op !== "-R") return [];
+      if (!ops().nameTests.has(t.Op)) return [];
       // No globbing in `[[ ]]`: the name is its text as written.
       return plainName(word(t.X ? reader.slice(t.X) : "")) ? [] : here();
     }
@@ -505,7 +640,7 @@ const RENAMES = "gives a program another name, so no rule can judge what it runs
 
 /** What a builtin that takes variable names (or runs a string) adds: an unknown part when a
  *  name it takes is more than a plain name, or when it keeps a string to run. */
-function namesTaken(name: string, rest: Word[], text: () => string): Part[] {
+function namesTaken(name: string, rest: Word[], text: () => string, fed = false): Part[] {
   const unknown = (why?: string): Part[] => [{ ...unknownPart(text()), why }];
   const check = (names: (Word | undefined)[]) =>
     names.every((n) => n === undefined || plainName(n)) ? [] : unknown();
@@ -564,10 +699,10 @@ function namesTaken(name: string, rest: Word[], text: () => string): Part[] {
       return rest.some((w) => w.text.includes("=") || !isKnown(w)) ? unknown(RENAMES) : [];
     case "source":
     case ".": {
-      // A script file is judged as `source file` (a rule sees its name, not its lines); one read
-      // from the command's own input or a name known only when it runs is unknown.
-      const [file] = rest;
-      return file && (!isKnown(file) || /^\/(dev|proc)\//.test(file.text)) ? unknown() : [];
+      // A script file is judged as `source file` (a rule sees its name, not its lines); one that
+      // may be the command's own input, or a name known only when it runs, is unknown.
+      const read = readOptions(rest, {});
+      return read && namedScript(read.operands[0], fed) ? [] : unknown();
     }
     default:
       return [];
@@ -579,19 +714,20 @@ function namesTaken(name: string, rest: Word[], text: () => string): Part[] {
  *  cmd`, `find -exec cmd ;`), the script of `bash -c` or `eval`, and `/usr/bin/git` as `git`.
  *  A wrapper's options are read with its manual's list (`WRAPPERS`); one it does not list makes
  *  the command it runs unknown. */
-function inner(words: Word[], depth: number): Part[] {
+function inner(words: Word[], depth: number, fed: boolean): Part[] {
   const [first, ...rest] = words;
   if (!isKnown(first)) return [];
   const name = first.text.slice(first.text.lastIndexOf("/") + 1);
   const again = (from: Word[]): Part[] => {
     if (from.length === 0) return [];
     const w = joined(from);
-    return [{ ...w, known: isKnown(from[0]) }, ...inner(from, depth)];
+    return [{ ...w, known: isKnown(from[0]) }, ...inner(from, depth, fed)];
   };
-  if (name !== first.text && name !== "") return again([word(name), ...rest]);
   const unknownInner = (what: string): Part[] => [unknownPart(what)];
   const whole = () => joined(words).text; // only when it is needed: a long call is read often
-  const taken = namesTaken(name, rest, whole);
+  if (first.text.includes("/") && programThroughKernel(first.text)) return unknownInner(whole());
+  if (name !== first.text && name !== "") return again([word(name), ...rest]);
+  const taken = namesTaken(name, rest, whole, fed);
   if (taken.length > 0) return taken;
   if (Object.hasOwn(WRAPPERS, name) && !["xargs", "watch"].includes(name)) {
     const read = readOptions(rest, WRAPPERS[name]);
@@ -621,7 +757,7 @@ function inner(words: Word[], depth: number): Part[] {
       const w = joined(read.operands);
       return [
         { text: w.text, shape: `${w.shape} ${ANY}`, known: false },
-        ...inner(read.operands, depth),
+        ...inner(read.operands, depth, fed),
       ];
     }
     case "find": {
@@ -646,7 +782,7 @@ function inner(words: Word[], depth: number): Part[] {
         from = read.operands;
       }
       const script = joined(from);
-      return isKnown(script) ? partsOf(script.text, depth + 1) : unknownInner(script.text);
+      return isKnown(script) ? partsOf(script.text, depth + 1, fed) : unknownInner(script.text);
     }
     case "trap": {
       // `trap 'git push' EXIT` (or `trap -- 'git push' EXIT`) runs its first word later, as a
@@ -655,7 +791,7 @@ function inner(words: Word[], depth: number): Part[] {
       if (!read) return unknownInner(whole());
       const [script] = read.operands;
       if (!script || read.seen.size > 0) return [];
-      return isKnown(script) ? partsOf(script.text, depth + 1) : unknownInner(script.text);
+      return isKnown(script) ? partsOf(script.text, depth + 1, fed) : unknownInner(script.text);
     }
     default: {
       if (OTHER_SHELL.test(name)) return unknownInner(whole());
@@ -664,14 +800,15 @@ function inner(words: Word[], depth: number): Part[] {
       // command. `bash` with no script file, or `-s`, reads its commands from its input: unknown.
       const read = readOptions(rest, SHELL);
       if (!read || read.seen.has("s") || read.operands.length === 0) return unknownInner(whole());
-      // A script file: the rules judge `bash file.sh` itself — unless the file is the command's
-      // own input (`bash /dev/stdin <<< '…'`) or a name known only when it runs.
+      // A start-up file (read before a `-c` script by an interactive shell) is a script too.
+      const startup = ["rcfile", "init-file"].flatMap((o) => read.seen.get(o) ?? []);
+      if (startup.some((file) => !namedScript(file, fed))) return unknownInner(whole());
+      // A script file: the rules judge `bash file.sh` itself — unless it may be the command's
+      // own input (`bash /dev/stdin <<< '…'`, `bash -`) or is a name known only when it runs.
       if (!read.seen.has("c"))
-        return !isKnown(read.operands[0]) || /^\/(dev|proc)\//.test(read.operands[0].text)
-          ? unknownInner(whole())
-          : [];
+        return namedScript(read.operands[0], fed) ? [] : unknownInner(whole());
       const [script] = read.operands;
-      return isKnown(script) ? partsOf(script.text, depth + 1) : unknownInner(script.text);
+      return isKnown(script) ? partsOf(script.text, depth + 1, fed) : unknownInner(script.text);
     }
   }
 }

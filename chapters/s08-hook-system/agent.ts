@@ -35,6 +35,7 @@ import {
   filesAmong,
   fingerprint,
   scriptWords,
+  unpinnable,
   wordStates,
 } from "../_shared/trust.ts";
 import { oneLine } from "../_shared/visible.js";
@@ -364,12 +365,35 @@ function changedSinceTrust(workspace: string, trusted: TrustedHooks): string[] {
   return changedWords(JAIL, workspace, trusted.scripts);
 }
 
+/** The hooks whose scripts a yes can pin. A hook that names its script the way sh rewrites
+ *  (`hooks/aft\\er.sh`, `hooks/*.sh`, `"$F"`) runs a file the fingerprint does not cover, so it is
+ *  left out, before any question, with the reason. */
+function pinnable(hooks: HookConfig, note: (text: string) => void): HookConfig {
+  const kept: HookConfig = {};
+  const noted = new Set<string>();
+  for (const [event, list] of Object.entries(hooks) as [HookEvent, Hook[]][]) {
+    kept[event] = list.filter((hook) => {
+      const why = unpinnable(hook.command);
+      if (noted.has(hook.command)) return why.length === 0;
+      noted.add(hook.command);
+      if (why.length > 0)
+        note(
+          `hook ${oneLine(JSON.stringify(hook.command))} is not run: ${why.map(oneLine).join("; ")}`,
+        );
+      return why.length === 0;
+    });
+  }
+  return kept;
+}
+
 /** Hooks are shell commands that came with the folder. Opening a folder must not run its code,
  *  so they run only after a person said yes to this exact .hooks.json *and the scripts it runs*.
  *  The answer is kept for their fingerprint: change one character of either and the question
  *  comes back. */
 export async function trustedHooks(env: AgentEnv, options: HookOptions): Promise<TrustedHooks> {
-  const { hooks, text } = loadHooks(env.workspace, (note) => env.io.note(note));
+  const loaded = loadHooks(env.workspace, (note) => env.io.note(note));
+  const { text } = loaded;
+  const hooks = pinnable(loaded.hooks, (note) => env.io.note(note));
   const commands = commandsOf(hooks);
   if (commands.length === 0) return NO_HOOKS;
   const trusted = {

@@ -56,6 +56,8 @@ function isMinor(step: TraceEvent): boolean {
     case "mailbox_send":
     case "protocol":
     case "recovery":
+    case "model_error":
+    case "interrupted":
     case "mcp_server":
     case "checkpoint":
     case "rewind":
@@ -146,6 +148,16 @@ export function eventWords(event: HarnessEvent, t: Translate): string {
         return d.action === "continue" ? t("event.recovery.continue") : t("event.recovery.stop");
       return t("event.recovery.other", { kind: d.kind, action: d.action });
     }
+    case "model_error": {
+      const { status, message } = event.data;
+      return status === null
+        ? t("event.model_error.network", { message: short(message, 80) })
+        : t("event.model_error", { status, message: short(message, 80) });
+    }
+    case "interrupted":
+      return t(event.data.partial ? "event.interrupted.partial" : "event.interrupted", {
+        results: event.data.results,
+      });
     case "mcp_server":
       return t("event.mcp_server", { server: event.data.server });
     case "file_version":

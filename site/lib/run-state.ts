@@ -200,6 +200,21 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
         recovery.push([d.kind, how.filter(Boolean).join(", ")]);
         return;
       }
+      // What went wrong between a request and the next prompt, beside what was done about it.
+      case "model_error": {
+        const { status, message } = step.data;
+        recovery.push(["error", `${status === null ? "" : `HTTP ${status}: `}${short(message)}`]);
+        return;
+      }
+      case "interrupted": {
+        const { results, partial } = step.data;
+        const kept = [
+          `${results} result${results === 1 ? "" : "s"}`,
+          partial ? "partial answer" : "",
+        ];
+        recovery.push(["interrupted", `kept ${kept.filter(Boolean).join(" + ")}`]);
+        return;
+      }
       case "protocol": {
         const d = step.data;
         requests.set(d.request_id, {

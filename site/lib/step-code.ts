@@ -122,6 +122,9 @@ export function codeFinder(
   return Object.assign(lookup, { index });
 
   function spotOf(step: TraceEvent): CodeSpot | undefined {
+    // A failed model call (the runner records it) is the call's own line, which it failed on.
+    if (step.kind === "event" && step.type === "model_error")
+      return spotOf({ kind: "request", agent: step.agent, messages: 0, tools: [] });
     switch (step.kind) {
       case "request":
       case "response":

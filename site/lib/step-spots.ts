@@ -31,7 +31,10 @@ export interface CodeIndex {
 
 /** The key steps handled by the same code share: every lead response, every bash call. */
 export const stepKey = (step: TraceEvent): string =>
-  step.kind === "request" || step.kind === "response"
+  step.kind === "request" ||
+  step.kind === "response" ||
+  // A failed call is the model call's line too: that is where it failed.
+  (step.kind === "event" && step.type === "model_error")
     ? `model:${step.agent === "lead"}`
     : step.kind === "tool_call" || step.kind === "tool_result"
       ? `tool:${step.name}`

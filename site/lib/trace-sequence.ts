@@ -152,6 +152,10 @@ function sequenceOf(trace: TraceFile, t: SequenceWords): { code: string; stepOf:
             : t("sequence.retry", { kind: d.kind, attempt: d.attempt }),
         );
       }
+      case "model_error":
+        return note(step.data.status === null ? "model error" : `model error ${step.data.status}`);
+      case "interrupted":
+        return note("interrupted (Ctrl-C)");
       // Not part of who told whom what:
       case "todos":
       case "task":

@@ -9,7 +9,11 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { budget } from "../support/budgets.ts";
-import { longTeamRecording, recordingHeader } from "../support/recordings.ts";
+import {
+  longTeamRecording,
+  recordFailureAndInterrupt,
+  recordingHeader,
+} from "../support/recordings.ts";
 import { TRACE_VERSION, type TraceEvent, type TraceFile } from "../../chapters/_trace/contract.ts";
 import de from "../../i18n/ui.de.json";
 import ja from "../../i18n/ui.ja.json";
@@ -240,6 +244,38 @@ describe.skipIf(!hasChromium)("Open a recording…", { timeout: budget({ page: 5
         .locator(".lah-open img, .lah-open [onerror], .lah-open [onload], .lah-open-stage script")
         .count(),
     ).toBe(0);
+  });
+
+  it("shows a real run's failed call and its Ctrl-C between the request and the next prompt", async () => {
+    // Made as a learner makes one: s01 against the local fake API, with --record, on a terminal.
+    const { file, api } = await recordFailureAndInterrupt();
+    await api.close();
+    const page = await site.tab({ width: 1280, height: 900 });
+    const open = await openFile(page, "", file);
+    expect(await open.getAttribute("data-state")).toBe("done");
+    const steps = open.locator(".lah-step");
+    const kinds = await steps.evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.kind));
+    expect(kinds).toEqual(["user", "request", "event", "user", "request", "event"]);
+    const titles = await open.locator(".lah-step .lah-step-title").allTextContents();
+    expect(titles[2]).toBe("◇ model call failed (529): Overloaded");
+    expect(titles[5]).toBe(
+      "◇ you interrupted (Ctrl-C): the turn keeps 0 finished result(s) and the answer so far",
+    );
+    // Both are the story, not bookkeeping: they stay when the player shows the story only.
+    for (const i of [2, 5]) expect(await steps.nth(i).getAttribute("data-minor")).toBeNull();
+    // The failed call's code is the loop's model call, the line it failed on.
+    await open.locator("button[data-action=first]").click();
+    await next(page);
+    await next(page);
+    await expect.poll(() => steps.nth(2).getAttribute("aria-current")).toBe("step");
+    const here = open.locator(".lah-code .ln[data-here]");
+    await expect.poll(() => here.count()).toBe(1);
+    expect(await here.textContent()).toMatch(/messages\.create\(/);
+    // At the last step the recovery panel lists both.
+    await open.locator("button[data-action=last]").click();
+    const state = open.locator(".lah-state-panels");
+    await expect.poll(() => state.textContent()).toContain("HTTP 529: Overloaded");
+    expect(await state.textContent()).toContain("kept 0 results + partial answer");
   });
 
   it("refuses a wrong file in the page's language, and shows a cut-short run's steps", async () => {

@@ -28,7 +28,7 @@ import {
   namesReadBack,
   namespacedNames,
   routesToItsServer,
-} from "../../chapters/_exercises/a1.ts";
+} from "../../chapters/a1-mcp-servers/exercises/checks.ts";
 import { budget } from "../support/budgets.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
@@ -937,7 +937,7 @@ describe("a1's gate judges a call by its tool's declared field", () => {
 });
 
 // The curriculum's namespacing behaviours, defined once with the exercises
-// (chapters/_exercises/a1.ts) and run here against the appendix's own code.
+// (exercises/checks.ts beside the chapter) and run here against the appendix's own code.
 describe("a1's tool names: namespaced, read back, routed", () => {
   for (const check of [namespacedNames, namesReadBack, routesToItsServer, badNamesLeftOut])
     it(`behaviour: ${check.id}`, () => check.run(a1, testKit()));

@@ -33,7 +33,7 @@ import {
   gateBeforeHooks,
   hooksAroundTool,
   rewriteRegated,
-} from "../../chapters/_exercises/a2.ts";
+} from "../../chapters/a2-full-harness/exercises/checks.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 import { endTurn, startFakeApi, toolUse, type FakeReply } from "../support/fake-api.ts";
 import { createIO } from "../../chapters/_runner/printer.ts";

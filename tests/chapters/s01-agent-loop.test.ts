@@ -11,7 +11,7 @@ import {
   oneResultPerCall,
   resultsReachTheModel,
   stopsWhenAnswered,
-} from "../../chapters/_exercises/s01.ts";
+} from "../../chapters/s01-agent-loop/exercises/checks.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 describe("s01 agent loop", () => {
@@ -21,7 +21,7 @@ describe("s01 agent loop", () => {
     expect(toolNames(env)).toEqual(CURRICULUM_TOOLS.s01.lead);
   });
 
-  // The curriculum's loop behaviours, defined once with the exercises (chapters/_exercises/s01.ts)
+  // The curriculum's loop behaviours, defined once with the exercises (exercises/checks.ts beside the chapter)
   // and run here against the chapter's own code.
   for (const check of [stopsWhenAnswered, oneResultPerCall, resultsReachTheModel])
     it(`behaviour: ${check.id}`, () => check.run(s01, testKit()));

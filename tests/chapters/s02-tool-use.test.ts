@@ -21,7 +21,7 @@ import {
   jailAllowsInside,
   jailRefuses,
   unknownToolIsAResult,
-} from "../../chapters/_exercises/s02.ts";
+} from "../../chapters/s02-tool-use/exercises/checks.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 const call = (name: string, input: Record<string, unknown>): ToolUseBlock =>

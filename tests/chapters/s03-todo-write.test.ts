@@ -8,7 +8,11 @@ import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { say, use } from "../../chapters/_shared/scripted.ts";
 import type { CreateParams } from "../../chapters/_shared/types.ts";
 import { scriptedEnv, tempDir, testKit, toolNames } from "../support/helpers.ts";
-import { reminderAfterThree, resultsFirst, todoResets } from "../../chapters/_exercises/s03.ts";
+import {
+  reminderAfterThree,
+  resultsFirst,
+  todoResets,
+} from "../../chapters/s03-todo-write/exercises/checks.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 type Env = ReturnType<typeof scriptedEnv>;
@@ -120,7 +124,7 @@ describe("s03 todo-write", () => {
     expect(todos.current).toEqual([]);
   });
 
-  // The curriculum's reminder behaviours, defined once with the exercises (chapters/_exercises/s03.ts)
+  // The curriculum's reminder behaviours, defined once with the exercises (exercises/checks.ts beside the chapter)
   // and run here against the chapter's own code.
   for (const check of [reminderAfterThree, todoResets, resultsFirst])
     it(`behaviour: ${check.id}`, () => check.run(s03, testKit()));

@@ -15,7 +15,7 @@ import {
   indexWithoutBodies,
   loadReturnsBody,
   unknownListsAvailable,
-} from "../../chapters/_exercises/s04.ts";
+} from "../../chapters/s04-skill-loading/exercises/checks.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 type Env = ReturnType<typeof scriptedEnv>;

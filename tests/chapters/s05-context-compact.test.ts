@@ -19,7 +19,7 @@ import {
   keepsRecent,
   keepsShort,
   neverRead,
-} from "../../chapters/_exercises/s05.ts";
+} from "../../chapters/s05-context-compact/exercises/checks.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 const long = (n: number) => "y".repeat(n);

@@ -14,7 +14,7 @@ import {
   cutAtThirty,
   freshChild,
   onlyFinalText,
-} from "../../chapters/_exercises/s06.ts";
+} from "../../chapters/s06-subagent/exercises/checks.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 const delegate = (prompt = "do the thing") => use("task", { prompt, description: "test" });

@@ -21,7 +21,7 @@ import {
   chainWithUnallowed,
   composed,
   gitPush,
-} from "../../chapters/_exercises/s07.ts";
+} from "../../chapters/s07-permission-system/exercises/checks.ts";
 import { applySolution, startExercise } from "../../chapters/_exercises/workbench.ts";
 import * as s07 from "../../chapters/s07-permission-system/agent.ts";
 import { readCommand } from "../../chapters/s07-permission-system/commands.ts";

@@ -29,7 +29,7 @@ import {
   denyBeatsAllow,
   planRefusesChanges,
   refusedInEveryMode,
-} from "../../chapters/_exercises/s07.ts";
+} from "../../chapters/s07-permission-system/exercises/checks.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 type TestEnv = ReturnType<typeof scriptedEnv>;
@@ -58,7 +58,7 @@ const results = (env: TestEnv) =>
   );
 
 describe("s07 permission system", () => {
-  // The curriculum's gate behaviours, defined once with the exercises (chapters/_exercises/s07.ts)
+  // The curriculum's gate behaviours, defined once with the exercises (exercises/checks.ts beside the chapter)
   // and run here against the chapter's own code.
   for (const check of [
     planRefusesChanges,

@@ -29,7 +29,7 @@ import {
   otherExitIgnored,
   postExit2Appends,
   preExit1Blocks,
-} from "../../chapters/_exercises/s08.ts";
+} from "../../chapters/s08-hook-system/exercises/checks.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 type TestEnv = ReturnType<typeof scriptedEnv>;
@@ -55,7 +55,7 @@ const file = (env: TestEnv, name: string) => path.join(env.workspace, name);
 
 describe("s08 hook system", () => {
   // The curriculum's exit-code behaviours, defined once with the exercises
-  // (chapters/_exercises/s08.ts) and run here against the chapter's own code.
+  // (exercises/checks.ts beside the chapter) and run here against the chapter's own code.
   for (const check of [
     preExit1Blocks,
     postExit2Appends,

@@ -13,7 +13,7 @@ import {
   newSessionLoads,
   savedMemoryNextRound,
   sectionsInOrder,
-} from "../../chapters/_exercises/s09.ts";
+} from "../../chapters/s09-memory-system/exercises/checks.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 const TABS = {
@@ -30,7 +30,7 @@ const results = (env: Env) =>
   );
 
 describe("s09 memory system", () => {
-  // The curriculum's prompt behaviours, defined once with the exercises (chapters/_exercises/s09.ts)
+  // The curriculum's prompt behaviours, defined once with the exercises (exercises/checks.ts beside the chapter)
   // and run here against the chapter's own code.
   for (const check of [
     sectionsInOrder,

@@ -17,7 +17,7 @@ import {
   onlyCompletionFrees,
   unblocksDependant,
   waitsForEveryBlocker,
-} from "../../chapters/_exercises/s10.ts";
+} from "../../chapters/s10-task-system/exercises/checks.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 const call = (name: string, input: Record<string, unknown>): ToolUseBlock =>

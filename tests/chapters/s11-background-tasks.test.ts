@@ -20,7 +20,7 @@ import {
   inFinishOrder,
   returnsAtOnce,
   waitsForPending,
-} from "../../chapters/_exercises/s11.ts";
+} from "../../chapters/s11-background-tasks/exercises/checks.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 /** All text the harness injected as background results, across a history. */

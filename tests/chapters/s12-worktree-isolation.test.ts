@@ -23,7 +23,7 @@ import {
   refusesUnbindable,
   removeCompletesTask,
   removeUnbinds,
-} from "../../chapters/_exercises/s12.ts";
+} from "../../chapters/s12-worktree-isolation/exercises/checks.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 
 const git = (cwd: string, ...args: string[]) =>

@@ -22,7 +22,7 @@ import {
   neverBlockedOrOwned,
   oneOwner,
   skipsTakenTask,
-} from "../../chapters/_exercises/s13.ts";
+} from "../../chapters/s13-agent-teams/exercises/checks.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 import { closedAfterEach, FAST, instruction, requestsOf } from "../support/team-helpers.ts";
 

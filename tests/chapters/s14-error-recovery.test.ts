@@ -24,7 +24,7 @@ import {
   overloadBackoff,
   retryAfterWins,
   tooLongCompacts,
-} from "../../chapters/_exercises/s14.ts";
+} from "../../chapters/s14-error-recovery/exercises/checks.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 import { stateDirFor } from "../../chapters/_shared/paths.ts";
 import {

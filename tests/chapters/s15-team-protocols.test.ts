@@ -22,7 +22,7 @@ import {
   refusedWithReason,
   rejectedIsFinal,
   restartExpires,
-} from "../../chapters/_exercises/s15.ts";
+} from "../../chapters/s15-team-protocols/exercises/checks.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 import { closedAfterEach, FAST, instruction, requestsOf } from "../support/team-helpers.ts";
 

@@ -47,6 +47,12 @@ function workbench() {
 
 // Each test starts the command line several times (and --check a child of its own): on a busy
 // 2-core machine that is seconds per start, so the tests get the time end-to-end tests need.
+/** A stub body's start that lets only the first check through to what follows it (a marker
+ *  file beside the copy remembers it; every check runs in a process of its own). */
+const ONLY_THE_FIRST_CHECK =
+  'const fs = process.getBuiltinModule("node:fs"); const mark = `${import.meta.dirname}/.first-check`;' +
+  ' if (!fs.existsSync(mark)) { fs.writeFileSync(mark, "");';
+
 describe("npm run exercise", { timeout: budget({ cli: 8 }) }, () => {
   it("starts s03 with the stub, checks it as not started, then passes on the reference answer", async () => {
     const { run, file } = workbench();
@@ -190,6 +196,22 @@ describe("npm run exercise", { timeout: budget({ cli: 8 }) }, () => {
     expect(out.stderr).toMatch(/there is no exercise "s99" \(known: s01, .*s03\.1/);
   });
 
+  it("a time limit that is not a number of seconds, or an unknown option, is one sentence", async () => {
+    const { run } = workbench();
+    for (const value of ["soon", "0", "-3"]) {
+      const out = await run(["s01", "--check", `--time-limit=${value}`]);
+      expect(out.code).toBe(2);
+      expect(out.stderr.trim()).toBe(
+        `--time-limit takes a number of seconds greater than 0, not "${value}"`,
+      );
+    }
+    const unknown = await run(["s01", "--chek"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.trim()).toBe(
+      'there is no option "--chek" (npm run exercise -- --help lists every option)',
+    );
+  });
+
   it("lists every exercise with its state, and writes nothing in the repository", async () => {
     const { root, run } = workbench();
     const out = await run([]);
@@ -243,8 +265,8 @@ describe("npm run exercise says truly what happened", { timeout: budget({ cli: 1
 
   // Six check processes and six 10 s limits: minutes on a busy machine.
   it(
-    "out of time, an idle wait and a busy loop are told apart (10 s per check: slow)",
-    { timeout: budget({ cli: 40 }) },
+    "out of time, an idle wait and a busy loop are told apart (with --time-limit 5)",
+    { timeout: budget({ cli: 12 }) },
     async () => {
       const { run, file } = workbench();
       await run(["s01"]);
@@ -252,19 +274,19 @@ describe("npm run exercise says truly what happened", { timeout: budget({ cli: 1
       replaceStub(
         file("s01-agent-loop"),
         "agentLoop",
-        "await new Promise<void>(() => setInterval(() => {}, 1000));",
+        `${ONLY_THE_FIRST_CHECK} await new Promise<void>(() => setInterval(() => {}, 1000)); }`,
       );
-      const waiting = await run(["s01", "--check"]);
+      const waiting = await run(["s01", "--check", "--time-limit", "5"]);
       expect(waiting.stdout).toMatch(
-        /your code did not finish within 10 s, though the process was idle \(an await that never settles\?\)/,
+        /your code did not finish within 5 s, though the process was idle \(an await that never settles\?\)/,
       );
       expect(waiting.stdout).not.toMatch(/a loop that never ends/);
 
       const { run: run2, file: file2 } = workbench();
       await run2(["s03"]);
-      replaceStub(file2("s03-todo-write"), "reminderDue", "for (;;) {}");
-      const busy = await run2(["s03", "--check"]);
-      expect(busy.stdout).toMatch(/did not stop within 10 s, and kept the process busy/);
+      replaceStub(file2("s03-todo-write"), "reminderDue", `${ONLY_THE_FIRST_CHECK} for (;;) {} }`);
+      const busy = await run2(["s03", "--check", "--time-limit", "5"]);
+      expect(busy.stdout).toMatch(/did not stop within 5 s, and kept the process busy/);
       expect(busy.stdout).not.toMatch(/an await that never settles/);
     },
   );
@@ -370,6 +392,7 @@ describe("npm run exercise says truly what happened", { timeout: budget({ cli: 1
       "--status",
       "--json",
       "--lang",
+      "--time-limit",
       "--help",
     ])
       expect(out.stdout).toMatch(new RegExp(`^\\s+${option}\\b.*\\S`, "m"));

@@ -27,10 +27,13 @@ import {
   htmlPage,
   nullContent,
   startFakeApi,
+  streamed,
+  toolUse,
   type FakeApi,
   type FakeReply,
 } from "../support/fake-api.ts";
 import { tempDir } from "../support/helpers.ts";
+import { runCli } from "../support/run-cli.ts";
 
 const MODEL = "test-model";
 
@@ -349,6 +352,25 @@ describe("an error event in the middle of a stream, from the real client against
       logged.mockRestore();
       warned.mockRestore();
     }
+  });
+
+  it("a model the SDK lists as deprecated: its warning once per run, not two lines before every call", async () => {
+    api = await startFakeApi([
+      streamed(toolUse("bash", { command: "echo hi" })),
+      streamed(toolUse("bash", { command: "echo again" })),
+      streamed(endTurn("Done.")),
+    ]);
+    const { stdout, stderr } = await runCli(["s01", "--workspace", tempDir()], {
+      input: "go\n",
+      env: {
+        ANTHROPIC_API_KEY: "sk-test",
+        ANTHROPIC_BASE_URL: api.url,
+        MODEL_ID: "claude-sonnet-4-5",
+      },
+    });
+    expect(stdout).toContain("Done.");
+    expect(api.requests).toHaveLength(3);
+    expect(stderr.match(/The model 'claude-sonnet-4-5' is deprecated/g)).toHaveLength(1);
   });
 
   it("an error event of a type the API does not document stays an error without a status", async () => {

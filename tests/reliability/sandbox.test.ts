@@ -153,4 +153,11 @@ describe.runIf(sandboxed)("sandbox: a command the model runs", () => {
       server.close();
     }
   });
+
+  // npx -y in a sandbox with no network retried the registry for half a minute before failing.
+  it("tells npm there is no network, so npx fails at once with the reason", async () => {
+    const out = await run('npx -y @lah-test/no-such-package 2>&1; echo "exit $?"');
+    expect(out).toMatch(/ENOTCACHED|only-if-cached/);
+    expect(out).toMatch(/exit [1-9]/);
+  });
 });

@@ -70,6 +70,20 @@ describe.skipIf(!hasPseudoTerminal)("typing at the prompt (real CLI, pseudo-term
     expect(await run.exited).toBe(0);
   });
 
+  it("Ctrl-D under a line not sent yet (it ended in `\\`): says the lines are dropped, sends nothing", async () => {
+    const run = await start();
+    run.type("first line \\\r");
+    await run.waitForScreen(
+      (s) => s.lines.some((l) => l.startsWith("  …")),
+      "the next line's prompt",
+    );
+    run.type("\x04");
+    expect(await run.exited).toBe(0);
+    const screen = await render(run.output());
+    expect(screen.lines).toContain("(1 line not sent is dropped)");
+    expect(api!.requests).toHaveLength(0);
+  });
+
   it("Ctrl-D: the session's summary starts on a line of its own, not after the prompt", async () => {
     api = await startFakeApi([
       {

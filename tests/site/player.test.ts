@@ -50,7 +50,8 @@ describe("the code beside each step", () => {
         expect(spot!.line).toBeLessThan(region!.end);
         const lines = source.split("\n");
         const line = lines[spot!.line - 1];
-        if (step.kind === "request" || step.kind === "response")
+        const failedCall = step.kind === "event" && step.type === "model_error";
+        if (step.kind === "request" || step.kind === "response" || failedCall)
           expect(line).toMatch(/messages\.create\(/);
         else if (step.kind === "event")
           expect(lines.slice(spot!.line - 3, spot!.line).join("\n")).toMatch(
@@ -103,6 +104,27 @@ describe("plain words", () => {
           expect(words).not.toMatch(/\{\w+\}|undefined|\[object/);
         }
       }
+    },
+  );
+
+  it.each(LOCALES.map((l) => [l]))(
+    "a failed model call and a Ctrl-C have headlines in %s that say what happened",
+    (locale) => {
+      const t = translatorFor(locale) as Translate;
+      const events = [
+        { type: "model_error", data: { status: 529, message: "Overloaded" } },
+        { type: "model_error", data: { status: null, message: "socket hang up" } },
+        { type: "interrupted", data: { results: 2, partial: true } },
+        { type: "interrupted", data: { results: 0, partial: false } },
+      ] as const;
+      const [overload, network, kept, none] = events.map((e) => eventWords(e, t));
+      expect(overload).toMatch(/529.*Overloaded/);
+      expect(network).toContain("socket hang up");
+      expect(kept).toMatch(/Ctrl-C|Strg-C/);
+      expect(kept).toContain("2");
+      expect(kept).not.toBe(none.replace("0", "2"));
+      for (const words of [overload, network, kept, none])
+        expect(words).not.toMatch(/\{\w+\}|undefined|\[object|model_error/);
     },
   );
 

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { STATUS_FLOW } from "../../chapters/s10-task-system/agent.ts";
 import { TRANSITIONS } from "../../chapters/s15-team-protocols/agent.ts";
 import { readTrace } from "../../site/lib/record-trace.ts";
+import type { TraceEvent } from "../../chapters/_trace/contract.ts";
 import { contextMeter, stateTimeline } from "../../site/lib/run-state.ts";
 import {
   machineDiagram,
@@ -96,6 +97,34 @@ describe("the state after each step", () => {
       ["src/price.ts", "v4", "apply_patch"],
       ["src/report.ts", "v3", "edit"],
       ["src/vat.ts", "v1", "apply_patch"],
+    ]);
+  });
+
+  it("a failed call and a Ctrl-C are rows of the recovery panel, beside s14's retries", () => {
+    const steps: TraceEvent[] = [
+      { kind: "user", agent: "lead", text: "go" },
+      { kind: "request", agent: "lead", messages: 1, tools: [] },
+      {
+        kind: "event",
+        agent: "lead",
+        type: "model_error",
+        data: { status: 529, message: "Overloaded" },
+      },
+      {
+        kind: "event",
+        agent: "lead",
+        type: "recovery",
+        data: { kind: "backoff", attempt: 1, delay: 1, status: 529 },
+      },
+      { kind: "event", agent: "lead", type: "interrupted", data: { results: 1, partial: true } },
+    ];
+    const states = stateTimeline({ ...trace("s01"), steps });
+    expect(states[1].recovery).toBeUndefined();
+    expect(states[2].recovery).toEqual([["error", "HTTP 529: Overloaded"]]);
+    expect(states.at(-1)!.recovery).toEqual([
+      ["error", "HTTP 529: Overloaded"],
+      ["backoff", "HTTP 529, try 1"],
+      ["interrupted", "kept 1 result + partial answer"],
     ]);
   });
 

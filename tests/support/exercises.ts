@@ -39,10 +39,12 @@ export const both =
 /** A wrong answer: for each region it changes, the reference region → the mistaken one. */
 export type Mutant = Record<string, (reference: string) => string>;
 
-/** Every check's result for a copy of the exercise, after `edit` changed the started copy. */
+/** Every check's result for a copy of the exercise, after `edit` changed the started copy; with
+ *  `untilFailed`, the results up to the first check that fails (a wrong answer needs no more). */
 export async function checkCopy(
   exercise: Exercise,
   edit: (file: string) => void,
+  { untilFailed = false } = {},
 ): Promise<CheckResult[]> {
   const chapter = findChapter(chapterOf(exercise.id))!;
   // Inside the repository (git-ignored .workspace/), where vitest's loader imports TypeScript.
@@ -58,6 +60,7 @@ export async function checkCopy(
     checkKit(() => tempDir("lah-ws-")),
     (r) => {
       results.push(r);
+      return untilFailed && !r.ok ? "enough" : undefined;
     },
   );
   return results;
@@ -95,22 +98,26 @@ export function exerciseSuite(chapterId: string, mutants: Record<string, Record<
         it("has at least three mutants", () => expect(wrong.length).toBeGreaterThanOrEqual(3));
       for (const [name, mutant] of wrong)
         it(`catches a wrong answer: ${name}`, async () => {
-          const results = await checkCopy(exercise, (file) => {
-            applySolution(exercise, chapter, file);
-            const answer = readFileSync(file, "utf8");
-            const changed = replaceRegions(
-              answer,
-              Object.fromEntries(
-                Object.entries(mutant).map(([region, mutate]) => {
-                  const before = regionText(answer, region);
-                  const after = mutate(before);
-                  if (after === before) throw new Error(`mutant "${name}" changes nothing`);
-                  return [region, after];
-                }),
-              ),
-            );
-            writeFileSync(file, changed);
-          });
+          const results = await checkCopy(
+            exercise,
+            (file) => {
+              applySolution(exercise, chapter, file);
+              const answer = readFileSync(file, "utf8");
+              const changed = replaceRegions(
+                answer,
+                Object.fromEntries(
+                  Object.entries(mutant).map(([region, mutate]) => {
+                    const before = regionText(answer, region);
+                    const after = mutate(before);
+                    if (after === before) throw new Error(`mutant "${name}" changes nothing`);
+                    return [region, after];
+                  }),
+                ),
+              );
+              writeFileSync(file, changed);
+            },
+            { untilFailed: true },
+          );
           expect(results.filter((r) => !r.ok).length, "no check failed").toBeGreaterThan(0);
           expect(
             results.every((r) => r.ok || !("thrown" in r)),

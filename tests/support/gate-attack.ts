@@ -1,5 +1,5 @@
-// The third attack's harness for s07's gate (tests/reliability/attack3-gate-brace.test.ts and the
-// open doors in tests/open-doors/attack3-gate.test.ts): run a command in bash to show it really
+// The third attack's harness for s07's gate (tests/reliability/attack3-gate-brace.test.ts and
+// attack3-gate-input.test.ts, once open doors): run a command in bash to show it really
 // runs the denied `touch`, then put it to the gate in auto mode under a deny rule for `touch*`.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";

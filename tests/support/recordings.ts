@@ -3,6 +3,11 @@
 import { TRACE_VERSION, type RecordingHeader } from "../../chapters/_trace/contract.ts";
 import { readTrace } from "../../site/lib/record-trace.ts";
 import { RECORDING_FORMAT } from "../../site/lib/recording.ts";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { apiError, endTurn, startFakeApi, streamed, type FakeApi } from "./fake-api.ts";
+import { tempDir, waitFor } from "./helpers.ts";
+import { runCliInTerminal } from "./terminal.ts";
 
 /** A header line: s01, the scripted model, unless `fields` say otherwise (they may also carry
  *  what no header should, to test the reader). */
@@ -47,4 +52,34 @@ export function longTeamRecording(bytes: number): { text: string; steps: number 
       size += line.length + 1;
     }
   return { text: lines.join("\n") + "\n", steps: lines.length - 1 };
+}
+
+/** Runs s01 against the fake API with --record: a prompt whose call fails, then one whose answer
+ *  is interrupted mid-stream. Returns the recording's path and the fake API, for the caller to close. */
+export async function recordFailureAndInterrupt(): Promise<{ file: string; api: FakeApi }> {
+  const api = await startFakeApi([
+    apiError(529, "overloaded_error", "Overloaded"),
+    // The answer's first words, then nothing: Ctrl-C stops it.
+    streamed(endTurn("Half of an answer that never ends"), { pieces: 4, hangAfter: 3 }),
+  ]);
+  const file = path.join(tempDir(), "run.jsonl");
+  const run = runCliInTerminal(["s01", "--workspace", tempDir(), "--record", file], {
+    ANTHROPIC_API_KEY: "sk-test",
+    ANTHROPIC_BASE_URL: api.url,
+    MODEL_ID: "m",
+  });
+  await run.waitForScreen((s) => s.lines.some((l) => l.startsWith("you ›")), "the prompt");
+  run.type("first\r");
+  await run.waitForScreen((s) => s.lines.some((l) => l.startsWith("✗ ")), "the error");
+  run.type("second\r");
+  await run.waitForScreen(
+    (s) => s.lines.some((l) => l.startsWith("assistant › Half")),
+    "the answer's first words",
+  );
+  run.type("\x03");
+  await run.waitForScreen((s) => s.lines.some((l) => l.startsWith("⏹ interrupted")), "Ctrl-C");
+  await waitFor(() => readFileSync(file, "utf8").includes('"interrupted"'), "the step written");
+  run.type("q\r");
+  await run.exited;
+  return { file, api };
 }

@@ -3,9 +3,9 @@
 // tests/chapters/s05-context-compact.test.ts runs the same ones against the chapter's own code.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { say, use } from "../_shared/scripted.ts";
-import type { AgentEnv, MessageParam } from "../_shared/types.ts";
-import type * as S05 from "../s05-context-compact/agent.ts";
+import { say, use } from "../../_shared/scripted.ts";
+import type { AgentEnv, MessageParam } from "../../_shared/types.ts";
+import type * as S05 from "../agent.ts";
 import {
   CheckFailure,
   expectThat,
@@ -13,8 +13,8 @@ import {
   type Check,
   type CheckEnv,
   type Exercise,
-} from "./kit.ts";
-import { fc, forAll } from "./property.ts";
+} from "../../_exercises/kit.ts";
+import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof S05;
 

@@ -5,9 +5,9 @@
 // scripted team. tests/chapters/s15-team-protocols.test.ts runs the same checks on the chapter.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { say, use } from "../_shared/scripted.ts";
-import type { TurnContext } from "../_shared/types.ts";
-import type * as S15 from "../s15-team-protocols/agent.ts";
+import { say, use } from "../../_shared/scripted.ts";
+import type { TurnContext } from "../../_shared/types.ts";
+import type * as S15 from "../agent.ts";
 import {
   change,
   CheckFailure,
@@ -16,8 +16,8 @@ import {
   type Check,
   type Exercise,
   refusal,
-} from "./kit.ts";
-import { fc, forAll } from "./property.ts";
+} from "../../_exercises/kit.ts";
+import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof S15;
 

@@ -4,9 +4,9 @@
 // tests/chapters/s11-background-tasks.test.ts runs the same ones against the chapter's own code.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { say, use } from "../_shared/scripted.ts";
-import type { MessageParam, ScriptedTurn } from "../_shared/types.ts";
-import type * as S11 from "../s11-background-tasks/agent.ts";
+import { say, use } from "../../_shared/scripted.ts";
+import type { MessageParam, ScriptedTurn } from "../../_shared/types.ts";
+import type * as S11 from "../agent.ts";
 import {
   change,
   CheckFailure,
@@ -15,8 +15,8 @@ import {
   type CheckEnv,
   type CheckKit,
   type Exercise,
-} from "./kit.ts";
-import { fc, forAll } from "./property.ts";
+} from "../../_exercises/kit.ts";
+import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof S11;
 

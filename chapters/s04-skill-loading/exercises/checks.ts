@@ -4,8 +4,8 @@
 // the chapter's own code.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { say, use } from "../_shared/scripted.ts";
-import type * as S04 from "../s04-skill-loading/agent.ts";
+import { say, use } from "../../_shared/scripted.ts";
+import type * as S04 from "../agent.ts";
 import {
   CheckFailure,
   expectThat,
@@ -14,8 +14,8 @@ import {
   type CheckEnv,
   type CheckKit,
   type Exercise,
-} from "./kit.ts";
-import { fc, forAll } from "./property.ts";
+} from "../../_exercises/kit.ts";
+import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof S04;
 

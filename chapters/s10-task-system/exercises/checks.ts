@@ -3,9 +3,9 @@
 // tests/chapters/s10-task-system.test.ts runs the same ones against the chapter's own code.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { say, use } from "../_shared/scripted.ts";
-import type * as S10 from "../s10-task-system/agent.ts";
-import type { Task, TaskBoard } from "../s10-task-system/agent.ts";
+import { say, use } from "../../_shared/scripted.ts";
+import type * as S10 from "../agent.ts";
+import type { Task, TaskBoard } from "../agent.ts";
 import {
   change,
   expectThat,
@@ -14,8 +14,8 @@ import {
   type CheckKit,
   type Exercise,
   refusal,
-} from "./kit.ts";
-import { fc, forAll } from "./property.ts";
+} from "../../_exercises/kit.ts";
+import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof S10;
 

@@ -1,11 +1,11 @@
 // s03's exercises: rebuild the reminder; extend it (remind only while the plan has unfinished
 // items; name the item in progress). The behaviours are the curriculum's for s03, and
 // tests/chapters/s03-todo-write.test.ts runs the same ones against the chapter's own code.
-import { say, use, useAll } from "../_shared/scripted.ts";
-import type { CreateParams } from "../_shared/types.ts";
-import type * as S03 from "../s03-todo-write/agent.ts";
-import { expectThat, type Check, type CheckEnv, type Exercise } from "./kit.ts";
-import { fc, forAll } from "./property.ts";
+import { say, use, useAll } from "../../_shared/scripted.ts";
+import type { CreateParams } from "../../_shared/types.ts";
+import type * as S03 from "../agent.ts";
+import { expectThat, type Check, type CheckEnv, type Exercise } from "../../_exercises/kit.ts";
+import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof S03;
 

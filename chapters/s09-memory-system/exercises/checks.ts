@@ -1,10 +1,10 @@
 // s09's exercises: rebuild the system prompt from its sections, before every call; extend it (only
 // the index in the prompt, the bodies read on demand). The behaviours are the curriculum's for
 // s09, and tests/chapters/s09-memory-system.test.ts runs the same ones against the chapter's code.
-import { say, use, useAll } from "../_shared/scripted.ts";
-import type * as S09 from "../s09-memory-system/agent.ts";
-import { expectThat, type Check, type CheckEnv, type Exercise } from "./kit.ts";
-import { fc, forAll } from "./property.ts";
+import { say, use, useAll } from "../../_shared/scripted.ts";
+import type * as S09 from "../agent.ts";
+import { expectThat, type Check, type CheckEnv, type Exercise } from "../../_exercises/kit.ts";
+import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof S09;
 

@@ -5,10 +5,10 @@
 // the appendix's own code.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { say, use } from "../_shared/scripted.ts";
-import type { MessageParam, ScriptedTurn, Tool, TurnContext } from "../_shared/types.ts";
-import type * as A2 from "../a2-full-harness/agent.ts";
-import { BASE_TOOLS } from "../s02-tool-use/agent.ts";
+import { say, use } from "../../_shared/scripted.ts";
+import type { MessageParam, ScriptedTurn, Tool, TurnContext } from "../../_shared/types.ts";
+import type * as A2 from "../agent.ts";
+import { BASE_TOOLS } from "../../s02-tool-use/agent.ts";
 import {
   change,
   expectThat,
@@ -17,8 +17,8 @@ import {
   type CheckEnv,
   type CheckKit,
   type Exercise,
-} from "./kit.ts";
-import { fc, forAll } from "./property.ts";
+} from "../../_exercises/kit.ts";
+import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof A2;
 

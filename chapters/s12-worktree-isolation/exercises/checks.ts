@@ -5,11 +5,11 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { stateDirFor } from "../_shared/paths.ts";
-import { say, use } from "../_shared/scripted.ts";
-import { TaskBoard } from "../s10-task-system/agent.ts";
-import type * as S12 from "../s12-worktree-isolation/agent.ts";
-import type { WorktreeManager } from "../s12-worktree-isolation/agent.ts";
+import { stateDirFor } from "../../_shared/paths.ts";
+import { say, use } from "../../_shared/scripted.ts";
+import { TaskBoard } from "../../s10-task-system/agent.ts";
+import type * as S12 from "../agent.ts";
+import type { WorktreeManager } from "../agent.ts";
 import {
   change,
   expectThat,
@@ -18,8 +18,8 @@ import {
   type CheckKit,
   type Exercise,
   refusal,
-} from "./kit.ts";
-import { fc, forAll } from "./property.ts";
+} from "../../_exercises/kit.ts";
+import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof S12;
 

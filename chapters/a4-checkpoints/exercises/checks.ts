@@ -14,11 +14,17 @@ import {
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
-import { say, use } from "../_shared/scripted.ts";
-import type { Agent } from "../_shared/types.ts";
-import type * as A4 from "../a4-checkpoints/agent.ts";
-import { change, expectThat, type Check, type CheckKit, type Exercise } from "./kit.ts";
-import { fc, forAll } from "./property.ts";
+import { say, use } from "../../_shared/scripted.ts";
+import type { Agent } from "../../_shared/types.ts";
+import type * as A4 from "../agent.ts";
+import {
+  change,
+  expectThat,
+  type Check,
+  type CheckKit,
+  type Exercise,
+} from "../../_exercises/kit.ts";
+import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof A4;
 

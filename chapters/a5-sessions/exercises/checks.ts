@@ -3,11 +3,18 @@
 // the learner's own module and a scripted model, then read their logs back.
 // tests/chapters/a5-sessions.test.ts runs the same behaviours against the appendix's own code.
 import { readFileSync, writeFileSync } from "node:fs";
-import type * as A5 from "../a5-sessions/agent.ts";
-import { say, useAll } from "../_shared/scripted.ts";
-import type { MessageParam, ScriptedReply } from "../_shared/types.ts";
-import { change, expectThat, refusal, type Check, type CheckKit, type Exercise } from "./kit.ts";
-import { fc, forAll } from "./property.ts";
+import type * as A5 from "../agent.ts";
+import { say, useAll } from "../../_shared/scripted.ts";
+import type { MessageParam, ScriptedReply } from "../../_shared/types.ts";
+import {
+  change,
+  expectThat,
+  refusal,
+  type Check,
+  type CheckKit,
+  type Exercise,
+} from "../../_exercises/kit.ts";
+import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof A5;
 

@@ -7,9 +7,9 @@ import {
   APIError,
   APIUserAbortError,
 } from "@anthropic-ai/sdk/core/error";
-import { fail, say, use } from "../_shared/scripted.ts";
-import type { MessageParam, ScriptedTurn } from "../_shared/types.ts";
-import type * as S14 from "../s14-error-recovery/agent.ts";
+import { fail, say, use } from "../../_shared/scripted.ts";
+import type { MessageParam, ScriptedTurn } from "../../_shared/types.ts";
+import type * as S14 from "../agent.ts";
 import {
   change,
   expectThat,
@@ -18,8 +18,8 @@ import {
   type CheckEnv,
   type CheckKit,
   type Exercise,
-} from "./kit.ts";
-import { fc, forAll } from "./property.ts";
+} from "../../_exercises/kit.ts";
+import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof S14;
 

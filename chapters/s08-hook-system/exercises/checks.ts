@@ -3,11 +3,11 @@
 // tests/chapters/s08-hook-system.test.ts runs the same ones against the chapter's own code.
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { say, use, useAll } from "../_shared/scripted.ts";
-import type { MessageParam, ScriptedTurn } from "../_shared/types.ts";
-import type * as S08 from "../s08-hook-system/agent.ts";
-import { expectThat, type Check, type CheckKit, type Exercise } from "./kit.ts";
-import { fc, forAll } from "./property.ts";
+import { say, use, useAll } from "../../_shared/scripted.ts";
+import type { MessageParam, ScriptedTurn } from "../../_shared/types.ts";
+import type * as S08 from "../agent.ts";
+import { expectThat, type Check, type CheckKit, type Exercise } from "../../_exercises/kit.ts";
+import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof S08;
 

@@ -1,17 +1,23 @@
 // s01's exercises: rebuild the loop; extend it (a cap on rounds per turn). The behaviours are the
 // curriculum's for s01, and tests/chapters/s01-agent-loop.test.ts runs the same ones against the
 // chapter's own code.
-import { say, use, useAll } from "../_shared/scripted.ts";
+import { say, use, useAll } from "../../_shared/scripted.ts";
 import type {
   ContentBlock,
   CreateParams,
   Message,
   MessageParam,
   ToolResultBlockParam,
-} from "../_shared/types.ts";
-import type * as S01 from "../s01-agent-loop/agent.ts";
-import { CheckFailure, expectThat, NOT_STARTED, type Check, type Exercise } from "./kit.ts";
-import { fc, forAll } from "./property.ts";
+} from "../../_shared/types.ts";
+import type * as S01 from "../agent.ts";
+import {
+  CheckFailure,
+  expectThat,
+  NOT_STARTED,
+  type Check,
+  type Exercise,
+} from "../../_exercises/kit.ts";
+import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof S01;
 

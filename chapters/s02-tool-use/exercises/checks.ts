@@ -3,9 +3,9 @@
 // ones against the chapter's own code.
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { say, use } from "../_shared/scripted.ts";
-import type { ToolUseBlock } from "../_shared/types.ts";
-import type * as S02 from "../s02-tool-use/agent.ts";
+import { say, use } from "../../_shared/scripted.ts";
+import type { ToolUseBlock } from "../../_shared/types.ts";
+import type * as S02 from "../agent.ts";
 import {
   CheckFailure,
   expectThat,
@@ -13,8 +13,8 @@ import {
   type Check,
   type CheckKit,
   type Exercise,
-} from "./kit.ts";
-import { fc, forAll } from "./property.ts";
+} from "../../_exercises/kit.ts";
+import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof S02;
 

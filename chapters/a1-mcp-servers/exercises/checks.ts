@@ -4,10 +4,16 @@
 // the same behaviours against the appendix's own code.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { say, use } from "../_shared/scripted.ts";
-import type * as A1 from "../a1-mcp-servers/agent.ts";
-import { expectThat, NOT_STARTED, type Check, type CheckKit, type Exercise } from "./kit.ts";
-import { fc, forAll } from "./property.ts";
+import { say, use } from "../../_shared/scripted.ts";
+import type * as A1 from "../agent.ts";
+import {
+  expectThat,
+  NOT_STARTED,
+  type Check,
+  type CheckKit,
+  type Exercise,
+} from "../../_exercises/kit.ts";
+import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof A1;
 

@@ -1,9 +1,9 @@
 // s06's exercises: rebuild the child loop; extend task (an optional tools list, so a survey can be
 // read-only). The behaviours are the curriculum's for s06, and tests/chapters/s06-subagent.test.ts
 // runs the same ones against the chapter's own code.
-import { say, use, useAll } from "../_shared/scripted.ts";
-import type { MessageParam } from "../_shared/types.ts";
-import type * as S06 from "../s06-subagent/agent.ts";
+import { say, use, useAll } from "../../_shared/scripted.ts";
+import type { MessageParam } from "../../_shared/types.ts";
+import type * as S06 from "../agent.ts";
 import {
   CheckFailure,
   expectThat,
@@ -12,8 +12,8 @@ import {
   type CheckEnv,
   type CheckKit,
   type Exercise,
-} from "./kit.ts";
-import { fc, forAll } from "./property.ts";
+} from "../../_exercises/kit.ts";
+import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof S06;
 

@@ -4,12 +4,12 @@
 // runs the same ones against the chapter's own code.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { tryLock } from "../_shared/lock.ts";
-import { say, use } from "../_shared/scripted.ts";
-import type { MessageParam, ScriptedTurn } from "../_shared/types.ts";
-import { TaskBoard, type Task } from "../s10-task-system/agent.ts";
-import type * as S13 from "../s13-agent-teams/agent.ts";
-import type { Team } from "../s13-agent-teams/agent.ts";
+import { tryLock } from "../../_shared/lock.ts";
+import { say, use } from "../../_shared/scripted.ts";
+import type { MessageParam, ScriptedTurn } from "../../_shared/types.ts";
+import { TaskBoard, type Task } from "../../s10-task-system/agent.ts";
+import type * as S13 from "../agent.ts";
+import type { Team } from "../agent.ts";
 import {
   change,
   CheckFailure,
@@ -18,8 +18,8 @@ import {
   type Check,
   type CheckKit,
   type Exercise,
-} from "./kit.ts";
-import { fc, forAll } from "./property.ts";
+} from "../../_exercises/kit.ts";
+import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof S13;
 

@@ -7,8 +7,8 @@
 // as a property, tried on generated policies, calls and commands (fast-check, seeded so every run
 // tries the same cases, shrunk so a failure is the smallest case it found).
 import fc from "fast-check";
-import type { ToolUseBlock } from "../_shared/types.ts";
-import type * as S07 from "../s07-permission-system/agent.ts";
+import type { ToolUseBlock } from "../../_shared/types.ts";
+import type * as S07 from "../agent.ts";
 import {
   CheckFailure,
   expectThat,
@@ -17,7 +17,7 @@ import {
   type CheckEnv,
   type CheckKit,
   type Exercise,
-} from "./kit.ts";
+} from "../../_exercises/kit.ts";
 
 type M = typeof S07;
 type Perms = S07.Permissions;

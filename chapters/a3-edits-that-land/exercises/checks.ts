@@ -3,11 +3,18 @@
 // for a3, and tests/chapters/a3-edits-that-land.test.ts runs them against the chapter's own code.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { ToolUseBlock } from "../_shared/types.ts";
-import type * as A3 from "../a3-edits-that-land/agent.ts";
-import { runTool } from "../s02-tool-use/agent.ts";
-import { change, expectThat, NOT_STARTED, refusal, type Check, type Exercise } from "./kit.ts";
-import { fc, forAll } from "./property.ts";
+import type { ToolUseBlock } from "../../_shared/types.ts";
+import type * as A3 from "../agent.ts";
+import { runTool } from "../../s02-tool-use/agent.ts";
+import {
+  change,
+  expectThat,
+  NOT_STARTED,
+  refusal,
+  type Check,
+  type Exercise,
+} from "../../_exercises/kit.ts";
+import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof A3;
 
