@@ -1,7 +1,8 @@
 // Each model call of a recorded run, as the recording holds it, for the player's inspector: the
 // request step (how many messages, their estimated size, the tools offered, the system prompt
 // when it changed) and the response step (stop reason, text, the tools asked for, token counts
-// when a real model answered), with the tool calls that response made (their inputs). A request
+// when a real model answered), with the tool calls that response made (their inputs), or the
+// model_error event of a call that failed (its status and the server's message). A request
 // carries `system` only when the agent's prompt changed (trace-normalize.ts); the call then says
 // which step last showed it. Pure: the player's data endpoint and the recording worker use it.
 import type { TraceEvent } from "../../chapters/_trace/contract.ts";
@@ -13,6 +14,8 @@ export interface ModelCall {
   steps: number[];
   request: TraceEvent;
   response?: TraceEvent;
+  /** The call failed: its model_error event instead of a response. */
+  error?: TraceEvent;
   toolCalls: TraceEvent[];
   /** The step whose request last carried this agent's system prompt, when this one does not. */
   systemFrom?: number;
@@ -41,7 +44,9 @@ export function modelCalls(steps: readonly TraceEvent[]): {
     // call (tool results and events may come between them: they are steps of their own).
     const call = open.get(agent);
     if (!call) return;
-    if (step.kind === "response" && !call.response) call.response = step;
+    const answered = call.response || call.error;
+    if (step.kind === "response" && !answered) call.response = step;
+    else if (step.kind === "event" && step.type === "model_error" && !answered) call.error = step;
     else if (
       step.kind === "tool_call" &&
       call.response?.kind === "response" &&

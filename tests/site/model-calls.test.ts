@@ -2,7 +2,7 @@
 // run and over generated runs of several agents whose steps interleave: each request opens exactly
 // one call; the call holds that agent's next response and the tool calls it asked for, nothing of
 // another agent's; a step is in at most one call; a request without a system prompt points at the
-// one that last carried it.
+// one that last carried it; a call that failed holds its model_error event instead of a response.
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { fc, test } from "@fast-check/vitest";
@@ -33,7 +33,18 @@ function checkCalls(steps: readonly TraceEvent[]) {
     const response = steps.findIndex(
       (s, i) => i > call.steps[0] && before(i) && s.kind === "response" && s.agent === call.agent,
     );
-    expect(call.response).toBe(response < 0 ? undefined : steps[response]);
+    // or, when the call failed first, its model_error event (and then no response)
+    const failed = steps.findIndex(
+      (s, i) =>
+        i > call.steps[0] &&
+        before(i) &&
+        s.kind === "event" &&
+        s.type === "model_error" &&
+        s.agent === call.agent,
+    );
+    const failedFirst = failed >= 0 && (response < 0 || failed < response);
+    expect(call.error).toBe(failedFirst ? steps[failed] : undefined);
+    expect(call.response).toBe(response < 0 || failedFirst ? undefined : steps[response]);
     if (call.response?.kind === "response") {
       expect(call.toolCalls.map((t) => (t.kind === "tool_call" ? t.name : ""))).toEqual(
         call.response.calls.slice(0, call.toolCalls.length),
@@ -67,9 +78,10 @@ describe("model calls for the inspector", () => {
       .record({
         system: fc.option(fc.constantFrom("You are a lead.", "You are a teammate.")),
         answered: fc.boolean(),
+        failed: fc.boolean(),
         tools: fc.array(fc.constantFrom("bash", "read", "send"), { maxLength: 3 }),
       })
-      .map(({ system, answered, tools }) => {
+      .map(({ system, answered, failed, tools }) => {
         const steps: TraceEvent[] = [
           {
             kind: "request",
@@ -79,6 +91,15 @@ describe("model calls for the inspector", () => {
             ...(system ? { system } : {}),
           },
         ];
+        if (failed) {
+          steps.push({
+            kind: "event",
+            agent,
+            type: "model_error",
+            data: { status: 529, message: "Overloaded" },
+          });
+          return steps;
+        }
         if (!answered) return steps;
         steps.push({ kind: "response", agent, stop_reason: "tool_use", text: "", calls: tools });
         tools.forEach((name, k) => {

@@ -157,7 +157,11 @@ export class Inspector {
     );
     const response = call.response
       ? section(this.#labels.response ?? "Response", jsonTree(call.response))
-      : section(this.#labels.response ?? "Response", note(this.#labels.noResponse ?? "—"));
+      : section(
+          this.#labels.response ?? "Response",
+          note(this.#labels.noResponse ?? "—"),
+          ...(call.error ? [jsonTree(call.error)] : []),
+        );
     const tools = call.toolCalls.length
       ? [section(this.#labels.toolCalls ?? "Tool calls", jsonTree(call.toolCalls))]
       : [];
