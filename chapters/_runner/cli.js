@@ -38,6 +38,11 @@ Sessions (a5 only; use npm run -s so that npm prints nothing of its own):
   --permission-mode M  default (questions refused headless), plan, or auto
   --resume ID        continue session ID (its log in the state folder)
   --fork ID          start a new session from session ID; --at N keeps its first N prompts
+Goals (a7 only):
+  --goal CONDITION   check CONDITION each time the model stops and send the gap back until it
+                     holds or a budget is spent: a command (exit 0 = met) or judge: <text>;
+                     with -p the exit code is 0 met, 3 not met; flags first and
+                     with "=": --goal="--rounds 3 npm test"
   --reset            empty the workspace first (only one the harness created)
   --allow-network    let the model's commands reach the network (the sandbox blocks it)
   --no-sandbox       run commands without the OS sandbox (the banner says so)
@@ -96,6 +101,7 @@ async function main(argv) {
         resume: { type: "string" },
         fork: { type: "string" },
         at: { type: "string" },
+        goal: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });

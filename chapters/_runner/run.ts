@@ -8,7 +8,8 @@ import { createIO, type Printer } from "./printer.ts";
 import type { StatusLine } from "./status.ts";
 import { startRecording } from "./recording.ts";
 import { stateDirFor } from "../_shared/paths.ts";
-import type { TraceEvent } from "../_trace/contract.ts";
+import type { TokenUsage, TraceEvent } from "../_trace/contract.ts";
+import { costOf } from "./usage.ts";
 import { notesFor, terminalLocale } from "./notes-files.ts";
 import { chooseModel, type Provider, realClient } from "./model.ts";
 import { openaiClient } from "./openai-client.ts";
@@ -44,6 +45,8 @@ export interface RunFlags {
   resume?: string;
   fork?: string;
   at?: string;
+  /** a7's goal: checked each time the model stops (chapters that export parseGoal take it). */
+  goal?: string;
   color: boolean;
 }
 
@@ -116,6 +119,10 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
   }
   const { module, scenario } = await loadChapter(info, mine);
   const sessionFlags = sessionOptions(flags);
+  if (flags.goal !== undefined && !("parseGoal" in module)) {
+    console.error(`${info.id} has no goals: --goal is a7's (npm run chapter a7)`);
+    return 2;
+  }
   if (sessionFlags && !isSessionChapter(module)) {
     console.error(
       `${info.id} keeps no sessions: -p, --resume, --fork and their options are a5's (npm run chapter a5)`,
@@ -132,7 +139,13 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
     });
     return module.runHeadless(
       env,
-      { prompt: flags.print, outputFormat: flags["output-format"] as never, ...sessionFlags },
+      {
+        prompt: flags.print,
+        outputFormat: flags["output-format"] as never,
+        ...sessionFlags,
+        // a7's --dollars: the price table is the runner's; a lesson only gets the function.
+        ...(!choice.offline && { price: (usage: TokenUsage) => costOf(choice.modelId, usage) }),
+      },
       (text) => process.stdout.write(text),
       (text) => console.error(text),
     );
@@ -229,7 +242,7 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
   try {
     agent = createChapterAgent(module, env, scenario, sessionFlags);
   } catch (err) {
-    if ((err as Error).name !== "SessionError") throw err;
+    if (!["SessionError", "GoalError"].includes((err as Error).name)) throw err;
     console.error((err as Error).message);
     return 2;
   }
@@ -307,6 +320,7 @@ function sessionOptions(flags: RunFlags): Record<string, unknown> | undefined {
     ...(flags.fork !== undefined && { fork: flags.fork }),
     ...(flags.at !== undefined && { at: Number(flags.at) }),
     ...(flags["permission-mode"] !== undefined && { permissionMode: flags["permission-mode"] }),
+    ...(flags.goal !== undefined && { goal: flags.goal }),
   };
   const headlessOnly = flags["output-format"] !== undefined && flags.print === undefined;
   return Object.keys(options).length || flags.print !== undefined || headlessOnly

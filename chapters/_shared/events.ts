@@ -144,6 +144,27 @@ export const EVENT_DATA = {
     parent: text.nullable(),
     turn: count.nullable(),
   }),
+  /** a7: a goal was set: its condition, how it is checked (a command, or a judge model), its budget. */
+  goal: z.object({
+    condition: text,
+    check: z.enum(["command", "judge"]),
+    rounds: count,
+    tokens: count,
+    dollars: z.number().nonnegative().nullable(),
+  }),
+  /** a7: the model stopped and the goal was checked after `round`; `tokens` spent since it was set. */
+  goal_check: z.object({
+    round: count,
+    outcome: z.enum(["met", "not_met", "failed"]),
+    detail: text,
+    tokens: count,
+  }),
+  /** a7: the goal loop ended, and why (a7's StopReason). */
+  goal_end: z.object({
+    reason: z.enum(["met", "rounds", "cost", "interrupted", "check_failed", "error"]),
+    rounds: count,
+    tokens: count,
+  }),
 };
 
 /** Each kind's data, as a chapter passes it to `io.event` and a reader finds it in a trace. */

@@ -47,6 +47,9 @@ export interface CommandOptions {
   cwd: string;
   timeoutMs?: number;
   maxOutput?: number;
+  /** Which end of a long output is kept: the start (default), or the end (a7's goal check: a
+   *  test run's verdict is its last lines). */
+  keep?: "head" | "tail";
   /** Written to the command's stdin (hooks get their event this way); otherwise stdin is empty. */
   stdin?: string;
   /** Folders the harness lets the command write besides `cwd` (s12: a lane's repository's .git).
@@ -486,6 +489,14 @@ function start(command: string, opts: CommandOptions, background: boolean): Runn
     return (chunk: Buffer | string) => {
       const piece = typeof chunk === "string" ? chunk : decoder.write(chunk);
       tail = (tail + piece).slice(-TAIL);
+      if (opts.keep === "tail") {
+        for (const k of ["output", key] as const) {
+          const joined = text[k] + piece;
+          if (joined.length > maxOutput) truncated = true;
+          text[k] = joined.slice(-maxOutput);
+        }
+        return;
+      }
       if (text.output.length >= maxOutput) {
         truncated = truncated || piece.length > 0;
         return;

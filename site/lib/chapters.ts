@@ -18,6 +18,7 @@ import type { Locale } from "../../i18n/locales.ts";
 import { filesLineChanges, toolChanges, type ToolChanges } from "./changes.ts";
 import {
   baseOf,
+  baseOfImports,
   exportedDeclarations,
   importedNamesOfFiles,
   type ImportedName,
@@ -143,7 +144,7 @@ function load(file: string): ChapterData | undefined {
     slug,
     kind: appendix ? "appendix" : "chapter",
     appendix,
-    buildsOn: baseOf(imports.map((i) => i.chapter)),
+    buildsOn: baseOfImports(new Map(imports.map((i) => [i.chapter, i.names]))),
     imports,
     regions: files.flatMap((f) => regionsOf(f.source).map((r) => ({ ...r, file: f.file }))),
     tools,

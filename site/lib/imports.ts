@@ -15,12 +15,18 @@ export interface ImportedName {
   type: boolean;
   /** The name it goes by in the importing file, where that differs (`LEAD_TOOLS as TEAM_LEAD_TOOLS`). */
   local?: string;
+  /** Taken from an appendix imported whole (`import * as a2`): a harness the chapter runs (a6's
+   *  eval), not one it builds on. */
+  whole?: true;
 }
 
 /** "../s02-tool-use/agent.ts" → s02's agent.ts, "../s13-agent-teams/mailbox.ts" → s13's
  *  mailbox.ts; undefined for anything that is not a lesson file of a chapter (its scenario.ts is
  *  not one, nor is a file of this chapter's own folder). */
-const CHAPTER_MODULE = /^\.\.\/(s\d\d)-[\w-]+\/(?!scenario\b)([\w-]+)(?:\.ts)?$/;
+const CHAPTER_MODULE = /^\.\.\/(s\d\d|a\d+)-[\w-]+\/(?!scenario\b)([\w-]+)(?:\.ts)?$/;
+
+/** A chapter's place in the course: s01 … s15, then the appendices a1, a2 … (a7 builds on a5). */
+export const chapterRank = (id: string) => (id.startsWith("a") ? 100 : 0) + Number(id.slice(1));
 
 const parse = (source: string) =>
   ts.createSourceFile("agent.ts", source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
@@ -32,7 +38,7 @@ export function importedNames(source: string): Map<string, ImportedName[]> {
   const file = parse(source);
   const found = new Map<string, ImportedName[]>();
   // local namespace name → the chapter id and its file
-  const namespaces = new Map<string, { chapter: string; file: string }>();
+  const namespaces = new Map<string, { chapter: string; file: string; whole: boolean }>();
   const add = (chapter: string, name: ImportedName) => {
     const names = found.get(chapter) ?? [];
     const seen = names.find((n) => n.name === name.name);
@@ -47,11 +53,11 @@ export function importedNames(source: string): Map<string, ImportedName[]> {
     const [, chapter, module] = CHAPTER_MODULE.exec(statement.moduleSpecifier.text) ?? [];
     const clause = statement.importClause;
     if (!chapter || !clause) continue;
+    const bindings = clause.namedBindings;
     const file = `${module}.ts`;
     if (!found.has(chapter)) found.set(chapter, []);
-    const bindings = clause.namedBindings;
     if (bindings && ts.isNamespaceImport(bindings))
-      namespaces.set(bindings.name.text, { chapter, file });
+      namespaces.set(bindings.name.text, { chapter, file, whole: chapter.startsWith("a") });
     else if (bindings)
       for (const element of bindings.elements) {
         const name = (element.propertyName ?? element.name).text;
@@ -78,10 +84,22 @@ export function importedNames(source: string): Map<string, ImportedName[]> {
           ts.isHeritageClause(heritage) &&
           (heritage.token === ts.SyntaxKind.ImplementsKeyword ||
             ts.isInterfaceDeclaration(heritage.parent));
-        if (from) add(from.chapter, { name: node.name.text, file: from.file, type });
+        if (from)
+          add(from.chapter, {
+            name: node.name.text,
+            file: from.file,
+            type,
+            ...(from.whole && { whole: true as const }),
+          });
       } else if (ts.isQualifiedName(node) && ts.isIdentifier(node.left)) {
         const from = namespaces.get(node.left.text);
-        if (from) add(from.chapter, { name: node.right.text, file: from.file, type: true });
+        if (from)
+          add(from.chapter, {
+            name: node.right.text,
+            file: from.file,
+            type: true,
+            ...(from.whole && { whole: true as const }),
+          });
       }
       ts.forEachChild(node, visit);
     };
@@ -146,10 +164,15 @@ export function exportedDeclarations(source: string): Map<string, number> {
   return lines;
 }
 
-/** The rule: of the chapters a source imports, the highest-numbered one ("s02", "s10" → "s10"). */
+/** The rule: of the chapters a source imports, the latest one ("s02", "s10" → "s10"; "s07", "a5" → "a5"). */
 export function baseOf(imported: readonly string[]): string | undefined {
-  return [...imported].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1))).at(-1);
+  return [...imported].sort((a, b) => chapterRank(a) - chapterRank(b)).at(-1);
 }
+
+/** The base of a chapter from what it imports: the latest chapter it takes names from, leaving
+ *  out appendices it only runs whole (a6 runs a2 and a3; a7 builds on a5). */
+export const baseOfImports = (imports: Map<string, ImportedName[]>) =>
+  baseOf([...imports].filter(([, names]) => !names.every((n) => n.whole)).map(([id]) => id));
 
 /** importedNames over several files (a chapter's lesson files, agent.ts first): each chapter
  *  once, in number order, its names in the order they are first met. */
@@ -165,5 +188,5 @@ export function importedNamesOfFiles(sources: readonly string[]): Map<string, Im
       }
       merged.set(chapter, list);
     }
-  return new Map([...merged].sort(([a], [b]) => Number(a.slice(1)) - Number(b.slice(1))));
+  return new Map([...merged].sort(([a], [b]) => chapterRank(a) - chapterRank(b)));
 }

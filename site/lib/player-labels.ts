@@ -21,6 +21,7 @@ const PANELS: PanelId[] = [
   "files",
   "checkpoints",
   "sessions",
+  "goal",
 ];
 
 export function playerLabels(t: Translate) {

@@ -62,6 +62,9 @@ function isMinor(step: TraceEvent): boolean {
     case "checkpoint":
     case "rewind":
     case "session":
+    case "goal":
+    case "goal_check":
+    case "goal_end":
       return false;
     default:
       otherEvent(step);
@@ -180,6 +183,15 @@ export function eventWords(event: HarnessEvent, t: Translate): string {
         ? t("event.session.fork", { id: d.id, parent: str(d.parent), turn: str(d.turn) })
         : t(`event.session.${d.action}`, { id: d.id });
     }
+    case "goal":
+      return t(`event.goal.${event.data.check}`, {
+        condition: short(event.data.condition, 50),
+        rounds: event.data.rounds,
+      });
+    case "goal_check":
+      return t(`event.goal_check.${event.data.outcome}`, { round: event.data.round });
+    case "goal_end":
+      return t(`event.goal_end.${event.data.reason}`, { rounds: event.data.rounds });
     default:
       otherEvent(event);
       return (event as { type: string }).type;

@@ -2,7 +2,7 @@
 // todo list (s03), permission decisions (s07), hooks fired (s08), the task board (s10–s13: each
 // task as a tool showed it, then claims and completions), background jobs (s11), lanes (s12),
 // the roster with each teammate's state and unread mail (s13), recoveries (s14) and the request
-// table (s15), the files read with their versions (a3), the checkpoint list (a4); loaded skills (s04) and saved memories (s09) are the model's own tool calls. Plus,
+// table (s15), the files read with their versions (a3), the checkpoint list (a4), the goal with its round, budget and last verdict (a7); loaded skills (s04) and saved memories (s09) are the model's own tool calls. Plus,
 // per model request, its size (the context meter). Nothing is read back out of a tool's text or a
 // lesson's source. Pure: the player's data endpoint, the browser's recording reader and the tests
 // call it.
@@ -25,7 +25,8 @@ export type PanelId =
   | "requests"
   | "files"
   | "checkpoints"
-  | "sessions";
+  | "sessions"
+  | "goal";
 
 /** Rows of cells per panel; a panel appears once it has a row. */
 export type Snapshot = Partial<Record<PanelId, string[][]>>;
@@ -75,6 +76,8 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
   const requests = new Map<string, { kind: string; route: string; status: string }>();
   const files = new Map<string, { version: number; by: string }>();
   const sessions: string[][] = [];
+  // a7: the goal now (or the last one), its round, what has been spent and the last verdict.
+  let goal: { condition: string; round: string; budget: string; verdict: string } | undefined;
   const calls = new Map<string, Extract<TraceEvent, { kind: "tool_call" }>>();
   const checkpoints = new Map<number, { prompt: string; rewound: string }>();
 
@@ -253,6 +256,25 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
         } else sessions.push(row);
         return;
       }
+      case "goal": {
+        const d = step.data;
+        goal = {
+          condition: short(d.condition, 40),
+          round: "0",
+          budget: `${d.rounds} rounds, ${d.tokens} tokens${d.dollars === null ? "" : `, $${d.dollars}`}`,
+          verdict: "not checked yet",
+        };
+        return;
+      }
+      case "goal_check":
+        if (goal) {
+          goal.round = String(step.data.round);
+          goal.verdict = `${step.data.outcome} (${step.data.tokens} tokens)`;
+        }
+        return;
+      case "goal_end":
+        if (goal) goal.verdict = `${goal.verdict} → stopped: ${step.data.reason}`;
+        return;
       // Shown by the context meter, the sequence diagram or the step itself, not by a panel:
       case "compacted":
       case "worktree_run":
@@ -279,6 +301,7 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
       files: [...files].map(([file, f]) => [file, `v${f.version}`, f.by]),
       checkpoints: [...checkpoints].map(([id, c]) => [`#${id}`, c.prompt, c.rewound]),
       sessions: sessions.map((r) => [...r]),
+      goal: goal ? [[goal.condition, goal.round, goal.budget, goal.verdict]] : [],
     };
     for (const key of Object.keys(panels) as PanelId[])
       if (!panels[key]!.length) delete panels[key];

@@ -10,7 +10,7 @@
 // newest first, so a step handled by imported code (s02's bash in s13) points at s02, named as such.
 import type { TraceEvent } from "../../chapters/_trace/contract.ts";
 import { escapeRegExp } from "../../chapters/_runner/text.ts";
-import { importsOf } from "./imports.ts";
+import { chapterRank, importsOf } from "./imports.ts";
 import { innermost, regionsOf } from "./regions.ts";
 import { noteSpot, stepKey, type CodeIndex, type CodeSpot, type NoteSpot } from "./step-spots.ts";
 
@@ -39,7 +39,7 @@ export function codeFinder(
     if (order.some((o) => o.id === id)) return;
     order.push({ id, files });
     const imported = [...new Set(files.flatMap((f) => importsOf(f.source)))];
-    for (const next of imported.sort((a, b) => Number(b.slice(1)) - Number(a.slice(1)))) {
+    for (const next of imported.sort((a, b) => chapterRank(b) - chapterRank(a))) {
       const found = filesOf(next);
       if (found !== undefined) visit(next, found);
     }

@@ -144,6 +144,14 @@ function sequenceOf(trace: TraceFile, t: SequenceWords): { code: string; stepOf:
         );
       case "session":
         return note(t("sequence.session", { action: step.data.action }));
+      case "goal":
+        return note(t("sequence.goal", { check: step.data.check }));
+      case "goal_check":
+        return note(
+          t("sequence.goalCheck", { round: step.data.round, outcome: step.data.outcome }),
+        );
+      case "goal_end":
+        return note(t("sequence.goalEnd", { reason: step.data.reason }));
       case "recovery": {
         const d = step.data;
         return note(
@@ -153,9 +161,13 @@ function sequenceOf(trace: TraceFile, t: SequenceWords): { code: string; stepOf:
         );
       }
       case "model_error":
-        return note(step.data.status === null ? "model error" : `model error ${step.data.status}`);
+        return note(
+          step.data.status === null
+            ? t("sequence.modelError")
+            : t("sequence.modelErrorStatus", { status: step.data.status }),
+        );
       case "interrupted":
-        return note("interrupted (Ctrl-C)");
+        return note(t("sequence.interrupted"));
       // Not part of who told whom what:
       case "todos":
       case "task":

@@ -26,7 +26,7 @@ import {
   type Locale,
   type TranslatedLocale,
 } from "../../i18n/locales.ts";
-import { baseOf, importedNamesOfFiles } from "./imports.ts";
+import { baseOfImports, importedNamesOfFiles } from "./imports.ts";
 import { codeRefKey as refKey, codeRefs, isLessonFile, lessonOrder, region } from "./regions.ts";
 
 export { TRANSLATED_LOCALES, type TranslatedLocale };
@@ -116,7 +116,7 @@ export function codeHash(text: string, read: CodeReader): string {
   const refs = codeRefs(text);
   for (const chapter of comparedChapters(text)) {
     const own = read(chapter);
-    const base = own === undefined ? undefined : baseOf([...importedNamesOfFiles([own]).keys()]);
+    const base = own === undefined ? undefined : baseOfImports(importedNamesOfFiles([own]));
     if (base && !refs.some((r) => r.chapter === base && r.region === undefined))
       refs.push({ chapter: base });
   }

@@ -39,7 +39,11 @@ const chapters = allRunnable().map((c) => {
   return { ...c, files, source: files.map((f) => f.source).join("\n") };
 });
 const byId = (id: string) => chapters.find((c) => c.id === id)!;
-const number = (id: string) => Number(id.slice(1));
+const number = (id: string) => (id.startsWith("a") ? 100 : 0) + Number(id.slice(1));
+
+/** The appendices a source imports whole (`import * as a2`): harnesses it runs (a6), not bases. */
+const runsWhole = (source: string) =>
+  new Set([...source.matchAll(/^import \* as \w+ from "\.\.\/(a\d+)-/gm)].map((m) => m[1]));
 
 /** The chapters a source imports, from TypeScript's pre-processor (its import scanner). */
 const importedChapters = (source: string) =>
@@ -48,11 +52,15 @@ const importedChapters = (source: string) =>
       ts
         .preProcessFile(source, true, true)
         .importedFiles.map(
-          (f) => /^\.\.\/(s\d\d)-[\w-]+\/(?!scenario\.)[\w-]+\.ts$/.exec(f.fileName)?.[1],
+          (f) => /^\.\.\/(s\d\d|a\d+)-[\w-]+\/(?!scenario\.)[\w-]+\.ts$/.exec(f.fileName)?.[1],
         )
         .filter((id): id is string => id !== undefined),
     ),
   ].sort((a, b) => number(a) - number(b));
+
+/** The chapters a source builds on: those it imports, but the appendices it only runs whole. */
+const builtOn = (source: string) =>
+  importedChapters(source).filter((id) => !runsWhole(source).has(id));
 
 interface Written {
   name: string;
@@ -64,7 +72,7 @@ interface Written {
 function writtenImports(source: string): Map<string, Written[]> {
   const found = new Map<string, Written[]>();
   const add = (id: string, names: Written[]) => found.set(id, [...(found.get(id) ?? []), ...names]);
-  const from = String.raw`\s+from\s+"\.\./(s\d\d)-[\w-]+/(?!scenario\.)[\w-]+\.ts"`;
+  const from = String.raw`\s+from\s+"\.\./(s\d\d|a\d+)-[\w-]+/(?!scenario\.)[\w-]+\.ts"`;
   for (const [, typeOnly, list, id] of source.matchAll(
     new RegExp(String.raw`^import\s+(type\s+)?\{([^}]*)\}` + from, "gm"),
   )) {
@@ -145,13 +153,13 @@ const declares = (code: string, name: string) =>
 describe("the chapter each chapter builds on", () => {
   it("is the highest-numbered chapter its agent.ts imports", () => {
     for (const c of chapters) {
-      const imported = importedChapters(c.source);
+      const imported = builtOn(c.source);
       expect(site.chapter(c.id).buildsOn, c.id).toBe(imported.at(-1));
       expect(site.base(c.id)?.id, c.id).toBe(imported.at(-1));
     }
   });
 
-  it("is s02 for s03 to s11, s10 for s12, s12 for s13, s13 for s14 and s15; s07 for a1, a5 and a6, s15 for a2, s02 for a3 and a4; none for s01", () => {
+  it("is s02 for s03 to s11, s10 for s12, s12 for s13, s13 for s14 and s15; s07 for a1, a5 and a6, s15 for a2, s02 for a3 and a4, a5 for a7; none for s01", () => {
     const bases = Object.fromEntries(chapters.map((c) => [c.id, site.base(c.id)?.id ?? null]));
     expect(bases).toEqual({
       s01: null,
@@ -169,6 +177,7 @@ describe("the chapter each chapter builds on", () => {
       a3: "s02",
       a4: "s02",
       a6: "s07",
+      a7: "a5",
     });
   });
 });
@@ -247,7 +256,7 @@ describe("what a chapter imports", () => {
       [...source.matchAll(/^\s*\/\/ #region (\S+)$/gm)].map((m) => m[1]);
     for (const c of chapters) {
       const changes = site.whatChanged(c.id);
-      const baseId = importedChapters(c.source).at(-1);
+      const baseId = builtOn(c.source).at(-1);
       if (!baseId) {
         expect(changes, c.id).toBeUndefined();
         continue;
@@ -367,7 +376,7 @@ describe("What changed on the built pages", () => {
 
   for (const c of chapters) {
     it(`${c.id}: compares with the chapter it builds on, in every locale`, () => {
-      const baseId = importedChapters(c.source).at(-1);
+      const baseId = builtOn(c.source).at(-1);
       for (const [locale, prefix] of Object.entries(prefixes)) {
         const html = read(`${BASE}${prefix}${c.name}/deep-dive/`); // What changed is in the Deep dive
         if (!baseId) {

@@ -56,4 +56,6 @@ export const CURRICULUM_TOOLS = {
   /** s02's five with a strict edit, and apply_patch. */
   a3: { lead: [...BASE, "apply_patch"] },
   a5: { lead: BASE },
+  /** a5's five; the judge model is offered only its verdict tool. */
+  a7: { lead: BASE },
 } satisfies Record<string, ToolLists>;
