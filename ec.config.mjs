@@ -1,6 +1,7 @@
 // @ts-check
 // Expressive Code (the site's code blocks) for Markdown code fences and the <Code> component alike.
 import { defineEcConfig } from "@astrojs/starlight/expressive-code";
+import { pluginLineNumbers } from "@expressive-code/plugin-line-numbers";
 import { pluginFramesTexts } from "astro-expressive-code";
 import de from "./i18n/ui.de.json" with { type: "json" };
 import en from "./i18n/ui.en.json" with { type: "json" };
@@ -29,4 +30,10 @@ function getBlockLocale({ file }) {
   return [fromFile, ...(fromUrl ?? [])].find((part) => part && part in UI) ?? "en";
 }
 
-export default defineEcConfig({ plugins: [compactTokens(), lazyBlocks()], getBlockLocale });
+// Line numbers only where a block asks for them (`showLineNumbers`): an excerpt and the full source
+// number their lines as the file does (`startLineNumber`), so the two can be read side by side.
+export default defineEcConfig({
+  plugins: [pluginLineNumbers(), compactTokens(), lazyBlocks()],
+  defaultProps: { showLineNumbers: false },
+  getBlockLocale,
+});

@@ -5,3 +5,4 @@ export { default as TranslationStatus } from "./TranslationStatus.astro";
 export { default as Workshop } from "./Workshop.astro";
 export { default as LayerCard } from "./LayerCard.astro";
 export { default as OpenRecording } from "./OpenRecording.astro";
+export { default as GrowthChart } from "./GrowthChart.astro";

@@ -1,7 +1,10 @@
 // A chapter page in parts. One page per chapter and locale (chapters/<name>/<locale>.mdx) is
 // read as several shorter pages, each at its own URL: Learn at the chapter's URL (the problem and
 // the mechanism), then Run it (/run/: the scenario and the player), Code (/code/: how the code
-// does it, the design choices, what changed, the full source) and Exercises (/exercises/).
+// does it), Deep dive (/deep-dive/: the design choices, what changed against the chapter it builds
+// on, and the full source) and Exercises (/exercises/), as learn-claude-code splits a lesson into
+// Learn, Simulate, Code and Deep dive. (Code and Deep dive were one part until it ran to thirty
+// laptop screens on s13: the walk-through reads as an essay; the rest is looked up.)
 //
 // Which part a section belongs to follows from what it shows, not from its heading (headings are
 // translated): a section is a level-2 heading and everything up to the next one, and the chapter
@@ -9,18 +12,19 @@
 // wraps each section in its part), the routes (site/pages/[...part].astro) and the sidebar and
 // table of contents (site/lib/route-middleware.ts), so they always agree.
 
-export const PARTS = ["learn", "run", "code", "exercises"] as const;
+export const PARTS = ["learn", "run", "code", "deep-dive", "exercises"] as const;
 export type Part = (typeof PARTS)[number];
 
 /** The part a section shows, from the components it uses: the player, its commands and the
- *  scenario's sequence diagrams run it; excerpts, the diff and the full source are code; the
- *  exercise checker's list is the exercises. (`SequenceDiagram` stands for a <Mermaid> whose
+ *  scenario's sequence diagrams run it; excerpts are code; what changed and the full source are
+ *  the deep dive; the exercise checker's list is the exercises. (`SequenceDiagram` stands for a <Mermaid> whose
  *  source is a sequence diagram.) Anything else is the essay. */
 export function partOfSection(components: ReadonlySet<string>): Part {
   if (components.has("Exercises")) return "exercises";
   if (["Player", "RunIt", "TraceSequence", "SequenceDiagram"].some((c) => components.has(c)))
     return "run";
-  if (["Excerpt", "Changes", "Source"].some((c) => components.has(c))) return "code";
+  if (["Changes", "Source"].some((c) => components.has(c))) return "deep-dive";
+  if (components.has("Excerpt")) return "code";
   return "learn";
 }
 
@@ -70,6 +74,11 @@ export function sectionParts(source: string): Part[] | undefined {
   // the problem and the mechanism.
   for (let i = 1; i < parts.length; i++)
     if (parts[i] === "learn" && parts[i - 1] === "code") parts[i] = "code";
+  // The last of them, when it is prose alone (no component), closes the essay with why the code
+  // is as it is ("Design choices"): learn-claude-code's "Deep dive", read with the source.
+  for (let i = 0; i < parts.length; i++)
+    if (parts[i] === "code" && sections[i].components.size === 0 && parts[i + 1] !== "code")
+      parts[i] = "deep-dive";
   return parts;
 }
 
@@ -85,7 +94,7 @@ export const partPath = (part: Part) => (part === "learn" ? "" : `${part}/`);
 /** Which part a URL shows, and the chapter URL it belongs to: "/ja/s13-agent-teams/run/" →
  *  { chapterPath: "/ja/s13-agent-teams/", part: "run" }. */
 export function partOfPath(pathname: string): { chapterPath: string; part: Part } {
-  const match = /^(.*\/)(run|code|exercises)\/?$/.exec(pathname);
+  const match = /^(.*\/)(run|code|deep-dive|exercises)\/?$/.exec(pathname);
   if (match) return { chapterPath: match[1], part: match[2] as Part };
   return { chapterPath: pathname.endsWith("/") ? pathname : `${pathname}/`, part: "learn" };
 }

@@ -111,3 +111,20 @@ export const excerptId = (chapter: string, name: string) => `code-${chapter}-${n
 /** The id of a page's <Source> (its whole lesson files, opened on demand): `code-s13`, for a name
  *  declared outside the regions the page shows. */
 export const sourceId = (chapter: string) => `code-${chapter}`;
+
+/** Where a region's code stands in its file: its first and last lines (1-based, the markers left
+ *  out) and whether they are all shown (no nested region's markers cut out of the middle), so an
+ *  excerpt can number its lines as the file does. */
+export function regionPlace(
+  source: string,
+  name: string,
+): { first: number; last: number; contiguous: boolean } {
+  const span = regionsOf(source).find((r) => r.name === name);
+  if (!span) throw new Error(`region "${name}" not found`);
+  const inner = source.split("\n").slice(span.start, span.end - 1);
+  return {
+    first: span.start + 1,
+    last: span.end - 1,
+    contiguous: !inner.some((l) => /^\s*\/\/ #(end)?region /.test(l)),
+  };
+}

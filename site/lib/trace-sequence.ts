@@ -1,11 +1,19 @@
 // A recorded run as a mermaid sequence diagram of who told whom what (team chapters, appendix A's
 // MCP server), and for each arrow and note the step it came from, so the player can light up the
-// arrow of the current step. Pure: the TraceSequence component and the tests call it.
+// arrow of the current step. Its own words ("claims task 1", "result") come in the reader's
+// language (i18n/ui.<locale>.json, `sequence.*`); what the run itself wrote (a message's type,
+// a request id, a status) stays as it was. Pure: the TraceSequence component and the tests call it.
 import { asText } from "../../chapters/_runner/text.ts";
 import { otherEvent } from "../../chapters/_shared/events.ts";
 import type { TraceEvent, TraceFile } from "../../chapters/_trace/contract.ts";
 import { mermaidId, mermaidText } from "./mermaid.ts";
 import { agentsOf } from "./trace-normalize.ts";
+import { translator } from "./ui-text.ts";
+import english from "../../i18n/ui.en.json" with { type: "json" };
+
+/** The diagram's words in a language: `t("sequence.claims", { task: 1 })`. */
+export type SequenceWords = (key: string, vars?: Record<string, string | number>) => string;
+const ENGLISH: SequenceWords = translator(english as Record<string, string>, "en");
 
 /** Participant ids mermaid accepts (agent names are plain words, but be safe). */
 const participant = mermaidId;
@@ -20,15 +28,20 @@ type EventStep = Extract<TraceEvent, { kind: "event" }>;
  *  claims, protocol state changes, shutdowns and recoveries (s14) as notes. An MCP server
  *  (appendix A) is a participant too: its start, each call the gate let through and its answer
  *  are arrows, a call the gate refused is a note. */
-function buildSequence(trace: TraceFile): { code: string; stepOf: number[] } {
-  // The diagram and its links, for the page in every locale: built once per recorded run.
-  let built = sequences.get(trace);
-  if (!built) sequences.set(trace, (built = sequenceOf(trace)));
+function buildSequence(
+  trace: TraceFile,
+  t: SequenceWords = ENGLISH,
+): { code: string; stepOf: number[] } {
+  // The diagram and its links, per language: built once per recorded run and translator.
+  let byWords = sequences.get(trace);
+  if (!byWords) sequences.set(trace, (byWords = new Map()));
+  let built = byWords.get(t);
+  if (!built) byWords.set(t, (built = sequenceOf(trace, t)));
   return built;
 }
-const sequences = new WeakMap<TraceFile, { code: string; stepOf: number[] }>();
+const sequences = new WeakMap<TraceFile, Map<SequenceWords, { code: string; stepOf: number[] }>>();
 
-function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
+function sequenceOf(trace: TraceFile, t: SequenceWords): { code: string; stepOf: number[] } {
   const lines: string[] = [];
   // For each line after the participants, the step it came from (the player links the two).
   const stepOf: number[] = [];
@@ -55,12 +68,14 @@ function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
     const result = rest.find((s) => s.kind === "tool_result" && s.id === step.id);
     const who = participant(step.agent);
     if (gate?.kind === "event" && gate.type === "permission" && gate.data.allowed === false) {
-      add(`  Note over ${who}: ${label(`${step.name}: refused by the gate`)}`);
+      add(`  Note over ${who}: ${label(t("sequence.refused", { tool: step.name }))}`);
       return;
     }
     add(`  ${who}->>${serverId(server)}: ${label(`tools/call ${tool}`)}`);
     if (result?.kind === "tool_result")
-      add(`  ${serverId(server)}-->>${who}: ${label(result.is_error ? "error" : "result")}`);
+      add(
+        `  ${serverId(server)}-->>${who}: ${label(t(result.is_error ? "sequence.error" : "sequence.result"))}`,
+      );
   };
 
   /** A message between agents: an arrow, labelled with its type and request_id. */
@@ -97,8 +112,8 @@ function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
         servers.push(server);
         for (const [name, tool] of Object.entries(offered)) serverTools.set(name, { server, tool });
         const who = participant(step.agent);
-        add(`  ${who}->>${serverId(server)}: ${label("start, initialize, tools/list")}`);
-        add(`  ${serverId(server)}-->>${who}: ${label(tools.join(", ") || "no tools")}`);
+        add(`  ${who}->>${serverId(server)}: ${label(t("sequence.serverStart"))}`);
+        add(`  ${serverId(server)}-->>${who}: ${label(tools.join(", ") || t("sequence.noTools"))}`);
         seen.add(step.agent);
         return;
       }
@@ -112,34 +127,47 @@ function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
         seen.add(step.agent).add(step.data.from).add(step.data.to);
         return;
       case "task_claimed":
-        return note(`claims task ${step.data.task}`);
+        return note(t("sequence.claims", { task: step.data.task }));
       case "member_state":
-        if (step.data.state === "shutdown") note("shutdown");
+        if (step.data.state === "shutdown") note(t("sequence.shutdown"));
         return;
       case "compacted":
-        return note("compacted");
+        return note(t("sequence.compacted"));
       case "checkpoint":
-        return note(`checkpoint #${step.data.id}`);
+        return note(t("sequence.checkpoint", { id: step.data.id }));
       case "rewind":
         return note(
-          `${step.data.undo ? "undo rewind to" : "rewind to"} #${step.data.to} (${step.data.restore})`,
+          t(step.data.undo ? "sequence.undoRewind" : "sequence.rewind", {
+            to: step.data.to,
+            restore: step.data.restore,
+          }),
         );
       case "session":
-        return note(`session ${step.data.action}`);
+        return note(t("sequence.session", { action: step.data.action }));
       case "goal":
-        return note(`goal set (${step.data.check})`);
+        return note(t("sequence.goal", { check: step.data.check }));
       case "goal_check":
-        return note(`goal check ${step.data.round}: ${step.data.outcome}`);
+        return note(
+          t("sequence.goalCheck", { round: step.data.round, outcome: step.data.outcome }),
+        );
       case "goal_end":
-        return note(`goal ended: ${step.data.reason}`);
+        return note(t("sequence.goalEnd", { reason: step.data.reason }));
       case "recovery": {
         const d = step.data;
-        return note([d.kind, "action" in d ? d.action : `try ${d.attempt}`].join(" "));
+        return note(
+          "action" in d
+            ? `${d.kind} ${d.action}`
+            : t("sequence.retry", { kind: d.kind, attempt: d.attempt }),
+        );
       }
       case "model_error":
-        return note(step.data.status === null ? "model error" : `model error ${step.data.status}`);
+        return note(
+          step.data.status === null
+            ? t("sequence.modelError")
+            : t("sequence.modelErrorStatus", { status: step.data.status }),
+        );
       case "interrupted":
-        return note("interrupted (Ctrl-C)");
+        return note(t("sequence.interrupted"));
       // Not part of who told whom what:
       case "todos":
       case "task":
@@ -168,7 +196,7 @@ function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
       const name = asText((step.input as { name?: unknown } | null)?.name);
       if (name) {
         seen.add(step.agent).add(name); // declared, so that it is drawn with its own name
-        add(`  ${participant(step.agent)}-)${participant(name)}: spawn`);
+        add(`  ${participant(step.agent)}-)${participant(name)}: ${label(t("sequence.spawn"))}`);
       }
     } else if (step.kind === "tool_call") {
       const call = serverTools.get(step.name);
@@ -179,20 +207,21 @@ function sequenceOf(trace: TraceFile): { code: string; stepOf: number[] } {
   const declare = (a: string) =>
     participant(a) === a ? `  participant ${a}` : `  participant ${participant(a)} as ${label(a)}`;
   const declareServer = (server: string) =>
-    `  participant ${serverId(server)} as ${label(`MCP server ${server}`)}`;
+    `  participant ${serverId(server)} as ${label(t("sequence.server", { server }))}`;
   const code = ["sequenceDiagram", ...order.map(declare), ...servers.map(declareServer), ...lines];
   return { code: code.join("\n"), stepOf };
 }
 
-export function sequenceFromTrace(trace: TraceFile): string {
-  return buildSequence(trace).code;
+/** The diagram, its words in the language of `t` (English when none is given). */
+export function sequenceFromTrace(trace: TraceFile, t?: SequenceWords): string {
+  return buildSequence(trace, t).code;
 }
 
 /** For the drawn diagram: the step each arrow (in the order mermaid draws them) and each note
  *  came from, so the player can light up the arrow of the current step, and an arrow can take
  *  the player to its step. */
 export function sequenceLinks(trace: TraceFile): { messages: number[]; notes: number[] } {
-  const { code, stepOf } = buildSequence(trace);
+  const { code, stepOf } = buildSequence(trace); // the same lines in every language
   const body = code.split("\n").slice(-stepOf.length || Infinity);
   const links = { messages: [] as number[], notes: [] as number[] };
   body.forEach((line, k) => {

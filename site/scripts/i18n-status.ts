@@ -32,6 +32,21 @@ import {
   translationStatus,
   type TranslatedLocale,
 } from "../lib/translation.ts";
+import { toolWordsStatus } from "../lib/tool-words.ts";
+import { TOOL_WORDS } from "../lib/tool-words-files.ts";
+import { allRunnable } from "../../chapters/_runner/chapters.ts";
+
+/** Every description of every chapter's TOOLS, once each, as the code has them. */
+async function chapterToolDescriptions(): Promise<string[]> {
+  const all = new Set<string>();
+  for (const c of allRunnable()) {
+    const { TOOLS } = (await import(path.join(c.dir, "agent.ts"))) as {
+      TOOLS: { description?: string }[];
+    };
+    for (const tool of TOOLS) if (tool.description) all.add(tool.description);
+  }
+  return [...all];
+}
 
 const args = process.argv.slice(2);
 const option = (name: string) => {
@@ -117,6 +132,29 @@ for (const [what, folder] of [
         ? ""
         : `translate ${row.english}${row.status === "stale" ? " (changes since)" : ""}, then set sourceHash: "${row.currentHash}"`;
     console.log(`${mark} ${row.translation.padEnd(42)} ${detail}`);
+  }
+}
+
+// The tools' descriptions (i18n/tools.<locale>.json): keyed by the English text the code has.
+{
+  const descriptions = await chapterToolDescriptions();
+  const status = toolWordsStatus(TOOL_WORDS, descriptions);
+  console.log(
+    `\ntool descriptions: ${descriptions.length}; ` +
+      Object.entries(status)
+        .map(
+          ([l, s]) =>
+            `${l} ${s.fresh} fresh, ${s.missing.length} missing, ${s.unused.length} unused`,
+        )
+        .join("; "),
+  );
+  for (const [locale, s] of Object.entries(status)) {
+    for (const d of s.missing)
+      console.log(`  MISSING  i18n/tools.${locale}.json  ${JSON.stringify(d)}`);
+    for (const d of s.unused)
+      console.log(
+        `  UNUSED   i18n/tools.${locale}.json  ${JSON.stringify(d)} (no tool has it now: remove it)`,
+      );
   }
 }
 

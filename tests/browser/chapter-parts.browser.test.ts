@@ -1,19 +1,27 @@
 // A chapter read in parts (site/lib/chapter-parts.ts), in chromium: Learn at the chapter's URL,
-// then Run it, Code and Exercises, each its own page in every locale, reachable by tabs and the
+// then Run it, Code, Deep dive and Exercises, each its own page in every locale, reachable by tabs and the
 // sidebar, readable without JavaScript, each shorter than the page it was cut from; and "Full size"
 // diagrams, a layer above everything that gives the page back as it was.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
+import { allRunnable, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { hasChromium } from "../support/chromium.ts";
 import { LOCALES, openSite, scriptsReady, visit } from "../support/browser.ts";
 import { budget } from "../support/budgets.ts";
 
 const CHAPTER = "s13-agent-teams";
-const PARTS = { learn: "", run: "run/", code: "code/", exercises: "exercises/" } as const;
+const PARTS = {
+  learn: "",
+  run: "run/",
+  code: "code/",
+  "deep-dive": "deep-dive/",
+  exercises: "exercises/",
+} as const;
 /** A laptop's screen, and how many of them a part may take (the whole page took about 40). */
 const LAPTOP = { width: 1366, height: 768 };
+/** A projector's screen: the shortest a teacher shows a part on. */
+const PROJECTOR = { width: 1280, height: 720 };
 const MOST_SCREENS = 8;
 const SHOTS = path.join(REPO_ROOT, "artifacts/screenshots");
 
@@ -58,7 +66,7 @@ describe.skipIf(!hasChromium)("a chapter in parts", { timeout: budget({ page: 20
     expect(problems).toEqual([]);
   });
 
-  it("each part shows its own sections: the player only in Run it, the source only in Code, the checks only in Exercises", async () => {
+  it("each part shows its own sections: the player only in Run it, the excerpts in Code, the source in Deep dive, the checks only in Exercises", async () => {
     const page = await site.tab(LAPTOP);
     const count = (selector: string) => page.locator(selector).count();
     const seen: Record<string, number[]> = {};
@@ -69,6 +77,7 @@ describe.skipIf(!hasChromium)("a chapter in parts", { timeout: budget({ page: 20
         await count(".lah-player"),
         await count("details.lah-source"),
         await count(".lah-exercises"),
+        await count(".lah-excerpt"),
       ];
       // the table of contents lists this part's sections, and they are on this page
       const toc = await page
@@ -86,11 +95,14 @@ describe.skipIf(!hasChromium)("a chapter in parts", { timeout: budget({ page: 20
       if (part === "run") expect(toc, "run: table of contents").toEqual([]);
       else expect(toc.length, `${part}: table of contents`).toBeGreaterThan(1);
     }
+    const excerpts = seen.code[4];
+    expect(excerpts).toBeGreaterThan(10);
     expect(seen).toEqual({
-      learn: [1, 0, 0, 0],
-      run: [0, 1, 0, 0],
-      code: [0, 0, 1, 0],
-      exercises: [0, 0, 0, 1],
+      learn: [1, 0, 0, 0, 0],
+      run: [0, 1, 0, 0, 0],
+      code: [0, 0, 0, 0, excerpts],
+      "deep-dive": [0, 0, 1, 0, 0],
+      exercises: [0, 0, 0, 1, 0],
     });
   });
 
@@ -152,9 +164,7 @@ describe.skipIf(!hasChromium)("a chapter in parts", { timeout: budget({ page: 20
     }
   });
 
-  // Code is the exception, and says so: s13's walk-through alone (eighteen excerpts) is some
-  // twenty-five screens; cutting it further is a change to the chapter's text, not its layout.
-  it("Learn, Run it and Exercises are at most eight laptop screens long, in every locale (the whole page was forty)", async () => {
+  it("every part is at most eight laptop screens long, in every locale (the whole page was forty, the Code part alone thirty)", async () => {
     const page = await site.tab(LAPTOP);
     const screens: Record<string, number> = {};
     for (const prefix of Object.values(LOCALES))
@@ -164,13 +174,57 @@ describe.skipIf(!hasChromium)("a chapter in parts", { timeout: budget({ page: 20
         screens[`${prefix || "en"} ${part}`] = Math.round((height / LAPTOP.height) * 10) / 10;
       }
     console.log(`s13's parts, in laptop screens: ${JSON.stringify(screens)}`);
-    const long = Object.entries(screens).filter(
-      ([name, n]) => !name.endsWith(" code") && n > MOST_SCREENS,
+    expect(Object.entries(screens).filter(([, n]) => n > MOST_SCREENS)).toEqual([]);
+  });
+
+  it("the Code part of the longest chapter is at most eight screens of a 1280×720 projector when first opened, its long excerpts folded under a line that says where they stand", async () => {
+    const page = await site.tab(PROJECTOR);
+    const screensOf = async (url: string) => {
+      await page.goto(url, { waitUntil: "load" });
+      const height = await page.evaluate(() => document.documentElement.scrollHeight);
+      return Math.round((height / PROJECTOR.height) * 100) / 100;
+    };
+    // the longest Code part in English, then that chapter's in every locale
+    const english: Record<string, number> = {};
+    for (const c of allRunnable())
+      english[c.name] = await screensOf(`${site.server.url}/${c.name}/code/`);
+    const [longest] = Object.entries(english).sort((a, b) => b[1] - a[1])[0];
+    const screens: Record<string, number> = {};
+    for (const [locale, prefix] of Object.entries(LOCALES))
+      screens[locale] = await screensOf(`${site.server.url}${prefix}/${longest}/code/`);
+    console.log(
+      `The longest Code part, ${longest}'s, in 1280×720 screens: ${JSON.stringify(screens)}`,
     );
-    expect(long).toEqual([]);
-    // and Code is still shorter than the page it was cut from
-    for (const [name, n] of Object.entries(screens))
-      if (name.endsWith(" code")) expect(n, name).toBeLessThan(40);
+    expect(Object.entries(screens).filter(([, n]) => n > MOST_SCREENS)).toEqual([]);
+    // A folded excerpt opens by its line and shows the region numbered as its file does.
+    await page.goto(`${site.server.url}/${CHAPTER}/code/`, { waitUntil: "load" });
+    const id = (await page.locator("details.lah-excerpt:not([open])").first().getAttribute("id"))!;
+    const folded = page.locator(`[id="${id}"]`); // (once open, the first folded one is another)
+    const region = id.replace(/^code-s13-/, "");
+    const where = await folded.locator("summary").textContent();
+    const [, first, last] = /(\d+)[–-](\d+)/.exec(where!)!;
+    await folded.locator("summary").click();
+    const numbers = await folded
+      .locator(".expressive-code .ln")
+      .evaluateAll((lines) => lines.map((l) => Number(l.textContent)));
+    expect(numbers[0], region).toBe(Number(first));
+    expect(numbers.at(-1), region).toBe(Number(last));
+    const file = readFileSync(path.join(REPO_ROOT, "chapters", CHAPTER, "agent.ts"), "utf8");
+    const lines = file.split("\n");
+    if (lines[Number(first) - 2]?.includes(`#region ${region}`))
+      expect(lines[Number(first) - 2].trim()).toBe(`// #region ${region}`);
+  });
+
+  it("a link to a folded excerpt from a later chapter's What changed opens it", async () => {
+    const page = await site.tab(PROJECTOR);
+    await page.goto(`${site.server.url}/s14-error-recovery/deep-dive/`, { waitUntil: "load" });
+    const link = page.locator(`.lah-changes a[href*="/${CHAPTER}/code/#code-s13-"]`).first();
+    const hash = new URL((await link.getAttribute("href"))!, page.url()).hash;
+    await link.click();
+    await page.waitForURL(`**/${CHAPTER}/code/${hash}`);
+    const target = page.locator(decodeURIComponent(hash));
+    await expect.poll(() => target.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
+    expect(await target.locator(".expressive-code").isVisible()).toBe(true);
   });
 });
 

@@ -120,6 +120,15 @@ describe.skipIf(!hasChromium)("Open a recording…", { timeout: budget({ page: 5
     await open.locator("button[data-action=first]").click();
     await open.locator("button[data-action=last]").click();
     expect(await sequence.locator("[data-current]").count()).toBeGreaterThan(0);
+    // In another language, the diagram's own words are that language's (as on a chapter page).
+    const tJa = translator(ja, "ja");
+    const inJa = await openFile(page, "/ja", recording("s13.jsonl", s13, s13.steps));
+    const drawnJa = page.locator(".lah-open-sequence svg");
+    await drawnJa.waitFor();
+    expect(await inJa.getAttribute("data-state")).toBe("done");
+    expect(await drawnJa.locator("text").allTextContents()).toContain(
+      tJa("sequence.claims", { task: 1 }),
+    );
   });
 
   it("uses the API's token counts in the context meter when the responses carry usage", async () => {
@@ -217,6 +226,14 @@ describe.skipIf(!hasChromium)("Open a recording…", { timeout: budget({ page: 5
     // The diagram is drawn, its labels text too.
     await page.locator(".lah-open-sequence svg").waitFor();
     expect(await page.locator(".lah-open-sequence").textContent()).toContain("<img src=x");
+    // The inspector shows the model call as the recording has it, as text too.
+    await open.locator("button[data-action=first]").click();
+    await open.locator("button[data-action=next]").click();
+    await open.locator("button[data-action=next]").click();
+    await open.locator('.lah-step[aria-current="step"] button.lah-inspect').click();
+    const inspector = page.locator("dialog.lah-inspector[open]");
+    expect(await inspector.textContent()).toContain(JSON.stringify(attack));
+    await page.keyboard.press("Escape");
     // Nothing ran, and nothing of the recording became an element.
     await page.waitForTimeout(0);
     expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();

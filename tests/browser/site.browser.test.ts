@@ -195,7 +195,7 @@ describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 
     // its own tab: the shared one may show this page already, scrolled, and a reload keeps that
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const shifts: string[] = [];
-    for (const start of ["", "run/", "code/", "exercises/", "run/#try-it"]) {
+    for (const start of ["", "run/", "code/", "deep-dive/", "exercises/", "run/#try-it"]) {
       await page.goto(`${server.url}/s13-agent-teams/${start}`, { waitUntil: "load" });
       // Watch from the frames drawn after load: on a busy machine the page can still be laying
       // itself out when the load event fires (the suite saw 0.2–0.4 at the top, never alone; with
@@ -273,25 +273,28 @@ describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 
 
   it("fetches the full source and the diff when the reader opens them, in any locale", async () => {
     const page = await site.tab();
-    await page.goto(`${server.url}/de/s13-agent-teams/code/`);
-    // s13's lesson files (agent.ts, mailbox.ts …): the source and the diff show a block for each.
+    await page.goto(`${server.url}/de/s13-agent-teams/deep-dive/`);
+    // s13's lesson files (agent.ts, mailbox.ts …): the source shows each file folded into its
+    // pieces, the diff a block for each.
     const lessonFiles = readdirSync(path.join(REPO_ROOT, "chapters/s13-agent-teams")).filter(
       (f) => f.endsWith(".ts") && f !== "scenario.ts",
     ).length;
-    for (const [selector, blocks] of [
-      ["details.lah-source", lessonFiles],
-      [".lah-changes details", lessonFiles],
+    for (const [selector, inner, blocks] of [
+      ["details.lah-source", "details.lah-file", lessonFiles],
+      [".lah-changes details", ".expressive-code", lessonFiles],
     ] as const) {
       const details = page.locator(selector);
-      expect(await details.locator(".expressive-code").count(), selector).toBe(0);
+      expect(await details.locator(inner).count(), selector).toBe(0);
       await details.locator("summary").click();
-      await expect
-        .poll(() => details.locator(".expressive-code").count(), { message: selector })
-        .toBe(blocks);
+      await expect.poll(() => details.locator(inner).count(), { message: selector }).toBe(blocks);
       expect(await details.locator(".lah-on-demand-link").count(), selector).toBe(0);
     }
-    expect(
-      await page.locator("details.lah-source .expressive-code").first().textContent(),
-    ).toContain("s13 · Agent teams");
+    // every piece of the file is folded: its summaries are the file's table of contents
+    const pieces = page.locator("details.lah-source details.lah-piece");
+    expect(await pieces.count()).toBeGreaterThan(lessonFiles * 3);
+    expect(await page.locator("details.lah-source details.lah-piece[open]").count()).toBe(0);
+    const first = pieces.first();
+    await first.locator("summary").click();
+    expect(await first.locator(".expressive-code").textContent()).toContain("s13 · Agent teams");
   });
 });

@@ -1,5 +1,5 @@
 // How a chapter page is cut into parts (site/lib/chapter-parts.ts), on the real pages: every
-// runnable chapter has Learn, Run it, Code and Exercises in every locale, its translations cut the
+// runnable chapter has Learn, Run it, Code, Deep dive and Exercises in every locale, its translations cut the
 // same way as its English page, and a part's URL says which part it is. The built pages are
 // tests/browser/chapter-parts.browser.test.ts.
 import { readFileSync } from "node:fs";
@@ -84,9 +84,39 @@ describe("a chapter in parts", () => {
       "learn",
       "run",
       "code",
-      "code", // prose right after the code is read with it
+      "deep-dive", // prose right after the code, last before the scenario: why the code is so
       "run",
       "exercises",
+    ]);
+  });
+
+  it("keeps the prose that goes on explaining the code with it, and sends the last, the design choices, with what changed and the source", () => {
+    const page = [
+      "## The problem",
+      "## How",
+      '<Excerpt chapter="a6" region="verify" />',
+      "## How to read the numbers",
+      "Prose.",
+      "## The results",
+      '<EvalResults chapter="a6" />',
+      "## Design choices",
+      "Prose.",
+      "## Try it",
+      '<Player chapter="a6" />',
+      "## What changed",
+      '<Changes chapter="a6" />',
+      "## The full source",
+      '<Source chapter="a6" />',
+    ].join("\n");
+    expect(sectionParts(page)).toEqual([
+      "learn",
+      "code",
+      "code",
+      "code",
+      "deep-dive",
+      "run",
+      "deep-dive",
+      "deep-dive",
     ]);
   });
 
@@ -99,7 +129,7 @@ describe("a chapter in parts", () => {
     ],
     { seed: SEED, numRuns: 100 },
   )("a part's URL names its chapter and its part", (base, locale, chapter, part) => {
-    fc.pre(!["run", "code", "exercises"].includes(chapter));
+    fc.pre(!(PARTS as readonly string[]).includes(chapter));
     const chapterPath = `${base}${locale}/${chapter}/`;
     expect(partOfPath(chapterPath + partPath(part))).toEqual({ chapterPath, part });
   });

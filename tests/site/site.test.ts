@@ -19,7 +19,7 @@ const appendices = chapters.filter((c) => c.id.startsWith("a"));
 const prefixes = { en: "", ja: "ja/", zh: "zh/", de: "de/" } as const;
 const page = (prefix: string, name: string) =>
   readFileSync(path.join(dist, prefix, name, "index.html"), "utf8");
-/** A chapter is read in parts (site/lib/chapter-parts.ts): Learn at its URL, then Run it, Code and,
+/** A chapter is read in parts (site/lib/chapter-parts.ts): Learn at its URL, then Run it, Code, Deep dive and,
  *  once it has exercises, Exercises; the parts are the ones its English page's sections make. */
 const partsOfChapter = (name: string) =>
   partsOf(readFileSync(path.join(REPO_ROOT, "chapters", name, "en.mdx"), "utf8")).map(partPath);

@@ -134,8 +134,14 @@ function countedFiles(before: Files, after: Files) {
 }
 
 /** The code an Expressive Code block shows, a line per line. */
+/** The code a block shows, line by line: its line numbers (the gutter) are not code. */
 const codeText = (html: string) =>
-  decodeHtml(html.replace(/<div class="ec-line/g, "\n$&").replace(/<[^>]+>/g, ""));
+  decodeHtml(
+    html
+      .replace(/<div class="gutter">[\s\S]*?<\/div><\/div>/g, "")
+      .replace(/<div class="ec-line/g, "\n$&")
+      .replace(/<[^>]+>/g, ""),
+  );
 
 /** A declaration of `name` at the start of a line of some code. */
 const declares = (code: string, name: string) =>
@@ -372,7 +378,7 @@ describe("What changed on the built pages", () => {
     it(`${c.id}: compares with the chapter it builds on, in every locale`, () => {
       const baseId = builtOn(c.source).at(-1);
       for (const [locale, prefix] of Object.entries(prefixes)) {
-        const html = read(`${BASE}${prefix}${c.name}/code/`); // What changed is in the Code part
+        const html = read(`${BASE}${prefix}${c.name}/deep-dive/`); // What changed is in the Deep dive
         if (!baseId) {
           expect(html, `${locale}/${c.id}`).toMatch(/<p class="lah-changes">/);
           continue;
@@ -433,7 +439,7 @@ describe("What changed on the built pages", () => {
     const targets = new Map<string, string | undefined>();
     for (const c of chapters) {
       for (const prefix of Object.values(prefixes)) {
-        const changes = block(read(`${BASE}${prefix}${c.name}/code/`));
+        const changes = block(read(`${BASE}${prefix}${c.name}/deep-dive/`));
         if (!changes) continue;
         const imports = [...changes.matchAll(/<li class="lah-changes-imports"[\s\S]*?<\/li>/g)]
           .map((m) => m[0])

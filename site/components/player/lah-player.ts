@@ -4,6 +4,7 @@
 // inside itself, so two players on a page never touch each other. Other panels follow it through
 // the `lah-step` event it dispatches on its section ({ detail: { index } }) and move it with
 // `lah-goto` (the same detail) dispatched there.
+import { Inspector } from "./inspector";
 import { SidePanels, type PlayerData } from "./side-panels";
 
 const BASE_DELAY_MS = 1400;
@@ -18,6 +19,7 @@ export class LahPlayer extends HTMLElement {
   #timer: number | undefined;
   #wired = false;
   #panels!: SidePanels;
+  #inspector!: Inspector;
   #nearScreen: IntersectionObserver | undefined;
 
   #root!: HTMLElement;
@@ -78,6 +80,7 @@ export class LahPlayer extends HTMLElement {
     this.#story = root.querySelector<HTMLInputElement>("[data-action=story]")!;
     this.#position = root.querySelector<HTMLElement>(".lah-position")!;
     this.#panels = new SidePanels(root);
+    this.#inspector = new Inspector(root, () => this.#panels.data);
     for (const part of root.querySelectorAll<HTMLElement>(
       ".lah-player-controls, .lah-player-filters, .lah-player-keys, .lah-player-tabs",
     ))
@@ -103,7 +106,10 @@ export class LahPlayer extends HTMLElement {
   // The reader used the player: the panels open, and the link to "Open a recording…" comes.
   #use(): void {
     this.#panels.open();
-    void this.#panels.load().then(() => this.#openLink());
+    void this.#panels.load().then(() => {
+      this.#openLink();
+      this.#inspector.follow(this.#current);
+    });
   }
 
   // A chapter's player links to the "Open a recording…" page with its chapter chosen: a reader
@@ -139,7 +145,9 @@ export class LahPlayer extends HTMLElement {
   /** The panels' data, for a player that has no file to fetch it from (side-panels.ts). */
   supply(data: PlayerData): void {
     if (!this.#wired) this.#wire();
-    if (this.#wired) this.#panels.supply(data);
+    if (!this.#wired) return;
+    this.#panels.supply(data);
+    this.#inspector.follow(this.#current);
   }
 
   #onClick(event: MouseEvent): void {
@@ -211,6 +219,7 @@ export class LahPlayer extends HTMLElement {
       .replace("{total}", String(this.#steps.length));
     this.#scrollToCurrent();
     this.#panels.follow(current);
+    this.#inspector.follow(current);
     const reached = this.#bars.filter((bar) => Number(bar.dataset.step) <= current).at(-1);
     for (const bar of this.#bars) {
       bar.toggleAttribute("data-future", Number(bar.dataset.step) > current);

@@ -15,10 +15,11 @@ import {
 import { contextMeter, stateTimeline, type MeterPoint, type Snapshot } from "../../lib/run-state";
 import { subjectFocus, type Subject } from "../../lib/machine-focus";
 import { spotFromIndex, type CodeIndex } from "../../lib/step-spots";
-import { sequenceFromTrace, sequenceLinks } from "../../lib/trace-sequence";
+import { sequenceFromTrace, sequenceLinks, type SequenceWords } from "../../lib/trace-sequence";
 import { translator, type Strings } from "../../lib/ui-text";
 import type { TraceEvent, TraceFile } from "../../../chapters/_trace/contract.ts";
 import type { PlayerData } from "./side-panels";
+import { modelCalls } from "../../lib/model-calls";
 
 /** What the page asks: read this file, in this language; a chapter's data is at `data`, with
  *  `{chapter}` in it. */
@@ -95,7 +96,7 @@ async function read({ file, strings, lang, data }: ReadRequest): Promise<void> {
     const recording = reader.finish();
     const trace = recording.trace;
     send(trace.steps, trace.chapter);
-    post({ type: "done", ...panels(recording, await chapterData(data, trace.chapter)) });
+    post({ type: "done", ...panels(recording, await chapterData(data, trace.chapter), t) });
   } catch (err) {
     if (err instanceof RecordingError) post({ type: "error", problem: err.problem });
     else post({ type: "error", message: err instanceof Error ? err.message : String(err) });
@@ -133,8 +134,13 @@ function orEmpty<T>(work: () => T, empty: T): T {
 
 /** Mermaid refuses a diagram over 50,000 characters (maxTextSize): a long team run has more. */
 const MERMAID_MAX = 50_000;
-function sequence(trace: TraceFile, links: { messages: number[]; notes: number[] }) {
-  const code = orEmpty(() => sequenceFromTrace(trace), "");
+function sequence(
+  trace: TraceFile,
+  links: { messages: number[]; notes: number[] },
+  t: SequenceWords,
+) {
+  // its own words in the page's language, as on a chapter page
+  const code = orEmpty(() => sequenceFromTrace(trace, t), "");
   if (!code) return undefined;
   return code.length <= MERMAID_MAX
     ? { code, links }
@@ -150,7 +156,7 @@ async function chapterData(url: string, chapter: string): Promise<ChapterData | 
   }
 }
 
-function panels(recording: Recording, chapter: ChapterData | undefined) {
+function panels(recording: Recording, chapter: ChapterData | undefined, t: SequenceWords) {
   const trace = recording.trace;
   const spots = trace.steps.map((step) => {
     const spot = chapter && orEmpty(() => spotFromIndex(chapter.index, step), undefined);
@@ -188,8 +194,9 @@ function panels(recording: Recording, chapter: ChapterData | undefined) {
       state,
       machineSvg: machine || undefined,
       focus,
+      ...orEmpty(() => modelCalls(trace.steps), { calls: [], callOf: [] }),
     },
     meter: orEmpty(() => contextMeter(trace), []),
-    sequence: story ? sequence(trace, links) : undefined,
+    sequence: story ? sequence(trace, links, t) : undefined,
   };
 }

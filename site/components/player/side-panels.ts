@@ -3,6 +3,8 @@
 // /player/<id>.json (written by site/pages/player/[chapter].json.ts), fetched once per player.
 // One SidePanels per player: it holds that player's data and knows nothing of any other.
 
+import type { ModelCall } from "../../lib/model-calls";
+
 interface RegionData {
   chapter: string;
   file: string;
@@ -26,6 +28,9 @@ export interface PlayerData {
   focus: (Focus | null)[];
   /** The "Open a recording…" link's label by locale (a chapter's player links to that page). */
   open?: Record<string, string>;
+  /** Each model call as the recording holds it, and per step the call it belongs to (inspector.ts). */
+  calls?: ModelCall[];
+  callOf?: (number | null)[];
 }
 
 type CodeLabels = Record<"from" | "imported" | "none" | "loading", string>;

@@ -7,6 +7,8 @@
 // - machineSvg and focus: the chapter's state diagram (s10, s13, s15), drawn here rather than in
 //   the page, which it would make ~35 KB heavier (a mermaid drawing carries its styles for both
 //   themes), and per step the subject it moved (state-machines.ts);
+// - calls and callOf: each model call as the recording holds it (model-calls.ts), for the
+//   inspector, and per step the call it belongs to;
 // - open: the "Open a recording…" link's label in each locale: the player adds the link once its
 //   data is here, so a chapter page carries no byte of it (ja s13 is at its 400 KB budget).
 import type { APIRoute, GetStaticPaths } from "astro";
@@ -16,6 +18,7 @@ import en from "../../../i18n/ui.en.json";
 import ja from "../../../i18n/ui.ja.json";
 import zh from "../../../i18n/ui.zh.json";
 import { allChapters, chapter } from "../../lib/chapters";
+import { modelCalls } from "../../lib/model-calls";
 import { codeSpots, regionLines } from "../../lib/player-data";
 import { renderMermaid } from "../../lib/mermaid-render";
 import { stateTimeline, type Snapshot } from "../../lib/run-state";
@@ -47,7 +50,19 @@ export const GET: APIRoute = async ({ params }) => {
   const focus = machine ? machineFocus(data.id, traceOf(data.id)!).map((f) => f ?? null) : [];
   const ui = { en, ja, zh, de };
   const open = Object.fromEntries(LOCALES.map((l) => [l, ui[l]["player.open"]]));
-  const body = { chapter: data.id, regions, spots, snapshots, state, machineSvg, focus, open };
+  const { calls, callOf } = modelCalls(traceOf(data.id)!.steps);
+  const body = {
+    chapter: data.id,
+    regions,
+    spots,
+    snapshots,
+    state,
+    machineSvg,
+    focus,
+    calls,
+    callOf,
+    open,
+  };
   return new Response(JSON.stringify(body), {
     headers: { "content-type": "application/json" },
   });
