@@ -279,11 +279,14 @@ describe.skipIf(!hasChromium)("Full size", { timeout: budget({ page: 6 }) }, () 
       expect(await dialog.locator("svg").count()).toBe(1);
       await close.click();
       await expect.poll(() => page.locator("dialog[open]").count()).toBe(0);
-      // the page is back where it was, and scrolls
-      expect(await page.evaluate(() => window.scrollY)).toBe(scroll);
+      // the page is back where it was, and scrolls (the dialog's close event, which restores the
+      // scroll and the drawing, is a task after the dialog closes: waited for)
+      await expect.poll(() => page.evaluate(() => window.scrollY)).toBe(scroll);
       await page.mouse.wheel(0, 300);
       await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(scroll);
-      expect(await page.locator("figure.lah-mermaid").first().locator("svg").count()).toBe(1);
+      await expect
+        .poll(() => page.locator("figure.lah-mermaid").first().locator("svg").count())
+        .toBe(1);
     }
   });
 
@@ -298,7 +301,7 @@ describe.skipIf(!hasChromium)("Full size", { timeout: budget({ page: 6 }) }, () 
       if (how === "back") await page.goBack();
       await expect.poll(() => page.locator("dialog[open]").count(), { message: how }).toBe(0);
       expect(page.url(), how).toBe(url);
-      expect(await page.evaluate(() => window.scrollY), how).toBe(scroll);
+      await expect.poll(() => page.evaluate(() => window.scrollY), { message: how }).toBe(scroll);
       // The page scrolls again (waited for: the history step the close takes back is async).
       await expect
         .poll(() => page.evaluate(() => getComputedStyle(document.documentElement).overflow), {
