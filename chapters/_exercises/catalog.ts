@@ -21,6 +21,7 @@ import { exercises as a2 } from "./a2.ts";
 import { exercises as a3 } from "./a3.ts";
 import { exercises as a4 } from "./a4.ts";
 import { exercises as a5 } from "./a5.ts";
+import { exercises as a6 } from "./a6.ts";
 
 export const EXERCISES = [
   ...s01,
@@ -43,6 +44,7 @@ export const EXERCISES = [
   ...a3,
   ...a4,
   ...a5,
+  ...a6,
 ] as unknown as Exercise<ChapterModule>[];
 
 export const chapterOf = (id: string) => id.split(".")[0];
