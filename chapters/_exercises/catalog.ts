@@ -21,6 +21,7 @@ import { exercises as a2 } from "../a2-full-harness/exercises/checks.ts";
 import { exercises as a3 } from "../a3-edits-that-land/exercises/checks.ts";
 import { exercises as a4 } from "../a4-checkpoints/exercises/checks.ts";
 import { exercises as a5 } from "../a5-sessions/exercises/checks.ts";
+import { exercises as a6 } from "../a6-evals/exercises/checks.ts";
 import { exercises as a7 } from "../a7-goal-loop/exercises/checks.ts";
 
 export const EXERCISES = [
@@ -44,6 +45,7 @@ export const EXERCISES = [
   ...a3,
   ...a4,
   ...a5,
+  ...a6,
   ...a7,
 ] as unknown as Exercise<ChapterModule>[];
 

@@ -195,7 +195,15 @@ function start(exercise: Exercise): void {
   console.log(ui("checks"));
   for (const check of exercise.checks)
     console.log(`  • ${word(chapter, locale, "checks", check.id) ?? check.id}`);
-  console.log(pc.dim(ui("next", { id: exercise.id, chapter: chapter.id })));
+  // --mine runs a copy of the lesson's agent.ts; a copy of another file (a6's stats.ts) is run by
+  // its checks only.
+  console.log(
+    pc.dim(
+      exercise.file === "agent.ts"
+        ? ui("next", { id: exercise.id, chapter: chapter.id })
+        : ui("nextCheckOnly", { id: exercise.id, file: exercise.file }),
+    ),
+  );
 }
 
 /** esbuild's "Transform failed with 1 error: /abs/agent.ts:116:28: ERROR: Unexpected "="" as

@@ -24,6 +24,7 @@ function checkCounts(n: number, c: number, k: number): void {
   if (k < 1 || k > n) throw new Error(`need 1 ≤ k ≤ n (n=${n}, k=${k}): run at least k trials`);
 }
 
+// #region estimators
 /** At least one of k tries passes, estimated without bias from n trials with c passes. */
 export function passAtK(n: number, c: number, k: number): number {
   checkCounts(n, c, k);
@@ -36,6 +37,7 @@ export function passHatK(n: number, c: number, k: number): number {
   checkCounts(n, c, k);
   return choose(c, k) / choose(n, k);
 }
+// #endregion estimators
 
 export interface Interval {
   low: number;
@@ -44,12 +46,13 @@ export interface Interval {
 
 const Z95 = 1.959963984540054;
 
+// #region interval
 /** The Wilson score interval for a proportion p̂ of n (95 %). Chosen over the textbook
  *  p̂ ± 1.96·√(p̂(1−p̂)/n) because that one collapses to a zero-width interval at 0/12 and 12/12
  *  and spills below 0 or above 1 near them, exactly where a small eval lives; Wilson's stays
  *  inside [0, 1] and still says "12 of 12 could be a 76 % harness". */
 export function wilson(rate: number, n: number, z = Z95): Interval {
-  if (n < 1) throw new Error("an interval needs at least one observation");
+  if (!(n >= 1)) throw new Error(`an interval needs at least one observation, not ${n}`);
   if (!(rate >= 0 && rate <= 1)) throw new Error(`a rate is between 0 and 1, not ${rate}`);
   const z2 = z * z;
   const denominator = 1 + z2 / n;
@@ -61,6 +64,7 @@ export function wilson(rate: number, n: number, z = Z95): Interval {
     high: rate === 1 ? 1 : Math.min(1, center + half),
   };
 }
+// #endregion interval
 
 /** mulberry32: a small seeded generator, so the same seed gives the same interval. */
 export function seeded(seed: number): () => number {

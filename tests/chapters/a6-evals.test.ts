@@ -33,7 +33,9 @@ import {
   ReplayMiss,
   replayClient,
 } from "../../chapters/a6-evals/replay.ts";
+import * as stats from "../../chapters/a6-evals/stats.ts";
 import { bootstrap, choose, passAtK, passHatK, wilson } from "../../chapters/a6-evals/stats.ts";
+import { exercises } from "../../chapters/a6-evals/exercises/checks.ts";
 import {
   loadTask,
   loadTasks,
@@ -52,7 +54,7 @@ import type { CreateParams } from "../../chapters/_shared/types.ts";
 import { BASE_HANDLERS } from "../../chapters/s02-tool-use/agent.ts";
 import { endTurn, startFakeApi, toolUse } from "../support/fake-api.ts";
 import { budget } from "../support/budgets.ts";
-import { tempDir } from "../support/helpers.ts";
+import { tempDir, testKit } from "../support/helpers.ts";
 import { runCli } from "../support/run-cli.ts";
 
 const SEED = 31;
@@ -415,6 +417,11 @@ describe("a6 estimators", () => {
       expect(passHatK(n, c, k)).toBeCloseTo(allPass / total, 10);
     },
   );
+
+  // The numbers' rules, defined once with the exercises (exercises/checks.ts beside the chapter) and run here
+  // against the appendix's own stats.ts.
+  for (const check of exercises.find((e) => e.id === "a6")!.checks)
+    it(`behaviour: ${check.id}`, () => check.run(stats as never, testKit()));
 
   it("known values: 1 pass in 3 trials", () => {
     expect(passAtK(3, 1, 2)).toBeCloseTo(2 / 3, 12);

@@ -54,6 +54,20 @@ const ONLY_THE_FIRST_CHECK =
   ' if (!fs.existsSync(mark)) { fs.writeFileSync(mark, "");';
 
 describe("npm run exercise", { timeout: budget({ cli: 8 }) }, () => {
+  it("a copy of a file other than agent.ts (a6's stats.ts) is offered --check, not --mine", async () => {
+    const { run, root } = workbench();
+    const started = await run(["a6"]);
+    expect(started.code).toBe(0);
+    expect(started.stdout).toMatch(/Your copy: .*a6-evals\/stats\.ts/);
+    expect(started.stdout).toContain("npm run exercise a6 -- --check");
+    expect(started.stdout).not.toContain("npm run chapter a6 -- --mine");
+    expect(readFileSync(path.join(root, "a6-evals", "stats.ts"), "utf8")).toContain(
+      'throw new Error("not started: passAtK")',
+    );
+    // an agent.ts copy still is
+    expect((await run(["a6.2"])).stdout).toContain("npm run chapter a6 -- --mine");
+  });
+
   it("starts s03 with the stub, checks it as not started, then passes on the reference answer", async () => {
     const { run, file } = workbench();
     const started = await run(["s03"]);

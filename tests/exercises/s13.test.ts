@@ -3,6 +3,12 @@ import { both, exerciseSuite, swap } from "../support/exercises.ts";
 
 exerciseSuite("s13", {
   s13: {
+    "notes an unreadable board without saying what is wrong with it": {
+      idle: swap(
+        "this.env.io.note(`cannot read the task board: ${(err as Error).message}`, member.name);",
+        'this.env.io.note("cannot read the task board", member.name);',
+      ),
+    },
     "claims without looking again under the lock": {
       claim: swap("    if (!board.isReady(board.get(id))) return null;\n", ""),
     },

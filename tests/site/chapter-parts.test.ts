@@ -28,7 +28,7 @@ describe("a chapter in parts", () => {
   it("every runnable chapter has its parts in every locale (four once it has exercises), cut as its English page is", () => {
     for (const chapter of allRunnable()) {
       const english = sectionParts(source(chapter.name, "en"));
-      // Exercises is a part once the chapter has exercises (a6's are still to be written).
+      // Exercises is a part once the chapter has exercises.
       const parts = PARTS.filter((p) => p !== "exercises" || hasExercises(chapter.id));
       expect(partsOf(source(chapter.name, "en")), chapter.id).toEqual(parts);
       for (const locale of LOCALES)

@@ -249,6 +249,17 @@ async function scanRule(module: M, kit: CheckKit) {
           expectThat(got === null && claimed.length === 0, "scan-claimed-unreadable", {
             board: story,
           });
+          // The person learns why nothing was claimed: a note of alice's carries the board's error.
+          let error = "";
+          try {
+            new TaskBoard(board.dir).list();
+          } catch (err) {
+            error = err instanceof Error ? err.message : String(err);
+          }
+          const noted = env.io.trace.some(
+            (e) => e.kind === "note" && e.agent === "alice" && !!error && e.text.includes(error),
+          );
+          expectThat(noted, "scan-unreadable-unnoted", { board: story, error });
           return;
         }
         const expected = spots.findIndex((spot) => spot === "ready");
@@ -590,7 +601,7 @@ export const exercises: Exercise<M>[] = [
           "(readyTasks(this.board): pending, no owner, nothing blocking; lowest id first) and claim",
           "the first one you can get with claimTask; a task someone else got is skipped, not the end",
           "of the scan. Return this.assign(member, task) for the claimed task, or null if none. A",
-          "board that cannot be read: note it (this.env.io.note) and return null.",
+          "board that cannot be read: note it, with the board's error (this.env.io.note), and return null.",
         ].join("\n"),
       },
     ],
