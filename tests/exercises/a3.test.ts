@@ -25,6 +25,48 @@ exerciseSuite("a3", {
     "a missing old_text says only that it is missing": {
       edit: swap("The lines most like it:\\n${nearestLines(text, oldText)}\\n", ""),
     },
+    "one match is replaced with String.replace, so $& in new_text is expanded": {
+      edit: swap(
+        "return { text: text.slice(0, at) + newText + text.slice(at + oldText.length), replaced: 1 };",
+        "return { text: text.replace(oldText, newText), replaced: 1 };",
+      ),
+    },
+    "replace_all with no match reports 0 places instead of refusing": {
+      edit: swap("  if (found.length === 0)\n", "  if (found.length === 0 && !replaceAll)\n"),
+    },
+    "old_text equal to new_text is not refused": {
+      edit: swap("  if (oldText === newText)", "  if (oldText === newText && false)"),
+    },
+    "a hunk whose context is off is applied with fuzz": {
+      patch: swap(
+        'const after = applyPatch(before ?? "", file, { fuzzFactor: 0 });',
+        'const after = applyPatch(before ?? "", file, { fuzzFactor: 2 });',
+      ),
+    },
+    "a patch creating a file that exists overwrites it": {
+      patch: swap("    if (from === undefined && before !== undefined)", "    if (false)"),
+    },
+    "a file changed twice keeps only the second change": {
+      patch: swap("    if (planned.some((p) => p.path === to))", "    if (false)"),
+    },
+    "a patch that deletes a file is skipped, the rest applied": {
+      patch: swap(
+        "    if (!to)\n      throw new Error(",
+        "    if (!to) continue;\n    if (!to)\n      throw new Error(",
+      ),
+    },
+    "a patch with no hunks patches nothing and succeeds": {
+      patch: swap(
+        "  if (files.length === 0 || files.every((f) => f.hunks.length === 0))\n    throw new Error(",
+        "  if (files.length === 0 || files.every((f) => f.hunks.length === 0)) return [];\n  if (false)\n    throw new Error(",
+      ),
+    },
+    "a created file's before is the empty text": {
+      patch: swap(
+        "planned.push({ path: to, before, after });",
+        'planned.push({ path: to, before: before ?? "", after });',
+      ),
+    },
     "a file that does not fit is skipped, the others kept": {
       patch: swap(
         "    if (after === false) {",

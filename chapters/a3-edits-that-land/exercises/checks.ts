@@ -45,6 +45,9 @@ export const placedNeedles = fc
 const describe = (text: string) =>
   JSON.stringify(text.length > 120 ? `${text.slice(0, 117)}…` : text);
 
+// new_text is taken as it is: "$&", "$'" and "$$" mean something to String.replace, not here.
+const NEW = "Y($&$'$$);";
+
 export const oneMatchRule: Check<M> = {
   id: "one-match-or-refused",
   run: async (module) => {
@@ -54,29 +57,54 @@ export const oneMatchRule: Check<M> = {
     await forAll(placedNeedles, ({ text, at }) => {
       if (at.length === 1) {
         let after: string | undefined;
-        const error = refusal(() => (after = module.planEdit(text, NEEDLE, "Y();").text));
-        expectThat(after === text.replace(NEEDLE, "Y();"), "one-match-not-replaced", {
+        const error = refusal(() => (after = module.planEdit(text, NEEDLE, NEW).text));
+        expectThat(after === text.split(NEEDLE).join(NEW), "one-match-not-replaced", {
           text: describe(text),
           got: error ?? describe(after ?? ""),
         });
         return;
       }
-      const error = refusal(() => module.planEdit(text, NEEDLE, "Y();"));
+      const error = refusal(() => module.planEdit(text, NEEDLE, NEW));
       expectThat(error !== undefined, "ambiguous-edit-landed", {
         text: describe(text),
         count: at.length,
       });
       const named = at.every((line) => new RegExp(`\\b${line}\\b`).test(error));
       expectThat(named, "lines-not-named", { lines: at.join(", "), error });
+    });
+  },
+};
+
+export const replaceAllRule: Check<M> = {
+  id: "replace-all-every-one",
+  run: (module) =>
+    forAll(placedNeedles, ({ text, at }) => {
       let all: { text: string; replaced: number } | undefined;
-      refusal(() => (all = module.planEdit(text, NEEDLE, "Y();", true)));
+      refusal(() => (all = module.planEdit(text, NEEDLE, NEW, true)));
       expectThat(
-        all?.text === text.split(NEEDLE).join("Y();") && all.replaced === at.length,
+        all?.text === text.split(NEEDLE).join(NEW) && all.replaced === at.length,
         "replace-all-wrong",
         { count: at.length, got: JSON.stringify(all) ?? "an error" },
       );
-    });
-  },
+      // No match at all is a mistaken old_text, replace_all or not: "replaced 0" hides it.
+      const none = refusal(() => module.planEdit(text, "Z_ABSENT();", NEW, true));
+      expectThat(none !== undefined, "replace-all-none-landed", { text: describe(text) });
+    }),
+};
+
+export const noOpRefused: Check<M> = {
+  id: "same-text-refused",
+  run: (module) =>
+    forAll(placedNeedles, ({ text }) => {
+      // An edit that changes nothing is the model's mistake, not a success to report.
+      for (const replaceAll of [false, true]) {
+        const error = refusal(() => module.planEdit(text, NEEDLE, NEEDLE, replaceAll));
+        expectThat(error !== undefined, "same-text-landed", {
+          text: describe(text),
+          replaceAll: String(replaceAll),
+        });
+      }
+    }),
 };
 
 export const nearestLinesShown: Check<M> = {
@@ -98,7 +126,7 @@ export const nearestLinesShown: Check<M> = {
 const call = (name: string, input: Record<string, unknown>): ToolUseBlock =>
   ({ type: "tool_use", id: `toolu_${name}`, name, input }) as ToolUseBlock;
 
-const FILES = { "a.txt": "1\n2\n3\n", "b.txt": "x\ny\nz\n" };
+const FILES = { "a.txt": "1\n2\n3\n", "b.txt": "x\ny\nz\n", "d.txt": "1\n2\n3\n4\n5\n6\n7\n" };
 const CHANGE_A = "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n 1\n-2\n+two\n 3\n";
 const changeB = (old: string) =>
   `--- a/b.txt\n+++ b/b.txt\n@@ -1,3 +1,3 @@\n x\n-${old}\n+why\n z\n`;
@@ -135,6 +163,16 @@ export const patchLands: Check<M> = {
       "patch-not-applied",
       { result: out.output, files: JSON.stringify(got) },
     );
+    // The handler removes a created file when a later write fails; it knows one by before.
+    const plan = module.planPatch(CREATE_C + CHANGE_A, (file) =>
+      file === "a.txt" ? FILES["a.txt"] : undefined,
+    );
+    const befores = plan.map((p) => p.before);
+    expectThat(
+      befores.length === 2 && befores[0] === undefined && befores[1] === FILES["a.txt"],
+      "created-before-set",
+      { befores: JSON.stringify(plan.map((p) => ({ path: p.path, before: p.before ?? null }))) },
+    );
   },
 };
 
@@ -156,12 +194,70 @@ export const patchAllOrNothing: Check<M> = {
           text("a.txt") === FILES["a.txt"] &&
           text("b.txt") === FILES["b.txt"] &&
           !existsSync(path.join(root, "c.txt"));
-        expectThat(out.isError && untouched, "patch-half-applied", {
+        expectThat(untouched, "patch-half-applied", {
+          patch: JSON.stringify(patch),
+          result: out.output,
+        });
+        expectThat(out.isError, "misfit-reported-done", {
           patch: JSON.stringify(patch),
           result: out.output,
         });
       },
       { runs: 8 },
+    ),
+};
+
+/** Patches apply_patch must refuse whole, each beside parts that would fit: what it cannot do
+ *  (delete), what would lose text (create over a file, change one file twice) and what does
+ *  not match exactly (a context line off, which fuzz would accept), or a patch of nothing. */
+const REFUSED: Record<string, (wrong: string) => string[]> = {
+  deletes: () => [CHANGE_A, "--- a/b.txt\n+++ /dev/null\n@@ -1,3 +0,0 @@\n-x\n-y\n-z\n"],
+  "creates a file that exists": () => [
+    CHANGE_A,
+    "--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+new\n",
+  ],
+  "changes a file twice": () => [
+    CHANGE_A,
+    "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n 1\n 2\n-3\n+three\n",
+  ],
+  "has a context line that does not match": (wrong) => [
+    CHANGE_A,
+    `--- a/d.txt\n+++ b/d.txt\n@@ -2,5 +2,5 @@\n 2\n 3\n-4\n+four\n 5\n ${wrong}\n`,
+  ],
+  "has no hunks": (wrong) => [`${wrong}\n`, "--- a/a.txt\n+++ b/a.txt\n"],
+};
+
+export const patchRefused: Check<M> = {
+  id: "patch-refused",
+  run: (module, kit) =>
+    forAll(
+      fc.record({
+        kind: fc.constantFrom(...Object.keys(REFUSED)),
+        wrong: fc.constantFrom("9", "6 ", "six"),
+        create: fc.boolean(),
+        first: fc.boolean(),
+      }),
+      async ({ kind, wrong, create, first }) => {
+        const root = kit.workspace();
+        const { run, text } = await readWorkspace(module, root);
+        const parts = REFUSED[kind](wrong);
+        if (first) parts.reverse();
+        if (create && kind !== "has no hunks") parts.push(CREATE_C);
+        const patch = parts.join("");
+        const out = await run("apply_patch", { patch });
+        const untouched =
+          Object.entries(FILES).every(([file, was]) => text(file) === was) &&
+          !existsSync(path.join(root, "c.txt"));
+        expectThat(untouched, "refused-patch-changed-files", {
+          patch: JSON.stringify(patch),
+          result: out.output,
+        });
+        expectThat(out.isError, "refused-patch-reported-done", {
+          patch: JSON.stringify(patch),
+          result: out.output,
+        });
+      },
+      { runs: 20 },
     ),
 };
 
@@ -255,7 +351,15 @@ export const exercises: Exercise<M>[] = [
         ].join("\n"),
       },
     ],
-    checks: [oneMatchRule, nearestLinesShown, patchLands, patchAllOrNothing],
+    checks: [
+      oneMatchRule,
+      replaceAllRule,
+      noOpRefused,
+      nearestLinesShown,
+      patchLands,
+      patchAllOrNothing,
+      patchRefused,
+    ],
   },
   {
     id: "a3.1",
