@@ -170,6 +170,10 @@ export const continuesLatest: Check<M> = {
     const workspace = kit.workspace();
     const ids: string[] = [];
     for (const prompt of ["the first session", "the second session"]) {
+      // A log's start is stamped to the millisecond: two sessions begun within one have no
+      // latest (the check failed once that way), so the second waits for the clock to move.
+      const now = Date.now();
+      while (Date.now() === now) await new Promise((tick) => setImmediate(tick));
       const agent = module.createAgent(kit.env([say("ok")], { workspace }), {});
       await agent.send(prompt);
       await agent.close?.();
