@@ -144,12 +144,16 @@ export const codeRewindRestores: Check<M> = {
             .map((f): [string, string] => [f, "back"]),
         ];
         for (const [file, how] of labels)
-          expectThat(report.includes(`    ${how.padEnd(8)} ${file}\n`), "change-mislabelled", {
-            k,
-            file: JSON.stringify(file),
-            how,
-            got: report,
-          });
+          expectThat(
+            `${report}\n`.includes(`    ${how.padEnd(8)} ${file}\n`),
+            "change-mislabelled",
+            {
+              k,
+              file: JSON.stringify(file),
+              how,
+              got: report,
+            },
+          );
         expectThat(history(agent) === full, "history-touched", { k });
       },
       { runs: 6 },
