@@ -1,5 +1,5 @@
 // a4's exercises: the checks pass on the answers, fail on the stub and on these wrong answers.
-import { exerciseSuite, swap } from "../support/exercises.ts";
+import { both, exerciseSuite, swap } from "../support/exercises.ts";
 
 exerciseSuite("a4", {
   a4: {
@@ -18,6 +18,36 @@ exerciseSuite("a4", {
     "names only the commands after the next checkpoint": {
       rewind: swap("this.list.filter((c) => c.id >= id)", "this.list.filter((c) => c.id > id)"),
     },
+    "refuses a gone prompt only after restoring its files": {
+      rewind: both(
+        swap('if (target !== "code" && cutAt < 0)', "if (false)"),
+        swap(
+          '    if (target !== "code") {\n      record.history',
+          '    if (target !== "code" && cutAt < 0) throw new Error("gone");\n    if (target !== "code") {\n      record.history',
+        ),
+      ),
+    },
+    "finds the prompt by its words, so repeated prompts cut at the first": {
+      rewind: swap(
+        "this.messages.indexOf(checkpoint.message)",
+        'this.messages.findIndex((m) => m.role === "user" && m.content === checkpoint.message.content)',
+      ),
+    },
+    "names only the commands run right after checkpoint k": {
+      rewind: swap("this.list.filter((c) => c.id >= id)", "[checkpoint]"),
+    },
+    "names every command of the session": {
+      rewind: swap("this.list.filter((c) => c.id >= id)", "this.list"),
+    },
+    "undo forgets its own record, so an undo cannot be undone": {
+      rewind: swap("this.undoRecord = next;", "this.undoRecord = undefined;"),
+    },
+    "the report swaps removed and back": {
+      shadow: swap(
+        "const changes = changesBetween(shadow, before, commit);",
+        "const changes = changesBetween(shadow, commit, before);",
+      ),
+    },
     "rewinds the conversation to a prompt it no longer holds": {
       rewind: swap('if (target !== "code" && cutAt < 0)', "if (false)"),
     },
@@ -28,6 +58,15 @@ exerciseSuite("a4", {
         '      if (answer !== "yes") return "Nothing changed: the rewind was not confirmed.";\n',
         "",
       ),
+    },
+    "asks only before a code rewind, so a rewind of both rewrites files unasked": {
+      rewind: swap(
+        '    if (target !== "conversation") {\n      const changes',
+        '    if (target === "code") {\n      const changes',
+      ),
+    },
+    "any answer but no rewinds": {
+      rewind: swap('if (answer !== "yes") return', 'if (answer === "no") return'),
     },
   },
 });

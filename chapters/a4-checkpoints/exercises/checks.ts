@@ -98,12 +98,17 @@ const state = fc
 /** Three prompts, the workspace set to states[0..2] before each and to states[3] after. */
 type Files = Record<string, { text: string; exec: boolean }>;
 
-async function threePrompts(module: M, kit: CheckKit, states: Files[]) {
+async function threePrompts(
+  module: M,
+  kit: CheckKit,
+  states: Files[],
+  prompts = ["first", "second", "third"],
+) {
   const env = kit.env([say("one"), say("two"), say("three")], { answers: YES });
   const agent = module.createAgent(env);
   const seen: Record<string, string>[] = [];
   const before: string[] = [];
-  for (const [i, prompt] of ["first", "second", "third"].entries()) {
+  for (const [i, prompt] of prompts.entries()) {
     become(env.workspace, states[i]);
     seen.push(treeOf(env.workspace));
     before.push(history(agent));
@@ -121,13 +126,34 @@ export const codeRewindRestores: Check<M> = {
       fc.tuple(fc.array(state, { minLength: 4, maxLength: 4 }), fc.integer({ min: 1, max: 3 })),
       async ([states, k]) => {
         const { env, agent, seen, full } = await threePrompts(module, kit, states);
-        await run(agent, `${k} code`);
+        const report = await run(agent, `${k} code`);
         const now = treeOf(env.workspace);
         expectThat(same(now, seen[k - 1]), "files-differ", {
           k,
           got: names(now),
           expected: names(seen[k - 1]),
         });
+        // The report's label says which way each file went: removed (it was not there at the
+        // checkpoint), back (it was deleted since), changed. describeCode prints `how path`.
+        const labels: [string, string][] = [
+          ...Object.keys(states[3])
+            .filter((f) => !(f in seen[k - 1]))
+            .map((f): [string, string] => [f, "removed"]),
+          ...Object.keys(seen[k - 1])
+            .filter((f) => !(f in states[3]))
+            .map((f): [string, string] => [f, "back"]),
+        ];
+        for (const [file, how] of labels)
+          expectThat(
+            `${report}\n`.includes(`    ${how.padEnd(8)} ${file}\n`),
+            "change-mislabelled",
+            {
+              k,
+              file: JSON.stringify(file),
+              how,
+              got: report,
+            },
+          );
         expectThat(history(agent) === full, "history-touched", { k });
       },
       { runs: 6 },
@@ -145,7 +171,7 @@ export const undoRestores: Check<M> = {
       { "a.txt": { text: "two", exec: true }, "conf/x": { text: "x", exec: false } },
       { conf: { text: "now a file", exec: false }, "b.txt": { text: "b", exec: false } },
     ];
-    const { env, agent, last, full } = await threePrompts(module, kit, states);
+    const { env, agent, seen, before, last, full } = await threePrompts(module, kit, states);
     await run(agent, "2 both");
     await run(agent, "undo");
     const now = treeOf(env.workspace);
@@ -154,6 +180,19 @@ export const undoRestores: Check<M> = {
       got: agent.messages.length,
       expected: JSON.parse(full).length,
     });
+    // An undo is a rewind too: undoing it puts back the files and history the rewind left.
+    let refused: string | undefined;
+    try {
+      await run(agent, "undo");
+    } catch (err) {
+      refused = (err as Error).message;
+    }
+    const again = treeOf(env.workspace);
+    expectThat(
+      refused === undefined && same(again, seen[1]) && history(agent) === before[1],
+      "undo-not-undoable",
+      { got: refused ?? names(again), expected: names(seen[1]) },
+    );
   },
 };
 
@@ -167,7 +206,13 @@ export const conversationCut: Check<M> = {
       {},
       { "b.txt": { text: "3", exec: false } },
     ];
-    const { env, agent, before, last, full } = await threePrompts(module, kit, states);
+    // Three prompts with the same words: the cut is at prompt k's own message, not at the first
+    // message with its text.
+    const { env, agent, before, last, full } = await threePrompts(module, kit, states, [
+      "again",
+      "again",
+      "again",
+    ]);
     for (const k of [3, 2, 1]) {
       await run(agent, `${k} conversation`);
       expectThat(history(agent) === before[k - 1], "cut-wrong", {
@@ -197,6 +242,8 @@ export const badInputChangesNothing: Check<M> = {
     await agent.send("second");
     await run(agent, "2 conversation");
     await agent.send("a new second"); // prompt #2 is no longer in the history
+    // The files differ from checkpoint #2's, so a restore before the refusal would show.
+    writeFileSync(path.join(env.workspace, "a.txt"), "later");
     const files = treeOf(env.workspace);
     const messages = history(agent);
     for (const args of ["9 code", "2 conversation", "2 both"]) {
@@ -223,29 +270,40 @@ export const namesWhatItCannotUndo: Check<M> = {
   id: "names-what-it-cannot-undo",
   limitMs: 60_000,
   async run(module, kit) {
-    const command = "curl -X POST https://example.invalid/deploy || true";
+    // One command per prompt; a code rewind to checkpoint k names exactly those run at or after
+    // it (the ones before are in its snapshot already).
+    const commands = [
+      "echo step-one",
+      "curl -X POST https://example.invalid/deploy || true",
+      "echo step-three",
+    ];
     const env = kit.env(
-      [
-        say("one"),
-        use("bash", { command: "echo hi > hi.txt" }),
-        use("bash", { command }),
-        say("two"),
-      ],
+      commands.flatMap((command, i) => [use("bash", { command }), say(`done ${i + 1}`)]),
       { answers: YES },
     );
     const agent = module.createAgent(env);
-    await agent.send("first");
-    await agent.send("second");
-    const report = await run(agent, "2 code");
-    for (const ran of ["echo hi > hi.txt", command])
-      expectThat(report.includes(ran), "command-unnamed", { command: ran, got: report });
+    for (const prompt of ["first", "second", "third"]) await agent.send(prompt);
+    for (const k of [1, 2, 3]) {
+      const report = await run(agent, `${k} code`);
+      for (const [i, command] of commands.entries()) {
+        if (i + 1 >= k)
+          expectThat(report.includes(command), "command-unnamed", { k, command, got: report });
+        else
+          expectThat(!report.includes(command), "command-named-before", {
+            k,
+            command,
+            got: report,
+          });
+      }
+      await run(agent, "undo");
+    }
   },
 };
 
 // ---- a4.2: show what a code rewind would change, and ask first ----
 
-/** Two prompts (a.txt changed, b.txt new), then `/rewind 1 code` answered `answer`. */
-async function askedRewind(module: M, kit: CheckKit, answer: string) {
+/** Two prompts (a.txt changed, b.txt new), then `/rewind <args>` answered `answer`. */
+async function askedRewind(module: M, kit: CheckKit, answer: string, args = "1 code") {
   const env = kit.env([say("one"), say("two")], { answers: [answer] });
   const agent = module.createAgent(env);
   writeFileSync(path.join(env.workspace, "a.txt"), "first");
@@ -255,7 +313,7 @@ async function askedRewind(module: M, kit: CheckKit, answer: string) {
   await agent.send("second");
   const files = treeOf(env.workspace);
   const messages = history(agent);
-  await run(agent, "1 code");
+  await run(agent, args);
   const questions = env.io.trace.flatMap((s) =>
     s.kind === "note" && s.text.includes("→ scripted answer") ? [s.text] : [],
   );
@@ -266,18 +324,28 @@ export const asksBeforeCodeRewind: Check<M> = {
   id: "asks-before-code-rewind",
   limitMs: 30_000,
   async run(module, kit) {
-    const { env, agent, files, messages, questions } = await askedRewind(module, kit, "no");
-    expectThat(questions.length === 1, "not-asked", { got: questions.length });
-    expectThat(
-      questions[0].includes("a.txt") && questions[0].includes("b.txt"),
-      "question-unnamed-files",
-      { got: questions[0] },
-    );
-    expectThat(
-      same(treeOf(env.workspace), files) && history(agent) === messages,
-      "changed-after-no",
-      {},
-    );
+    // Every rewind that would rewrite files asks (`1` alone is code and conversation), and
+    // only "yes" rewinds: "no", an empty or an unknown answer changes nothing.
+    for (const args of ["1 code", "1 both", "1"])
+      for (const answer of ["no", "", "maybe"]) {
+        const { env, agent, files, messages, questions } = await askedRewind(
+          module,
+          kit,
+          answer,
+          args,
+        );
+        expectThat(questions.length === 1, "not-asked", { args, got: questions.length });
+        expectThat(
+          questions[0].includes("a.txt") && questions[0].includes("b.txt"),
+          "question-unnamed-files",
+          { got: questions[0] },
+        );
+        expectThat(
+          same(treeOf(env.workspace), files) && history(agent) === messages,
+          "changed-after-no",
+          { args, answer: JSON.stringify(answer) },
+        );
+      }
   },
 };
 
