@@ -2,7 +2,7 @@
 // (historyFrom) and close what a kill left open (closeUnfinished). The checks play sessions with
 // the learner's own module and a scripted model, then read their logs back.
 // tests/chapters/a5-sessions.test.ts runs the same behaviours against the appendix's own code.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import type * as A5 from "../agent.ts";
 import { say, useAll } from "../../_shared/scripted.ts";
 import type { MessageParam, ScriptedReply } from "../../_shared/types.ts";
@@ -290,17 +290,22 @@ export const continuesLatest: Check<M> = {
   async run(module, kit) {
     const workspace = kit.workspace();
     const ids: string[] = [];
+    const files: string[] = [];
     for (const prompt of ["the first session", "the second session"]) {
       const agent = module.createAgent(kit.env([say("ok")], { workspace }), {});
       await agent.send(prompt);
       await agent.close?.();
       ids.push(agent.session.id);
+      files.push(agent.session.file);
     }
     // The first session goes on later: its log is now the last written, yet the second one
     // still started last.
     const first = module.createAgent(kit.env([say("ok")], { workspace }), { resume: ids[0] });
     await first.send("the first session again");
     await first.close?.();
+    // File times are coarse (a few ms): say outright that the second was written a second before.
+    const written = new Date(statSync(first.session.file).mtimeMs - 1000);
+    utimesSync(files[1], written, written);
     const agent = continued(module, kit.env([say("ok")], { workspace }));
     await agent.close?.();
     expectThat(agent.session.id === ids[1], "not-latest", {
