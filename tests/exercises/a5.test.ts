@@ -21,10 +21,61 @@ exerciseSuite("a5", {
         "output: NOT_FINISHED,\n      is_error: false,",
       ),
     },
+    "takes every agent's steps into the lead's history": {
+      history: swap(
+        'if (step.agent !== "lead") continue;\n    if (step.kind === "user")',
+        'if (step.kind === "user")',
+      ),
+    },
+    "replays the harness's notes as prompts": {
+      history: swap(
+        'if (step.kind === "user") messages.push',
+        'if (step.kind === "user" || step.kind === "note") messages.push',
+      ),
+    },
+    "leaves out s02's hygiene": {
+      history: swap(
+        "return normalizeMessages(messages.filter((m) => m.content.length > 0));",
+        "return messages.filter((m) => m.content.length > 0);",
+      ),
+    },
+    "closes only the last open call": {
+      history: swap("...open.map((call): TraceEvent", "...open.slice(-1).map((call): TraceEvent"),
+    },
+    "closes another agent's calls too": {
+      history: swap(
+        'if (step.agent !== "lead") continue;\n    if (step.kind === "tool_call")',
+        'if (step.kind === "tool_call")',
+      ),
+    },
+    "counts a call answered when any result has its id": {
+      history: swap(
+        "const open = [...waiting.values()];",
+        'const answered = new Set(steps.flatMap((s) => (s.kind === "tool_result" && s.agent === "lead" ? [s.id] : [])));\n  const open = [...waiting.values()].filter((c) => !answered.has(c.id));',
+      ),
+    },
+    "adds no note": {
+      history: swap(
+        "if (!open.length) return [];",
+        'if (!open.length) return [];\n  if (open.length) return open.map((call): TraceEvent => ({ kind: "tool_result", agent: "lead", id: call.id, name: call.name, output: NOT_FINISHED, is_error: true }));',
+      ),
+    },
+    "counts every call in the log in its note": {
+      history: swap(
+        "resumed after a stop mid-turn: ${open.length}",
+        'resumed after a stop mid-turn: ${steps.filter((s) => s.kind === "tool_call").length}',
+      ),
+    },
   },
   "a5.1": {
     "continues the session that started first": {
       open: swap("a.at.localeCompare(b.at)", "b.at.localeCompare(a.at)"),
+    },
+    "continues the session written last": {
+      open: swap(
+        "at: readSession(stateDir, id).header.started",
+        "at: lstatSync(sessionFile(stateDir, id)).mtimeMs.toFixed(6)",
+      ),
     },
     "opens a new session when there is none to continue": {
       open: swap(

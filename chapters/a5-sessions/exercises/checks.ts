@@ -2,7 +2,7 @@
 // (historyFrom) and close what a kill left open (closeUnfinished). The checks play sessions with
 // the learner's own module and a scripted model, then read their logs back.
 // tests/chapters/a5-sessions.test.ts runs the same behaviours against the appendix's own code.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import type * as A5 from "../agent.ts";
 import { say, useAll } from "../../_shared/scripted.ts";
 import type { MessageParam, ScriptedReply } from "../../_shared/types.ts";
@@ -17,21 +17,38 @@ import {
 import { fc, forAll } from "../../_exercises/property.ts";
 
 type M = typeof A5;
+type Step = ReturnType<M["closeUnfinished"]>[number];
 
 /** The fields of a block a request sends back (a response's own, such as citations, aside). */
 const KEPT = ["type", "text", "id", "name", "input", "tool_use_id", "content", "is_error"];
-const requestShape = (messages: MessageParam[]) =>
-  JSON.stringify(
-    messages.map((m) => ({
-      role: m.role,
-      content:
-        typeof m.content === "string"
-          ? m.content
-          : m.content.map((b) =>
-              Object.fromEntries(Object.entries(b).filter(([k]) => KEPT.includes(k))),
-            ),
-    })),
-  );
+/** One message as a request sends it back, as JSON. */
+const shapeOf = (m: MessageParam) =>
+  JSON.stringify({
+    role: m.role,
+    content:
+      typeof m.content === "string"
+        ? m.content
+        : m.content.map((b) =>
+            Object.fromEntries(Object.entries(b).filter(([k]) => KEPT.includes(k))),
+          ),
+  });
+
+/** Where two histories first part: the message's number and both sides from a little before
+ *  the first character they differ at (a cut-off dump would hide the difference). */
+function firstDifference(got: MessageParam[], held: MessageParam[]) {
+  const a = got.map(shapeOf);
+  const b = held.map(shapeOf);
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const x = a[i] ?? "—";
+  const y = b[i] ?? "—";
+  let d = 0;
+  while (d < x.length && x[d] === y[d]) d++;
+  const from = Math.max(0, d - 60);
+  const excerpt = (s: string) =>
+    `${from > 0 ? "…" : ""}${s.slice(from, from + 240)}${s.length > from + 240 ? "…" : ""}`;
+  return { index: i + 1, got: excerpt(x), expected: excerpt(y) };
+}
 
 /** Whether every tool_use has its tool_result in the very next message. */
 function unanswered(messages: MessageParam[]): string[] {
@@ -46,6 +63,66 @@ function unanswered(messages: MessageParam[]): string[] {
     return m.content.flatMap((b) => (b.type === "tool_use" && !results.has(b.id) ? [b.id] : []));
   });
 }
+
+/** The same log as a resumed process may write it: each answer's calls numbered from 0 again,
+ *  so an id repeats across rounds (two processes' model clients may reuse an id). */
+function reusedIds(steps: readonly Step[]): Step[] {
+  const renamed = new Map<string, string>();
+  let n = 0;
+  return steps.map((s): Step => {
+    if (s.agent !== "lead") return s;
+    if (s.kind === "response") n = 0;
+    if (s.kind === "tool_call") {
+      const id = `toolu_${n++}`;
+      renamed.set(s.id, id);
+      return { ...s, id };
+    }
+    if (s.kind === "tool_result") return { ...s, id: renamed.get(s.id) ?? s.id };
+    return s;
+  });
+}
+
+/** Steps a log holds that are not the lead's conversation: a note of the harness, and a helper
+ *  agent's prompt, answer and a call of its own still out. */
+const aside = (k: number): Step[] => [
+  { kind: "note", agent: "lead", text: `a note of the harness (${k})` },
+  { kind: "user", agent: "helper", text: `the helper's task ${k}` },
+  {
+    kind: "response",
+    agent: "helper",
+    stop_reason: "tool_use",
+    text: `on it ${k}`,
+    calls: ["read"],
+  },
+  {
+    kind: "tool_call",
+    agent: "helper",
+    id: `toolu_helper_${k}`,
+    name: "read",
+    input: { path: "h" },
+  },
+];
+
+/** `steps` with an aside put in at each place `at` picks. */
+function withAsides(steps: readonly Step[], at: readonly number[]): Step[] {
+  const out = [...steps];
+  at.forEach((p, k) => out.splice(p % (out.length + 1), 0, ...aside(k)));
+  return out;
+}
+
+/** The lead's calls a log leaves open, by position: a result answers the earliest open call with
+ *  its id (ids may repeat). */
+function openCalls(steps: readonly Step[]): string[] {
+  const open: string[] = [];
+  for (const s of steps) {
+    if (s.agent !== "lead") continue;
+    if (s.kind === "tool_call") open.push(s.id);
+    if (s.kind === "tool_result" && open.includes(s.id)) open.splice(open.indexOf(s.id), 1);
+  }
+  return open;
+}
+
+const asides = fc.array(fc.nat(), { maxLength: 2 });
 
 /** A session's rounds: how many tool calls each answer makes (0: the answer ends the turn). */
 const rounds = fc.array(fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 3 }), {
@@ -85,15 +162,40 @@ export const historyIsTheConversation: Check<M> = {
   limitMs: 30_000,
   async run(module, kit) {
     await forAll(
-      rounds,
-      async (turns) => {
+      fc.tuple(rounds, asides),
+      async ([turns, at]) => {
         const { agent, steps } = await played(module, kit, turns);
-        const got = requestShape(module.historyFrom(steps));
-        expectThat(got === requestShape(agent.messages), "history-differs", {
-          turns: JSON.stringify(turns),
-          got: got.slice(0, 300),
-          expected: requestShape(agent.messages).slice(0, 300),
-        });
+        // Notes and other agents' steps in the log are not the lead's conversation.
+        const got = module.historyFrom(withAsides(steps, at));
+        const differs = firstDifference(got, agent.messages);
+        expectThat(
+          got.map(shapeOf).join() === agent.messages.map(shapeOf).join(),
+          "history-differs",
+          {
+            turns: JSON.stringify(turns),
+            ...differs,
+          },
+        );
+      },
+      { runs: 12 },
+    );
+  },
+};
+
+export const cutHistoryAccepted: Check<M> = {
+  id: "cut-history-accepted",
+  limitMs: 30_000,
+  async run(module, kit) {
+    await forAll(
+      fc.tuple(rounds, fc.nat()),
+      async ([turns, pick]) => {
+        const { steps } = await played(module, kit, turns);
+        const cut = steps.slice(0, 1 + (pick % steps.length));
+        const history = module.historyFrom(cut);
+        const left = unanswered(history);
+        expectThat(left.length === 0, "cut-unanswered", { at: cut.length, ids: left.join(", ") });
+        const twice = history.findIndex((m, i) => i > 0 && history[i - 1].role === m.role);
+        expectThat(twice < 0, "cut-same-role", { at: cut.length, index: twice + 1 });
       },
       { runs: 12 },
     );
@@ -105,33 +207,52 @@ export const unfinishedAnswered: Check<M> = {
   limitMs: 30_000,
   async run(module, kit) {
     await forAll(
-      fc.tuple(rounds, fc.nat()),
-      async ([turns, pick]) => {
+      fc.tuple(rounds, fc.nat(), fc.boolean(), asides),
+      async ([turns, pick, midAnswer, at]) => {
         const { steps } = await played(module, kit, turns);
-        const cut = steps.slice(0, 1 + (pick % steps.length)); // the log a kill left
+        const log = reusedIds(steps);
+        // Where the kill came: after any step, or (half the time) right after one of the calls.
+        const calls = log.flatMap((s, i) => (s.kind === "tool_call" ? [i + 1] : []));
+        const end =
+          midAnswer && calls.length ? calls[pick % calls.length] : 1 + (pick % log.length);
+        // The log a kill left, with a helper's open call and a note in it.
+        const cut = withAsides(log.slice(0, end), at);
         const closing = module.closeUnfinished(cut);
-        const repaired = module.historyFrom([...cut, ...closing]);
-        const left = unanswered(repaired);
-        expectThat(left.length === 0, "still-open", {
-          at: cut.length,
-          ids: left.join(", "),
-        });
+        const open = openCalls(cut);
         const results = closing.filter((s) => s.kind === "tool_result");
+        const answered = results.map((s) => `${s.agent}:${s.kind === "tool_result" ? s.id : ""}`);
+        const sorted = (ids: string[]) => [...ids].sort().join(", ");
+        expectThat(
+          sorted(answered) === sorted(open.map((id) => `lead:${id}`)),
+          "closed-wrong-calls",
+          {
+            at: cut.length,
+            got: sorted(answered) || "—",
+            expected: sorted(open.map((id) => `lead:${id}`)) || "—",
+          },
+        );
         expectThat(
           results.every((s) => s.kind === "tool_result" && s.is_error),
           "closing-not-error",
           { at: cut.length },
         );
-        const answeredTwice = results.filter((s) =>
-          cut.some((c) => c.kind === "tool_result" && s.kind === "tool_result" && c.id === s.id),
-        );
-        expectThat(answeredTwice.length === 0, "answered-twice", {
-          ids: answeredTwice.map((s) => (s.kind === "tool_result" ? s.id : "")).join(", "),
-        });
-        if (results.length === 0)
+        if (open.length === 0) {
           expectThat(closing.length === 0, "closed-nothing-open", { at: cut.length });
+          return;
+        }
+        const notes = closing.flatMap((s) => (s.kind === "note" ? [s.text] : []));
+        const numbers = notes.map((t) => (t.match(/\d+/g) ?? []).join());
+        expectThat(
+          notes.length === 1 &&
+            closing.length === results.length + 1 &&
+            numbers[0] === `${open.length}`,
+          "closing-note",
+          { n: open.length, notes: notes.map((t) => `"${t}"`).join(", ") || "—" },
+        );
+        const left = unanswered(module.historyFrom([...cut, ...closing]));
+        expectThat(left.length === 0, "still-open", { at: cut.length, ids: left.join(", ") });
       },
-      { runs: 20 },
+      { runs: 24 },
     );
   },
 };
@@ -169,6 +290,7 @@ export const continuesLatest: Check<M> = {
   async run(module, kit) {
     const workspace = kit.workspace();
     const ids: string[] = [];
+    const files: string[] = [];
     for (const prompt of ["the first session", "the second session"]) {
       // A log's start is stamped to the millisecond: two sessions begun within one have no
       // latest (the check failed once that way), so the second waits for the clock to move.
@@ -178,7 +300,16 @@ export const continuesLatest: Check<M> = {
       await agent.send(prompt);
       await agent.close?.();
       ids.push(agent.session.id);
+      files.push(agent.session.file);
     }
+    // The first session goes on later: its log is now the last written, yet the second one
+    // still started last.
+    const first = module.createAgent(kit.env([say("ok")], { workspace }), { resume: ids[0] });
+    await first.send("the first session again");
+    await first.close?.();
+    // File times are coarse (a few ms): say outright that the second was written a second before.
+    const written = new Date(statSync(first.session.file).mtimeMs - 1000);
+    utimesSync(files[1], written, written);
     const agent = continued(module, kit.env([say("ok")], { workspace }));
     await agent.close?.();
     expectThat(agent.session.id === ids[1], "not-latest", {
@@ -262,7 +393,7 @@ export const exercises: Exercise<M>[] = [
         ].join("\n"),
       },
     ],
-    checks: [historyIsTheConversation, unfinishedAnswered, resumesAfterKill],
+    checks: [historyIsTheConversation, cutHistoryAccepted, unfinishedAnswered, resumesAfterKill],
   },
   {
     id: "a5.1",
