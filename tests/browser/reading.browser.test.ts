@@ -76,14 +76,24 @@ describe.skipIf(!hasChromium)("reading the site", { timeout: budget({ page: 20 }
       await page.goto(`${site.server.url}${url}`, { waitUntil: "load" });
       await scriptsReady(page);
       const player = page.locator(".lah-player").first();
-      // the reader scrolls the player's controls to the top of the screen, under the header
-      await player.locator(".lah-player-controls").evaluate((el) => {
-        const header = document.querySelector("header.header")!.getBoundingClientRect().bottom;
-        window.scrollTo({
-          top: el.getBoundingClientRect().top + scrollY - header,
-          behavior: "instant",
-        });
-      });
+      // the reader scrolls the player's controls to the top of the screen, under the header, once
+      // the player has drawn its run (it loads it after the page: scrolled before, the panels
+      // were found 700 px lower in one CI run on a busy machine): until they stay there
+      await player.locator(".lah-step").first().waitFor();
+      await expect
+        .poll(() =>
+          player.locator(".lah-player-controls").evaluate((el) => {
+            const header = document.querySelector("header.header")!.getBoundingClientRect().bottom;
+            const off = Math.round(el.getBoundingClientRect().top - header);
+            if (off !== 0)
+              window.scrollTo({
+                top: el.getBoundingClientRect().top + scrollY - header,
+                behavior: "instant",
+              });
+            return off;
+          }),
+        )
+        .toBe(0);
       const seen: Record<string, { top: number; left: number }>[] = [];
       for (let step = 1; step <= 12; step++) {
         await player.locator("button[data-action=next]").click();
