@@ -3,7 +3,9 @@
 // mutates the bodies of the exercise's blanks in the chapter's own file and runs that exercise's
 // checks (tests/mutation/checks.mutation.ts) against every mutant. A mutant that changes nothing a
 // check could see is *equivalent*: listed, with why, in chapters/<chapter>/exercises/
-// equivalent-mutants.yaml, and left out of the score. Writes reports/mutation/<id>.json (Stryker's
+// equivalent-mutants.yaml, and left out of the score. So is one that only rewords a message the
+// checks do not judge by design (issue 31: checks judge what the code does, never its wording):
+// listed there with `kind: wording`, counted apart as "wording" and also left out of the score. Writes reports/mutation/<id>.json (Stryker's
 // own report) and tests/mutation/scores.json (the figures the README's table shows). Not part of
 // npm test: a run takes minutes.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -45,6 +47,8 @@ const chosen = positionals.length ? rebuilds.filter((e) => positionals.includes(
  *  said and what the mutant made of it, so it survives code moving up or down. */
 interface Equivalent {
   exercise: string;
+  /** "equivalent" (the default): no check could see it; "wording": it rewords a message only. */
+  kind?: "equivalent" | "wording";
   mutator: string;
   code: string;
   replacement: string;
@@ -62,9 +66,11 @@ export interface Score {
   killed: number;
   survived: number;
   equivalent: number;
+  /** Mutants that only reword a message, which the checks do not judge by design. */
+  wording: number;
   /** Mutants that did not compile or could not run: not counted either way. */
   invalid: number;
-  /** killed / (killed + survived), equivalents left out. */
+  /** killed / (killed + survived), equivalents and wording left out. */
   score: number;
   survivors: { line: number; mutator: string; code: string; replacement: string }[];
 }
@@ -119,13 +125,14 @@ for (const exercise of chosen) {
 
   const known = equivalents(chapter.dir).filter((e) => e.exercise === exercise.id);
   const codeAt = (line: number) => lines[line - 1]?.trim() ?? "";
-  const isEquivalent = (m: (typeof results)[number]) =>
-    known.some(
+  const listed = (m: (typeof results)[number]) =>
+    known.find(
       (e) =>
         e.mutator === m.mutatorName &&
         e.replacement === m.replacement &&
         e.code === codeAt(m.location.start.line),
     );
+  const isEquivalent = (m: (typeof results)[number]) => listed(m) !== undefined;
   const killed = results.filter((m) => m.status === "Killed" || m.status === "Timeout");
   const alive = results.filter((m) => m.status === "Survived" || m.status === "NoCoverage");
   const equivalent = alive.filter(isEquivalent);
@@ -136,7 +143,8 @@ for (const exercise of chosen) {
     mutants: results.length,
     killed: killed.length,
     survived: survived.length,
-    equivalent: equivalent.length,
+    equivalent: equivalent.filter((m) => listed(m)!.kind !== "wording").length,
+    wording: equivalent.filter((m) => listed(m)!.kind === "wording").length,
     invalid: results.length - killed.length - alive.length,
     score: counted ? Math.round((1000 * killed.length) / counted) / 10 : 100,
     survivors: survived.map((m) => ({
@@ -148,7 +156,7 @@ for (const exercise of chosen) {
   };
   scores[exercise.id] = { ...score, measured: new Date().toISOString().slice(0, 10) };
   console.log(
-    `${exercise.id}: ${score.killed} killed, ${score.survived} survived, ${score.equivalent} equivalent, ${score.invalid} invalid → ${score.score}% (${Math.round((Date.now() - started) / 1000)} s)`,
+    `${exercise.id}: ${score.killed} killed, ${score.survived} survived, ${score.equivalent} equivalent, ${score.wording} wording, ${score.invalid} invalid → ${score.score}% (${Math.round((Date.now() - started) / 1000)} s)`,
   );
   for (const s of score.survivors)
     console.log(`  survived: ${file}:${s.line} ${s.mutator}: ${s.code}  →  ${s.replacement}`);

@@ -12,6 +12,7 @@ interface Score {
   killed: number;
   survived: number;
   equivalent: number;
+  wording?: number;
   score: number;
   measured: string;
 }
@@ -30,7 +31,8 @@ export function exerciseTable(scores = readScores()): string[] {
     const s = scores[id];
     if (!s) return "not measured yet";
     const equivalent = s.equivalent ? `, ${s.equivalent} equivalent` : "";
-    return `${s.score}% (${s.killed} of ${s.killed + s.survived} killed${equivalent}; ${s.measured})`;
+    const wording = s.wording ? `, ${s.wording} rewording a message` : "";
+    return `${s.score}% (${s.killed} of ${s.killed + s.survived} killed${equivalent}${wording}; ${s.measured})`;
   };
   const rows = chapters.map((chapter) => {
     const own = EXERCISES.filter((e) => chapterOf(e.id) === chapter);
