@@ -79,83 +79,100 @@ exerciseSuite("a2", {
 describe("a2's failures say what was actually wrong", () => {
   const exercise = findExercise("a2")!;
   const chapter = findChapter("a2")!;
-  /** The keys of the failed checks, by check id, for the reference with `mutant` applied. */
-  async function failures(mutant: Mutant): Promise<Record<string, string>> {
-    const results = await checkCopy(exercise, (file) => {
-      applySolution(exercise, chapter, file);
-      const answer = readFileSync(file, "utf8");
-      writeFileSync(
-        file,
-        replaceRegions(
-          answer,
-          Object.fromEntries(
-            Object.entries(mutant).map(([region, mutate]) => [
-              region,
-              mutate(regionText(answer, region)),
-            ]),
+  /** The keys of the failed checks among `only`, by check id, for the reference with `mutant`
+   *  applied. */
+  async function failures(mutant: Mutant, only: string[]): Promise<Record<string, string>> {
+    const checks = exercise.checks.filter((c) => only.includes(c.id));
+    const results = await checkCopy(
+      exercise,
+      (file) => {
+        applySolution(exercise, chapter, file);
+        const answer = readFileSync(file, "utf8");
+        writeFileSync(
+          file,
+          replaceRegions(
+            answer,
+            Object.fromEntries(
+              Object.entries(mutant).map(([region, mutate]) => [
+                region,
+                mutate(regionText(answer, region)),
+              ]),
+            ),
           ),
-        ),
-      );
-    });
+        );
+      },
+      { only },
+    );
     return Object.fromEntries(
       results.flatMap((r, i) =>
-        "failure" in r
-          ? [[exercise.checks[i].id, r.failure.key]]
-          : r.ok
-            ? []
-            : [[exercise.checks[i].id, "other"]],
+        "failure" in r ? [[checks[i].id, r.failure.key]] : r.ok ? [] : [[checks[i].id, "other"]],
       ),
     );
   }
 
   it("a lead refusal returned as a success is named as such, not as a call the gate let through", async () => {
-    const got = await failures({
-      call: swap(
-        "if (refused) return { output: refused, isError: true };",
-        "if (refused) return { output: refused, isError: false };",
-      ),
-    });
+    const got = await failures(
+      {
+        call: swap(
+          "if (refused) return { output: refused, isError: true };",
+          "if (refused) return { output: refused, isError: false };",
+        ),
+      },
+      ["gate-before-hooks"],
+    );
     expect(got["gate-before-hooks"]).toBe("refusal-not-error");
   });
 
   it("a delegate's refusal returned as its output is named as such", async () => {
-    const got = await failures({
-      call: swap("if (refused) throw new Error(refused);", "if (refused) return refused;"),
-    });
+    const got = await failures(
+      {
+        call: swap("if (refused) throw new Error(refused);", "if (refused) return refused;"),
+      },
+      ["delegates-gated"],
+    );
     expect(got["delegates-gated"]).toBe("refusal-returned");
   });
 
   it("the tool count is named only when the call's tool is one the base list lacks", async () => {
     // The base tools left out of the list the gate is given: a base tool's call gets through.
-    const base = await failures({
-      call: both(
-        swap(
-          "await gate(env, perms, call, TOOLS);",
-          "await gate(env, perms, call, TOOLS.filter((t) => !s02.BASE_TOOLS.includes(t)));",
+    const base = await failures(
+      {
+        call: both(
+          swap(
+            "await gate(env, perms, call, TOOLS);",
+            "await gate(env, perms, call, TOOLS.filter((t) => !s02.BASE_TOOLS.includes(t)));",
+          ),
+          swap(
+            "gate(env, perms, rewritten, TOOLS)",
+            "gate(env, perms, rewritten, TOOLS.filter((t) => !s02.BASE_TOOLS.includes(t)))",
+          ),
         ),
-        swap(
-          "gate(env, perms, rewritten, TOOLS)",
-          "gate(env, perms, rewritten, TOOLS.filter((t) => !s02.BASE_TOOLS.includes(t)))",
-        ),
-      ),
-    });
+      },
+      ["every-lead-tool-gated"],
+    );
     expect(base["every-lead-tool-gated"]).toBe("malformed-allowed-base");
-    const five = await failures({
-      call: both(
-        swap(
-          "await gate(env, perms, call, TOOLS);",
-          "await gate(env, perms, call, s02.BASE_TOOLS);",
+    const five = await failures(
+      {
+        call: both(
+          swap(
+            "await gate(env, perms, call, TOOLS);",
+            "await gate(env, perms, call, s02.BASE_TOOLS);",
+          ),
+          swap("gate(env, perms, rewritten, TOOLS)", "gate(env, perms, rewritten, s02.BASE_TOOLS)"),
         ),
-        swap("gate(env, perms, rewritten, TOOLS)", "gate(env, perms, rewritten, s02.BASE_TOOLS)"),
-      ),
-    });
+      },
+      ["every-lead-tool-gated"],
+    );
     expect(five["every-lead-tool-gated"]).toBe("malformed-allowed");
-    const none = await failures({
-      call: swap(
-        "  const refused = await gate(env, perms, call, TOOLS);\n  if (refused) return { output: refused, isError: true };\n",
-        "",
-      ),
-    });
+    const none = await failures(
+      {
+        call: swap(
+          "  const refused = await gate(env, perms, call, TOOLS);\n  if (refused) return { output: refused, isError: true };\n",
+          "",
+        ),
+      },
+      ["every-lead-tool-gated", "gate-before-hooks"],
+    );
     expect(none["every-lead-tool-gated"]).toBe("malformed-not-gated");
     expect(none["gate-before-hooks"]).toBe("not-denied");
   });
