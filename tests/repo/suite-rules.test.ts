@@ -6,7 +6,7 @@ import path from "node:path";
 import { globSync } from "tinyglobby";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
-import { BUDGET, budget, timeoutScale } from "../support/budgets.ts";
+import { BUDGET, budget, runScale, timeoutScale } from "../support/budgets.ts";
 
 const RULES: [string, RegExp][] = [
   // `}, 60_000);` closing a test or a hook, `{ timeout: 15_000 }` for a wait
@@ -80,11 +80,18 @@ describe("timeout budgets", () => {
       );
   });
 
-  it("add up the work a test does, times this run's factor", () => {
-    const factor = budget("unit") / BUDGET.unit;
-    expect(factor).toBeGreaterThan(0);
-    expect(budget({ cli: 2, command: 1 })).toBe(
-      Math.round((2 * BUDGET.cli + BUDGET.command) * factor),
+  it("take the run's factor, or a larger one if the machine got busier during the run", () => {
+    expect(runScale({ LAH_TIMEOUT_SCALE: "5" }, idle.load, idle.cores)).toBe(5);
+    expect(runScale({ LAH_TIMEOUT_SCALE: "2" }, 8, 2)).toBe(5); // load 8 on 2 cores now
+    expect(runScale({ LAH_TIMEOUT_SCALE: "2" }, 40, 2)).toBe(8);
+    expect(runScale({ TEST_TIMEOUT_SCALE: "1.5", LAH_TIMEOUT_SCALE: "1.5" }, 40, 2)).toBe(1.5);
+  });
+
+  it("add up the work a test does, times the factor", () => {
+    expect(budget("unit", 3)).toBe(3 * BUDGET.unit);
+    expect(budget({ cli: 2, command: 1 }, 2.5)).toBe(
+      Math.round((2 * BUDGET.cli + BUDGET.command) * 2.5),
     );
+    expect(budget({ cli: 2 })).toBeGreaterThanOrEqual(2 * BUDGET.cli);
   });
 });

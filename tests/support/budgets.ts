@@ -10,7 +10,9 @@
 //   - else the load per core when the run started, plus one (an idle machine: 1, two busy
 //     loops on two cores: about 2), at least 2 under CI, at most 8.
 // vitest.config.ts works the factor out once, in the main process, and hands it to every worker
-// (LAH_TIMEOUT_SCALE), so all files of a run agree on it.
+// (LAH_TIMEOUT_SCALE); a file collected when the machine has got busier than that takes the
+// factor of the load then (runScale()): the load can rise during a run, and a timeout is no test
+// of speed.
 import { availableParallelism, loadavg } from "node:os";
 
 /** What each kind of work takes on an idle machine, with room to spare (milliseconds). */
@@ -59,17 +61,25 @@ export function timeoutScale(
   return Math.min(8, Math.max(env.CI ? 2 : 1, Math.round(busy * 10) / 10));
 }
 
-let scale: number | undefined;
-/** This run's factor: worked out once per process, from LAH_TIMEOUT_SCALE in a worker. */
-export function runScale(): number {
-  return (scale ??= timeoutScale());
+/** The factor for a test collected now: the one its run started with (LAH_TIMEOUT_SCALE, in a
+ *  worker) or, when the machine has got busier since (a build started beside the suite), the one
+ *  for the load now: a file collected later gets the larger, never a smaller one. A
+ *  TEST_TIMEOUT_SCALE someone set is the factor, whatever the load. */
+export function runScale(
+  env: NodeJS.ProcessEnv = process.env,
+  load = loadavg()[0],
+  cores = availableParallelism(),
+): number {
+  const atStart = timeoutScale(env, load, cores);
+  if (env.TEST_TIMEOUT_SCALE) return atStart;
+  return Math.max(atStart, timeoutScale({ CI: env.CI }, load, cores));
 }
 
 /** The timeout for a test (or hook, or wait) that does this much work: the sum of the budgets,
  *  times this run's factor. `budget({ cli: 2, command: 3 })`; `budget("page")` for one of a kind. */
-export function budget(work: Work | Partial<Record<Work, number>>): number {
+export function budget(work: Work | Partial<Record<Work, number>>, scale = runScale()): number {
   const counts = typeof work === "string" ? { [work]: 1 } : work;
   let ms = 0;
   for (const [kind, n] of Object.entries(counts)) ms += BUDGET[kind as Work] * (n ?? 0);
-  return Math.round(ms * runScale());
+  return Math.round(ms * scale);
 }
