@@ -9,6 +9,7 @@ import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
 import { performanceTable, readFigures } from "../bench/figures.ts";
 import { exerciseTable, TABLE_HEADER } from "../mutation/table.ts";
 import { SECRET_VARIABLES } from "../support/attack-sets.ts";
+import { allRunnable } from "../../chapters/_runner/chapters.ts";
 
 const readme = () => readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
 
@@ -30,6 +31,14 @@ describe("the README's figures", () => {
   // instead fails here.
   it("the performance table is the bench's saved figures, each with its date", () => {
     expect(readme()).toContain(performanceTable(readFigures()));
+  });
+
+  it("the chapters it counts are the runnable ones: the fifteen, then those after them", () => {
+    const stated = readme().match(/\*\*(\d+) runnable chapters\*\*[^*]*\*\*(\d+) more\*\*/);
+    expect(stated, "README.md names no count of chapters").not.toBeNull();
+    const ids = allRunnable().map((c) => c.id);
+    expect(Number(stated![1])).toBe(ids.filter((id) => id.startsWith("s")).length);
+    expect(Number(stated![2])).toBe(ids.filter((id) => id.startsWith("a")).length);
   });
 
   it("the secret-bearing variables it counts are the ones the sandbox test tries", () => {
