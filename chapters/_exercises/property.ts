@@ -17,6 +17,14 @@ export interface ForAllOptions {
   seed?: number;
 }
 
+/** Set by whoever runs checks in its own process (the exercises' tests): once it is aborted (the
+ *  test timed out), a property started under it tries no more cases, so a check left behind does
+ *  not go on running beside the next test. The checker's child process needs none: it is killed. */
+let stopWhen: AbortSignal | undefined;
+export function stopChecksWhen(signal: AbortSignal | undefined): void {
+  stopWhen = signal;
+}
+
 /** Tries `rule` on cases drawn from `cases`. Returns when it holds for all of them; otherwise
  *  throws what the rule threw on the smallest failing case (a CheckFailure, or the learner's own
  *  exception, which the checker reports as such). A stub's "not started" goes on up at once,
@@ -27,9 +35,11 @@ export async function forAll<T>(
   { runs = 25, seed = SEED }: ForAllOptions = {},
 ): Promise<void> {
   let notStarted: unknown;
+  const stop = stopWhen;
   const details = await fc.check(
     fc.asyncProperty(cases, async (value) => {
       if (notStarted) return;
+      if (stop?.aborted) throw new Error("the checks were stopped");
       try {
         await rule(value);
       } catch (err) {

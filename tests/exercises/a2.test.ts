@@ -81,7 +81,11 @@ describe("a2's failures say what was actually wrong", () => {
   const chapter = findChapter("a2")!;
   /** The keys of the failed checks among `only`, by check id, for the reference with `mutant`
    *  applied. */
-  async function failures(mutant: Mutant, only: string[]): Promise<Record<string, string>> {
+  async function failures(
+    mutant: Mutant,
+    only: string[],
+    signal?: AbortSignal,
+  ): Promise<Record<string, string>> {
     const checks = exercise.checks.filter((c) => only.includes(c.id));
     const results = await checkCopy(
       exercise,
@@ -101,7 +105,7 @@ describe("a2's failures say what was actually wrong", () => {
           ),
         );
       },
-      { only },
+      { only, signal },
     );
     return Object.fromEntries(
       results.flatMap((r, i) =>
@@ -110,7 +114,9 @@ describe("a2's failures say what was actually wrong", () => {
     );
   }
 
-  it("a lead refusal returned as a success is named as such, not as a call the gate let through", async () => {
+  it("a lead refusal returned as a success is named as such, not as a call the gate let through", async ({
+    signal,
+  }) => {
     const got = await failures(
       {
         call: swap(
@@ -119,21 +125,25 @@ describe("a2's failures say what was actually wrong", () => {
         ),
       },
       ["gate-before-hooks"],
+      signal,
     );
     expect(got["gate-before-hooks"]).toBe("refusal-not-error");
   });
 
-  it("a delegate's refusal returned as its output is named as such", async () => {
+  it("a delegate's refusal returned as its output is named as such", async ({ signal }) => {
     const got = await failures(
       {
         call: swap("if (refused) throw new Error(refused);", "if (refused) return refused;"),
       },
       ["delegates-gated"],
+      signal,
     );
     expect(got["delegates-gated"]).toBe("refusal-returned");
   });
 
-  it("the tool count is named only when the call's tool is one the base list lacks", async () => {
+  it("the tool count is named only when the call's tool is one the base list lacks", async ({
+    signal,
+  }) => {
     // The base tools left out of the list the gate is given: a base tool's call gets through.
     const base = await failures(
       {
@@ -149,6 +159,7 @@ describe("a2's failures say what was actually wrong", () => {
         ),
       },
       ["every-lead-tool-gated"],
+      signal,
     );
     expect(base["every-lead-tool-gated"]).toBe("malformed-allowed-base");
     const five = await failures(
@@ -162,6 +173,7 @@ describe("a2's failures say what was actually wrong", () => {
         ),
       },
       ["every-lead-tool-gated"],
+      signal,
     );
     expect(five["every-lead-tool-gated"]).toBe("malformed-allowed");
     const none = await failures(
@@ -172,6 +184,7 @@ describe("a2's failures say what was actually wrong", () => {
         ),
       },
       ["every-lead-tool-gated", "gate-before-hooks"],
+      signal,
     );
     expect(none["every-lead-tool-gated"]).toBe("malformed-not-gated");
     expect(none["gate-before-hooks"]).toBe("not-denied");

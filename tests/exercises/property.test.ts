@@ -3,7 +3,7 @@
 // run; a stub's "not started" goes on up at once, without being shrunk.
 import { describe, expect, it } from "vitest";
 import { CheckFailure, expectThat, NOT_STARTED } from "../../chapters/_exercises/kit.ts";
-import { fc, forAll } from "../../chapters/_exercises/property.ts";
+import { fc, forAll, stopChecksWhen } from "../../chapters/_exercises/property.ts";
 
 /** What forAll threw, or undefined. */
 async function thrown(run: Promise<void>): Promise<unknown> {
@@ -27,6 +27,23 @@ describe("forAll: a check's rule tried on generated cases", () => {
       { runs: 30 },
     );
     expect(tried).toBe(30);
+  });
+
+  it("tries no more cases once the signal it started under is aborted (a test that timed out)", async () => {
+    const controller = new AbortController();
+    stopChecksWhen(controller.signal);
+    let tried = 0;
+    const run = forAll(
+      fc.nat(100),
+      () => {
+        if (++tried === 3) controller.abort();
+      },
+      { runs: 200 },
+    );
+    stopChecksWhen(undefined); // the next test's signal: the property keeps the one it started under
+    const err = await thrown(run);
+    expect(tried).toBe(3);
+    expect((err as Error).message).toBe("the checks were stopped");
   });
 
   it("reports the smallest failing case, with the values that case gave its failure", async () => {

@@ -13,6 +13,7 @@ import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
 import { chapterOf, EXERCISES } from "../../chapters/_exercises/catalog.ts";
 import { checkKit, type Exercise } from "../../chapters/_exercises/kit.ts";
 import { runChecksOn, type CheckResult } from "../../chapters/_exercises/run-checks.ts";
+import { stopChecksWhen } from "../../chapters/_exercises/property.ts";
 import {
   applySolution,
   regionText,
@@ -46,7 +47,17 @@ export type Mutant = Record<string, (reference: string) => string>;
 export async function checkCopy(
   exercise: Exercise,
   edit: (file: string) => void,
-  { untilFailed = false, only }: { untilFailed?: boolean; only?: string[] } = {},
+  {
+    untilFailed = false,
+    only,
+    signal,
+  }: {
+    untilFailed?: boolean;
+    only?: string[];
+    /** The test's own (vitest's context.signal): when it times out, the checks stop at the next
+     *  case instead of running on beside the next test of the worker. */
+    signal?: AbortSignal;
+  } = {},
 ): Promise<CheckResult[]> {
   const unknown = only?.filter((id) => !exercise.checks.some((c) => c.id === id)) ?? [];
   if (unknown.length) throw new Error(`${exercise.id} has no check ${unknown.join(", ")}`);
@@ -58,6 +69,7 @@ export async function checkCopy(
   edit(file);
   const module: unknown = await import(pathToFileURL(file).href);
   const results: CheckResult[] = [];
+  stopChecksWhen(signal);
   await runChecksOn(
     exercise,
     module,
@@ -65,7 +77,7 @@ export async function checkCopy(
     checkKit(() => tempDir("lah-ws-")),
     (r) => {
       results.push(r);
-      return untilFailed && !r.ok ? "enough" : undefined;
+      return (untilFailed && !r.ok) || signal?.aborted ? "enough" : undefined;
     },
   );
   return results;
@@ -78,23 +90,29 @@ export function exerciseSuite(chapterId: string, mutants: Record<string, Record<
   const chapter = findChapter(chapterId)!;
   for (const exercise of EXERCISES.filter((e) => chapterOf(e.id) === chapterId)) {
     describe(`exercise ${exercise.id} (${exercise.kind})`, () => {
-      it("passes every check on the reference answer", async () => {
-        const results = await checkCopy(exercise, (file) => applySolution(exercise, chapter, file));
+      it("passes every check on the reference answer", async ({ signal }) => {
+        const results = await checkCopy(
+          exercise,
+          (file) => applySolution(exercise, chapter, file),
+          {
+            signal,
+          },
+        );
         expect(results.filter((r) => !r.ok).map(said)).toEqual([]);
         expect(results).toHaveLength(exercise.checks.length);
       });
 
       if (exercise.kind === "rebuild")
-        it("fails every check on the untouched stub, as not started", async () => {
-          const results = await checkCopy(exercise, () => {});
+        it("fails every check on the untouched stub, as not started", async ({ signal }) => {
+          const results = await checkCopy(exercise, () => {}, { signal });
           expect(results.map((r) => r.ok || "notStarted" in r)).toEqual(
             exercise.checks.map(() => true),
           );
           expect(results.some((r) => r.ok)).toBe(false);
         });
       else
-        it("fails a check on the chapter as it is, before the extension", async () => {
-          const results = await checkCopy(exercise, () => {});
+        it("fails a check on the chapter as it is, before the extension", async ({ signal }) => {
+          const results = await checkCopy(exercise, () => {}, { signal });
           expect(results.some((r) => !r.ok)).toBe(true);
         });
 
@@ -102,7 +120,7 @@ export function exerciseSuite(chapterId: string, mutants: Record<string, Record<
       if (exercise.kind === "rebuild")
         it("has at least three mutants", () => expect(wrong.length).toBeGreaterThanOrEqual(3));
       for (const [name, mutant] of wrong)
-        it(`catches a wrong answer: ${name}`, async () => {
+        it(`catches a wrong answer: ${name}`, async ({ signal }) => {
           const results = await checkCopy(
             exercise,
             (file) => {
@@ -121,7 +139,7 @@ export function exerciseSuite(chapterId: string, mutants: Record<string, Record<
               );
               writeFileSync(file, changed);
             },
-            { untilFailed: true },
+            { untilFailed: true, signal },
           );
           expect(results.filter((r) => !r.ok).length, "no check failed").toBeGreaterThan(0);
           expect(
