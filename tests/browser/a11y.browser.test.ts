@@ -2,9 +2,9 @@
 // dark theme: contrast, names, landmarks, keyboard reach of scrolling regions. Any violation fails
 // with its rule, impact and the first elements it names.
 import { createRequire } from "node:module";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hasChromium } from "../support/chromium.ts";
-import { chapter, openSite } from "../support/browser.ts";
+import { chapter, siteForSuite } from "../support/browser.ts";
 import { budget } from "../support/budgets.ts";
 
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
@@ -34,14 +34,7 @@ interface Violation {
 const CHECKS = budget({ page: 2 * PAGES.length + 3 });
 
 describe.skipIf(!hasChromium)("accessibility (axe-core)", { timeout: CHECKS }, () => {
-  let site: Awaited<ReturnType<typeof openSite>>;
-  beforeAll(
-    async () => {
-      site = await openSite();
-    },
-    budget({ siteBuild: 1, browser: 1 }),
-  );
-  afterAll(() => site?.close());
+  const site = siteForSuite();
 
   // Every rule in the light theme; in the dark theme only contrast changes, so only contrast is
   // checked there, on the pages with colours of their own (player, diff, status table). The dark

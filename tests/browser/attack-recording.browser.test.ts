@@ -8,22 +8,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { recordingHeader } from "../support/recordings.ts";
 import { hasChromium } from "../support/chromium.ts";
-import { openSite, visit } from "../support/browser.ts";
+import { siteForSuite, visit } from "../support/browser.ts";
 import { budget } from "../support/budgets.ts";
 
-let site: Awaited<ReturnType<typeof openSite>>;
+const site = siteForSuite({ when: hasChromium });
 const dir = mkdtempSync(path.join(tmpdir(), "lah-attack-open-"));
-beforeAll(
-  async () => {
-    if (hasChromium) site = await openSite();
-  },
-  budget({ siteBuild: 1, browser: 1 }),
-);
-afterAll(async () => {
-  await site?.close();
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 

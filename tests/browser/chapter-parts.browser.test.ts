@@ -4,10 +4,10 @@
 // diagrams, a layer above everything that gives the page back as it was.
 import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { allRunnable, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { hasChromium } from "../support/chromium.ts";
-import { LOCALES, openSite, scriptsReady, visit } from "../support/browser.ts";
+import { LOCALES, siteForSuite, scriptsReady, visit } from "../support/browser.ts";
 import { budget } from "../support/budgets.ts";
 
 const CHAPTER = "s13-agent-teams";
@@ -26,14 +26,7 @@ const MOST_SCREENS = 8;
 const SHOTS = path.join(REPO_ROOT, "artifacts/screenshots");
 
 describe.skipIf(!hasChromium)("a chapter in parts", { timeout: budget({ page: 20 }) }, () => {
-  let site: Awaited<ReturnType<typeof openSite>>;
-  beforeAll(
-    async () => {
-      site = await openSite();
-    },
-    budget({ siteBuild: 1, browser: 1 }),
-  );
-  afterAll(() => site?.close());
+  const site = siteForSuite();
 
   it("each part has its own URL in every locale, with tabs and the sidebar leading to the others", async () => {
     const page = await site.tab(LAPTOP);
@@ -229,14 +222,7 @@ describe.skipIf(!hasChromium)("a chapter in parts", { timeout: budget({ page: 20
 });
 
 describe.skipIf(!hasChromium)("Full size", { timeout: budget({ page: 6 }) }, () => {
-  let site: Awaited<ReturnType<typeof openSite>>;
-  beforeAll(
-    async () => {
-      site = await openSite();
-    },
-    budget({ siteBuild: 1, browser: 1 }),
-  );
-  afterAll(() => site?.close());
+  const site = siteForSuite();
 
   /** Opens s06's scenario, scrolled to its sequence diagram, and that diagram full size. */
   async function openFullSize(viewport: { width: number; height: number }) {

@@ -5,11 +5,11 @@
 // wrote (a message's type) stays as it was.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { findChapter, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import type { ChapterModule } from "../../chapters/_shared/types.ts";
 import { hasChromium } from "../support/chromium.ts";
-import { LOCALES, openSite } from "../support/browser.ts";
+import { LOCALES, siteForSuite } from "../support/browser.ts";
 import { budget } from "../support/budgets.ts";
 
 const strings = (file: string) =>
@@ -19,14 +19,7 @@ describe.skipIf(!hasChromium)(
   "generated text in the reader's language",
   { timeout: budget({ page: 12 }) },
   () => {
-    let site: Awaited<ReturnType<typeof openSite>>;
-    beforeAll(
-      async () => {
-        site = await openSite();
-      },
-      budget({ siteBuild: 1, browser: 1 }),
-    );
-    afterAll(() => site?.close());
+    const site = siteForSuite();
 
     it("tool descriptions and the sequence diagram's words are the locale's, in ja, zh and de", async () => {
       const s13 = findChapter("s13")!;

@@ -4,11 +4,11 @@
 // sends to the model, the lines of its lesson files. Nothing typed by hand, nothing cut off.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { listChapters } from "../../chapters/_runner/chapters.ts";
 import type { ChapterModule } from "../../chapters/_shared/types.ts";
 import { hasChromium } from "../support/chromium.ts";
-import { LOCALES, openSite } from "../support/browser.ts";
+import { LOCALES, siteForSuite } from "../support/browser.ts";
 import { budget } from "../support/budgets.ts";
 
 /** What the code says of a chapter: its tools' names, in order, and its lesson files' lines. */
@@ -24,14 +24,7 @@ describe.skipIf(!hasChromium)(
   "the home page's chapter cards",
   { timeout: budget({ page: 16 }) },
   () => {
-    let site: Awaited<ReturnType<typeof openSite>>;
-    beforeAll(
-      async () => {
-        site = await openSite();
-      },
-      budget({ siteBuild: 1, browser: 1 }),
-    );
-    afterAll(() => site?.close());
+    const site = siteForSuite();
 
     it("show each chapter's tools and lines as its code has them, and the harness growing, at 390 and 1280 px in every locale", async () => {
       const chapters = listChapters();

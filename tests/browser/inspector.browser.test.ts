@@ -5,11 +5,11 @@
 // and a click beside it close it, giving the focus back to the step's button.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import type { TraceEvent } from "../../chapters/_trace/contract.ts";
 import { hasChromium } from "../support/chromium.ts";
-import { openSite, scriptsReady } from "../support/browser.ts";
+import { siteForSuite, scriptsReady } from "../support/browser.ts";
 import { budget } from "../support/budgets.ts";
 
 const trace = (id: string) =>
@@ -18,14 +18,7 @@ const trace = (id: string) =>
   };
 
 describe.skipIf(!hasChromium)("the player's inspector", { timeout: budget({ page: 12 }) }, () => {
-  let site: Awaited<ReturnType<typeof openSite>>;
-  beforeAll(
-    async () => {
-      site = await openSite();
-    },
-    budget({ siteBuild: 1, browser: 1 }),
-  );
-  afterAll(() => site?.close());
+  const site = siteForSuite();
 
   /** s13's Run it part at a step of the given kind, the nth of that kind. */
   async function atStep(locale: string, kind: TraceEvent["kind"], nth: number) {

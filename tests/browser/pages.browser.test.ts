@@ -2,7 +2,7 @@
 // errors or failed requests, its diagrams render, nothing overflows 390 px, and the language and
 // theme pickers (the menu's, or the home page's own, which has no menu) show their labels whole. (Every link and
 // image of every page is checked without a browser by tests/site.test.ts.)
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hasChromium } from "../support/chromium.ts";
 import {
   appendices,
@@ -10,7 +10,7 @@ import {
   chapters,
   cutPickerLabels,
   LOCALES,
-  openSite,
+  siteForSuite,
   visit,
 } from "../support/browser.ts";
 import { budget } from "../support/budgets.ts";
@@ -57,14 +57,7 @@ const URLS = Object.entries(LOCALES).flatMap(([locale, prefix]) =>
 const VISITS = budget({ page: URLS.length });
 
 describe.skipIf(!hasChromium)("pages in chromium at 390 px", { timeout: VISITS }, () => {
-  let site: Awaited<ReturnType<typeof openSite>>;
-  beforeAll(
-    async () => {
-      site = await openSite();
-    },
-    budget({ siteBuild: 1, browser: 1 }),
-  );
-  afterAll(() => site?.close());
+  const site = siteForSuite();
 
   it("a page of every kind, in every locale, loads without errors and fits a 390 px screen", async () => {
     const { browser, server } = site;

@@ -3,27 +3,18 @@
 // a notice when a locale's notes are missing or older than the English ones, the same run
 // readable without JavaScript, and two players on one page that keep to themselves (each
 // <lah-player> element holds its own state).
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { allRunnable } from "../../chapters/_runner/chapters.ts";
 import { readNotes } from "../../chapters/_runner/notes-files.ts";
 import { readTrace } from "../../site/lib/record-trace.ts";
 import { machineFocus } from "../../site/lib/state-machines.ts";
 import { notesStatus } from "../../site/lib/translation.ts";
 import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
-import { openSite, scriptsReady, visit } from "../support/browser.ts";
+import { scriptsReady, siteForSuite, visit } from "../support/browser.ts";
 import { budget } from "../support/budgets.ts";
 
-let site: Awaited<ReturnType<typeof openSite>>;
-let browser: Browser;
-beforeAll(
-  async () => {
-    site = await openSite();
-    browser = site.browser;
-  },
-  budget({ siteBuild: 1, browser: 1 }),
-);
-afterAll(() => site?.close());
+const site = siteForSuite();
 
 const dirOf = (id: string) => allRunnable().find((c) => c.id === id)!.dir;
 const flat = (text: string | null | undefined) => (text ?? "").replace(/\s+/g, " ").trim();
@@ -280,7 +271,7 @@ describe("the player", { timeout: budget({ page: 4 }) }, () => {
   });
 
   it("without JavaScript the run reads as a list of steps with their notes", async () => {
-    const context = await browser.newContext({
+    const context = await site.browser.newContext({
       javaScriptEnabled: false,
       viewport: { width: 390, height: 800 },
     });

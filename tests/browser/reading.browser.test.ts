@@ -3,9 +3,9 @@
 // screen with it (or it fits); the player's step, note, code, state and machine are in one
 // 1280×720 screen, the panels staying put while the steps move; the timeline's table never
 // breaks a word or a chapter id across lines, and its imports column keeps its links apart.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hasChromium } from "../support/chromium.ts";
-import { LOCALES, openSite, scriptsReady } from "../support/browser.ts";
+import { LOCALES, siteForSuite, scriptsReady } from "../support/browser.ts";
 import { budget } from "../support/budgets.ts";
 
 const SCREENS = [
@@ -15,14 +15,7 @@ const SCREENS = [
 ];
 
 describe.skipIf(!hasChromium)("reading the site", { timeout: budget({ page: 20 }) }, () => {
-  let site: Awaited<ReturnType<typeof openSite>>;
-  beforeAll(
-    async () => {
-      site = await openSite();
-    },
-    budget({ siteBuild: 1, browser: 1 }),
-  );
-  afterAll(() => site?.close());
+  const site = siteForSuite();
 
   it("a sequence diagram wider than its column scrolls in a box no taller than the screen, inside the column", async () => {
     const problems: string[] = [];

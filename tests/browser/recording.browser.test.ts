@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { budget } from "../support/budgets.ts";
 import {
   longTeamRecording,
@@ -20,19 +20,12 @@ import ja from "../../i18n/ui.ja.json";
 import { readTrace } from "../../site/lib/record-trace.ts";
 import { translator } from "../../site/lib/ui-text.ts";
 import { hasChromium } from "../support/chromium.ts";
-import { openSite, visit } from "../support/browser.ts";
+import { siteForSuite, visit } from "../support/browser.ts";
 import { BASE } from "../support/site-build.ts";
 
-let site: Awaited<ReturnType<typeof openSite>>;
+const site = siteForSuite({ when: hasChromium });
 const dir = mkdtempSync(path.join(tmpdir(), "lah-open-"));
-beforeAll(
-  async () => {
-    if (hasChromium) site = await openSite();
-  },
-  budget({ siteBuild: 1, browser: 1 }),
-);
-afterAll(async () => {
-  await site?.close();
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -3,35 +3,31 @@
 // are pages.browser.test.ts. Screenshots go to artifacts/.
 import { mkdirSync, readdirSync } from "node:fs";
 import path from "node:path";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import { beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { underBase } from "../support/site-build.ts";
 import { hasChromium } from "../support/chromium.ts";
-import type { serve } from "../support/serve.ts";
-import { chapter, cutPickerLabels, LOCALES, openSite, scriptsReady } from "../support/browser.ts";
+
+import {
+  chapter,
+  cutPickerLabels,
+  LOCALES,
+  scriptsReady,
+  siteForSuite,
+} from "../support/browser.ts";
 import { budget } from "../support/budgets.ts";
 
 const SHOTS = path.join(REPO_ROOT, "artifacts/screenshots");
 
 // Each test loads up to four pages, or one at seven widths, or searches in four locales.
 describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 6 }) }, () => {
-  let site: Awaited<ReturnType<typeof openSite>>;
-  let browser: Browser;
-  let server: Awaited<ReturnType<typeof serve>>;
-  beforeAll(
-    async () => {
-      site = await openSite();
-      ({ browser, server } = site);
-      mkdirSync(SHOTS, { recursive: true });
-    },
-    budget({ siteBuild: 1, browser: 1 }),
-  );
-  afterAll(() => site?.close());
+  const site = siteForSuite();
+  beforeAll(() => mkdirSync(SHOTS, { recursive: true }));
 
   it("the language picker switches between en, ja, zh and de on the same chapter (screenshots of each)", async () => {
     const page = await site.tab({ width: 1280, height: 900 });
-    await page.goto(`${server.url}/${chapter}/`);
+    await page.goto(`${site.server.url}/${chapter}/`);
     for (const [locale, next] of [
       ["en", "/ja"],
       ["ja", "/zh"],
@@ -51,7 +47,7 @@ describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 
         .locator("starlight-lang-select select")
         .first()
         .selectOption({ value: underBase(`${next}/${chapter}/`) });
-      await page.waitForURL(`${server.url}${next}/${chapter}/`);
+      await page.waitForURL(`${site.server.url}${next}/${chapter}/`);
     }
   });
 
@@ -60,7 +56,7 @@ describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 
     const page = await site.tab();
     for (const [locale, word] of Object.entries(words)) {
       const prefix = LOCALES[locale as keyof typeof LOCALES];
-      await page.goto(`${server.url}${prefix}/`); // the home page: search is on every page
+      await page.goto(`${site.server.url}${prefix}/`); // the home page: search is on every page
       await scriptsReady(page);
       await page.locator("button[data-open-modal]").first().click();
       await page
@@ -72,7 +68,7 @@ describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 
       const href = (await link.getAttribute("href")) ?? "";
       expect(href.startsWith(underBase(`${prefix}/`)), `${locale}: ${href}`).toBe(true);
       if (locale === "en") expect(href).not.toMatch(/^\/[^/]+\/(ja|zh|de)\//);
-      expect((await fetch(new URL(href, server.origin))).status, href).toBe(200);
+      expect((await fetch(new URL(href, site.server.origin))).status, href).toBe(200);
       if (locale === "ja")
         await expect
           .poll(() => page.locator(".pagefind-ui__message").textContent())
@@ -81,14 +77,14 @@ describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 
   });
 
   it("diagrams come drawn: no mermaid downloaded, colours follow the theme, full size on demand", async () => {
-    const context = await browser.newContext();
+    const context = await site.browser.newContext();
     const page = await context.newPage();
     const scripts: string[] = [];
     page.on("request", (r) => r.resourceType() === "script" && scripts.push(r.url()));
     const actorFill: Record<string, string> = {};
     for (const theme of ["light", "dark"] as const) {
       await page.addInitScript((t) => localStorage.setItem("starlight-theme", t), theme);
-      await page.goto(`${server.url}/${chapter}/run/`, { waitUntil: "load" });
+      await page.goto(`${site.server.url}/${chapter}/run/`, { waitUntil: "load" });
       const figure = page.locator("figure.lah-mermaid").first();
       actorFill[theme] = await figure
         .locator("rect.actor")
@@ -120,7 +116,7 @@ describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 
       "/s13-agent-teams/run/",
       "/s15-team-protocols/run/",
     ]) {
-      await page.goto(`${server.url}${url}`, { waitUntil: "load" });
+      await page.goto(`${site.server.url}${url}`, { waitUntil: "load" });
       smallest[url] = await page.evaluate(() => {
         let min = Infinity;
         for (const svg of document.querySelectorAll<SVGSVGElement>(".lah-mermaid-svg svg")) {
@@ -138,7 +134,7 @@ describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 
 
   it("a diagram wider than the column takes the room beside it; no page overflows from 390 to 1920 px", async () => {
     const page = await site.tab();
-    const url = `${server.url}/s13-agent-teams/run/`; // its sequence diagram is 1,347 px wide
+    const url = `${site.server.url}/s13-agent-teams/run/`; // its sequence diagram is 1,347 px wide
     const widths: Record<number, { prose: number; figure: number; panel: number; own: number }> =
       {};
     // One load, then the window resized through the widths: the layout is CSS (container queries),
@@ -195,10 +191,10 @@ describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 
 
   it("scrolling the longest chapter's parts through, down from the top and up from the player, moves nothing on screen", async () => {
     // its own tab: the shared one may show this page already, scrolled, and a reload keeps that
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const page = await site.browser.newPage({ viewport: { width: 1280, height: 800 } });
     const shifts: string[] = [];
     for (const start of ["", "run/", "code/", "deep-dive/", "exercises/", "run/#try-it"]) {
-      await page.goto(`${server.url}/s13-agent-teams/${start}`, { waitUntil: "load" });
+      await page.goto(`${site.server.url}/s13-agent-teams/${start}`, { waitUntil: "load" });
       // Watch from the frames drawn after load: on a busy machine the page can still be laying
       // itself out when the load event fires (the suite saw 0.2–0.4 at the top, never alone; with
       // the CPU throttled, the right sidebar, laid out while the page streams in, moves by 0.42
@@ -241,19 +237,19 @@ describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 
   });
 
   it("dark mode persists across pages", async () => {
-    const page = await browser.newPage();
-    await page.goto(`${server.url}/`);
+    const page = await site.browser.newPage();
+    await page.goto(`${site.server.url}/`);
     await scriptsReady(page);
     await page.locator("starlight-theme-select select").first().selectOption("dark");
     expect(await page.getAttribute("html", "data-theme")).toBe("dark");
-    await page.goto(`${server.url}/ja/${chapter}/`);
+    await page.goto(`${site.server.url}/ja/${chapter}/`);
     expect(await page.getAttribute("html", "data-theme")).toBe("dark");
     await page.close();
   });
 
   it("the step-through player steps forward and back, by button and by keyboard", async () => {
     const page = await site.tab();
-    await page.goto(`${server.url}/${chapter}/run/`);
+    await page.goto(`${site.server.url}/${chapter}/run/`);
     const player = page.locator(".lah-player").first();
     const current = () =>
       player.locator('.lah-step[aria-current="step"]').getAttribute("data-index");
@@ -275,7 +271,7 @@ describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 
 
   it("fetches the full source and the diff when the reader opens them, in any locale", async () => {
     const page = await site.tab();
-    await page.goto(`${server.url}/de/s13-agent-teams/deep-dive/`);
+    await page.goto(`${site.server.url}/de/s13-agent-teams/deep-dive/`);
     // s13's lesson files (agent.ts, mailbox.ts …): the source shows each file folded into its
     // pieces, the diff a block for each.
     const lessonFiles = readdirSync(path.join(REPO_ROOT, "chapters/s13-agent-teams")).filter(

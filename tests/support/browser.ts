@@ -1,6 +1,7 @@
 // What the browser tests share: the built site served under its base, one chromium, and a visit
 // that collects every console error and failed request of a page.
 import type { Browser, ConsoleMessage, Frame, Page, Request, Response } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
 import { allRunnable, listChapters } from "../../chapters/_runner/chapters.ts";
 import { BASE, ensureSiteBuilt } from "./site-build.ts";
 import { launch } from "./chromium.ts";
@@ -40,6 +41,36 @@ export async function openSite(): Promise<{
       await browser.close();
       await server.close();
     },
+  };
+}
+
+export type Site = Awaited<ReturnType<typeof openSite>>;
+
+/** The site opened once for the `describe` block (or file) this is called in, and closed after it:
+ *  its tests read `site.tab()`, `site.browser`, `site.server` from what this returns. `when:
+ *  false` (no chromium here) opens nothing; the tests that would use it are skipped. */
+export function siteForSuite({ when = true } = {}): Site {
+  let site: Site | undefined;
+  beforeAll(
+    async () => {
+      if (when) site = await openSite();
+    },
+    budget({ siteBuild: 1, browser: 1 }),
+  );
+  afterAll(() => site?.close());
+  const open = () => {
+    if (!site) throw new Error("the site did not open (see the error of its beforeAll)");
+    return site;
+  };
+  return {
+    get browser() {
+      return open().browser;
+    },
+    get server() {
+      return open().server;
+    },
+    tab: (viewport) => open().tab(viewport),
+    close: () => open().close(),
   };
 }
 
