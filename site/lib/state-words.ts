@@ -95,3 +95,22 @@ export function snapshotText(
     ]),
   );
 }
+
+/** Per locale: how many of the state panels' English words have a translation, which have none
+ *  (shown in English, flagged) and which translate no English word any more. */
+export function stateWordsStatus(
+  english: Record<string, string>,
+  locales: Record<"ja" | "zh" | "de", Record<string, string>>,
+): Record<"ja" | "zh" | "de", { fresh: number; missing: string[]; unused: string[] }> {
+  const wanted = Object.keys(stateStrings(english));
+  const status = (own: Record<string, string>) => {
+    const have = stateStrings(own);
+    const missing = wanted.filter((key) => !have[key]?.trim());
+    return {
+      fresh: wanted.length - missing.length,
+      missing,
+      unused: Object.keys(have).filter((key) => !Object.hasOwn(english, key)),
+    };
+  };
+  return { ja: status(locales.ja), zh: status(locales.zh), de: status(locales.de) };
+}
