@@ -17,6 +17,7 @@ import {
   STATUSES,
   stateStrings,
   stateWording,
+  stateWordsStatus,
   type Cell,
   type Phrase,
 } from "../../site/lib/state-words.ts";
@@ -140,5 +141,23 @@ describe("the state panels in the reader's language", () => {
     const de = wording("de");
     expect(de([["kept", { count: 1 }]]).text).toBe("1 Ergebnis behalten");
     expect(de([["kept", { count: 2 }]]).text).toBe("2 Ergebnisse behalten");
+  });
+
+  it("the translation status counts the state words: every one translated; one taken out is missing", () => {
+    const all = Object.keys(stateStrings(en)).length;
+    const status = stateWordsStatus(en, { ja, zh, de });
+    for (const locale of ["ja", "zh", "de"] as const)
+      expect(status[locale]).toEqual({ fresh: all, missing: [], unused: [] });
+    const { [`${STATE_WORDS}is.idle`]: _idle, ...lacking } = ja as Record<string, string>;
+    const less = stateWordsStatus(en, {
+      ja: { ...lacking, [`${STATE_WORDS}old`]: "古い" },
+      zh,
+      de,
+    });
+    expect(less.ja).toEqual({
+      fresh: all - 1,
+      missing: [`${STATE_WORDS}is.idle`],
+      unused: [`${STATE_WORDS}old`],
+    });
   });
 });
