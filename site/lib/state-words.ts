@@ -114,3 +114,20 @@ export function stateWordsStatus(
   };
   return { ja: status(locales.ja), zh: status(locales.zh), de: status(locales.de) };
 }
+
+/** The `state.value.*` strings these cells can use (with their plural forms, the separator and
+ *  the "not translated yet" notice): what a chapter's player data carries of a locale. */
+export function stringsFor(cells: Iterable<Cell>, strings: Strings): Strings {
+  const keys = new Set(["sep", "english"]);
+  const walk = ([key, vars = {}]: Phrase): void => {
+    keys.add(key);
+    for (const value of Object.values(vars)) if (Array.isArray(value)) walk(value);
+  };
+  for (const cell of cells) if (typeof cell !== "string") cell.forEach(walk);
+  return Object.fromEntries(
+    Object.entries(stateStrings(strings)).filter(([full]) => {
+      const key = full.slice(STATE_WORDS.length);
+      return keys.has(key) || keys.has(key.replace(/_[a-z]+$/, ""));
+    }),
+  );
+}

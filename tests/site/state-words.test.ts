@@ -18,6 +18,7 @@ import {
   stateStrings,
   stateWording,
   stateWordsStatus,
+  stringsFor,
   type Cell,
   type Phrase,
 } from "../../site/lib/state-words.ts";
@@ -160,4 +161,22 @@ describe("the state panels in the reader's language", () => {
       unused: [`${STATE_WORDS}old`],
     });
   });
+
+  it.each(["s01", "s10", "s13", "s15", "a4", "a5", "a7", "s14"])(
+    "%s: the words its player data carries word every cell as all the words do",
+    (id) => {
+      const cells = cellsOf(stateTimeline(readTrace(id)!)).map((c) => c.cell);
+      for (const locale of ["ja", "zh", "de"] as const) {
+        const carried = stringsFor(cells, UI[locale]);
+        const word = stateWording(carried, stringsFor(cells, en), locale);
+        const full = wording(locale);
+        for (const cell of cells) expect(word(cell), locale).toEqual(full(cell));
+        if (cells.every((c) => typeof c === "string"))
+          expect(Object.keys(carried).sort(), "only the separator and the notice").toEqual([
+            `${STATE_WORDS}english`,
+            `${STATE_WORDS}sep`,
+          ]);
+      }
+    },
+  );
 });

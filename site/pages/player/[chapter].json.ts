@@ -25,7 +25,7 @@ import { modelCalls } from "../../lib/model-calls";
 import { codeSpots, regionLines } from "../../lib/player-data";
 import { renderMermaid } from "../../lib/mermaid-render";
 import { stateTimeline, type Snapshot } from "../../lib/run-state";
-import { stateStrings } from "../../lib/state-words";
+import { stringsFor } from "../../lib/state-words";
 import { MACHINES, machineDiagram, machineFocus } from "../../lib/state-machines";
 import { traceOf } from "../../lib/trace-files";
 
@@ -54,7 +54,9 @@ export const GET: APIRoute = async ({ params }) => {
   const focus = machine ? machineFocus(data.id, traceOf(data.id)!).map((f) => f ?? null) : [];
   const ui = { en, ja, zh, de };
   const open = Object.fromEntries(LOCALES.map((l) => [l, ui[l]["player.open"]]));
-  const words = Object.fromEntries(LOCALES.map((l) => [l, stateStrings(ui[l])]));
+  // Only the words this run's panels use (s01 has none; s13 about twenty).
+  const cells = snapshots.flatMap((s) => Object.values(s).flat(2));
+  const words = Object.fromEntries(LOCALES.map((l) => [l, stringsFor(cells, ui[l])]));
   const { calls, callOf } = modelCalls(traceOf(data.id)!.steps);
   const body = {
     chapter: data.id,
