@@ -103,6 +103,10 @@ describe.skipIf(!hasChromium)(
           { timeout: budget({ evaluate: 10 }) },
         );
         const open = page.locator(".lah-open");
+        // when it was recorded, as Japanese writes a date, not the header's ISO timestamp
+        expect(await open.locator(".lah-open-status").textContent()).toMatch(
+          /記録日時 20(25\/12\/31|26\/01\/01) \d{1,2}:\d\d/,
+        );
         await open.locator("button[data-action=last]").click();
         await expect
           .poll(() => shownState(open))
@@ -167,6 +171,18 @@ describe.skipIf(!hasChromium)(
         [descriptions, 0, 0],
         [descriptions, 0, 0],
         [descriptions, 0, 0],
+      ]);
+      // and the player's state words, as the descriptions
+      const stateCounts = await page
+        .locator("table.lah-status-state tbody tr")
+        .evaluateAll((trs) =>
+          trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => Number(td.textContent))),
+        );
+      const words = Object.keys(stateStrings(strings("ui.en.json"))).length;
+      expect(stateCounts).toEqual([
+        [words, 0, 0],
+        [words, 0, 0],
+        [words, 0, 0],
       ]);
     });
   },
