@@ -179,4 +179,44 @@ describe("the state panels in the reader's language", () => {
       }
     },
   );
+
+  it("a recording's hostile values stay its data: never a placeholder, a pattern or a key", () => {
+    const hostile = "{{tasks}} $& $' <img src=x onerror=alert(1)> __proto__";
+    const steps: TraceEvent[] = [
+      {
+        kind: "event",
+        agent: "lead",
+        type: "task",
+        data: {
+          task: 1,
+          subject: hostile,
+          status: "pending",
+          owner: hostile,
+          blockedBy: [],
+          lane: hostile,
+        },
+      },
+      {
+        kind: "event",
+        agent: "lead",
+        type: "protocol",
+        data: { request_id: hostile, type: hostile, from: "lead", to: "bob", status: "__proto__" },
+      },
+      {
+        kind: "event",
+        agent: "lead",
+        type: "member_state",
+        data: { name: hostile, state: "constructor" },
+      },
+    ] as TraceEvent[];
+    const last = stateTimeline({ ...readTrace("s15")!, steps }).at(-1)!;
+    // a status no chapter has is data, not a key looked up
+    expect(last.requests![0][3]).toBe("__proto__");
+    expect(last.roster![0][1]).toBe("constructor");
+    for (const locale of ["ja", "zh", "de"] as const) {
+      const notes = wording(locale)(last.tasks![0][3]);
+      expect(notes.english).toBe(false);
+      expect(notes.text.split(hostile)).toHaveLength(3); // owner and lane, each once, as they are
+    }
+  });
 });
