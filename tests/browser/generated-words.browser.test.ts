@@ -87,6 +87,46 @@ describe.skipIf(!hasChromium)(
       expect(await roster.locator("td[title=shutdown]").count()).toBeGreaterThan(0);
     });
 
+    it("a state word a locale lacks is shown in English, marked, and the panel says so", async () => {
+      const page = await site.tab({ width: 1280, height: 720 });
+      const ja = strings("ui.ja.json");
+      // the player's data as a build would serve it had a translator not yet added is.idle in ja
+      await page.route("**/player/s13.json", async (route) => {
+        const response = await route.fetch();
+        const data = (await response.json()) as { words: Record<string, Record<string, string>> };
+        delete data.words.ja["state.value.is.idle"];
+        await route.fulfill({ response, json: data });
+      });
+      try {
+        await page.goto(`${site.server.url}${LOCALES.ja}/s13-agent-teams/run/`, {
+          waitUntil: "load",
+        });
+        const player = page.locator(".lah-player").first();
+        await player.scrollIntoViewIfNeeded();
+        const idle = readTrace("s13")!.steps.findIndex(
+          (s) => s.kind === "event" && s.type === "member_state" && s.data.state === "idle",
+        );
+        await player.evaluate(
+          (root, index) => root.dispatchEvent(new CustomEvent("lah-goto", { detail: { index } })),
+          idle,
+        );
+        const english = player.locator('.lah-state-panels td[lang="en"]');
+        await expect.poll(() => english.allTextContents()).toContain("idle");
+        expect(await player.locator(".lah-state-english").textContent()).toBe(
+          ja["state.value.english"],
+        );
+        // every other word is the Japanese one
+        expect(new Set(await english.allTextContents())).toEqual(new Set(["idle"]));
+        const lacking = stateStrings(ja);
+        delete lacking["state.value.is.idle"];
+        const word = stateWording(lacking, stateStrings(strings("ui.en.json")), "ja");
+        const shown = snapshotText(stateTimeline(readTrace("s13")!)[idle], word);
+        expect(await shownState(player)).toEqual(Object.values(shown));
+      } finally {
+        await page.unroute("**/player/s13.json");
+      }
+    });
+
     it("a learner's own recording shows the same words on the ja recording page", async () => {
       const dir = mkdtempSync(path.join(tmpdir(), "lah-words-"));
       try {
