@@ -10,6 +10,7 @@ import { asText } from "../../chapters/_runner/text.ts";
 import { MARKS } from "../../chapters/_shared/marks.ts";
 import { otherEvent, type HarnessEvents } from "../../chapters/_shared/events.ts";
 import type { TraceEvent, TraceFile } from "../../chapters/_trace/contract.ts";
+import { statusCell, type Cell, type Phrase } from "./state-words.ts";
 
 export type PanelId =
   | "todos"
@@ -28,8 +29,10 @@ export type PanelId =
   | "sessions"
   | "goal";
 
-/** Rows of cells per panel; a panel appears once it has a row. */
-export type Snapshot = Partial<Record<PanelId, string[][]>>;
+/** Rows of cells per panel; a panel appears once it has a row. A cell is data (a name, an id, a
+ *  path, a command) as it is, or our words as phrases, worded in the reader's language when shown
+ *  (state-words.ts): the timeline is built once and serves every locale. */
+export type Snapshot = Partial<Record<PanelId, Cell[][]>>;
 
 /** One point of the context meter: a model request and how big it was. */
 export interface MeterPoint {
@@ -43,15 +46,16 @@ export interface MeterPoint {
   measured?: boolean;
 }
 
-/** A task's notes as its board line shows them: "owner: alice; blocked by #1; lane: greet". */
-const taskNotes = (t: HarnessEvents["task"]) =>
-  [
-    t.owner ? `owner: ${t.owner}` : "",
-    t.blockedBy.length ? `blocked by ${t.blockedBy.map((b) => `#${b}`).join(", ")}` : "",
-    t.lane ? `lane: ${t.lane}` : "",
-  ]
-    .filter(Boolean)
-    .join("; ");
+/** A task's notes as its board line shows them: "owner: alice; blocked by #1; lane: greet"
+ *  (the names and ids as data, the words the reader's). */
+const taskNotes = (t: Partial<Pick<HarnessEvents["task"], "owner" | "blockedBy" | "lane">>) => {
+  const notes: Phrase[] = [];
+  if (t.owner) notes.push(["owner", { owner: t.owner }]);
+  if (t.blockedBy?.length)
+    notes.push(["blockedBy", { tasks: t.blockedBy.map((b) => `#${b}`).join(", ") }]);
+  if (t.lane) notes.push(["lane", { lane: t.lane }]);
+  return notes.length ? notes : "";
+};
 
 /** The mark of a status (s03's and s10's), or the status itself if it has none. */
 const markOf = (status: unknown) => MARKS[status as keyof typeof MARKS] ?? asText(status);
@@ -63,23 +67,23 @@ const short = (text: unknown, max = 48) => {
 
 /** The state after each step of a run (shared objects where nothing changed). */
 export function stateTimeline(trace: TraceFile): Snapshot[] {
-  const todos: string[][] = [];
-  const skills: string[][] = [];
-  const permissions: string[][] = [];
-  const hooks: string[][] = [];
-  const memory: string[][] = [];
-  const tasks = new Map<string, { mark: string; subject: string; notes: string }>();
+  const todos: Cell[][] = [];
+  const skills: Cell[][] = [];
+  const permissions: Cell[][] = [];
+  const hooks: Cell[][] = [];
+  const memory: Cell[][] = [];
+  const tasks = new Map<string, { mark: string; subject: string; notes: Cell }>();
   const jobs = new Map<string, { status: string; command: string }>();
   const lanes = new Map<string, { branch: string; task: string; status: string }>();
   const roster = new Map<string, { state: string; task: string; unread: number }>();
-  const recovery: string[][] = [];
+  const recovery: Cell[][] = [];
   const requests = new Map<string, { kind: string; route: string; status: string }>();
   const files = new Map<string, { version: number; by: string }>();
-  const sessions: string[][] = [];
+  const sessions: Cell[][] = [];
   // a7: the goal now (or the last one), its round, what has been spent and the last verdict.
-  let goal: { condition: string; round: string; budget: string; verdict: string } | undefined;
+  let goal: { condition: string; round: string; budget: Phrase; verdict: Phrase } | undefined;
   const calls = new Map<string, Extract<TraceEvent, { kind: "tool_call" }>>();
-  const checkpoints = new Map<number, { prompt: string; rewound: string }>();
+  const checkpoints = new Map<number, { prompt: string; rewound: Cell }>();
 
   const member = (name: string) => {
     let m = roster.get(name);
@@ -88,7 +92,7 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
   };
   const setTask = (
     id: unknown,
-    change: (t: { mark: string; subject: string; notes: string }) => void,
+    change: (t: { mark: string; subject: string; notes: Cell }) => void,
   ) => {
     const task = tasks.get(String(id));
     if (task) change(task);
@@ -129,12 +133,20 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
         return;
       case "permission": {
         const d = step.data;
-        permissions.push([d.tool, d.allowed ? "allowed" : "refused", short(d.reason, 60)]);
+        permissions.push([
+          d.tool,
+          statusCell(d.allowed ? "allowed" : "refused"),
+          short(d.reason, 60),
+        ]);
         return;
       }
       case "hook": {
         const d = step.data;
-        hooks.push([d.event, short(d.command, 40), d.timedOut ? "timeout" : String(d.exitCode)]);
+        hooks.push([
+          d.event,
+          short(d.command, 40),
+          d.timedOut ? statusCell("timeout") : String(d.exitCode),
+        ]);
         return;
       }
       case "background_result": {
@@ -181,9 +193,7 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
         const d = step.data;
         setTask(d.task, (t) => {
           t.mark = MARKS.in_progress;
-          t.notes = [`owner: ${d.owner}`, d.lane ? `lane: ${d.lane}` : ""]
-            .filter(Boolean)
-            .join("; ");
+          t.notes = taskNotes({ owner: d.owner, lane: d.lane });
         });
         return;
       }
@@ -195,27 +205,34 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
         return;
       case "recovery": {
         const d = step.data;
-        const how = [
-          "status" in d && d.status ? `HTTP ${d.status}` : "",
-          "attempt" in d && d.attempt ? `try ${d.attempt}` : "",
-          "action" in d ? d.action : "",
-        ];
-        recovery.push([d.kind, how.filter(Boolean).join(", ")]);
+        const how: Phrase[] = [];
+        if ("attempt" in d && d.attempt)
+          how.push(
+            "status" in d && d.status
+              ? ["httpTry", { status: d.status, attempt: d.attempt }]
+              : ["try", { attempt: d.attempt }],
+          );
+        else if ("status" in d && d.status) how.push(["http", { status: d.status }]);
+        // (the actions are an enum of the contract, each a status word)
+        if ("action" in d) how.push([`is.${d.action}`]);
+        recovery.push([statusCell(d.kind), how.length ? how : ""]);
         return;
       }
       // What went wrong between a request and the next prompt, beside what was done about it.
       case "model_error": {
         const { status, message } = step.data;
-        recovery.push(["error", `${status === null ? "" : `HTTP ${status}: `}${short(message)}`]);
+        recovery.push([
+          statusCell("error"),
+          `${status === null ? "" : `HTTP ${status}: `}${short(message)}`,
+        ]);
         return;
       }
       case "interrupted": {
         const { results, partial } = step.data;
-        const kept = [
-          `${results} result${results === 1 ? "" : "s"}`,
-          partial ? "partial answer" : "",
-        ];
-        recovery.push(["interrupted", `kept ${kept.filter(Boolean).join(" + ")}`]);
+        recovery.push([
+          statusCell("interrupted"),
+          [[partial ? "keptPartial" : "kept", { count: results }]],
+        ]);
         return;
       }
       case "protocol": {
@@ -241,13 +258,14 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
       case "rewind": {
         const d = step.data;
         const checkpoint = checkpoints.get(d.to);
-        if (checkpoint) checkpoint.rewound = d.undo ? `${d.restore} (undone)` : `↺ ${d.restore}`;
+        const restore: Phrase = [`restore.${d.restore}`];
+        if (checkpoint) checkpoint.rewound = [[d.undo ? "undone" : "rewound", { restore }]];
         return;
       }
       case "session": {
         // a5's session tree: a fork is listed under the session it branched from.
         const d = step.data;
-        const row = [d.id, d.action, d.parent ? `${d.parent} @ ${d.turn}` : "—"];
+        const row = [d.id, statusCell(d.action), d.parent ? `${d.parent} @ ${d.turn}` : "—"];
         const at = sessions.findIndex((r) => r[0] === d.id);
         if (at >= 0) sessions[at] = row;
         else if (d.parent) {
@@ -258,22 +276,37 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
       }
       case "goal": {
         const d = step.data;
+        const rounds: Phrase = ["rounds", { count: d.rounds }];
         goal = {
           condition: short(d.condition, 40),
           round: "0",
-          budget: `${d.rounds} rounds, ${d.tokens} tokens${d.dollars === null ? "" : `, $${d.dollars}`}`,
-          verdict: "not checked yet",
+          budget:
+            d.dollars === null
+              ? ["budget", { rounds, tokens: d.tokens }]
+              : ["budgetDollars", { rounds, tokens: d.tokens, dollars: d.dollars }],
+          verdict: ["notChecked"],
         };
         return;
       }
       case "goal_check":
         if (goal) {
           goal.round = String(step.data.round);
-          goal.verdict = `${step.data.outcome} (${step.data.tokens} tokens)`;
+          const outcome = statusCell(step.data.outcome);
+          goal.verdict = [
+            "verdict",
+            {
+              outcome: typeof outcome === "string" ? outcome : outcome[0],
+              tokens: step.data.tokens,
+            },
+          ];
         }
         return;
       case "goal_end":
-        if (goal) goal.verdict = `${goal.verdict} → stopped: ${step.data.reason}`;
+        if (goal)
+          goal.verdict = [
+            "stopped",
+            { verdict: goal.verdict, reason: [`reason.${step.data.reason}`] },
+          ];
         return;
       // Shown by the context meter, the sequence diagram or the step itself, not by a panel:
       case "compacted":
@@ -293,15 +326,20 @@ export function stateTimeline(trace: TraceFile): Snapshot[] {
       hooks: hooks.slice(-LAST),
       memory: [...memory],
       tasks: [...tasks].map(([id, t]) => [t.mark, `#${id}`, t.subject, t.notes]),
-      jobs: [...jobs].map(([id, j]) => [id, j.status, j.command]),
-      lanes: [...lanes].map(([name, l]) => [name, l.branch, l.task, l.status]),
-      roster: [...roster].map(([name, m]) => [name, m.state || "—", m.task, String(m.unread)]),
+      jobs: [...jobs].map(([id, j]) => [id, statusCell(j.status), j.command]),
+      lanes: [...lanes].map(([name, l]) => [name, l.branch, l.task, statusCell(l.status)]),
+      roster: [...roster].map(([name, m]) => [
+        name,
+        m.state ? statusCell(m.state) : "—",
+        m.task,
+        String(m.unread),
+      ]),
       recovery: recovery.slice(-LAST),
-      requests: [...requests].map(([id, r]) => [id, r.kind, r.route, r.status]),
+      requests: [...requests].map(([id, r]) => [id, r.kind, r.route, statusCell(r.status)]),
       files: [...files].map(([file, f]) => [file, `v${f.version}`, f.by]),
       checkpoints: [...checkpoints].map(([id, c]) => [`#${id}`, c.prompt, c.rewound]),
       sessions: sessions.map((r) => [...r]),
-      goal: goal ? [[goal.condition, goal.round, goal.budget, goal.verdict]] : [],
+      goal: goal ? [[goal.condition, goal.round, [goal.budget], [goal.verdict]]] : [],
     };
     for (const key of Object.keys(panels) as PanelId[])
       if (!panels[key]!.length) delete panels[key];

@@ -33,6 +33,7 @@ import {
   type TranslatedLocale,
 } from "../lib/translation.ts";
 import { toolWordsStatus } from "../lib/tool-words.ts";
+import { stateStrings, stateWordsStatus } from "../lib/state-words.ts";
 import { TOOL_WORDS } from "../lib/tool-words-files.ts";
 import { allRunnable } from "../../chapters/_runner/chapters.ts";
 
@@ -155,6 +156,32 @@ for (const [what, folder] of [
       console.log(
         `  UNUSED   i18n/tools.${locale}.json  ${JSON.stringify(d)} (no tool has it now: remove it)`,
       );
+  }
+}
+
+// The state panels' words (state.value.* in i18n/ui.<locale>.json): a missing one is shown in
+// English, flagged in the panel.
+{
+  const ui = {
+    en: (await import("../../i18n/ui.en.json", { with: { type: "json" } })).default,
+    ja: (await import("../../i18n/ui.ja.json", { with: { type: "json" } })).default,
+    zh: (await import("../../i18n/ui.zh.json", { with: { type: "json" } })).default,
+    de: (await import("../../i18n/ui.de.json", { with: { type: "json" } })).default,
+  } as Record<Locale, Record<string, string>>;
+  const status = stateWordsStatus(ui.en, ui);
+  console.log(
+    `\nplayer state words: ${Object.keys(stateStrings(ui.en)).length}; ` +
+      Object.entries(status)
+        .map(
+          ([l, s]) =>
+            `${l} ${s.fresh} fresh, ${s.missing.length} missing, ${s.unused.length} unused`,
+        )
+        .join("; "),
+  );
+  for (const [locale, s] of Object.entries(status)) {
+    for (const key of s.missing) console.log(`  MISSING  i18n/ui.${locale}.json  ${key}`);
+    for (const key of s.unused)
+      console.log(`  UNUSED   i18n/ui.${locale}.json  ${key} (not in ui.en.json: remove it)`);
   }
 }
 

@@ -2,11 +2,13 @@
 // 1920 px screen: a sequence diagram wider than its column scrolls in a box whose scrollbar is on
 // screen with it (or it fits); the player's step, note, code, state and machine are in one
 // 1280×720 screen, the panels staying put while the steps move; the timeline's table never
-// breaks a word or a chapter id across lines, and its imports column keeps its links apart.
+// breaks a word or a chapter id across lines, and its imports column keeps its links apart; the
+// player's state tables never break an id, a mark or a word across lines either.
 import { describe, expect, it } from "vitest";
 import { hasChromium } from "../support/chromium.ts";
 import { LOCALES, siteForSuite, scriptsReady } from "../support/browser.ts";
 import { budget } from "../support/budgets.ts";
+import { readTrace } from "../../site/lib/record-trace.ts";
 
 const SCREENS = [
   { width: 390, height: 844 },
@@ -167,6 +169,59 @@ describe.skipIf(!hasChromium)("reading the site", { timeout: budget({ page: 20 }
       expect(await player.locator("nav.lah-player-tabs").isVisible(), tab).toBe(true);
     }
     await page.emulateMedia({ reducedMotion: null });
+  });
+
+  it("the player's state tables never break a token inside a cell (s13's board, s15's requests) in en and ja", async () => {
+    const problems: string[] = [];
+    // s13 just after its first claim (a task marked "[>]", its owner and lane), s15 at its end
+    // (request ids, routes and statuses); the step is asked for as the sequence diagram asks.
+    const claimed = readTrace("s13")!.steps.findIndex(
+      (s) => s.kind === "event" && s.type === "task_claimed",
+    );
+    const runs = [
+      ["s13-agent-teams", claimed],
+      ["s15-team-protocols", readTrace("s15")!.steps.length - 1],
+    ] as const;
+    for (const screen of SCREENS)
+      for (const prefix of [LOCALES.en, LOCALES.ja])
+        for (const [chapter, step] of runs) {
+          const page = await site.tab(screen);
+          await page.goto(`${site.server.url}${prefix}/${chapter}/run/`, { waitUntil: "load" });
+          const player = page.locator(".lah-player").first();
+          await player.scrollIntoViewIfNeeded();
+          await player.evaluate(
+            (root, index) => root.dispatchEvent(new CustomEvent("lah-goto", { detail: { index } })),
+            step,
+          );
+          await expect
+            .poll(() => player.locator(".lah-state-panels td").count(), { message: chapter })
+            .toBeGreaterThan(4);
+          const found = await player.evaluate((root) => {
+            const broken: string[] = [];
+            for (const cell of root.querySelectorAll(
+              ".lah-state-panels td, .lah-state-panels th",
+            )) {
+              const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+              for (let node = walker.nextNode(); node; node = walker.nextNode())
+                // ids, marks and Latin words ("request_id", "[>]", "#1", "approved"); CJK text
+                // wraps between any two characters by design
+                for (const match of (node.textContent ?? "").matchAll(
+                  /[\p{Script=Latin}\d_#[\]>]{2,}/gu,
+                )) {
+                  const range = document.createRange();
+                  range.setStart(node, match.index);
+                  range.setEnd(node, match.index + match[0].length);
+                  const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+                  if (lines.size > 1) broken.push(`"${match[0]}" on ${lines.size} lines`);
+                }
+            }
+            return broken;
+          });
+          problems.push(
+            ...found.map((p) => `${screen.width}px ${prefix || "en"} ${chapter}: ${p}`),
+          );
+        }
+    expect(problems.slice(0, 20)).toEqual([]);
   });
 
   it("the timeline never breaks a word or a chapter id inside a cell, and keeps its imports apart", async () => {

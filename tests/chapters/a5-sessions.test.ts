@@ -133,7 +133,7 @@ describe("a5 sessions", () => {
     for (const kind of ["user", "request", "response", "tool_call", "tool_result", "event"])
       expect(kinds).toContain(kind);
     const last = stateTimeline(recording.trace).at(-1)!;
-    expect(last.sessions).toEqual([[agent.session.id, "start", "—"]]);
+    expect(last.sessions).toEqual([[agent.session.id, [["is.start"]], "—"]]);
     // The conversation comes back from the log exactly as the agent held it.
     // (Fields only a response carries, such as `citations: null`, are not part of it.)
     expect(a5.historyFrom(recording.trace.steps)).toEqual(requestShape(agent.messages));

@@ -6,7 +6,9 @@ import { STATUS_FLOW } from "../../chapters/s10-task-system/agent.ts";
 import { TRANSITIONS } from "../../chapters/s15-team-protocols/agent.ts";
 import { readTrace } from "../../site/lib/record-trace.ts";
 import type { TraceEvent } from "../../chapters/_trace/contract.ts";
-import { contextMeter, stateTimeline } from "../../site/lib/run-state.ts";
+import { contextMeter, stateTimeline as timeline } from "../../site/lib/run-state.ts";
+import { snapshotText, stateStrings, stateWording } from "../../site/lib/state-words.ts";
+import english from "../../i18n/ui.en.json" with { type: "json" };
 import {
   machineDiagram,
   machineEdges,
@@ -15,6 +17,11 @@ import {
 } from "../../site/lib/state-machines.ts";
 
 const trace = (id: string) => readTrace(id)!;
+// The panels as an English reader sees them (the timeline holds phrases; state-words.ts words them).
+const words = stateStrings(english);
+const inEnglish = stateWording(words, words, "en");
+const stateTimeline = (run: Parameters<typeof timeline>[0]) =>
+  timeline(run).map((snapshot) => snapshotText(snapshot, inEnglish));
 
 describe("the state after each step", () => {
   it("s10: the board at the end is the board the last task_list printed", () => {
@@ -129,9 +136,9 @@ describe("the state after each step", () => {
   });
 
   it("a step that changes nothing shares the snapshot before it", () => {
-    const timeline = stateTimeline(trace("s13"));
-    const distinct = new Set(timeline);
-    expect(distinct.size).toBeLessThan(timeline.length / 2);
+    const states = timeline(trace("s13"));
+    const distinct = new Set(states);
+    expect(distinct.size).toBeLessThan(states.length / 2);
   });
 });
 

@@ -77,7 +77,7 @@ function setUp(page: HTMLElement): void {
                 chapter: report.chapter,
                 steps: view.count,
                 model: report.header.model,
-                started: report.header.started,
+                started: when(report.header.started, lang),
               })
             : t("recording.summaryTrace", {
                 file: file.name,
@@ -113,4 +113,12 @@ function setUp(page: HTMLElement): void {
     const request: ReadRequest = { file, strings, lang, data: page.dataset.data ?? "" };
     reader.postMessage(request);
   }
+}
+
+/** When a run was recorded, as the reader's language writes a date and a time (the header holds
+ *  an ISO timestamp); a value that is no date is shown as it is. */
+function when(iso: string, lang: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyle: "short" }).format(date);
 }

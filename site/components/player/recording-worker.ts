@@ -17,6 +17,8 @@ import { subjectFocus, type Subject } from "../../lib/machine-focus";
 import { spotFromIndex, type CodeIndex } from "../../lib/step-spots";
 import { sequenceFromTrace, sequenceLinks, type SequenceWords } from "../../lib/trace-sequence";
 import { translator, type Strings } from "../../lib/ui-text";
+import { stateStrings } from "../../lib/state-words";
+import english from "../../../i18n/ui.en.json" with { type: "json" };
 import type { TraceEvent, TraceFile } from "../../../chapters/_trace/contract.ts";
 import type { PlayerData } from "./side-panels";
 import { modelCalls } from "../../lib/model-calls";
@@ -96,7 +98,12 @@ async function read({ file, strings, lang, data }: ReadRequest): Promise<void> {
     const recording = reader.finish();
     const trace = recording.trace;
     send(trace.steps, trace.chapter);
-    post({ type: "done", ...panels(recording, await chapterData(data, trace.chapter), t) });
+    // The state panels word their phrases in the page's language, as a chapter's player does.
+    const words = {
+      en: stateStrings(english),
+      [lang.toLowerCase().split("-")[0]]: stateStrings(strings),
+    };
+    post({ type: "done", ...panels(recording, await chapterData(data, trace.chapter), t, words) });
   } catch (err) {
     if (err instanceof RecordingError) post({ type: "error", problem: err.problem });
     else post({ type: "error", message: err instanceof Error ? err.message : String(err) });
@@ -156,7 +163,12 @@ async function chapterData(url: string, chapter: string): Promise<ChapterData | 
   }
 }
 
-function panels(recording: Recording, chapter: ChapterData | undefined, t: SequenceWords) {
+function panels(
+  recording: Recording,
+  chapter: ChapterData | undefined,
+  t: SequenceWords,
+  words: PlayerData["words"],
+) {
   const trace = recording.trace;
   const spots = trace.steps.map((step) => {
     const spot = chapter && orEmpty(() => spotFromIndex(chapter.index, step), undefined);
@@ -194,6 +206,7 @@ function panels(recording: Recording, chapter: ChapterData | undefined, t: Seque
       state,
       machineSvg: machine || undefined,
       focus,
+      words,
       ...orEmpty(() => modelCalls(trace.steps), { calls: [], callOf: [] }),
     },
     meter: orEmpty(() => contextMeter(trace), []),

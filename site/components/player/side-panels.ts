@@ -4,6 +4,7 @@
 // One SidePanels per player: it holds that player's data and knows nothing of any other.
 
 import type { ModelCall } from "../../lib/model-calls";
+import { stateWording, type Cell } from "../../lib/state-words";
 
 interface RegionData {
   chapter: string;
@@ -12,7 +13,7 @@ interface RegionData {
   start: number;
   lines: string[];
 }
-type Snapshot = Record<string, string[][]>;
+type Snapshot = Record<string, Cell[][]>;
 interface Focus {
   who: string;
   state: string;
@@ -28,6 +29,9 @@ export interface PlayerData {
   focus: (Focus | null)[];
   /** The "Open a recording…" link's label by locale (a chapter's player links to that page). */
   open?: Record<string, string>;
+  /** The state panels' words (`state.value.*`) by locale: the snapshots' phrases are worded in the
+   *  page's language, English where it has no string (state-words.ts). */
+  words?: Record<string, Record<string, string>>;
   /** Each model call as the recording holds it, and per step the call it belongs to (inspector.ts). */
   calls?: ModelCall[];
   callOf?: (number | null)[];
@@ -60,6 +64,7 @@ export class SidePanels {
   readonly #codeLabels: Partial<CodeLabels>;
   readonly #state: HTMLElement;
   readonly #stateLabels: Partial<StateLabels>;
+  #word: ReturnType<typeof stateWording> | undefined;
   readonly #machine: HTMLElement | null;
   readonly #machineLabels: Partial<MachineLabels>;
 
@@ -82,7 +87,7 @@ export class SidePanels {
     if (!this.#root.dataset.src) return Promise.resolve();
     return (this.#loading ??= fetch(this.#root.dataset.src)
       .then((r) => (r.ok ? r.json() : Promise.reject(new Error(String(r.status)))))
-      .then((loaded: PlayerData) => void (this.#data = loaded))
+      .then((loaded: PlayerData) => void ((this.#data = loaded), (this.#word = undefined)))
       .catch(() => void (this.#failed = true))
       .then(() => this.#render()));
   }
@@ -95,6 +100,7 @@ export class SidePanels {
   /** The data, made in the page rather than fetched. */
   supply(data: PlayerData): void {
     this.#data = data;
+    this.#word = undefined;
     this.#loading = Promise.resolve();
     this.#render();
   }
@@ -155,6 +161,10 @@ export class SidePanels {
   #showState(): void {
     const data = this.#data;
     if (!data) return;
+    const lang = document.documentElement.lang.toLowerCase().split("-")[0] || "en";
+    const english = data.words?.en ?? {};
+    const word = (this.#word ??= stateWording(data.words?.[lang] ?? english, english, lang));
+    let untranslated = false;
     const now = data.snapshots[data.state[this.#step]] ?? {};
     const before = this.#step > 0 ? (data.snapshots[data.state[this.#step - 1]] ?? {}) : {};
     const tables = Object.entries(now).map(([panel, rows]) => {
@@ -169,12 +179,33 @@ export class SidePanels {
       for (const row of rows) {
         const tr = body.insertRow();
         if (!old.has(JSON.stringify(row))) tr.dataset.changed = "";
-        for (const cell of row) tr.insertCell().textContent = cell;
+        for (const cell of row) {
+          const td = tr.insertCell();
+          const { text, english } = word(cell);
+          td.textContent = text;
+          // A status is worded; its value as the code and the page name it is a hover away.
+          const status = typeof cell === "string" ? undefined : /^is\.(.+)$/.exec(cell[0][0]);
+          if (status && cell.length === 1) td.title = status[1];
+          if (english) {
+            td.lang = "en";
+            untranslated = true;
+          }
+        }
       }
       return table;
     });
     this.#state.hidden = false;
     this.#state.querySelector<HTMLElement>(".lah-state-none")!.hidden = tables.length > 0;
+    // A word shown in English says so, as an untranslated tool description does.
+    let notice = this.#state.querySelector<HTMLElement>(".lah-state-english");
+    if (untranslated && !notice) {
+      notice = this.#state.appendChild(document.createElement("p"));
+      notice.className = "lah-state-english";
+    }
+    if (notice) {
+      notice.hidden = !untranslated;
+      notice.textContent = word([["english"]]).text;
+    }
     this.#state.querySelector<HTMLElement>(".lah-state-panels")!.replaceChildren(...tables);
   }
 

@@ -10,7 +10,10 @@
 // - calls and callOf: each model call as the recording holds it (model-calls.ts), for the
 //   inspector, and per step the call it belongs to;
 // - open: the "Open a recording…" link's label in each locale: the player adds the link once its
-//   data is here, so a chapter page carries no byte of it (ja s13 is at its 400 KB budget).
+//   data is here, so a chapter page carries no byte of it (ja s13 is at its 400 KB budget);
+// - words: the state panels' words (`state.value.*`) in each locale: the snapshots hold data and
+//   phrases, worded in the page's language when shown (state-words.ts), so one file serves every
+//   locale and the page carries none of them.
 import type { APIRoute, GetStaticPaths } from "astro";
 import { LOCALES } from "../../../i18n/locales.ts";
 import de from "../../../i18n/ui.de.json";
@@ -22,6 +25,7 @@ import { modelCalls } from "../../lib/model-calls";
 import { codeSpots, regionLines } from "../../lib/player-data";
 import { renderMermaid } from "../../lib/mermaid-render";
 import { stateTimeline, type Snapshot } from "../../lib/run-state";
+import { stringsFor } from "../../lib/state-words";
 import { MACHINES, machineDiagram, machineFocus } from "../../lib/state-machines";
 import { traceOf } from "../../lib/trace-files";
 
@@ -50,6 +54,9 @@ export const GET: APIRoute = async ({ params }) => {
   const focus = machine ? machineFocus(data.id, traceOf(data.id)!).map((f) => f ?? null) : [];
   const ui = { en, ja, zh, de };
   const open = Object.fromEntries(LOCALES.map((l) => [l, ui[l]["player.open"]]));
+  // Only the words this run's panels use (s01 has none; s13 about twenty).
+  const cells = snapshots.flatMap((s) => Object.values(s).flat(2));
+  const words = Object.fromEntries(LOCALES.map((l) => [l, stringsFor(cells, ui[l])]));
   const { calls, callOf } = modelCalls(traceOf(data.id)!.steps);
   const body = {
     chapter: data.id,
@@ -62,6 +69,7 @@ export const GET: APIRoute = async ({ params }) => {
     calls,
     callOf,
     open,
+    words,
   };
   return new Response(JSON.stringify(body), {
     headers: { "content-type": "application/json" },
