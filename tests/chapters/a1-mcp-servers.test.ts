@@ -755,38 +755,33 @@ describe.concurrent("npm run chapter mcp", () => {
     expect(list.out()).toMatch(/From a toy to a tool:\n\s+a1\s+mcp-servers\s+MCP tool servers/);
   });
 
-  for (const [how, code] of [
-    ["q", 0],
-    ["SIGINT", 130],
-    ["SIGTERM", 143],
-    ["SIGHUP", 129],
-    ...(sandboxed ? [["SIGKILL", -1] as const] : []),
-  ] as const) {
-    it(`${how === "q" ? "quitting" : how} leaves no server process behind`, async () => {
-      const h = harness(["a1", "--workspace", workspace()]);
-      h.child.stdin.write("\n"); // the scenario's prompt
-      await waitFor(
-        () => /assistant › The notes server now holds/.test(h.out()),
-        "the scenario",
-        budget("cli"),
-      );
-      h.child.stdin.write("/mcp\n");
-      await waitFor(() => /notes \(pid \d+\): running/.test(h.out()), "/mcp to answer");
-      const pid = Number(/notes \(pid (\d+)\): running/.exec(h.out())![1]);
-      const tree = processTree(pid);
-      expect(tree.every(alive)).toBe(true);
-      if (how === "q") h.child.stdin.write("q\n");
-      else h.child.kill(how);
-      expect(await h.exited).toBe(code);
-      await waitFor(() => !tree.some(alive), "every server process to end");
-    });
-  }
+  // q, SIGINT, SIGTERM and SIGHUP with the chapter's notes server are checked below, in the same
+  // harness run as a server that ignores SIGTERM (one harness started per way out, not two).
+  // SIGKILL gives the harness no say: bubblewrap's --die-with-parent ends the server.
+  it.runIf(sandboxed)("SIGKILL leaves no server process behind", async () => {
+    const h = harness(["a1", "--workspace", workspace()]);
+    h.child.stdin.write("\n"); // the scenario's prompt
+    await waitFor(
+      () => /assistant › The notes server now holds/.test(h.out()),
+      "the scenario",
+      budget("cli"),
+    );
+    h.child.stdin.write("/mcp\n");
+    await waitFor(() => /notes \(pid \d+\): running/.test(h.out()), "/mcp to answer");
+    const pid = Number(/notes \(pid (\d+)\): running/.exec(h.out())![1]);
+    const tree = processTree(pid);
+    expect(tree.every(alive)).toBe(true);
+    h.child.kill("SIGKILL");
+    expect(await h.exited).toBe(-1);
+    await waitFor(() => !tree.some(alive), "every server process to end");
+  });
 });
 
 // Issue 32: "everything the harness started ends with it". On SIGTERM, SIGHUP or Ctrl-C the
 // harness gave its servers 2 s and exited before a1's own SIGKILL was due: a server that ignores
 // SIGTERM (and its closed stdin) was alive 6 s later, its parent gone. Every way out, with and
 // without the sandbox: the server is asked with SIGTERM, then killed, before the harness is gone.
+// The chapter's own notes server, which plays the scenario beside it, ends the same way.
 describe("a server that ignores SIGTERM ends with the harness", () => {
   const CLI = path.join(REPO_ROOT, "chapters/_runner/cli.js");
   const folders: string[] = [];
@@ -852,18 +847,34 @@ describe("a server that ignores SIGTERM ends with the harness", () => {
             "the server to start",
             30_000,
           );
+          await waitFor(
+            () => /assistant › The notes server now holds/.test(out),
+            "the scenario",
+            budget("cli"),
+          );
           child.stdin.write("/mcp\n");
-          await waitFor(() => /stubborn \(pid \d+\): running/.test(out), "/mcp to answer", 30_000);
+          await waitFor(
+            () =>
+              /stubborn \(pid \d+\): running/.test(out) && /notes \(pid \d+\): running/.test(out),
+            "/mcp to answer",
+            30_000,
+          );
           const pid = Number(/stubborn \(pid (\d+)\): running/.exec(out)![1]);
           const tree = processTree(pid);
           left.push(...tree);
           expect(tree.length).toBeGreaterThanOrEqual(1);
+          const notesPid = Number(/notes \(pid (\d+)\): running/.exec(out)![1]);
+          const notesTree = processTree(notesPid);
+          left.push(...notesTree);
+          expect(notesTree.length).toBeGreaterThanOrEqual(1);
+          expect(notesTree.every(alive)).toBe(true);
           if (how === "q") child.stdin.write("q\n");
           else if (how === "Ctrl-D") child.stdin.end();
           else child.kill(how);
           expect(await exited, out).toBe(code);
           // Killed, not orphaned: nothing of it is left (the old harness left it running 6 s on).
           await waitFor(() => !tree.some(alive), "the stubborn server to end", 3_000);
+          await waitFor(() => !notesTree.some(alive), "every notes server process to end");
           // Asked first: without the sandbox the server itself gets the SIGTERM (in it, bubblewrap
           // does, and its pid namespace ends the server).
           if (!sandbox) expect(existsSync(path.join(ws, "got-sigterm")), out).toBe(true);

@@ -8,13 +8,13 @@
 // after.sh`, found attacking the fix). Each spelling is first run in sh, to show it really runs hooks/after.sh; then the
 // model rewrites the script, and neither version runs through the harness. Seen failing before
 // the fix (the rewritten script ran).
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
 import { createAgent, HOOKS_FILE } from "../../chapters/s08-hook-system/agent.ts";
 import { say, use } from "../../chapters/_shared/scripted.ts";
-import { runCommand } from "../../chapters/_shared/shell.ts";
 import { budget } from "../support/budgets.ts";
 import { scriptedEnv, tempDir } from "../support/helpers.ts";
 
@@ -91,8 +91,14 @@ describe("a script a hook runs, named the way sh rewrites it", () => {
       mkdirSync(path.join(ws, "hooks"));
       writeFileSync(path.join(ws, SCRIPT), `echo checked >> '${ws}/after.log'\n`, { mode: 0o755 });
       writeFileSync(path.join(ws, "lint"), `echo checked >> '${ws}/after.log'\n`);
-      // The spelling does run hooks/after.sh in sh.
-      await runCommand(command, { cwd: ws, shell: "sh", timeoutMs: budget({ cli: 1 }) });
+      // The spelling does run hooks/after.sh in sh (plain sh: what sh makes of the words is the
+      // question here, not what the sandbox lets it reach; the harness's run below is sandboxed).
+      spawnSync("sh", ["-c", command], {
+        cwd: ws,
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: ws },
+        stdio: "ignore",
+        timeout: budget({ cli: 1 }),
+      });
       expect(readFileSync(path.join(ws, "after.log"), "utf8"), command).toBe("checked\n");
       writeFileSync(
         path.join(ws, HOOKS_FILE),

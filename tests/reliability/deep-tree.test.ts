@@ -1,9 +1,18 @@
 // A folder tree deeper than any stack (issue 22, item 12): the model's `mkdir d && cd d` in a loop.
 // Attacked: the harness's own folder walks (glob's listing, --reset) must neither crash nor run out
 // of file descriptors on it, and must still follow no symlink out.
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { prepareWorkspace } from "../../chapters/_runner/workspace.ts";
 import { BASE_HANDLERS, listInside, runTool } from "../../chapters/s02-tool-use/agent.ts";
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
@@ -17,32 +26,49 @@ const DEPTH = 10_000;
 const SLOW = budget({ process: 18 });
 
 describe("a 10,000-deep folder tree", () => {
+  // One tree for the glob and the --reset below: building and removing it is most of this file's
+  // work. Its own folder (not tempDir(), which is emptied after each test), made on first use so
+  // either test also runs alone; the glob reads it, then --reset empties it.
+  let shared: { ws: string; outside: string } | undefined;
+  const folders: string[] = [];
+  const deepWorkspace = () => {
+    if (shared) return shared;
+    const base = mkdtempSync(path.join(tmpdir(), "lah-deep-"));
+    const outside = mkdtempSync(path.join(tmpdir(), "lah-outside-"));
+    folders.push(base, outside);
+    const ws = prepareWorkspace(path.join(base, "ws"));
+    writeFileSync(path.join(outside, "keep.txt"), "mine");
+    symlinkSync(outside, path.join(ws, "link-out"));
+    writeFileSync(path.join(ws, "file.txt"), "x");
+    writeFileSync(path.join(ws, "top.txt"), "x");
+    const ms = deepTree(ws, DEPTH, { 3: "shallow.txt", 100: "f.txt", 500: "deep.txt" });
+    console.info(`deep tree: ${DEPTH} levels built in ${ms} ms`);
+    return (shared = { ws, outside });
+  };
+  afterAll(() => {
+    if (shared) removeDeep(shared.ws);
+    for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
+  }, SLOW);
+
   it(
     "glob lists what it can reach and says the listing stopped at the depth limit",
     async () => {
-      const ws = tempDir("lah-deep-");
-      writeFileSync(path.join(ws, "top.txt"), "x");
-      const ms = deepTree(ws, DEPTH, { 3: "shallow.txt", 500: "deep.txt" });
-      console.info(`deep tree: ${DEPTH} levels built in ${ms} ms`);
-      try {
-        const { output, isError } = await runTool(
-          BASE_HANDLERS,
-          {
-            type: "tool_use",
-            id: "g",
-            name: "glob",
-            input: { pattern: "**/*.txt" },
-          } as ToolUseBlock,
-          { root: ws },
-        );
-        expect(isError, output).toBe(false);
-        expect(output).toContain("top.txt");
-        expect(output).toContain("d/d/d/shallow.txt");
-        expect(output).not.toContain("deep.txt");
-        expect(output).toMatch(/folders deeper than \d+ levels were not listed/);
-      } finally {
-        removeDeep(ws);
-      }
+      const { ws } = deepWorkspace();
+      const { output, isError } = await runTool(
+        BASE_HANDLERS,
+        {
+          type: "tool_use",
+          id: "g",
+          name: "glob",
+          input: { pattern: "**/*.txt" },
+        } as ToolUseBlock,
+        { root: ws },
+      );
+      expect(isError, output).toBe(false);
+      expect(output).toContain("top.txt");
+      expect(output).toContain("d/d/d/shallow.txt");
+      expect(output).not.toContain("deep.txt");
+      expect(output).toMatch(/folders deeper than \d+ levels were not listed/);
     },
     SLOW,
   );
@@ -73,19 +99,10 @@ describe("a 10,000-deep folder tree", () => {
   it(
     "--reset empties it, and removes a link to a folder outside without following it",
     () => {
-      const ws = prepareWorkspace(path.join(tempDir("lah-deep-"), "ws"));
-      const outside = tempDir("lah-outside-");
-      writeFileSync(path.join(outside, "keep.txt"), "mine");
-      symlinkSync(outside, path.join(ws, "link-out"));
-      writeFileSync(path.join(ws, "file.txt"), "x");
-      deepTree(ws, DEPTH, { 100: "f.txt" });
-      try {
-        expect(prepareWorkspace(ws, { reset: true })).toBe(ws);
-        expect(readdirSync(ws)).toEqual([]);
-        expect(readFileSync(path.join(outside, "keep.txt"), "utf8")).toBe("mine");
-      } finally {
-        removeDeep(ws);
-      }
+      const { ws, outside } = deepWorkspace();
+      expect(prepareWorkspace(ws, { reset: true })).toBe(ws);
+      expect(readdirSync(ws)).toEqual([]);
+      expect(readFileSync(path.join(outside, "keep.txt"), "utf8")).toBe("mine");
     },
     SLOW,
   );
