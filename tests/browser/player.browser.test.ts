@@ -102,6 +102,17 @@ describe("the player", { timeout: budget({ page: 4 }) }, () => {
       .locator(".lah-step:visible .lah-agent")
       .evaluateAll((els) => [...new Set(els.map((e) => e.textContent))]);
     expect(shown).toEqual(["alice"]);
+    // The numbers a filter leaves are the run's own, as the position counts them ("Step 51 of
+    // 105"), not 1, 2, 3 … over the steps shown.
+    const numbered = await player
+      .locator(".lah-step:visible")
+      .evaluateAll((els) =>
+        els.map((e) => [e.querySelector(".lah-step-n")?.textContent, e.getAttribute("data-index")]),
+      );
+    expect(numbered.length).toBeGreaterThan(1);
+    for (const [number, index] of numbered) expect(Number(number)).toBe(Number(index) + 1);
+    const last = numbered.at(-1)![0];
+    expect(flat(await player.locator(".lah-position").textContent())).toContain(`${last}`);
     // The teammate lifecycle (LIFECYCLE): at the end, alice has shut down. Waited for: the
     // machine panel is drawn after the step is shown, and on a busy machine that takes a while.
     await expect

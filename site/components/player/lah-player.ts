@@ -79,6 +79,7 @@ export class LahPlayer extends HTMLElement {
     this.#agent = root.querySelector<HTMLSelectElement>("[data-action=agent]");
     this.#story = root.querySelector<HTMLInputElement>("[data-action=story]")!;
     this.#position = root.querySelector<HTMLElement>(".lah-position")!;
+    this.#numberSteps();
     this.#panels = new SidePanels(root);
     this.#inspector = new Inspector(root, () => this.#panels.data);
     for (const part of root.querySelectorAll<HTMLElement>(
@@ -133,10 +134,26 @@ export class LahPlayer extends HTMLElement {
     head.append(link);
   }
 
+  /** Each step's number as text, the run's own: a CSS counter (what a reader without JavaScript
+   *  sees, with no filter) counts only the steps a filter shows, while the position says "Step 51
+   *  of 105". */
+  #numberSteps(): void {
+    for (const step of this.#steps) {
+      if (step.querySelector(":scope > .lah-step-n")) continue;
+      const number = document.createElement("span");
+      number.className = "lah-step-n";
+      number.setAttribute("aria-hidden", "true");
+      number.textContent = String(Number(step.dataset.index) + 1);
+      step.prepend(number);
+    }
+    this.#root.toggleAttribute("data-numbered", true);
+  }
+
   /** Steps were added to the list (a recording read in batches): the player takes them in. */
   stepsAdded(): void {
     if (!this.#wired) return this.#wire();
     this.#steps = [...this.#root.querySelectorAll<HTMLLIElement>(".lah-step")];
+    this.#numberSteps();
     this.#phases = [...this.#root.querySelectorAll<HTMLLIElement>(".lah-phase")];
     this.#bars = [...this.#root.querySelectorAll<SVGRectElement>(".lah-bar")];
     this.#show(this.#current, false);
