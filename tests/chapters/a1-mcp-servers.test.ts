@@ -845,7 +845,7 @@ describe("a server that ignores SIGTERM ends with the harness", () => {
           await waitFor(
             () => /MCP server "stubborn" is running/.test(out),
             "the server to start",
-            30_000,
+            budget("cli"),
           );
           await waitFor(
             () => /assistant › The notes server now holds/.test(out),
@@ -857,7 +857,7 @@ describe("a server that ignores SIGTERM ends with the harness", () => {
             () =>
               /stubborn \(pid \d+\): running/.test(out) && /notes \(pid \d+\): running/.test(out),
             "/mcp to answer",
-            30_000,
+            budget("command"),
           );
           const pid = Number(/stubborn \(pid (\d+)\): running/.exec(out)![1]);
           const tree = processTree(pid);
@@ -873,7 +873,7 @@ describe("a server that ignores SIGTERM ends with the harness", () => {
           else child.kill(how);
           expect(await exited, out).toBe(code);
           // Killed, not orphaned: nothing of it is left (the old harness left it running 6 s on).
-          await waitFor(() => !tree.some(alive), "the stubborn server to end", 3_000);
+          await waitFor(() => !tree.some(alive), "the stubborn server to end", budget("process"));
           await waitFor(() => !notesTree.some(alive), "every notes server process to end");
           // Asked first: without the sandbox the server itself gets the SIGTERM (in it, bubblewrap
           // does, and its pid namespace ends the server).
