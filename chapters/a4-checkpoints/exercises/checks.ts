@@ -13,6 +13,8 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import childProcess from "node:child_process";
+import { syncBuiltinESMExports } from "node:module";
 import path from "node:path";
 import { say, use } from "../../_shared/scripted.ts";
 import type { Agent } from "../../_shared/types.ts";
@@ -44,6 +46,41 @@ function treeOf(root: string): Record<string, string> {
   };
   walk("");
   return tree;
+}
+
+/** Runs `act` watching every git command run on a shadow repository (one named by GIT_DIR) as
+ *  it starts, and returns those that started while the workspace's lock (`<shadow>.lock/`, a
+ *  folder with its holder's entry in it) was not held: two harnesses on one workspace share one
+ *  index, so a restore's snapshot, diff and read-tree must not interleave with another's. */
+async function gitOutsideTheLock(act: () => Promise<void>): Promise<string[]> {
+  const outside: string[] = [];
+  const original = childProcess.spawnSync;
+  const watched = ((program: string, args?: readonly string[], options?: { env?: object }) => {
+    const gitDir = (options?.env as Record<string, string> | undefined)?.GIT_DIR;
+    if (gitDir) {
+      let held = false;
+      try {
+        held = readdirSync(`${gitDir}.lock`).length > 0;
+      } catch {
+        // no lock folder: not held
+      }
+      const argv = [program, ...(args ?? [])];
+      const git = argv.findIndex((a) => path.basename(a) === "git");
+      let sub = git + 1;
+      while (sub < argv.length && argv[sub].startsWith("-")) sub += argv[sub] === "-c" ? 2 : 1;
+      if (!held) outside.push(`git ${argv[sub] ?? "?"}`);
+    }
+    return (original as (...a: unknown[]) => unknown)(program, args, options);
+  }) as typeof original;
+  childProcess.spawnSync = watched;
+  syncBuiltinESMExports();
+  try {
+    await act();
+  } finally {
+    childProcess.spawnSync = original;
+    syncBuiltinESMExports();
+  }
+  return outside;
 }
 
 /** The files of a tree, for a message: their names, sorted. */
@@ -172,8 +209,14 @@ export const undoRestores: Check<M> = {
       { conf: { text: "now a file", exec: false }, "b.txt": { text: "b", exec: false } },
     ];
     const { env, agent, seen, before, last, full } = await threePrompts(module, kit, states);
-    await run(agent, "2 both");
-    await run(agent, "undo");
+    // The rewind and its undo each restore files: under the lock, like every use of the shadow.
+    const outside = await gitOutsideTheLock(async () => {
+      await run(agent, "2 both");
+      await run(agent, "undo");
+    });
+    expectThat(outside.length === 0, "git-outside-lock", {
+      commands: [...new Set(outside)].join(", "),
+    });
     const now = treeOf(env.workspace);
     expectThat(same(now, last), "undo-files-differ", { got: names(now), expected: names(last) });
     expectThat(history(agent) === full, "undo-history-differs", {
