@@ -6,6 +6,20 @@ exerciseSuite("a4", {
     "restores without a snapshot of now first, so new files stay": {
       shadow: swap("const before = takeSnapshot(shadow, label).commit;", "const before = commit;"),
     },
+    "restores outside the lock, so another harness's snapshot can interleave with it": {
+      shadow: swap(
+        "  return underLock(shadow, () => {\n    const before = takeSnapshot(shadow, label).commit;",
+        "  return ((work: () => { before: string; changes: FileChange[] }) => work())(() => {\n" +
+          "    const before = takeSnapshot(shadow, label).commit;",
+      ),
+    },
+    "takes the lock for the snapshot only, then diffs and reads the tree outside it": {
+      shadow: swap(
+        "  return underLock(shadow, () => {\n    const before = takeSnapshot(shadow, label).commit;",
+        "  const before = snapshot(shadow, label).commit;\n" +
+          "  return ((work: () => { before: string; changes: FileChange[] }) => work())(() => {",
+      ),
+    },
     "cuts the conversation after the prompt instead of before it": {
       rewind: swap("this.messages.splice(cutAt)", "this.messages.splice(cutAt + 1)"),
     },

@@ -77,6 +77,12 @@ exerciseSuite("a5", {
         "at: lstatSync(sessionFile(stateDir, id)).mtimeMs.toFixed(6)",
       ),
     },
+    "continues the session whose name the folder lists last": {
+      open: swap(
+        "    .sort((a, b) => a.at.localeCompare(b.at));",
+        '    .map((session) => ({ ...session, at: "" }));',
+      ),
+    },
     "opens a new session when there is none to continue": {
       open: swap(
         'if (!latest) throw new SessionError("there is no session to continue in this workspace");\n  return latest.id;',

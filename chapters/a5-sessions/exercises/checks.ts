@@ -2,7 +2,7 @@
 // (historyFrom) and close what a kill left open (closeUnfinished). The checks play sessions with
 // the learner's own module and a scripted model, then read their logs back.
 // tests/chapters/a5-sessions.test.ts runs the same behaviours against the appendix's own code.
-import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import type * as A5 from "../agent.ts";
 import { say, useAll } from "../../_shared/scripted.ts";
 import type { MessageParam, ScriptedReply } from "../../_shared/types.ts";
@@ -291,32 +291,45 @@ export const continuesLatest: Check<M> = {
     const workspace = kit.workspace();
     const ids: string[] = [];
     const files: string[] = [];
-    for (const prompt of ["the first session", "the second session"]) {
+    let stateDir = "";
+    // Sessions begun one after another, until the folder lists the latest one somewhere but last:
+    // a folder's order is the file system's (a hash on ext4, newest first on tmpfs), not the
+    // order the sessions started in. (A file system that lists names as they were made cannot
+    // tell the two apart; after 8 sessions the check goes on with what it has.)
+    while (ids.length < 8) {
       // A log's start is stamped to the millisecond: two sessions begun within one have no
-      // latest (the check failed once that way), so the second waits for the clock to move.
+      // latest (the check failed once that way), so each waits for the clock to move.
       const now = Date.now();
       while (Date.now() === now) await new Promise((tick) => setImmediate(tick));
-      const agent = module.createAgent(kit.env([say("ok")], { workspace }), {});
-      await agent.send(prompt);
+      const env = kit.env([say("ok")], { workspace });
+      const agent = module.createAgent(env, {});
+      await agent.send(`session ${ids.length + 1}`);
       await agent.close?.();
       ids.push(agent.session.id);
       files.push(agent.session.file);
+      stateDir = env.stateDir;
+      const listed = readdirSync(module.sessionsDir(stateDir)).filter((n) => n.endsWith(".jsonl"));
+      if (ids.length >= 2 && listed.at(-1) !== `${ids.at(-1)}.jsonl`) break;
     }
-    // The first session goes on later: its log is now the last written, yet the second one
+    const latest = ids.length - 1;
+    // The first session goes on later: its log is now the last written, yet the latest one
     // still started last.
     const first = module.createAgent(kit.env([say("ok")], { workspace }), { resume: ids[0] });
     await first.send("the first session again");
     await first.close?.();
-    // File times are coarse (a few ms): say outright that the second was written a second before.
+    // File times are coarse (a few ms): say outright that the latest was written a second before.
     const written = new Date(statSync(first.session.file).mtimeMs - 1000);
-    utimesSync(files[1], written, written);
+    utimesSync(files[latest], written, written);
     const agent = continued(module, kit.env([say("ok")], { workspace }));
     await agent.close?.();
-    expectThat(agent.session.id === ids[1], "not-latest", {
+    expectThat(agent.session.id === ids[latest], "not-latest", {
       got: agent.session.id,
-      expected: ids[1],
+      expected: ids[latest],
     });
-    expectThat(JSON.stringify(agent.messages).includes("the second session"), "history-lost");
+    const prompt = `session ${latest + 1}`;
+    expectThat(JSON.stringify(agent.messages).includes(prompt), "history-lost", {
+      prompt: JSON.stringify(prompt),
+    });
   },
 };
 
