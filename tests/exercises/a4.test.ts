@@ -20,6 +20,15 @@ exerciseSuite("a4", {
           "  return ((work: () => { before: string; changes: FileChange[] }) => work())(() => {",
       ),
     },
+    "the rewind event says no file changed": {
+      rewind: swap("      undo: false,\n      files,", "      undo: false,\n      files: 0,"),
+    },
+    "the undo emits no event": {
+      rewind: swap(
+        '    this.env.io.event("rewind", {\n      to: record.checkpoint,',
+        "    void ({\n      to: record.checkpoint,",
+      ),
+    },
     "cuts the conversation after the prompt instead of before it": {
       rewind: swap("this.messages.splice(cutAt)", "this.messages.splice(cutAt + 1)"),
     },

@@ -114,7 +114,8 @@ for (const exercise of chosen) {
         }),
     mutate: ranges.map((r) => `${file}:${r.from}-${r.to}`),
     coverageAnalysis: "perTest",
-    concurrency: 2,
+    // One mutant at a time: the checks start child processes of their own, and the machine is shared.
+    concurrency: 1,
     reporters: ["json"],
     jsonReporter: { fileName: report },
     tempDirName: ".stryker-tmp",
