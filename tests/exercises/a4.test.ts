@@ -23,6 +23,12 @@ exerciseSuite("a4", {
     "the rewind event says no file changed": {
       rewind: swap("      undo: false,\n      files,", "      undo: false,\n      files: 0,"),
     },
+    "an undo with nothing to undo falls over with a TypeError": {
+      rewind: swap(
+        "    const record = this.undoRecord;\n    if (!record)",
+        "    const record = this.undoRecord!;\n    if (!this)",
+      ),
+    },
     "the undo emits no event": {
       rewind: swap(
         '    this.env.io.event("rewind", {\n      to: record.checkpoint,',

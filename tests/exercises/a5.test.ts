@@ -15,6 +15,12 @@ exerciseSuite("a5", {
     "answers the finished calls too": {
       history: swap('if (step.kind === "tool_result") waiting.delete(step.id);', ""),
     },
+    "the closing note is written as the harness's, not the lead's": {
+      history: swap(
+        '      kind: "note",\n      agent: "lead",',
+        '      kind: "note",\n      agent: "harness",',
+      ),
+    },
     "answers an unfinished call as a success": {
       history: swap(
         "output: NOT_FINISHED,\n      is_error: true,",

@@ -355,15 +355,20 @@ export const badInputChangesNothing: Check<M> = {
     writeFileSync(path.join(env.workspace, "a.txt"), "later");
     const files = treeOf(env.workspace);
     const messages = history(agent);
-    for (const args of ["9 code", "2 conversation", "2 both"]) {
+    // "undo" too: the rewind was before the last prompt, so there is nothing to undo now.
+    for (const args of ["9 code", "2 conversation", "2 both", "undo"]) {
       let threw: string | undefined;
+      let crashed = false;
       try {
         await run(agent, args);
       } catch (err) {
         threw = (err as Error).message;
         if (threw.startsWith("not started:")) throw err;
+        // A TypeError or RangeError is the code falling over, not a refusal that says why.
+        crashed = err instanceof TypeError || err instanceof RangeError;
       }
       expectThat(threw !== undefined, "no-refusal", { args });
+      expectThat(!crashed, "crashed-on-bad-input", { args, error: threw ?? "" });
       expectThat(
         same(treeOf(env.workspace), files) && history(agent) === messages,
         "changed-on-refusal",

@@ -236,6 +236,11 @@ export const unfinishedAnswered: Check<M> = {
           "closing-not-error",
           { at: cut.length },
         );
+        // The closing steps are the lead's: the log is the lead's conversation to resume.
+        const others = closing.filter((s) => s.agent !== "lead");
+        expectThat(others.length === 0, "closing-not-lead", {
+          got: others.map((s) => `${s.kind} of ${JSON.stringify(s.agent)}`).join(", "),
+        });
         if (open.length === 0) {
           expectThat(closing.length === 0, "closed-nothing-open", { at: cut.length });
           return;
