@@ -29,6 +29,9 @@ exerciseSuite("a4", {
         "    const record = this.undoRecord!;\n    if (!this)",
       ),
     },
+    "a code rewind to a prompt cut from the conversation is refused too": {
+      rewind: swap('if (target !== "code" && cutAt < 0)', "if (cutAt < 0)"),
+    },
     "the undo emits no event": {
       rewind: swap(
         '    this.env.io.event("rewind", {\n      to: record.checkpoint,',

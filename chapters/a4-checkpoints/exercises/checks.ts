@@ -377,6 +377,17 @@ export const badInputChangesNothing: Check<M> = {
         },
       );
     }
+    // Prompt #2 is gone from the conversation, not its checkpoint: its code can still go back.
+    let threw: string | undefined;
+    try {
+      await run(agent, "2 code");
+    } catch (err) {
+      threw = (err as Error).message;
+    }
+    const now = readFileSync(path.join(env.workspace, "a.txt"), "utf8");
+    expectThat(threw === undefined && now === "after", "code-of-cut-prompt-refused", {
+      got: threw ?? JSON.stringify(now),
+    });
   },
 };
 
