@@ -15,6 +15,12 @@ exerciseSuite("a5", {
     "answers the finished calls too": {
       history: swap('if (step.kind === "tool_result") waiting.delete(step.id);', ""),
     },
+    "keeps the empty answer a kill left before its calls": {
+      history: swap(
+        "return normalizeMessages(messages.filter((m) => m.content.length > 0));",
+        "return normalizeMessages(messages);",
+      ),
+    },
     "the closing note is written as the harness's, not the lead's": {
       history: swap(
         '      kind: "note",\n      agent: "lead",',

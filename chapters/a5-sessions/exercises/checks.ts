@@ -187,11 +187,21 @@ export const cutHistoryAccepted: Check<M> = {
   limitMs: 30_000,
   async run(module, kit) {
     await forAll(
-      fc.tuple(rounds, fc.nat()),
-      async ([turns, pick]) => {
+      fc.tuple(rounds, fc.nat(), fc.boolean()),
+      async ([turns, pick, afterAnswer]) => {
         const { steps } = await played(module, kit, turns);
-        const cut = steps.slice(0, 1 + (pick % steps.length));
+        // Where the kill came: after any step, or (half the time) right after an answer, before
+        // its calls were logged: an answer with no text is then an empty message.
+        const answers = steps.flatMap((s, i) => (s.kind === "response" ? [i + 1] : []));
+        const end =
+          afterAnswer && answers.length
+            ? answers[pick % answers.length]
+            : 1 + (pick % steps.length);
+        const cut = steps.slice(0, end);
         const history = module.historyFrom(cut);
+        // The API takes no message without content.
+        const empty = history.findIndex((m) => m.content.length === 0);
+        expectThat(empty < 0, "cut-empty-message", { at: cut.length, index: empty + 1 });
         const left = unanswered(history);
         expectThat(left.length === 0, "cut-unanswered", { at: cut.length, ids: left.join(", ") });
         const twice = history.findIndex((m, i) => i > 0 && history[i - 1].role === m.role);
