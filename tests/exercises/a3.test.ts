@@ -1,5 +1,5 @@
 // a3's exercises: the checks pass on the answers, fail on the stub and on these wrong answers.
-import { swap } from "../support/exercises.ts";
+import { both, swap } from "../support/exercises.ts";
 import { exerciseSuite } from "../support/exercises.ts";
 
 exerciseSuite("a3", {
@@ -77,6 +77,53 @@ exerciseSuite("a3", {
       patch: swap(
         'applyPatch(before ?? "", file, { fuzzFactor: 0 })',
         "(before === undefined ? patch : applyPatch(before, file, { fuzzFactor: 0 }))",
+      ),
+    },
+    "matches counted by its own indexOf loop, and an empty old_text not refused": {
+      edit: both(
+        swap(
+          '  if (!oldText) throw new Error("old_text is empty: name the text to replace");\n',
+          "",
+        ),
+        swap(
+          "  const found = matchesOf(text, oldText);",
+          "  const found: number[] = [];\n" +
+            "  for (let at = text.indexOf(oldText); at >= 0 && found.length <= text.length; at = text.indexOf(oldText, at + 1))\n" +
+            "    found.push(at);",
+        ),
+      ),
+    },
+    "every entry parsePatch gives is a file, so git's mode-only line reads as a delete": {
+      patch: swap(
+        "  files = files.filter((f) => f.hunks.length > 0 || f.oldFileName || f.newFileName);\n",
+        "",
+      ),
+    },
+    "a rename is applied to the new name's file": {
+      patch: swap("    if (from && from !== to)\n", "    if (from && from !== to && !read(to))\n"),
+    },
+    "a change to a file that is not there creates it": {
+      patch: swap(
+        "    if (from !== undefined && before === undefined)\n",
+        "    if (from !== undefined && before === undefined && false)\n",
+      ),
+    },
+    "a header with no hunks under it is skipped, the rest applied": {
+      patch: swap(
+        "    if (file.hunks.length === 0) throw new Error(`the patch has no hunks for ${to}`);",
+        "    if (file.hunks.length === 0) continue;",
+      ),
+    },
+    "a patch of prose only is an empty plan, reported as applied": {
+      patch: swap(
+        "  if (files.length === 0 || files.every((f) => f.hunks.length === 0))",
+        "  if (files.length > 0 && files.every((f) => f.hunks.length === 0))",
+      ),
+    },
+    "a hunk that does not fit is refused without naming its file": {
+      patch: swap(
+        "`hunk ${i + 1} of ${to} (${header(hunk)}) does not match",
+        "`a hunk does not match",
       ),
     },
   },

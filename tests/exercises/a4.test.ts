@@ -6,6 +6,38 @@ exerciseSuite("a4", {
     "restores without a snapshot of now first, so new files stay": {
       shadow: swap("const before = takeSnapshot(shadow, label).commit;", "const before = commit;"),
     },
+    "restores outside the lock, so another harness's snapshot can interleave with it": {
+      shadow: swap(
+        "  return underLock(shadow, () => {\n    const before = takeSnapshot(shadow, label).commit;",
+        "  return ((work: () => { before: string; changes: FileChange[] }) => work())(() => {\n" +
+          "    const before = takeSnapshot(shadow, label).commit;",
+      ),
+    },
+    "takes the lock for the snapshot only, then diffs and reads the tree outside it": {
+      shadow: swap(
+        "  return underLock(shadow, () => {\n    const before = takeSnapshot(shadow, label).commit;",
+        "  const before = snapshot(shadow, label).commit;\n" +
+          "  return ((work: () => { before: string; changes: FileChange[] }) => work())(() => {",
+      ),
+    },
+    "the rewind event says no file changed": {
+      rewind: swap("      undo: false,\n      files,", "      undo: false,\n      files: 0,"),
+    },
+    "an undo with nothing to undo falls over with a TypeError": {
+      rewind: swap(
+        "    const record = this.undoRecord;\n    if (!record)",
+        "    const record = this.undoRecord!;\n    if (!this)",
+      ),
+    },
+    "a code rewind to a prompt cut from the conversation is refused too": {
+      rewind: swap('if (target !== "code" && cutAt < 0)', "if (cutAt < 0)"),
+    },
+    "the undo emits no event": {
+      rewind: swap(
+        '    this.env.io.event("rewind", {\n      to: record.checkpoint,',
+        "    void ({\n      to: record.checkpoint,",
+      ),
+    },
     "cuts the conversation after the prompt instead of before it": {
       rewind: swap("this.messages.splice(cutAt)", "this.messages.splice(cutAt + 1)"),
     },

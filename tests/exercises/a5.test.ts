@@ -15,6 +15,18 @@ exerciseSuite("a5", {
     "answers the finished calls too": {
       history: swap('if (step.kind === "tool_result") waiting.delete(step.id);', ""),
     },
+    "keeps the empty answer a kill left before its calls": {
+      history: swap(
+        "return normalizeMessages(messages.filter((m) => m.content.length > 0));",
+        "return normalizeMessages(messages);",
+      ),
+    },
+    "the closing note is written as the harness's, not the lead's": {
+      history: swap(
+        '      kind: "note",\n      agent: "lead",',
+        '      kind: "note",\n      agent: "harness",',
+      ),
+    },
     "answers an unfinished call as a success": {
       history: swap(
         "output: NOT_FINISHED,\n      is_error: true,",
@@ -75,6 +87,12 @@ exerciseSuite("a5", {
       open: swap(
         "at: readSession(stateDir, id).header.started",
         "at: lstatSync(sessionFile(stateDir, id)).mtimeMs.toFixed(6)",
+      ),
+    },
+    "continues the session whose name the folder lists last": {
+      open: swap(
+        "    .sort((a, b) => a.at.localeCompare(b.at));",
+        '    .map((session) => ({ ...session, at: "" }));',
       ),
     },
     "opens a new session when there is none to continue": {

@@ -96,13 +96,22 @@ export const noOpRefused: Check<M> = {
   id: "same-text-refused",
   run: (module) =>
     forAll(placedNeedles, ({ text }) => {
-      // An edit that changes nothing is the model's mistake, not a success to report.
+      // An edit that changes nothing is the model's mistake, not a success to report; and an
+      // empty old_text names no place at all (it is "found" between every two characters, or
+      // once in an empty file), so it is refused whatever the file holds.
       for (const replaceAll of [false, true]) {
         const error = refusal(() => module.planEdit(text, NEEDLE, NEEDLE, replaceAll));
         expectThat(error !== undefined, "same-text-landed", {
           text: describe(text),
           replaceAll: String(replaceAll),
         });
+        for (const file of [text, ""]) {
+          const empty = refusal(() => module.planEdit(file, "", NEW, replaceAll));
+          expectThat(empty !== undefined, "empty-old-landed", {
+            text: describe(file),
+            replaceAll: String(replaceAll),
+          });
+        }
       }
     }),
 };
@@ -147,21 +156,39 @@ async function readWorkspace(module: M, root: string) {
   return { run, text };
 }
 
+/** Lines `git diff` writes around a file's change that change no text themselves: its
+ *  `diff --git` line before each file, and last a file whose mode alone changed (a header that
+ *  names no file's text). */
+const gitLine = (part: string) =>
+  part.replace(/^--- (?:a\/|\/dev\/null)[^\n]*\n\+\+\+ b\/([^\n]*)\n/, "diff --git a/$1 b/$1\n$&");
+const MODE_ONLY = "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n";
+
 export const patchLands: Check<M> = {
   id: "patch-lands",
   async run(module, kit) {
-    const root = kit.workspace();
-    const { run, text } = await readWorkspace(module, root);
-    const out = await run("apply_patch", { patch: CREATE_C + CHANGE_A + changeB("y") });
-    const got = [
-      text("a.txt"),
-      text("b.txt"),
-      existsSync(path.join(root, "c.txt")) && text("c.txt"),
-    ];
-    expectThat(
-      !out.isError && got.join("|") === "1\ntwo\n3\n|x\nwhy\nz\n|new\n",
-      "patch-not-applied",
-      { result: out.output, files: JSON.stringify(got) },
+    await forAll(
+      fc.record({ git: fc.boolean(), modeOnly: fc.boolean(), order: fc.nat(5) }),
+      async ({ git, modeOnly, order }) => {
+        const root = kit.workspace();
+        const { run, text } = await readWorkspace(module, root);
+        const parts = [CREATE_C, CHANGE_A, changeB("y")];
+        parts.push(...parts.splice(0, order % 3));
+        if (order > 2) parts.reverse();
+        const patch =
+          parts.map((p) => (git ? gitLine(p) : p)).join("") + (modeOnly ? MODE_ONLY : "");
+        const out = await run("apply_patch", { patch });
+        const got = [
+          text("a.txt"),
+          text("b.txt"),
+          existsSync(path.join(root, "c.txt")) && text("c.txt"),
+        ];
+        expectThat(
+          !out.isError && got.join("|") === "1\ntwo\n3\n|x\nwhy\nz\n|new\n",
+          "patch-not-applied",
+          { patch: JSON.stringify(patch), result: out.output, files: JSON.stringify(got) },
+        );
+      },
+      { runs: 8 },
     );
     // The handler removes a created file when a later write fails; it knows one by before.
     const plan = module.planPatch(CREATE_C + CHANGE_A, (file) =>
@@ -202,6 +229,11 @@ export const patchAllOrNothing: Check<M> = {
           patch: JSON.stringify(patch),
           result: out.output,
         });
+        expectThat(out.output.includes("b.txt"), "refusal-unnamed-file", {
+          patch: JSON.stringify(patch),
+          file: "b.txt",
+          result: out.output,
+        });
       },
       { runs: 8 },
     ),
@@ -225,39 +257,78 @@ const REFUSED: Record<string, (wrong: string) => string[]> = {
     `--- a/d.txt\n+++ b/d.txt\n@@ -2,5 +2,5 @@\n 2\n 3\n-4\n+four\n 5\n ${wrong}\n`,
   ],
   "has no hunks": (wrong) => [`${wrong}\n`, "--- a/a.txt\n+++ b/a.txt\n"],
+  // A header with no change under it: the model meant to change a.txt and the hunks are lost.
+  "names a file with no hunks": () => [changeB("y"), "--- a/a.txt\n+++ b/a.txt\n"],
+  "is no diff at all": (wrong) => [`${wrong}\n`],
+  // b.txt renamed to d.txt, its hunk fitting d.txt: applied, it would change d.txt instead.
+  renames: () => [CHANGE_A, "--- a/b.txt\n+++ b/d.txt\n@@ -1,2 +1,2 @@\n-1\n+one\n 2\n"],
+  // A change (not a creation) to a file that is not there, with a hunk that only adds lines.
+  // A hunk with no file header above it: which file it was meant for, nothing says.
+  "has a hunk under no file header": (wrong) => [
+    CHANGE_A,
+    `@@ -1,3 +1,3 @@\n x\n-y\n+${wrong}\n z\n`,
+  ],
+  "changes a file that does not exist": (wrong) => [
+    CHANGE_A,
+    `--- a/e.txt\n+++ b/e.txt\n@@ -0,0 +1 @@\n+${wrong}\n`,
+  ],
+};
+
+/** The file each refused patch must name: the handler shows the model the error, and the model
+ *  must know which part to write again. */
+const REFUSED_FILE: Record<string, string | undefined> = {
+  deletes: "b.txt",
+  "creates a file that exists": "b.txt",
+  "changes a file twice": "a.txt",
+  "has a context line that does not match": "d.txt",
+  "has no hunks": undefined,
+  "names a file with no hunks": "a.txt",
+  "is no diff at all": undefined,
+  renames: "b.txt",
+  "changes a file that does not exist": "e.txt",
+  "has a hunk under no file header": undefined,
 };
 
 export const patchRefused: Check<M> = {
   id: "patch-refused",
   run: (module, kit) =>
     forAll(
+      // Every kind in every case: each is one rule, and a sample could leave one out.
       fc.record({
-        kind: fc.constantFrom(...Object.keys(REFUSED)),
         wrong: fc.constantFrom("9", "6 ", "six"),
         create: fc.boolean(),
         first: fc.boolean(),
       }),
-      async ({ kind, wrong, create, first }) => {
-        const root = kit.workspace();
-        const { run, text } = await readWorkspace(module, root);
-        const parts = REFUSED[kind](wrong);
-        if (first) parts.reverse();
-        if (create && kind !== "has no hunks") parts.push(CREATE_C);
-        const patch = parts.join("");
-        const out = await run("apply_patch", { patch });
-        const untouched =
-          Object.entries(FILES).every(([file, was]) => text(file) === was) &&
-          !existsSync(path.join(root, "c.txt"));
-        expectThat(untouched, "refused-patch-changed-files", {
-          patch: JSON.stringify(patch),
-          result: out.output,
-        });
-        expectThat(out.isError, "refused-patch-reported-done", {
-          patch: JSON.stringify(patch),
-          result: out.output,
-        });
+      async ({ wrong, create, first }) => {
+        for (const [kind, partsOf] of Object.entries(REFUSED)) {
+          const root = kit.workspace();
+          const { run, text } = await readWorkspace(module, root);
+          const parts = partsOf(wrong);
+          if (first) parts.reverse();
+          if (create && kind !== "is no diff at all") parts.push(CREATE_C);
+          const patch = parts.join("");
+          const out = await run("apply_patch", { patch });
+          const untouched =
+            Object.entries(FILES).every(([file, was]) => text(file) === was) &&
+            !existsSync(path.join(root, "c.txt"));
+          expectThat(untouched, "refused-patch-changed-files", {
+            patch: JSON.stringify(patch),
+            result: out.output,
+          });
+          expectThat(out.isError, "refused-patch-reported-done", {
+            patch: JSON.stringify(patch),
+            result: out.output,
+          });
+          const file = REFUSED_FILE[kind];
+          if (file)
+            expectThat(out.output.includes(file), "refusal-unnamed-file", {
+              patch: JSON.stringify(patch),
+              file,
+              result: out.output,
+            });
+        }
       },
-      { runs: 20 },
+      { runs: 6 },
     ),
 };
 
@@ -345,9 +416,11 @@ export const exercises: Exercise<M>[] = [
         contract: [
           "Every file a unified diff changes, as { path, before, after }, computed in memory:",
           "parsePatch, then applyPatch(before, file, { fuzzFactor: 0 }) per file (patchPaths gives",
-          "its path; read(path) its text now, undefined if none). If any file does not fit, or the",
-          "patch deletes, renames, creates a file that exists or changes one twice, throw an Error",
-          "naming it: the handler then writes nothing at all.",
+          "its path; read(path) its text now, undefined if none; an entry naming no file and no",
+          "hunk, such as git's line for a mode change, is no file). If any file does not fit, or the",
+          "patch deletes, renames, creates a file that exists, changes one twice or one that is",
+          "not there, names one with no hunks or changes nothing, throw an Error naming the file:",
+          "the handler then writes nothing at all.",
         ].join("\n"),
       },
     ],

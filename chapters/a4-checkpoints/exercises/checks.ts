@@ -13,6 +13,8 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import childProcess from "node:child_process";
+import { syncBuiltinESMExports } from "node:module";
 import path from "node:path";
 import { say, use } from "../../_shared/scripted.ts";
 import type { Agent } from "../../_shared/types.ts";
@@ -21,6 +23,7 @@ import {
   change,
   expectThat,
   type Check,
+  type CheckEnv,
   type CheckKit,
   type Exercise,
 } from "../../_exercises/kit.ts";
@@ -46,6 +49,41 @@ function treeOf(root: string): Record<string, string> {
   return tree;
 }
 
+/** Runs `act` watching every git command run on a shadow repository (one named by GIT_DIR) as
+ *  it starts, and returns those that started while the workspace's lock (`<shadow>.lock/`, a
+ *  folder with its holder's entry in it) was not held: two harnesses on one workspace share one
+ *  index, so a restore's snapshot, diff and read-tree must not interleave with another's. */
+async function gitOutsideTheLock(act: () => Promise<void>): Promise<string[]> {
+  const outside: string[] = [];
+  const original = childProcess.spawnSync;
+  const watched = ((program: string, args?: readonly string[], options?: { env?: object }) => {
+    const gitDir = (options?.env as Record<string, string> | undefined)?.GIT_DIR;
+    if (gitDir) {
+      let held = false;
+      try {
+        held = readdirSync(`${gitDir}.lock`).length > 0;
+      } catch {
+        // no lock folder: not held
+      }
+      const argv = [program, ...(args ?? [])];
+      const git = argv.findIndex((a) => path.basename(a) === "git");
+      let sub = git + 1;
+      while (sub < argv.length && argv[sub].startsWith("-")) sub += argv[sub] === "-c" ? 2 : 1;
+      if (!held) outside.push(`git ${argv[sub] ?? "?"}`);
+    }
+    return (original as (...a: unknown[]) => unknown)(program, args, options);
+  }) as typeof original;
+  childProcess.spawnSync = watched;
+  syncBuiltinESMExports();
+  try {
+    await act();
+  } finally {
+    childProcess.spawnSync = original;
+    syncBuiltinESMExports();
+  }
+  return outside;
+}
+
 /** The files of a tree, for a message: their names, sorted. */
 const names = (tree: Record<string, string>) =>
   Object.keys(tree)
@@ -68,6 +106,36 @@ function become(root: string, files: Record<string, { text: string; exec: boolea
 
 const run = async (agent: Agent, args: string) =>
   String(await agent.commands!["/rewind"].run(args));
+
+/** How many files differ between two trees (a path in one only, or with other bytes or mode). */
+const differing = (a: Record<string, string>, b: Record<string, string>) =>
+  new Set([...Object.keys(a), ...Object.keys(b)].filter((f) => a[f] !== b[f])).size;
+
+/** `/rewind <args>`, and the rewind events it emitted: the player's state panel and a session's
+ *  log read them, so each rewind and each undo emits exactly one, saying what it did. */
+async function rewound(env: CheckEnv, agent: Agent, args: string) {
+  const events = () =>
+    env.io.trace.flatMap((s) =>
+      s.kind === "event" && s.type === "rewind" ? [JSON.stringify(s.data)] : [],
+    );
+  const before = events().length;
+  const report = await run(agent, args);
+  return { report, events: events().slice(before) };
+}
+
+/** That `/rewind <args>` emitted one event with these data. */
+function expectEvent(
+  args: string,
+  events: string[],
+  data: { to: number; restore: string; undo: boolean; files: number; messages: number },
+) {
+  const expected = JSON.stringify(data);
+  expectThat(events.length === 1 && events[0] === expected, "event-wrong", {
+    args,
+    got: events.join(", ") || "no event",
+    expected,
+  });
+}
 const history = (agent: Agent) => JSON.stringify(agent.messages);
 /** Enough "yes" answers for any question an extended rewind asks. */
 const YES = Array.from({ length: 20 }, () => "yes");
@@ -125,8 +193,8 @@ export const codeRewindRestores: Check<M> = {
     await forAll(
       fc.tuple(fc.array(state, { minLength: 4, maxLength: 4 }), fc.integer({ min: 1, max: 3 })),
       async ([states, k]) => {
-        const { env, agent, seen, full } = await threePrompts(module, kit, states);
-        const report = await run(agent, `${k} code`);
+        const { env, agent, seen, last, full } = await threePrompts(module, kit, states);
+        const { report, events } = await rewound(env, agent, `${k} code`);
         const now = treeOf(env.workspace);
         expectThat(same(now, seen[k - 1]), "files-differ", {
           k,
@@ -155,6 +223,13 @@ export const codeRewindRestores: Check<M> = {
             },
           );
         expectThat(history(agent) === full, "history-touched", { k });
+        expectEvent(`${k} code`, events, {
+          to: k,
+          restore: "code",
+          undo: false,
+          files: differing(last, seen[k - 1]),
+          messages: agent.messages.length,
+        });
       },
       { runs: 6 },
     );
@@ -172,8 +247,28 @@ export const undoRestores: Check<M> = {
       { conf: { text: "now a file", exec: false }, "b.txt": { text: "b", exec: false } },
     ];
     const { env, agent, seen, before, last, full } = await threePrompts(module, kit, states);
-    await run(agent, "2 both");
-    await run(agent, "undo");
+    // The rewind and its undo each restore files: under the lock, like every use of the shadow.
+    const outside = await gitOutsideTheLock(async () => {
+      const rewind = await rewound(env, agent, "2 both");
+      expectEvent("2 both", rewind.events, {
+        to: 2,
+        restore: "both",
+        undo: false,
+        files: differing(last, seen[1]),
+        messages: JSON.parse(before[1]).length,
+      });
+      const undo = await rewound(env, agent, "undo");
+      expectEvent("undo", undo.events, {
+        to: 2,
+        restore: "both",
+        undo: true,
+        files: differing(last, seen[1]),
+        messages: JSON.parse(full).length,
+      });
+    });
+    expectThat(outside.length === 0, "git-outside-lock", {
+      commands: [...new Set(outside)].join(", "),
+    });
     const now = treeOf(env.workspace);
     expectThat(same(now, last), "undo-files-differ", { got: names(now), expected: names(last) });
     expectThat(history(agent) === full, "undo-history-differs", {
@@ -214,14 +309,28 @@ export const conversationCut: Check<M> = {
       "again",
     ]);
     for (const k of [3, 2, 1]) {
-      await run(agent, `${k} conversation`);
+      const { events } = await rewound(env, agent, `${k} conversation`);
+      expectEvent(`${k} conversation`, events, {
+        to: k,
+        restore: "conversation",
+        undo: false,
+        files: 0,
+        messages: JSON.parse(before[k - 1]).length,
+      });
       expectThat(history(agent) === before[k - 1], "cut-wrong", {
         k,
         got: agent.messages.length,
         expected: JSON.parse(before[k - 1]).length,
       });
       expectThat(same(treeOf(env.workspace), last), "files-moved", { k });
-      await run(agent, "undo");
+      const undo = await rewound(env, agent, "undo");
+      expectEvent("undo", undo.events, {
+        to: k,
+        restore: "conversation",
+        undo: true,
+        files: 0,
+        messages: JSON.parse(full).length,
+      });
       expectThat(history(agent) === full, "undo-history-differs", {
         got: agent.messages.length,
         expected: JSON.parse(full).length,
@@ -246,15 +355,20 @@ export const badInputChangesNothing: Check<M> = {
     writeFileSync(path.join(env.workspace, "a.txt"), "later");
     const files = treeOf(env.workspace);
     const messages = history(agent);
-    for (const args of ["9 code", "2 conversation", "2 both"]) {
+    // "undo" too: the rewind was before the last prompt, so there is nothing to undo now.
+    for (const args of ["9 code", "2 conversation", "2 both", "undo"]) {
       let threw: string | undefined;
+      let crashed = false;
       try {
         await run(agent, args);
       } catch (err) {
         threw = (err as Error).message;
         if (threw.startsWith("not started:")) throw err;
+        // A TypeError or RangeError is the code falling over, not a refusal that says why.
+        crashed = err instanceof TypeError || err instanceof RangeError;
       }
       expectThat(threw !== undefined, "no-refusal", { args });
+      expectThat(!crashed, "crashed-on-bad-input", { args, error: threw ?? "" });
       expectThat(
         same(treeOf(env.workspace), files) && history(agent) === messages,
         "changed-on-refusal",
@@ -263,6 +377,17 @@ export const badInputChangesNothing: Check<M> = {
         },
       );
     }
+    // Prompt #2 is gone from the conversation, not its checkpoint: its code can still go back.
+    let threw: string | undefined;
+    try {
+      await run(agent, "2 code");
+    } catch (err) {
+      threw = (err as Error).message;
+    }
+    const now = readFileSync(path.join(env.workspace, "a.txt"), "utf8");
+    expectThat(threw === undefined && now === "after", "code-of-cut-prompt-refused", {
+      got: threw ?? JSON.stringify(now),
+    });
   },
 };
 
@@ -419,15 +544,17 @@ export const exercises: Exercise<M>[] = [
           "Goes back to checkpoint `id`: code (restore its commit), conversation (cut the history",
           "just before its prompt's message), or both. Unknown id, or a conversation rewind to a",
           "prompt the history no longer holds: throw, changing nothing. Remembers the undo record",
-          "(the commit before, the whole history before), emits the rewind event, returns the report",
-          "(describeCode names the files and the commands run since).",
+          "(the commit before, the whole history before), emits one rewind event { to: id, restore:",
+          "target, undo: false, files: how many files it changed, messages: the history's length",
+          "after }, returns the report (describeCode names the files and the commands run since).",
         ].join("\n"),
       },
       {
         name: "undo",
         contract: [
           "Undoes the last rewind: restore record.code, put back record.history; no record: throw.",
-          "Its own record is the state before the undo, so an undo can be undone.",
+          "Its own record is the state before the undo, so an undo can be undone. Emits one rewind",
+          "event like the rewind's, with undo: true (files and messages: what the undo did).",
         ].join("\n"),
       },
     ],

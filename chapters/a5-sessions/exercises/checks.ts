@@ -2,7 +2,7 @@
 // (historyFrom) and close what a kill left open (closeUnfinished). The checks play sessions with
 // the learner's own module and a scripted model, then read their logs back.
 // tests/chapters/a5-sessions.test.ts runs the same behaviours against the appendix's own code.
-import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import type * as A5 from "../agent.ts";
 import { say, useAll } from "../../_shared/scripted.ts";
 import type { MessageParam, ScriptedReply } from "../../_shared/types.ts";
@@ -187,11 +187,21 @@ export const cutHistoryAccepted: Check<M> = {
   limitMs: 30_000,
   async run(module, kit) {
     await forAll(
-      fc.tuple(rounds, fc.nat()),
-      async ([turns, pick]) => {
+      fc.tuple(rounds, fc.nat(), fc.boolean()),
+      async ([turns, pick, afterAnswer]) => {
         const { steps } = await played(module, kit, turns);
-        const cut = steps.slice(0, 1 + (pick % steps.length));
+        // Where the kill came: after any step, or (half the time) right after an answer, before
+        // its calls were logged: an answer with no text is then an empty message.
+        const answers = steps.flatMap((s, i) => (s.kind === "response" ? [i + 1] : []));
+        const end =
+          afterAnswer && answers.length
+            ? answers[pick % answers.length]
+            : 1 + (pick % steps.length);
+        const cut = steps.slice(0, end);
         const history = module.historyFrom(cut);
+        // The API takes no message without content.
+        const empty = history.findIndex((m) => m.content.length === 0);
+        expectThat(empty < 0, "cut-empty-message", { at: cut.length, index: empty + 1 });
         const left = unanswered(history);
         expectThat(left.length === 0, "cut-unanswered", { at: cut.length, ids: left.join(", ") });
         const twice = history.findIndex((m, i) => i > 0 && history[i - 1].role === m.role);
@@ -236,6 +246,11 @@ export const unfinishedAnswered: Check<M> = {
           "closing-not-error",
           { at: cut.length },
         );
+        // The closing steps are the lead's: the log is the lead's conversation to resume.
+        const others = closing.filter((s) => s.agent !== "lead");
+        expectThat(others.length === 0, "closing-not-lead", {
+          got: others.map((s) => `${s.kind} of ${JSON.stringify(s.agent)}`).join(", "),
+        });
         if (open.length === 0) {
           expectThat(closing.length === 0, "closed-nothing-open", { at: cut.length });
           return;
@@ -291,32 +306,45 @@ export const continuesLatest: Check<M> = {
     const workspace = kit.workspace();
     const ids: string[] = [];
     const files: string[] = [];
-    for (const prompt of ["the first session", "the second session"]) {
+    let stateDir = "";
+    // Sessions begun one after another, until the folder lists the latest one somewhere but last:
+    // a folder's order is the file system's (a hash on ext4, newest first on tmpfs), not the
+    // order the sessions started in. (A file system that lists names as they were made cannot
+    // tell the two apart; after 8 sessions the check goes on with what it has.)
+    while (ids.length < 8) {
       // A log's start is stamped to the millisecond: two sessions begun within one have no
-      // latest (the check failed once that way), so the second waits for the clock to move.
+      // latest (the check failed once that way), so each waits for the clock to move.
       const now = Date.now();
       while (Date.now() === now) await new Promise((tick) => setImmediate(tick));
-      const agent = module.createAgent(kit.env([say("ok")], { workspace }), {});
-      await agent.send(prompt);
+      const env = kit.env([say("ok")], { workspace });
+      const agent = module.createAgent(env, {});
+      await agent.send(`session ${ids.length + 1}`);
       await agent.close?.();
       ids.push(agent.session.id);
       files.push(agent.session.file);
+      stateDir = env.stateDir;
+      const listed = readdirSync(module.sessionsDir(stateDir)).filter((n) => n.endsWith(".jsonl"));
+      if (ids.length >= 2 && listed.at(-1) !== `${ids.at(-1)}.jsonl`) break;
     }
-    // The first session goes on later: its log is now the last written, yet the second one
+    const latest = ids.length - 1;
+    // The first session goes on later: its log is now the last written, yet the latest one
     // still started last.
     const first = module.createAgent(kit.env([say("ok")], { workspace }), { resume: ids[0] });
     await first.send("the first session again");
     await first.close?.();
-    // File times are coarse (a few ms): say outright that the second was written a second before.
+    // File times are coarse (a few ms): say outright that the latest was written a second before.
     const written = new Date(statSync(first.session.file).mtimeMs - 1000);
-    utimesSync(files[1], written, written);
+    utimesSync(files[latest], written, written);
     const agent = continued(module, kit.env([say("ok")], { workspace }));
     await agent.close?.();
-    expectThat(agent.session.id === ids[1], "not-latest", {
+    expectThat(agent.session.id === ids[latest], "not-latest", {
       got: agent.session.id,
-      expected: ids[1],
+      expected: ids[latest],
     });
-    expectThat(JSON.stringify(agent.messages).includes("the second session"), "history-lost");
+    const prompt = `session ${latest + 1}`;
+    expectThat(JSON.stringify(agent.messages).includes(prompt), "history-lost", {
+      prompt: JSON.stringify(prompt),
+    });
   },
 };
 
