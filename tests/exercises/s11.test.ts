@@ -32,6 +32,18 @@ exerciseSuite("s11", {
         'env.io.event("background_result", { id: finished[0].id, status: job.status })',
       ),
     },
+    "ends the turn with a result still queued when nothing runs": {
+      inject: swap(
+        "if (jobs.pending === 0 && jobs.running === 0) return true;",
+        "if (jobs.running === 0) return true;",
+      ),
+    },
+    "keeps the turn open after the session closed while it waited": {
+      inject: swap(
+        "    if (jobs.pending === 0) return true; // the session closed while we waited\n",
+        "",
+      ),
+    },
     "ends the turn when nothing is queued, though a command still runs": {
       inject: swap(
         "if (jobs.pending === 0 && jobs.running === 0) return true;",

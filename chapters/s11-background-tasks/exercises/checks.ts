@@ -258,8 +258,38 @@ export const waitsForPending: Check<M> = {
       job: "bg_1",
       got: text || "nothing",
     });
+    await turnEndRule(module, kit);
   },
 };
+
+/** turnCanEnd on its own, in each state of the queue: nothing at all (the turn may end); a result
+ *  queued, whether or not another command runs (it may not: the model reads the result next); a
+ *  command running and the session closed while the turn waits for it (it may: nothing will come). */
+async function turnEndRule(module: M, kit: CheckKit) {
+  const env = kit.env([]);
+  const jobs = new module.BackgroundJobs(env.workspace);
+  const ask = async (state: string, expected: boolean) => {
+    const got = await module.turnCanEnd(env, jobs);
+    expectThat(got === expected, expected ? "turn-kept-open" : "turn-ended-with-result", {
+      state: `@turn-${state}`,
+    });
+  };
+  try {
+    await ask("nothing", true);
+    jobs.start("echo quick");
+    await until(() => jobs.running === 0);
+    await ask("queued", false);
+    jobs.start("while [ ! -f go ]; do sleep 0.05; done");
+    await ask("queued-running", false);
+    jobs.drain();
+    const waiting = module.turnCanEnd(env, jobs); // nothing queued, one running: it waits
+    await jobs.close();
+    const got = await waiting;
+    expectThat(got === true, "turn-kept-open", { state: "@turn-closed" });
+  } finally {
+    await jobs.close();
+  }
+}
 
 // #region extend checks
 export const killStops: Check<M> = {
