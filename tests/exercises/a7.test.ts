@@ -18,6 +18,12 @@ exerciseSuite("a7", {
     "sends the first prompt again instead of the gap": {
       loop: swap("prompt = gapPrompt(goal, verdict, round);", ""),
     },
+    "goes on when the token budget is spent to the token": {
+      loop: swap(
+        "if (spent.tokens >= goal.budget.tokens)",
+        "if (spent.tokens > goal.budget.tokens)",
+      ),
+    },
     "never looks at the dollar budget": {
       loop: swap(
         "if (goal.budget.dollars !== undefined && (spent.dollars ?? 0) >= goal.budget.dollars)",

@@ -141,25 +141,45 @@ export const realGoal: Check<M> = {
 /** A run with money and a failing turn too: the session had spent tokens and dollars before the
  *  goal; each round costs tokens and dollars; a round's work may throw (an interrupt, or any
  *  other error) after spending. */
-const fullRuns = fc.record({
-  outcomes: fc.array(fc.constantFrom<Outcome>("met", "not_met", "not_met", "not_met", "failed"), {
-    maxLength: 8,
-  }),
-  rounds: fc.integer({ min: 1, max: 6 }),
-  /** Sometimes a token budget the run never reaches, so the dollars decide. */
-  tokens: fc.oneof(fc.integer({ min: 1, max: 2000 }), fc.constant(1e9)),
-  costs: fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 8, maxLength: 8 }),
-  /** In quarters of a dollar (exact in floating point): a dollar budget (or none), what each
-   *  round costs (undefined: the price is not known, so only tokens count). */
-  dollarBudget: fc.option(fc.integer({ min: 1, max: 12 }), { nil: undefined }),
-  quarters: fc.option(fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 8, maxLength: 8 }), {
-    nil: undefined,
-  }),
-  throws: fc.option(fc.record({ round: fc.integer({ min: 1, max: 6 }), interrupt: fc.boolean() }), {
-    nil: undefined,
-    freq: 2,
-  }),
-});
+const fullRuns = fc
+  .record({
+    outcomes: fc.array(fc.constantFrom<Outcome>("met", "not_met", "not_met", "not_met", "failed"), {
+      maxLength: 8,
+    }),
+    rounds: fc.integer({ min: 1, max: 6 }),
+    /** Sometimes a token budget the run never reaches, so the dollars decide; sometimes (a round
+     *  number) exactly what the first rounds cost, so a budget spent to the token is tried too. */
+    tokens: fc.oneof(
+      fc.integer({ min: 1, max: 2000 }),
+      fc.constant(1e9),
+      fc.record({ exactAfter: fc.integer({ min: 1, max: 4 }) }),
+    ),
+    costs: fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 8, maxLength: 8 }),
+    /** In quarters of a dollar (exact in floating point): a dollar budget (or none), what each
+     *  round costs (undefined: the price is not known, so only tokens count). */
+    dollarBudget: fc.option(fc.integer({ min: 1, max: 12 }), { nil: undefined }),
+    quarters: fc.option(fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 8, maxLength: 8 }), {
+      nil: undefined,
+    }),
+    throws: fc.option(
+      fc.record({ round: fc.integer({ min: 1, max: 6 }), interrupt: fc.boolean() }),
+      {
+        nil: undefined,
+        freq: 2,
+      },
+    ),
+  })
+  .map(({ tokens, costs, ...run }) => ({
+    ...run,
+    costs,
+    tokens:
+      typeof tokens === "number"
+        ? tokens
+        : Math.max(
+            1,
+            costs.slice(0, tokens.exactAfter).reduce((a, b) => a + b, 0),
+          ),
+  }));
 
 export const endsAndAccounts: Check<M> = {
   id: "ends-and-accounts",
