@@ -9,6 +9,12 @@ exerciseSuite("a1", {
     "reads the server's name greedily": {
       namespace: swap("/^mcp__(.+?)__(.+)$/", "/^mcp__(.+)__(.+)$/"),
     },
+    "reads a server out of a name that only contains mcp__": {
+      namespace: swap("/^mcp__(.+?)__(.+)$/", "/mcp__(.+?)__(.+)$/"),
+    },
+    "offers the base tools without their handlers": {
+      namespace: swap("= { ...s02.BASE_HANDLERS };", "= {};"),
+    },
     "sends the namespaced name to the server": {
       namespace: swap(
         "callTool(conn, tool.name, input, timeoutMs)",

@@ -29,6 +29,15 @@ exerciseSuite("s10", {
         "        changed.add(dependant);\n        break;\n",
       ),
     },
+    "refuses a blocked task going back to pending": {
+      status: swap(
+        'if (status !== "pending" && task.blockedBy.length > 0)',
+        "if (task.blockedBy.length > 0)",
+      ),
+    },
+    "rewrites every task on the board when one is completed": {
+      status: swap("if (!dependant.blockedBy.includes(task.id)) continue;", "if (false) continue;"),
+    },
     "clears the whole blockedBy of a dependant": {
       status: swap("dependant.blockedBy.filter((b) => b !== task.id)", "[]"),
     },

@@ -23,6 +23,27 @@ exerciseSuite("s11", {
         '  for (const job of finished)\n    messages.push({ role: "user", content: [{ type: "text", text: ["<background-results>", `${headline(job)}\\n${job.output}`, "</background-results>"].join("\\n") }] });',
       ),
     },
+    "forgets the closing tag of the block": {
+      inject: swap('    "</background-results>",\n', ""),
+    },
+    "names the first job in every background_result event": {
+      inject: swap(
+        'env.io.event("background_result", { id: job.id, status: job.status })',
+        'env.io.event("background_result", { id: finished[0].id, status: job.status })',
+      ),
+    },
+    "ends the turn with a result still queued when nothing runs": {
+      inject: swap(
+        "if (jobs.pending === 0 && jobs.running === 0) return true;",
+        "if (jobs.running === 0) return true;",
+      ),
+    },
+    "keeps the turn open after the session closed while it waited": {
+      inject: swap(
+        "    if (jobs.pending === 0) return true; // the session closed while we waited\n",
+        "",
+      ),
+    },
     "ends the turn when nothing is queued, though a command still runs": {
       inject: swap(
         "if (jobs.pending === 0 && jobs.running === 0) return true;",

@@ -69,6 +69,9 @@ exerciseSuite("s14", {
         ),
       ),
     },
+    "reads the headers of a failure that has none": {
+      backoff: swap('.headers?.get?.("retry-after")', '.headers!.get("retry-after")'),
+    },
     "reads retry-after as milliseconds": {
       backoff: swap("Math.round(seconds * 1000)", "Math.round(seconds)"),
     },

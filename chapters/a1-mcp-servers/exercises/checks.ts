@@ -57,8 +57,14 @@ export const namespacedNames: Check<M> = {
   run(module) {
     const one = module.mcpToolName("notes", "save_note");
     expectThat(one === "mcp__notes__save_note", "name-wrong", { got: one });
-    const { tools } = offered(module, [standIn("a", ["search"], []), standIn("b", ["search"], [])]);
+    const { tools, handlers } = offered(module, [
+      standIn("a", ["search"], []),
+      standIn("b", ["search"], []),
+    ]);
     const names = tools.map((t) => t.name);
+    // Every tool offered can be called: the base tools keep their handlers beside the servers'.
+    const unhandled = names.filter((name) => typeof handlers[name] !== "function");
+    expectThat(unhandled.length === 0, "offered-not-handled", { got: unhandled.join(", ") });
     const expected = [...module.TOOLS.map((t) => t.name), "mcp__a__search", "mcp__b__search"];
     expectThat(names.join() === expected.join(), "tools-offered", {
       got: names.join(", "),
@@ -85,7 +91,8 @@ export const namesReadBack: Check<M> = {
         tool,
       });
     }
-    for (const name of ["bash", "mcp__notes", "mcp_notes_save"]) {
+    // A name of no server, though "mcp__…__…" appears inside it: only a name that begins so is one.
+    for (const name of ["bash", "mcp__notes", "mcp_notes_save", "my_mcp__notes__save"]) {
       const back = module.parseMcpToolName(name);
       expectThat(back === undefined, "no-server-wrong", { name, got: JSON.stringify(back) });
     }

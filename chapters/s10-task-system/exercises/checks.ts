@@ -52,6 +52,15 @@ export const blockedCannotStart: Check<M> = {
       const now = board.get(second.id).status;
       expectThat(now === "pending", "refused-but-changed", { status, got: now });
     }
+    // A task the files say is in_progress while it still has a blocker (another writer, a crash):
+    // it may always go back to pending.
+    const stuck: Task = { ...board.get(second.id), status: "in_progress" };
+    writeFileSync(board.path(second.id), `${JSON.stringify(stuck, null, 2)}\n`);
+    const back = refusal(() => board.update(second.id, { status: "pending" }));
+    const now = board.get(second.id).status;
+    expectThat(back === undefined && now === "pending", "back-to-pending-refused", {
+      got: back ?? now,
+    });
   },
 };
 
@@ -133,8 +142,18 @@ export const freesHalfWrittenEdge: Check<M> = {
     // A crash between the two writes of an edge: b waits for a, but a's file does not say so.
     const half: Task = { ...board.get(a.id), blocks: [] };
     writeFileSync(board.path(a.id), `${JSON.stringify(half, null, 2)}\n`);
+    // A task that has nothing to do with a: completing a changes nothing in it, so its file
+    // keeps the time it last changed.
+    const other = board.create({ subject: "other" });
+    const long = "2020-01-01T00:00:00.000Z";
+    writeFileSync(
+      board.path(other.id),
+      `${JSON.stringify({ ...other, updatedAt: long }, null, 2)}\n`,
+    );
     finish(board, a.id);
     expectBlockedBy(board, b.id, [], `#${a.id}`);
+    const updated = board.get(other.id).updatedAt;
+    expectThat(updated === long, "untouched-rewritten", { task: other.id, done: `#${a.id}` });
   },
 };
 

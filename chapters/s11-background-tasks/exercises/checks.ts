@@ -115,8 +115,17 @@ export const deliveredOnce: Check<M> = {
       });
     }
     // The trace hears of each result once too (the site's player shows it with that event).
-    const events = env.io.trace.filter((e) => e.kind === "event" && e.type === "background_result");
+    const events = env.io.trace.flatMap((e) =>
+      e.kind === "event" && e.type === "background_result"
+        ? [`${String(e.data.id)} ${String(e.data.status)}`]
+        : [],
+    );
     expectThat(events.length === 2, "events-wrong", { got: events.length });
+    const said = [...events].sort().join(", ");
+    expectThat(said === "bg_1 completed, bg_2 completed", "event-data-wrong", {
+      got: said,
+      expected: "bg_1 completed, bg_2 completed",
+    });
   },
 };
 
@@ -179,11 +188,22 @@ async function finishRule(module: M, kit: CheckKit) {
       let expected: number[] = [];
       const injectNow = () => {
         const before = messages.length;
+        const traced = env.io.trace.length;
         module.injectBackgroundResults(env, jobs, messages);
         const added = messages.slice(before);
+        const events = env.io.trace
+          .slice(traced)
+          .flatMap((e) =>
+            e.kind === "event" && e.type === "background_result" ? [String(e.data.id)] : [],
+          );
         const text = injected(added);
         const got = [...text.matchAll(/\[bg_(\d+)\]/g)].map((m) => Number(m[1]));
         story.push("inject");
+        // The block is fenced: it opens and closes with its tags, so the model sees where it ends.
+        const fenced = added.every((m) =>
+          /^<background-results>\n[\s\S]*\n<\/background-results>$/.test(injected([m])),
+        );
+        expectThat(fenced, "not-fenced", { got: injected(added) });
         expectThat(
           got.join() === expected.join() && added.length === (expected.length ? 1 : 0),
           "rule-injected",
@@ -193,6 +213,12 @@ async function finishRule(module: M, kit: CheckKit) {
             expected: `${expected.map((id) => `bg_${id}`).join(", ") || "nothing"} in ${expected.length ? 1 : 0}`,
           },
         );
+        const named = expected.map((id) => `bg_${id}`).join(", ");
+        expectThat(events.join(", ") === named, "rule-events", {
+          story: story.join(", "),
+          got: events.join(", ") || "none",
+          expected: named || "none",
+        });
         expected = [];
       };
       try {
@@ -232,8 +258,38 @@ export const waitsForPending: Check<M> = {
       job: "bg_1",
       got: text || "nothing",
     });
+    await turnEndRule(module, kit);
   },
 };
+
+/** turnCanEnd on its own, in each state of the queue: nothing at all (the turn may end); a result
+ *  queued, whether or not another command runs (it may not: the model reads the result next); a
+ *  command running and the session closed while the turn waits for it (it may: nothing will come). */
+async function turnEndRule(module: M, kit: CheckKit) {
+  const env = kit.env([]);
+  const jobs = new module.BackgroundJobs(env.workspace);
+  const ask = async (state: string, expected: boolean) => {
+    const got = await module.turnCanEnd(env, jobs);
+    expectThat(got === expected, expected ? "turn-kept-open" : "turn-ended-with-result", {
+      state: `@turn-${state}`,
+    });
+  };
+  try {
+    await ask("nothing", true);
+    jobs.start("echo quick");
+    await until(() => jobs.running === 0);
+    await ask("queued", false);
+    jobs.start("while [ ! -f go ]; do sleep 0.05; done");
+    await ask("queued-running", false);
+    jobs.drain();
+    const waiting = module.turnCanEnd(env, jobs); // nothing queued, one running: it waits
+    await jobs.close();
+    const got = await waiting;
+    expectThat(got === true, "turn-kept-open", { state: "@turn-closed" });
+  } finally {
+    await jobs.close();
+  }
+}
 
 // #region extend checks
 export const killStops: Check<M> = {

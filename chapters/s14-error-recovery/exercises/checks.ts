@@ -18,6 +18,7 @@ import {
   type CheckEnv,
   type CheckKit,
   type Exercise,
+  refusal,
 } from "../../_exercises/kit.ts";
 import { fc, forAll } from "../../_exercises/property.ts";
 
@@ -295,9 +296,27 @@ const retryAfterArb = fc.oneof(
   fc.constant(undefined),
 );
 
+/** Failures that carry no headers at all: the server said nothing, so the backoff decides. */
+const headerless: [what: string, make: () => unknown][] = [
+  ["a dropped connection (APIConnectionError)", () => new APIConnectionError({ message: "x" })],
+  ["a request the person aborted (APIUserAbortError)", () => new APIUserAbortError()],
+  ["a bug (TypeError)", () => new TypeError("x is undefined")],
+  ['a thrown string ("boom")', () => "boom"],
+];
+
 export const retryAfterAny: Check<M> = {
   id: "retry-after-any",
   run(module) {
+    for (const [what, make] of headerless) {
+      let got: number | undefined;
+      const threw = refusal(() => {
+        got = module.retryAfterMs(make(), 8_000);
+      });
+      expectThat(threw === undefined && got === undefined, "retry-after-headerless", {
+        error: what,
+        got: threw === undefined ? String(got) : `an error: ${threw}`,
+      });
+    }
     return forAll(
       fc.record({ header: retryAfterArb, maxMs: fc.integer({ min: 1_000, max: 60_000 }) }),
       ({ header, maxMs }) => {
