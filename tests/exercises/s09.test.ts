@@ -36,6 +36,12 @@ exerciseSuite("s09", {
     "the environment without today's date": {
       prompt: swap("Date: ${new Date().toISOString().slice(0, 10)}\\n", ""),
     },
+    "the environment with a timestamp for a date": {
+      prompt: swap(
+        "Date: ${new Date().toISOString().slice(0, 10)}",
+        "Date: ${new Date().toISOString()}",
+      ),
+    },
     "the environment without the platform": {
       prompt: swap("\\nPlatform: ${process.platform}", ""),
     },

@@ -37,7 +37,8 @@ export const sectionsInOrder: Check<M> = {
     });
     expectThat(system.includes(`Workspace: ${env.workspace}`), "environment-missing", {});
     expectThat(
-      days.some((day) => system.includes(`Date: ${day}`)) &&
+      // The line says the day and nothing more (YYYY-MM-DD, not a timestamp).
+      days.some((day) => system.split("\n").includes(`Date: ${day}`)) &&
         system.includes(`Platform: ${process.platform}`),
       "environment-incomplete",
       { date: days[1], platform: process.platform },
