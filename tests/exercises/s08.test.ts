@@ -3,6 +3,12 @@ import { exerciseSuite, swap } from "../support/exercises.ts";
 
 exerciseSuite("s08", {
   s08: {
+    "lets a later PreToolUse hook with nothing to rewrite undo an earlier rewrite": {
+      fire: swap(
+        'if (reply.updatedInput && event === "PreToolUse") {',
+        'if (event === "PreToolUse") {',
+      ),
+    },
     "adds an empty line for an exit 2 that said nothing": {
       fire: swap("if (stderr) outcome.context.push(stderr);", "outcome.context.push(stderr);"),
     },

@@ -218,6 +218,18 @@ export const exit0RewritesAndAdds: Check<M> = {
     expectThat(result.text.includes("remember to commit"), "context-not-added", {
       got: shown(result.text),
     });
+    // A later PreToolUse hook with nothing to rewrite leaves the earlier rewrite standing.
+    const later = hooked(module, kit, [use("bash", { command: "echo original" }), say("ok")], {
+      PreToolUse: [
+        { command: `echo '{"updatedInput": {"command": "echo rewritten"}}'` },
+        { command: `echo '{"additionalContext": "looked at it"}'` },
+      ],
+    });
+    await later.agent.send("go");
+    const [again] = results(later.agent.messages);
+    expectThat(again?.text.startsWith("rewritten"), "rewrite-undone", {
+      got: shown(again?.text),
+    });
     await regateRule(module, kit);
   },
 };
