@@ -9,6 +9,15 @@ exerciseSuite("s08", {
         'if (event === "PreToolUse") {',
       ),
     },
+    "stops the hooks after one whose stdout is not JSON": {
+      fire: swap(
+        "            env.io.note(`${label}: ${reply}`);\n            return false;",
+        "            env.io.note(`${label}: ${reply}`);\n            return true;",
+      ),
+    },
+    "lets a PostToolUse exit 1 stop the hooks after it": {
+      fire: swap('run.exitCode === 1 && event === "PreToolUse"', "run.exitCode === 1"),
+    },
     "adds an empty line for an exit 2 that said nothing": {
       fire: swap("if (stderr) outcome.context.push(stderr);", "outcome.context.push(stderr);"),
     },

@@ -339,6 +339,24 @@ export const otherExitIgnored: Check<M> = {
     expectThat(result?.text === "ran" && !result.isError, "ignored-hook-heard", {
       got: shown(result?.text),
     });
+    // An ignored hook stops nothing: the hooks after it run and are heard.
+    const after = hooked(module, kit, [use("bash", { command: "echo ran" }), say("ok")], {
+      PreToolUse: [
+        { command: "echo 'this is not json'" },
+        { command: `echo '{"additionalContext": "pre still heard"}'` },
+      ],
+      PostToolUse: [
+        { command: "echo 'too late to block' >&2; exit 1" },
+        { command: `echo '{"additionalContext": "post still heard"}'` },
+      ],
+    });
+    await after.agent.send("go");
+    const [heard] = results(after.agent.messages);
+    const expected = "ran\n\n[hook] pre still heard\n[hook] post still heard";
+    expectThat(heard?.text === expected && !heard.isError, "later-hooks-unheard", {
+      got: shown(heard?.text),
+      expected: shown(expected),
+    });
   },
 };
 
