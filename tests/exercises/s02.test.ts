@@ -3,6 +3,21 @@ import { exerciseSuite, swap, both } from "../support/exercises.ts";
 
 exerciseSuite("s02", {
   s02: {
+    "checks only where the links lead (a link outside that leads back in passes)": {
+      jail: swap(
+        "  if (!isInside(workspace, full)) throw new Error(`path escapes the workspace: ${requested}`);\n",
+        "",
+      ),
+    },
+    "refuses an escape without saying why": {
+      jail: swap("`path escapes the workspace: ${requested}`", "``"),
+    },
+    "refuses a malformed input with an empty error result": {
+      dispatch: swap(
+        "{ output: `Error: ${malformed}`, isError: true }",
+        '{ output: "", isError: true }',
+      ),
+    },
     "never follows symlinks": {
       jail: swap("const real = followLinks(full, String(requested));", "const real = full;"),
     },

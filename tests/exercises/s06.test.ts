@@ -3,6 +3,9 @@ import { both, exerciseSuite, swap } from "../support/exercises.ts";
 
 exerciseSuite("s06", {
   s06: {
+    "treats the round's words as a call too": {
+      subagent: swap('      if (block.type !== "tool_use") continue;\n', ""),
+    },
     "returns the child's whole conversation": {
       subagent: swap(
         'return lastText || "(the subagent finished without a summary)";',

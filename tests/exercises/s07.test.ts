@@ -16,6 +16,27 @@ const chainStep =
 
 exerciseSuite("s07", {
   s07: {
+    "runs the command validator on a file's path too": {
+      gate: swap("  if (runsCommand(call.name)) {\n", "  if (call.name) {\n"),
+    },
+    "asks about the raw input, not the subject": {
+      gate: swap(
+        "const shown = oneLine(JSON.stringify(subject ?? call.input));",
+        "const shown = oneLine(JSON.stringify(call.input));",
+      ),
+    },
+    "offers the person no answers to choose from": {
+      gate: swap('["yes", "no", "always"]', "[]"),
+    },
+    "takes only a whole, lowercase yes": {
+      gate: swap('answer === "yes" || answer === "y" ? null', 'answer === "yes" ? null'),
+    },
+    "takes only a whole always": {
+      gate: swap('if (answer === "always" || answer === "a") {', 'if (answer === "always") {'),
+    },
+    "reads the answer case by case": {
+      gate: swap("    .trim()\n    .toLowerCase();", "    .trim();"),
+    },
     "lets auto mode decide before the deny rules": {
       gate: swap(
         "  // 2. Deny rules",

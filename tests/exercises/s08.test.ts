@@ -3,6 +3,42 @@ import { exerciseSuite, swap } from "../support/exercises.ts";
 
 exerciseSuite("s08", {
   s08: {
+    "lets a later PreToolUse hook with nothing to rewrite undo an earlier rewrite": {
+      fire: swap(
+        'if (reply.updatedInput && event === "PreToolUse") {',
+        'if (event === "PreToolUse") {',
+      ),
+    },
+    "stops the hooks after one whose stdout is not JSON": {
+      fire: swap(
+        "            env.io.note(`${label}: ${reply}`);\n            return false;",
+        "            env.io.note(`${label}: ${reply}`);\n            return true;",
+      ),
+    },
+    "lets a PostToolUse exit 1 stop the hooks after it": {
+      fire: swap('run.exitCode === 1 && event === "PreToolUse"', "run.exitCode === 1"),
+    },
+    "adds an empty line for an exit 2 that said nothing": {
+      fire: swap("if (stderr) outcome.context.push(stderr);", "outcome.context.push(stderr);"),
+    },
+    "runs a rewritten call without the gate": {
+      "tool-with-hooks": swap(
+        "if (regate && JSON.stringify(input) !== JSON.stringify(call.input)) {",
+        "if (regate && false) {",
+      ),
+    },
+    "asks the gate again about every call, changed or not": {
+      "tool-with-hooks": swap(
+        "if (regate && JSON.stringify(input) !== JSON.stringify(call.input)) {",
+        "if (regate) {",
+      ),
+    },
+    "asks the gate about the call as it was, not as rewritten": {
+      "tool-with-hooks": swap(
+        "const refused = await regate({ ...call, input });",
+        "const refused = await regate(call);",
+      ),
+    },
     "blocks on exit 2 instead of adding its stderr": {
       fire: swap(
         "} else if (run.exitCode === 2) {\n          if (stderr) outcome.context.push(stderr);",

@@ -33,6 +33,36 @@ exerciseSuite("s09", {
         "  const loaded = loadMemories(memory.dir);\n  const systemPrompt = () => {\n    const { index, memories, skipped } = loaded;",
       ),
     },
+    "the environment without today's date": {
+      prompt: swap("Date: ${new Date().toISOString().slice(0, 10)}\\n", ""),
+    },
+    "the environment with a timestamp for a date": {
+      prompt: swap(
+        "Date: ${new Date().toISOString().slice(0, 10)}",
+        "Date: ${new Date().toISOString()}",
+      ),
+    },
+    "the environment without the platform": {
+      prompt: swap("\\nPlatform: ${process.platform}", ""),
+    },
+    "notes a skipped memory file before every call": {
+      agent: swap(
+        "for (const problem of skipped) noteOnce(",
+        "for (const problem of skipped) env.io.note(",
+      ),
+    },
+    "never says a memory file was skipped": {
+      agent: swap(
+        "    for (const problem of skipped) noteOnce(`memory file skipped: ${memory.shown}/${problem}`);\n",
+        "",
+      ),
+    },
+    "never says which memories are in the prompt": {
+      agent: swap(
+        'memories.map((m) => m.name).join(", ") || "(none yet)"',
+        'memories.length || "(none yet)"',
+      ),
+    },
   },
   "s09.2": {
     "still puts the bodies in the prompt": {

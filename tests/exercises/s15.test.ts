@@ -55,6 +55,50 @@ exerciseSuite("s15", {
     "expires on load but never saves it": {
       requests: swap("    if (leftovers.length) this.save();\n", ""),
     },
+    "saves the table on every load, expired or not": {
+      requests: swap("    if (leftovers.length) this.save();\n", "    this.save();\n"),
+    },
+    "expires a request with no answer saying why": {
+      requests: swap(
+        'const answer = "expired: the harness restarted first";',
+        'const answer = "";',
+      ),
+    },
+    "notes an expiry without naming the request": {
+      requests: swap(
+        "this.io?.note(`${id} (${who}) was pending when the harness stopped: expired`);",
+        "this.io?.note(`a ${request.type} request was pending when the harness stopped: expired`);",
+      ),
+    },
+    "takes any truthy approve from the model as a yes": {
+      requests: swap(
+        'if (typeof approve !== "boolean") throw new Error("approve must be true or false");',
+        "",
+      ),
+    },
+    "sends the answer as it came, blank or not": {
+      requests: swap(
+        "const text = answer.trim() || `${request.type} ${id}: ${status}`;",
+        "const text = answer;",
+      ),
+    },
+    "answers without telling the trace": {
+      requests: swap(
+        `    this.io?.event(
+      "protocol",
+      { request_id: id, type: request.type, from: by, to: request.sender, status },
+      by,
+    );
+`,
+        "",
+      ),
+    },
+    "tells the trace who asked instead of who answered": {
+      requests: swap(
+        "{ request_id: id, type: request.type, from: by, to: request.sender, status }",
+        "{ request_id: id, type: request.type, from: request.sender, to: by, status }",
+      ),
+    },
   },
   "s15.1": {
     "the help tools are offered but the request is never answered": {

@@ -223,6 +223,10 @@ export const inputChecked: Check<M> = {
         input: `${tool} ${JSON.stringify(input)}`,
         got: seen.length ? `${tool}'s handler ran: ${r?.output}` : String(r?.output),
       });
+      expectThat(typeof r.output === "string" && r.output.trim() !== "", "bad-input-unexplained", {
+        input: `${tool} ${JSON.stringify(input)}`,
+        got: JSON.stringify(r.output) ?? "undefined",
+      });
       expectThat(!existsSync(path.join(ws, "ran.txt")), "bad-input-ran", {
         input: `${tool} ${JSON.stringify(input)}`,
         got: "ran.txt was created",
@@ -237,6 +241,7 @@ const HOSTILE = [
   "../wsx/escape.txt",
   "/tmp/lah-abs.txt",
   "OUTSIDE/abs.txt",
+  "BASE/back-in/f.txt",
   "link-dir/x.txt",
   "link-dir/deeper/x.txt",
   "dangling",
@@ -252,6 +257,9 @@ function tree(kit: CheckKit) {
   writeFileSync(path.join(ws, "real", "f.txt"), "x");
   symlinkSync(path.join(ws, "real"), path.join(ws, "inner-link"));
   mkdirSync(path.join(base, "wsx"));
+  // A link outside the workspace that leads back into it: a path through it names a place
+  // outside, so it is refused even though it lands inside.
+  symlinkSync(path.join(ws, "real"), path.join(base, "back-in"));
   return { base, ws, outside };
 }
 
@@ -260,7 +268,7 @@ function tree(kit: CheckKit) {
  *  through the link that stays inside, out through the links that leave, or into names that do
  *  not exist yet. */
 const pathArb = fc.record({
-  from: fc.constantFrom("", "", "", "WS/", "BASE/", "BASE/wsx/", "OUTSIDE/"),
+  from: fc.constantFrom("", "", "", "WS/", "BASE/", "BASE/wsx/", "OUTSIDE/", "BASE/back-in/"),
   parts: fc.array(
     fc.constantFrom("a", "b.txt", "..", ".", "real", "f.txt", "inner-link", "link-dir", "dangling"),
     { minLength: 1, maxLength: 5 },
@@ -288,9 +296,10 @@ function jailRule(half: "inside" | "outside"): Check<M>["run"] {
       from.replace("WS", ws).replace("BASE", base).replace("OUTSIDE", outside);
     if (half === "outside")
       for (const raw of HOSTILE) {
-        const p = raw.replace("OUTSIDE", outside);
+        const p = raw.replace("OUTSIDE", outside).replace("BASE", base);
         const error = thrown(() => module.safePath(ws, p));
         expectThat(error !== undefined, "escape-allowed", { path: JSON.stringify(p) });
+        expectThat(error!.trim() !== "", "escape-unexplained", { path: JSON.stringify(p) });
       }
     await forAll(
       pathArb,
@@ -304,6 +313,7 @@ function jailRule(half: "inside" | "outside"): Check<M>["run"] {
         });
         if (expected === undefined) {
           expectThat(error !== undefined, "escape-allowed", { path: JSON.stringify(p) });
+          expectThat(error!.trim() !== "", "escape-unexplained", { path: JSON.stringify(p) });
           const r = await module.runTool(
             module.BASE_HANDLERS,
             call("write", { path: p, content: "pwned" }),
@@ -325,7 +335,7 @@ function jailRule(half: "inside" | "outside"): Check<M>["run"] {
       const touched = [
         ...readdirSync(outside),
         ...readdirSync(path.join(base, "wsx")),
-        ...readdirSync(base).filter((n) => !["ws", "outside", "wsx"].includes(n)),
+        ...readdirSync(base).filter((n) => !["ws", "outside", "wsx", "back-in"].includes(n)),
         ...readdirSync("/tmp").filter((n) => n === "lah-abs.txt"),
       ];
       expectThat(touched.length === 0, "outside-touched", { files: touched.join(", ") });

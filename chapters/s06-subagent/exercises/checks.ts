@@ -127,6 +127,16 @@ const childrenArb = fc.array(
   { minLength: 1, maxLength: 2 },
 );
 
+/** The ids of a message's blocks of one type (tool_use ids, or the ids tool_results answer). */
+const idsOf = (m: MessageParam | undefined, type: "tool_use" | "tool_result") =>
+  !m || typeof m.content === "string"
+    ? []
+    : m.content.flatMap((b) =>
+        b.type !== type
+          ? []
+          : [String(b.type === "tool_use" ? b.id : (b as { tool_use_id: string }).tool_use_id)],
+      );
+
 async function childRule(module: M, kit: CheckKit) {
   await forAll(
     childrenArb,
@@ -168,7 +178,16 @@ async function childRule(module: M, kit: CheckKit) {
           { story, child: c + 1, got: JSON.stringify(first?.body.messages ?? "no request") },
         );
         rounds.forEach(({ calls }, r) => {
-          const next = JSON.stringify(requests[at + r + 1]?.body.messages ?? []);
+          // Each call of the round answered by exactly one result with its id, nothing else.
+          const sentNext = requests[at + r + 1]?.body.messages ?? [];
+          const asked = idsOf(sentNext.at(-2), "tool_use");
+          const answered = idsOf(sentNext.at(-1), "tool_result");
+          expectThat(
+            asked.length === calls && [...answered].sort().join() === [...asked].sort().join(),
+            "rule-results-unpaired",
+            { story, child: c + 1, round: r + 1, calls, results: answered.length },
+          );
+          const next = JSON.stringify(sentNext);
           for (let k = 0; k < calls; k++)
             expectThat(next.includes(mark(c, r, k)), "rule-child-result-lost", {
               story,

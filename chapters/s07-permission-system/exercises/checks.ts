@@ -6,6 +6,8 @@
 // words of a refusal, so a correct gate in the learner's own words passes. And each states its rule
 // as a property, tried on generated policies, calls and commands (fast-check, seeded so every run
 // tries the same cases, shrunk so a failure is the smallest case it found).
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import fc from "fast-check";
 import type { ToolUseBlock } from "../../_shared/types.ts";
 import type * as S07 from "../agent.ts";
@@ -195,16 +197,28 @@ interface Decision {
   questions: string[];
 }
 
+/** The answers a person may type, in any case: "y" is yes, "a" always, anything else no. */
+const YES = ["yes", "y", "Yes", "Y", "YES"];
+const ALWAYS = ["always", "a", "Always", "A"];
+const NO = ["no", "n", "No", "", "maybe"];
+
 /** An env whose every question is recorded and answered with `answer`. */
-function gateEnv(kit: CheckKit): { env: CheckEnv; answer: (a: string) => void; asked: string[] } {
+function gateEnv(kit: CheckKit): {
+  env: CheckEnv;
+  answer: (a: string) => void;
+  asked: string[];
+  offered: string[][];
+} {
   const env = kit.env([]);
   const asked: string[] = [];
+  const offered: string[][] = [];
   let reply = "no";
-  env.ask = async (question) => {
+  env.ask = async (question, choices) => {
     asked.push(question);
+    offered.push([...(choices ?? [])]);
     return reply;
   };
-  return { env, asked, answer: (a) => (reply = a) };
+  return { env, asked, offered, answer: (a) => (reply = a) };
 }
 
 /** Calls the learner's gate; a refusal must be text that says why (in any words). */
@@ -226,6 +240,13 @@ async function decide(
       got: JSON.stringify(refusal) ?? "undefined",
     },
   );
+  // The person is offered the three answers the gate understands.
+  for (const choices of gate.offered.slice(before))
+    expectThat(
+      ["yes", "no", "always"].every((c) => choices.includes(c)),
+      "choices-wrong",
+      { call: showCall(c), got: JSON.stringify(choices) },
+    );
   return { refusal, questions: gate.asked.slice(before) };
 }
 
@@ -492,18 +513,21 @@ export const askLast: Check<M> = {
   id: "ask-last",
   async run(module, kit) {
     const gate = gateEnv(kit);
+    // A file may be named like a command ("sudo x.txt"): the command validator judges commands.
     const unruled = fc.oneof(
       fc.constantFrom("echo hi", "touch new.txt", "node --version", "python3 -V").map(bash),
-      paths.map((p) => call("write", { path: p, content: "x" })),
+      fc
+        .constantFrom("notes.txt", "src/app.ts", "sudo x.txt", "shutdown now")
+        .map((p) => call("write", { path: p, content: "x" })),
     );
     await forAll(
-      fc.tuple(unruled, unrelatedRules),
-      async ([c, rules]) => {
+      fc.tuple(unruled, unrelatedRules, fc.constantFrom(...YES), fc.constantFrom(...NO)),
+      async ([c, rules, yesWord, noWord]) => {
         const perms: Perms = { mode: "default", allow: [...rules], deny: [] };
         const subject = String(
           (c.input as Record<string, unknown>).command ?? (c.input as Record<string, unknown>).path,
         );
-        const no = await decide(module, gate, perms, c, "no");
+        const no = await decide(module, gate, perms, c, noWord);
         expectThat(no.questions.length === 1, "did-not-ask", {
           policy: showPolicy(perms),
           call: showCall(c),
@@ -513,10 +537,14 @@ export const askLast: Check<M> = {
           call: showCall(c),
           question: no.questions[0],
         });
-        expectThat(no.refusal !== null, "no-allowed", { call: showCall(c) });
-        const yes = await decide(module, gate, perms, c, "yes");
+        expectThat(no.refusal !== null, "no-allowed", {
+          call: showCall(c),
+          answer: JSON.stringify(noWord),
+        });
+        const yes = await decide(module, gate, perms, c, yesWord);
         expectThat(yes.refusal === null && yes.questions.length === 1, "yes-refused", {
           call: showCall(c),
+          answer: JSON.stringify(yesWord),
           got: verdict(yes),
         });
         const again = await decide(module, gate, perms, c, "no");
@@ -527,6 +555,21 @@ export const askLast: Check<M> = {
       },
       20,
     );
+    // The question shows what the call acts on, its link followed (subjectOf), not the raw path.
+    const ws = gate.env.workspace;
+    mkdirSync(path.join(ws, "secrets"), { recursive: true });
+    writeFileSync(path.join(ws, "secrets", "key.pem"), "k");
+    symlinkSync(path.join("secrets", "key.pem"), path.join(ws, "shortcut.txt"));
+    const linked = await decide(
+      module,
+      gate,
+      { mode: "default", allow: [], deny: [] },
+      call("write", { path: "shortcut.txt", content: "x" }),
+      "no",
+    );
+    expectThat(linked.questions[0]?.includes("secrets/key.pem"), "question-hides-link", {
+      question: linked.questions[0] ?? "none",
+    });
     await forAll(
       fc.constantFrom(...ALLOWED_PARTS),
       async (command) => {
@@ -561,12 +604,13 @@ export const alwaysAddsRule: Check<M> = {
   async run(module, kit) {
     const gate = gateEnv(kit);
     await forAll(
-      starred,
-      async ({ command, other }) => {
+      fc.tuple(starred, fc.constantFrom(...ALWAYS)),
+      async ([{ command, other }, alwaysWord]) => {
         const perms: Perms = { mode: "default", allow: [], deny: [] };
-        const first = await decide(module, gate, perms, bash(command), "always");
+        const first = await decide(module, gate, perms, bash(command), alwaysWord);
         expectThat(first.refusal === null, "always-refused", {
           call: `bash ${JSON.stringify(command)}`,
+          answer: JSON.stringify(alwaysWord),
           got: verdict(first),
         });
         const again = await decide(module, gate, perms, bash(command), "no");
@@ -726,7 +770,8 @@ export const exercises: Exercise<M>[] = [
           "words), or null to run it. The first step that decides, decides, in this order: malformedCall",
           "(input must fit its tool), dangerousCommand for a command (refused in every mode), deny rules,",
           "the mode (auto allows, READ_ONLY tools pass, plan refuses the rest), allow rules, and last",
-          'env.ask the person about subjectOf(call, env.workspace) ("yes", "no", "always"; always pushes',
+          'env.ask the person about subjectOf(call, env.workspace), offering ["yes", "no", "always"] (any',
+          'case; "y" is yes, "a" always, anything else no; always pushes',
           "ruleFor(...) to perms.allow). Judge the subject, never the raw input: use",
           'matches(rule, call.name, subject, "deny" | "allow"). Deny beats allow.',
         ].join("\n"),

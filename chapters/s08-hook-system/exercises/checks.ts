@@ -117,8 +117,13 @@ const hookSetArb = fc.record({ pre: preArb, post: fc.array(hookArb, { maxLength:
 const hookCommand = (event: string, i: number, { exit, quiet }: { exit: Exit; quiet: boolean }) => {
   const name = `${event}-${i + 1}`;
   const out = exit === 0 && !quiet ? `printf '%s' '{"additionalContext": "${name} notes"}'; ` : "";
-  return `touch .ran-${name}; ${out}echo '${name} says ${exit}' >&2; exit ${exit}`;
+  // A quiet exit 2 says nothing on stderr: there is nothing to add to the result.
+  const err = exit === 2 && quiet ? "" : `echo '${name} says ${exit}' >&2; `;
+  return `touch .ran-${name}; ${out}${err}exit ${exit}`;
 };
+
+const quietly = (h: { exit: Exit; quiet: boolean }) =>
+  h.exit === 0 && !h.quiet ? " with a note" : h.exit === 2 && h.quiet ? " with no stderr" : "";
 
 async function hookRule(module: M, kit: CheckKit) {
   await forAll(
@@ -138,14 +143,8 @@ async function hookRule(module: M, kit: CheckKit) {
       const ran = (name: string) => existsSync(path.join(env.workspace, `.ran-${name}`));
       const story =
         [
-          ...pre.map(
-            (h, i) =>
-              `pre-${i + 1} exits ${h.exit}${h.exit === 0 && !h.quiet ? " with a note" : ""}`,
-          ),
-          ...post.map(
-            (h, i) =>
-              `post-${i + 1} exits ${h.exit}${h.exit === 0 && !h.quiet ? " with a note" : ""}`,
-          ),
+          ...pre.map((h, i) => `pre-${i + 1} exits ${h.exit}${quietly(h)}`),
+          ...post.map((h, i) => `post-${i + 1} exits ${h.exit}${quietly(h)}`),
         ].join(", ") || "no hooks";
       // The model: PreToolUse hooks in order until one exits 1; then nothing else runs.
       const blocker = pre.findIndex((h) => h.exit === 1);
@@ -159,7 +158,7 @@ async function hookRule(module: M, kit: CheckKit) {
       const note = (event: string, h: { exit: Exit; quiet: boolean }, i: number) =>
         h.exit === 0 && !h.quiet
           ? [`${event}-${i + 1} notes`]
-          : h.exit === 2
+          : h.exit === 2 && !h.quiet
             ? [`${event}-${i + 1} says 2`]
             : [];
       if (blocker >= 0) {
@@ -219,8 +218,106 @@ export const exit0RewritesAndAdds: Check<M> = {
     expectThat(result.text.includes("remember to commit"), "context-not-added", {
       got: shown(result.text),
     });
+    // A later PreToolUse hook with nothing to rewrite leaves the earlier rewrite standing.
+    const later = hooked(module, kit, [use("bash", { command: "echo original" }), say("ok")], {
+      PreToolUse: [
+        { command: `echo '{"updatedInput": {"command": "echo rewritten"}}'` },
+        { command: `echo '{"additionalContext": "looked at it"}'` },
+      ],
+    });
+    await later.agent.send("go");
+    const [again] = results(later.agent.messages);
+    expectThat(again?.text.startsWith("rewritten"), "rewrite-undone", {
+      got: shown(again?.text),
+    });
+    await regateRule(module, kit);
   },
 };
+
+/** A call a hook rewrote is a new call: with a gate (regate) given, it must pass the gate again
+ *  before it runs, and the gate's refusal is its result; a call the hooks left as it was is not
+ *  asked about again. Tried with hooks that rewrite the input, leave it, or hand back an equal
+ *  copy, and a gate that allows or refuses. */
+async function regateRule(module: M, kit: CheckKit) {
+  const caseArb = fc.record({
+    hook: fc.constantFrom("rewrites", "leaves", "copies"),
+    gate: fc.constantFrom("none", "allows", "refuses"),
+  });
+  await forAll(
+    caseArb,
+    async ({ hook, gate }) => {
+      const env = kit.env([]);
+      const original = { command: "echo original" };
+      const call = {
+        type: "tool_use",
+        id: "call_regate",
+        name: "bash",
+        input: { ...original },
+      } as Parameters<M["runToolWithHooks"]>[2];
+      const hooks: S08.HookRunner = {
+        fire: async (event) =>
+          event === "PreToolUse" && hook !== "leaves"
+            ? {
+                input: hook === "rewrites" ? { command: "echo rewritten" } : { ...original },
+                context: [],
+              }
+            : { context: [] },
+      };
+      const ran: string[] = [];
+      const handlers = {
+        bash: async (input: Record<string, unknown>) => (ran.push(String(input.command)), "done"),
+      };
+      const asked: unknown[] = [];
+      const regate =
+        gate === "none"
+          ? undefined
+          : async (rewritten: { input: unknown }) => {
+              asked.push(rewritten.input);
+              return gate === "refuses" ? "the gate says no to the rewritten command" : null;
+            };
+      const result = await module.runToolWithHooks(
+        env,
+        hooks,
+        call,
+        handlers as never,
+        { root: env.workspace },
+        regate as never,
+      );
+      const story = `@regate-story|${hook}, ${gate}`;
+      const changed = hook === "rewrites";
+      const command = changed ? "echo rewritten" : "echo original";
+      if (gate === "none" || !changed) {
+        expectThat(asked.length === 0, "regate-unchanged", { story, asked: asked.length });
+        expectThat(ran.join() === command && !result.isError, "regate-not-run", {
+          story,
+          ran: ran.join(", ") || "nothing",
+          command,
+        });
+        return;
+      }
+      expectThat(
+        asked.length === 1 && JSON.stringify(asked[0]) === JSON.stringify({ command }),
+        "regate-skipped",
+        { story, asked: asked.map((a) => JSON.stringify(a)).join(", ") || "nothing" },
+      );
+      if (gate === "refuses")
+        expectThat(
+          ran.length === 0 &&
+            result.isError &&
+            result.output.includes("the gate says no to the rewritten command"),
+          "regate-refusal-lost",
+          { story, ran: ran.join(", ") || "nothing", got: shown(result.output) },
+        );
+      else
+        expectThat(ran.join() === command && !result.isError, "regate-not-run", {
+          story,
+          ran: ran.join(", ") || "nothing",
+          command,
+        });
+    },
+    { runs: 12 },
+  );
+}
 
 export const otherExitIgnored: Check<M> = {
   id: "other-exit-ignored",
@@ -241,6 +338,24 @@ export const otherExitIgnored: Check<M> = {
     });
     expectThat(result?.text === "ran" && !result.isError, "ignored-hook-heard", {
       got: shown(result?.text),
+    });
+    // An ignored hook stops nothing: the hooks after it run and are heard.
+    const after = hooked(module, kit, [use("bash", { command: "echo ran" }), say("ok")], {
+      PreToolUse: [
+        { command: "echo 'this is not json'" },
+        { command: `echo '{"additionalContext": "pre still heard"}'` },
+      ],
+      PostToolUse: [
+        { command: "echo 'too late to block' >&2; exit 1" },
+        { command: `echo '{"additionalContext": "post still heard"}'` },
+      ],
+    });
+    await after.agent.send("go");
+    const [heard] = results(after.agent.messages);
+    const expected = "ran\n\n[hook] pre still heard\n[hook] post still heard";
+    expectThat(heard?.text === expected && !heard.isError, "later-hooks-unheard", {
+      got: shown(heard?.text),
+      expected: shown(expected),
     });
   },
 };

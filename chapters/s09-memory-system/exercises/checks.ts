@@ -1,6 +1,8 @@
 // s09's exercises: rebuild the system prompt from its sections, before every call; extend it (only
 // the index in the prompt, the bodies read on demand). The behaviours are the curriculum's for
 // s09, and tests/chapters/s09-memory-system.test.ts runs the same ones against the chapter's code.
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import { say, use, useAll } from "../../_shared/scripted.ts";
 import type * as S09 from "../agent.ts";
 import { expectThat, type Check, type CheckEnv, type Exercise } from "../../_exercises/kit.ts";
@@ -22,7 +24,9 @@ export const sectionsInOrder: Check<M> = {
   id: "sections-in-order",
   async run(module, kit) {
     const env = kit.env([say("hi")]);
+    const days = [new Date().toISOString().slice(0, 10)];
     await module.createAgent(env).send("hello");
+    days.push(new Date().toISOString().slice(0, 10)); // the call may cross midnight (UTC)
     const system = systemOf(env, 0);
     const at = HEADINGS.map((h) => system.indexOf(h));
     const missing = HEADINGS.filter((_, i) => at[i] < 0);
@@ -32,6 +36,13 @@ export const sectionsInOrder: Check<M> = {
       got: found.join(", "),
     });
     expectThat(system.includes(`Workspace: ${env.workspace}`), "environment-missing", {});
+    expectThat(
+      // The line says the day and nothing more (YYYY-MM-DD, not a timestamp).
+      days.some((day) => system.split("\n").includes(`Date: ${day}`)) &&
+        system.includes(`Platform: ${process.platform}`),
+      "environment-incomplete",
+      { date: days[1], platform: process.platform },
+    );
   },
 };
 
@@ -134,9 +145,23 @@ export const newSessionLoads: Check<M> = {
     await module
       .createAgent(kit.env([use("save_memory", TABS), say("saved")], { workspace }))
       .send("I use tabs");
-    const next = kit.env([say("hello again")], { workspace });
+    // A file in the memory folder that is no memory: skipped, and the person told once.
+    writeFileSync(path.join(workspace, ".memory", "broken.md"), "just text, no frontmatter\n");
+    const next = kit.env([use("read", { path: "missing.txt" }), say("hello again")], {
+      workspace,
+    });
     await module.createAgent(next).send("hi");
     expectThat(systemOf(next, 0).includes(TABS.content), "memory-not-loaded", {});
+    const notes = next.io.trace.flatMap((e) => (e.kind === "note" ? [e.text] : []));
+    const told = (what: string) => notes.filter((n) => n.includes(what)).length;
+    expectThat(told("broken.md") === 1, "skipped-not-noted-once", {
+      file: ".memory/broken.md",
+      times: told("broken.md"),
+    });
+    expectThat(told(TABS.name) === 1, "loaded-not-noted-once", {
+      memory: TABS.name,
+      times: told(TABS.name),
+    });
   },
 };
 

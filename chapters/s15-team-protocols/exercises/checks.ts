@@ -3,7 +3,7 @@
 // was left pending); extend it with a help protocol as tools. The checks drive PendingRequests
 // directly, with a delivery that only records, in a fresh workspace; the extend's checks play a
 // scripted team. tests/chapters/s15-team-protocols.test.ts runs the same checks on the chapter.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { say, use } from "../../_shared/scripted.ts";
 import type { TurnContext } from "../../_shared/types.ts";
@@ -29,9 +29,21 @@ interface Sent {
   extra: Record<string, unknown>;
 }
 
-/** A table in a fresh workspace whose deliveries are only recorded. */
+/** What the table told its io: notes (text) and protocol events (their data). */
+interface Told {
+  notes: string[];
+  events: Record<string, unknown>[];
+}
+
+/** A table in a fresh workspace whose deliveries, notes and events are only recorded. */
 function table(module: M, dir: string, sent: Sent[] = []) {
   const file = path.join(dir, "team", "requests.json");
+  const told: Told = { notes: [], events: [] };
+  const io = {
+    note: (text: string) => void told.notes.push(String(text)),
+    event: (kind: string, data: unknown) =>
+      void (kind === "protocol" && told.events.push(data as Record<string, unknown>)),
+  } as unknown as ConstructorParameters<M["PendingRequests"]>[2];
   const deliver = (
     from: string,
     to: string,
@@ -42,7 +54,7 @@ function table(module: M, dir: string, sent: Sent[] = []) {
     sent.push({ from, to, content, type, extra });
     return { from, to, content, type, ...extra } as unknown as ReturnType<S15.Deliver>;
   };
-  return { file, sent, open: () => new module.PendingRequests(file, deliver) };
+  return { file, sent, told, open: () => new module.PendingRequests(file, deliver, io) };
 }
 
 /** The status the table's file holds for id (what a restarted harness would read). */
@@ -218,8 +230,11 @@ type Step =
       kind: "answer";
       pick: number | string;
       by: "addressee" | "asker" | "other";
-      approve: boolean;
+      /** Mostly true or false; now and then what a model may send instead ("yes", 1, null…). */
+      approve: unknown;
       typed: "right" | "wrong" | "none";
+      /** The answer's words: some, none, or only spaces. */
+      words: string;
     }
   | { kind: "restart" };
 
@@ -241,8 +256,12 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
         { weight: 1, arbitrary: fc.constantFrom("req_99", "req_0", "constructor", "") },
       ),
       by: fc.constantFrom("addressee" as const, "asker" as const, "other" as const),
-      approve: fc.boolean(),
+      approve: fc.oneof(
+        { weight: 8, arbitrary: fc.boolean() },
+        { weight: 1, arbitrary: fc.constantFrom<unknown>("yes", "false", 1, 0, null, undefined) },
+      ),
       typed: fc.constantFrom("right" as const, "wrong" as const, "none" as const),
+      words: fc.constantFrom("an answer", "", "  "),
     }),
   },
   { weight: 1, arbitrary: fc.constant({ kind: "restart" as const }) },
@@ -284,9 +303,33 @@ export const protocolSequences: Check<M> = {
         for (const step of steps) {
           if (step.kind === "restart") {
             story.push("restart");
+            const leftovers = [...model].filter(([, row]) => row.status === "pending");
+            const file = () => (existsSync(t.file) ? statSync(t.file).ino : "none");
+            const [fileBefore, notesBefore] = [file(), t.told.notes.length];
             requests = t.open();
-            for (const row of model.values()) if (row.status === "pending") row.status = "expired";
+            for (const [, row] of leftovers) row.status = "expired";
             expectRows();
+            const values = { story: story.join(" · ") };
+            // Nothing expired, nothing to save: the table file is left as it was (or absent).
+            if (!leftovers.length)
+              expectThat(file() === fileBefore, "restart-rewrote", {
+                ...values,
+                got: fileBefore === "none" ? "@file-created" : "@file-rewritten",
+              });
+            const notes = t.told.notes.slice(notesBefore);
+            for (const [id] of leftovers) {
+              const answer = requests.get(id)?.answer;
+              expectThat(typeof answer === "string" && answer.trim() !== "", "expired-no-answer", {
+                ...values,
+                id,
+                got: JSON.stringify(answer ?? null),
+              });
+              expectThat(
+                notes.some((n) => new RegExp(`\\b${id}\\b`).test(n)),
+                "expired-unnoted",
+                { ...values, id, got: notes.map((n) => JSON.stringify(n)).join("; ") || "0" },
+              );
+            }
             continue;
           }
           if (step.kind === "open") {
@@ -325,8 +368,12 @@ export const protocolSequences: Check<M> = {
                 ? (row?.type ?? "shutdown")
                 : otherProtocol;
           const answer = `${JSON.stringify(id)} ← ${by}${step.by === "asker" && row ? " (the asker)" : ""}: ${
-            step.approve ? "approve" : "reject"
-          }${expectedType ? ` with the ${expectedType} tool` : ""}`;
+            typeof step.approve !== "boolean"
+              ? `approve ${String(JSON.stringify(step.approve))}`
+              : step.approve
+                ? "approve"
+                : "reject"
+          }${expectedType ? ` with the ${expectedType} tool` : ""} (${JSON.stringify(step.words)})`;
           story.push(answer);
           const why = !row
             ? "@why-unknown"
@@ -334,13 +381,15 @@ export const protocolSequences: Check<M> = {
               ? "@why-wrong-protocol"
               : by !== row.to
                 ? "@why-not-addressee"
-                : row.status !== "pending"
-                  ? `@why-final|${row.status}`
-                  : undefined;
-          const before = t.sent.length;
+                : typeof step.approve !== "boolean"
+                  ? "@why-not-boolean"
+                  : row.status !== "pending"
+                    ? `@why-final|${row.status}`
+                    : undefined;
+          const [before, eventsBefore] = [t.sent.length, t.told.events.length];
           let thrown: unknown;
           try {
-            requests.resolve(id, by, step.approve, "an answer", expectedType);
+            requests.resolve(id, by, step.approve as boolean, step.words, expectedType);
           } catch (err) {
             if (err instanceof Error && err.message.includes(NOT_STARTED)) throw err;
             thrown = err;
@@ -360,6 +409,11 @@ export const protocolSequences: Check<M> = {
               ...values,
               got: `${t.sent.length - before}`,
               expected: "0",
+            });
+            expectThat(t.told.events.length === eventsBefore, "fsm-event", {
+              ...values,
+              got: JSON.stringify(t.told.events.slice(eventsBefore)),
+              expected: "@no-event",
             });
           } else {
             expectThat(thrown === undefined, "fsm-refused", { ...values, error });
@@ -382,7 +436,29 @@ export const protocolSequences: Check<M> = {
                 expected: `${response} ${by}→${row!.sender} ${JSON.stringify({ request_id: id, approve: step.approve })}`,
               },
             );
+            // The response always has words (the API refuses a blank message): the answer's, or
+            // some of your own when the answer is blank.
+            const content = sent[0].content;
+            expectThat(
+              content.trim() !== "" && (!step.words.trim() || content.includes(step.words.trim())),
+              "fsm-response-words",
+              { ...values, got: JSON.stringify(content) },
+            );
             row!.status = step.approve ? "approved" : "rejected";
+            // The trace hears of the move: one protocol event saying who answered whom, and how.
+            const event = {
+              request_id: id,
+              type: row!.type,
+              from: by,
+              to: row!.sender,
+              status: row!.status,
+            };
+            const events = t.told.events.slice(eventsBefore);
+            expectThat(
+              events.length === 1 && Object.entries(event).every(([k, v]) => events[0][k] === v),
+              "fsm-event",
+              { ...values, got: JSON.stringify(events), expected: JSON.stringify(event) },
+            );
           }
           expectRows();
         }
@@ -475,7 +551,8 @@ export const exercises: Exercise<M>[] = [
         contract: [
           "Runs once, when the table is loaded (so every check meets it first). A request still pending was asked by an earlier run",
           "whose teammates are gone: move it to expired (through transition), with resolved_at and",
-          "an answer saying why, note it on io, and save the table if anything changed.",
+          "an answer saying why, note it on io (the note names the request's id), and save the table",
+          "if anything changed (a load that expires nothing writes nothing).",
           "Answered requests stay as they are.",
         ].join("\n"),
       },
@@ -491,13 +568,17 @@ export const exercises: Exercise<M>[] = [
       {
         name: "resolve",
         contract: [
-          "An answer to request `id` by `by` (approve: true or false), with the protocol it must",
+          "An answer to request `id` by `by` (approve: true or false; anything else is refused — it",
+          "comes from a model's tool input), with the protocol it must",
           "belong to when expectedType is given. Refuse with an Error that says why (throw new",
           "Error(…): a TypeError from reading a missing row is a crash, not a refusal): an unknown id,",
           "the wrong protocol, an answer from anyone but the addressee (`to`), a status that cannot",
           "move (transition decides). A refused answer changes nothing and sends nothing. Otherwise",
-          "deliver the protocol's response to the sender with { request_id: id, approve }, store",
-          "status, resolved_at and the answer, save the table, and return the row.",
+          "deliver the protocol's response to the sender with { request_id: id, approve } (its text:",
+          "the answer, or words of your own when the answer is blank: the API refuses a blank",
+          "message), store status, resolved_at and the answer, save the table, record the move on",
+          'io (io?.event("protocol", { request_id, type, from: by, to: the sender, status })), and',
+          "return the row.",
         ].join("\n"),
       },
     ],
