@@ -15,6 +15,15 @@ exerciseSuite("s04", {
         ),
       ),
     },
+    "takes a plain file in skills/ for a skill folder": {
+      skills: swap(
+        `listFolderInside(root, SKILLS_DIR)
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)`,
+        `listFolderInside(root, SKILLS_DIR)
+      .map((entry) => entry.name)`,
+      ),
+    },
     "lists a broken skill anyway": {
       skills: swap(
         "      index.problems.push({ folder, reason: (err as Error).message });",

@@ -190,6 +190,21 @@ export const indexWithoutBodies: Check<M> = {
     for (const line of ["- deploy: Ship the app to staging.", "- review: Review a diff for bugs."])
       expectThat(system.includes(line), "skill-not-listed", { line });
     expectThat(!system.includes("BODY-"), "body-in-prompt", {});
+    // A plain file beside the folders (a README) is neither a skill nor a broken one.
+    const ws = twoSkills(kit.workspace());
+    writeFileSync(path.join(ws, "skills", "README.md"), "# our skills\n");
+    const scanned = module.scanSkills(ws);
+    const got = JSON.stringify({
+      skills: scanned.skills.map((s) => s.name),
+      problems: scanned.problems.map((p) => p.folder),
+    });
+    expectThat(
+      got === JSON.stringify({ skills: ["deploy", "review"], problems: [] }),
+      "file-as-folder",
+      {
+        got,
+      },
+    );
     await indexRule(module, kit);
   },
 };
