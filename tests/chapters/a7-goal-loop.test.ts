@@ -28,7 +28,7 @@ import { traceStepSchema, type TraceEvent } from "../../chapters/_trace/contract
 import { budget } from "../support/budgets.ts";
 import { runCli } from "../support/run-cli.ts";
 import { readTrace } from "../../site/lib/record-trace.ts";
-import { stateTimeline } from "../../site/lib/run-state.ts";
+import { stateTimelineInEnglish } from "../support/state-text.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 import { scriptedEnv, tempDir, toolNames } from "../support/helpers.ts";
 
@@ -526,7 +526,7 @@ describe("a7 headless: -p with --goal", () => {
 describe("a7 in the player", () => {
   it("the goal panel shows the goal, its round, its budget and the last verdict, from the recorded events", () => {
     const trace = readTrace("a7")!;
-    const states = stateTimeline(trace);
+    const states = stateTimelineInEnglish(trace);
     const at = (type: string, n: number) =>
       trace.steps.findIndex(
         (s, i) =>

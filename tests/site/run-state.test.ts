@@ -7,8 +7,7 @@ import { TRANSITIONS } from "../../chapters/s15-team-protocols/agent.ts";
 import { readTrace } from "../../site/lib/record-trace.ts";
 import type { TraceEvent } from "../../chapters/_trace/contract.ts";
 import { contextMeter, stateTimeline as timeline } from "../../site/lib/run-state.ts";
-import { snapshotText, stateStrings, stateWording } from "../../site/lib/state-words.ts";
-import english from "../../i18n/ui.en.json" with { type: "json" };
+import { stateTimelineInEnglish as stateTimeline } from "../support/state-text.ts";
 import {
   machineDiagram,
   machineEdges,
@@ -17,11 +16,6 @@ import {
 } from "../../site/lib/state-machines.ts";
 
 const trace = (id: string) => readTrace(id)!;
-// The panels as an English reader sees them (the timeline holds phrases; state-words.ts words them).
-const words = stateStrings(english);
-const inEnglish = stateWording(words, words, "en");
-const stateTimeline = (run: Parameters<typeof timeline>[0]) =>
-  timeline(run).map((snapshot) => snapshotText(snapshot, inEnglish));
 
 describe("the state after each step", () => {
   it("s10: the board at the end is the board the last task_list printed", () => {
