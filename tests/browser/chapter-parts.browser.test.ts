@@ -7,7 +7,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { allRunnable, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { hasChromium } from "../support/chromium.ts";
-import { LOCALES, siteForSuite, scriptsReady, visit } from "../support/browser.ts";
+import { LOCALES, screenshot, siteForSuite, scriptsReady, visit } from "../support/browser.ts";
 import { budget } from "../support/budgets.ts";
 
 const CHAPTER = "s13-agent-teams";
@@ -152,7 +152,7 @@ describe.skipIf(!hasChromium)("a chapter in parts", { timeout: budget({ page: 20
             for (let i = 0; i < 8; i++) await player.locator("button[data-action=next]").click();
           }
           const file = `${CHAPTER}.${part}.${locale}.${screen.width}.png`;
-          await page.screenshot({ path: path.join(SHOTS, file) });
+          await screenshot(page, path.join(SHOTS, file));
         }
     }
   });

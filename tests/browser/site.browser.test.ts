@@ -13,6 +13,7 @@ import {
   chapter,
   cutPickerLabels,
   LOCALES,
+  screenshot,
   scriptsReady,
   siteForSuite,
 } from "../support/browser.ts";
@@ -39,7 +40,7 @@ describe.skipIf(!hasChromium)("the site in chromium", { timeout: budget({ page: 
         locale === "zh" ? "zh-CN" : locale,
       );
       // the test artefact a reviewer looks at: this chapter as each locale's reader sees it
-      await page.screenshot({ path: path.join(SHOTS, `${chapter}.${locale}.png`) });
+      await screenshot(page, path.join(SHOTS, `${chapter}.${locale}.png`));
       // Both pickers show every label whole, in every language (Starlight's fixed widths cut
       // German's "System" and "Deutsch")
       expect(await cutPickerLabels(page), page.url()).toEqual([]);

@@ -20,6 +20,12 @@ exerciseSuite("a4", {
           "  return ((work: () => { before: string; changes: FileChange[] }) => work())(() => {",
       ),
     },
+    "an undo that tells the person nothing": {
+      rewind: swap(
+        '      undo: true,\n      files,\n      messages: this.messages.length,\n    });\n    return lines.join("\\n");',
+        '      undo: true,\n      files,\n      messages: this.messages.length,\n    });\n    return "";',
+      ),
+    },
     "the rewind event says no file changed": {
       rewind: swap("      undo: false,\n      files,", "      undo: false,\n      files: 0,"),
     },

@@ -74,6 +74,29 @@ export function siteForSuite({ when = true } = {}): Site {
   };
 }
 
+/** A screenshot of what `page` shows, taken once a frame has been painted. Chromium now and then
+ *  refuses a capture ("Unable to capture screenshot", most often just after the window size
+ *  changed) and takes the same picture when asked after the next frame: so it is asked again,
+ *  after a painted frame each time, at most three times; any other error goes up at once. */
+export async function screenshot(page: Page, file: string): Promise<void> {
+  const painted = () =>
+    page.evaluate(
+      () =>
+        new Promise<void>((done) =>
+          requestAnimationFrame(() => requestAnimationFrame(() => done())),
+        ),
+    );
+  for (let attempt = 1; ; attempt++) {
+    await painted();
+    try {
+      await page.screenshot({ path: file });
+      return;
+    } catch (err) {
+      if (attempt >= 3 || !/Unable to capture screenshot/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
 /** Opens `url` in `page` and collects console errors and failed requests while it loads (and, on a
  *  page with mermaid diagrams, until they have rendered). The page may be one a test opened before:
  *  loading the next URL in the same tab costs a third of the CPU of a new tab, and a request the

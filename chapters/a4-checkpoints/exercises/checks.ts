@@ -265,6 +265,8 @@ export const undoRestores: Check<M> = {
         files: differing(last, seen[1]),
         messages: JSON.parse(full).length,
       });
+      // The person is told what happened, in any words, naming the checkpoint.
+      expectThat(undo.report.includes("#2"), "undo-report-silent", { got: undo.report });
     });
     expectThat(outside.length === 0, "git-outside-lock", {
       commands: [...new Set(outside)].join(", "),
@@ -554,7 +556,8 @@ export const exercises: Exercise<M>[] = [
         contract: [
           "Undoes the last rewind: restore record.code, put back record.history; no record: throw.",
           "Its own record is the state before the undo, so an undo can be undone. Emits one rewind",
-          "event like the rewind's, with undo: true (files and messages: what the undo did).",
+          "event like the rewind's, with undo: true (files and messages: what the undo did), and",
+          "returns a report for the person that names the checkpoint (#id).",
         ].join("\n"),
       },
     ],
