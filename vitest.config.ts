@@ -1,4 +1,6 @@
 import { availableParallelism } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { globSync } from "tinyglobby";
 import { configDefaults, defineConfig } from "vitest/config";
 import { budget, timeoutScale } from "./tests/support/budgets.ts";
@@ -15,38 +17,43 @@ process.env.LAH_TIMEOUT_SCALE ??= String(timeoutScale());
 // everything else under tests/site is a pure function of site/lib and runs without a build.
 const built = globSync("tests/site/**/*.test.ts").filter(needsSite);
 
-export default defineConfig({
-  test: {
-    globalSetup: ["tests/support/global-setup.ts"],
-    // Files share their worker's modules instead of each importing vitest, the chapters and the SDK
-    // afresh: a third less CPU for the suite. Tests therefore keep no state in shared modules; the
-    // clean-ups every test needs are registered per file in tests/support/setup.ts.
-    isolate: false,
-    setupFiles: ["tests/support/setup.ts"],
-    // vitest's default is one worker per core but one; most of our tests wait on child processes,
-    // files and a browser rather than compute, so two workers keep a 2-core machine busy.
-    maxWorkers: Math.max(2, availableParallelism()),
-    sequence: { sequencer: SiteLastSequencer },
-    // A test or hook that names no budget of its own may start the runner twice; the ones that
-    // wait for the site build, a browser or more say so (budget(...) in the test file).
-    testTimeout: budget({ cli: 2 }),
-    hookTimeout: budget({ cli: 2 }),
-    // expect.poll waits on something a page draws; vitest's default gives it one second.
-    expect: { poll: { timeout: budget("page") } },
-    // `vitest run --project quick` (npm run test:quick) needs no site build and no browser.
-    projects: [
-      {
-        extends: true,
-        test: {
-          name: "quick",
-          include: ["tests/{chapters,reliability,site}/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, ...built],
-        },
-      },
-      { extends: true, test: { name: "exercises", include: ["tests/exercises/**/*.test.ts"] } },
-      { extends: true, test: { name: "repo", include: ["tests/repo/**/*.test.ts"] } },
-      { extends: true, test: { name: "site-build", include: built } },
-      { extends: true, test: { name: "browser", include: ["tests/browser/**/*.test.ts"] } },
-    ],
-  },
-});
+/** The files each suite runs. `npm test` runs every file; `npm run test:quick` (tests/support/
+ *  quick.config.ts) needs no site build and no browser; `npm run test:site` (site.config.ts) is the
+ *  part that reads the built site. One suite is one pool: vitest runs its projects one after
+ *  another when files share their workers (isolate: false), so five projects once left a worker
+ *  idle at the end of each while another finished its longest file. */
+const SUITES = {
+  all: { include: ["tests/**/*.test.ts"], exclude: ["tests/open-doors/**"] },
+  quick: { include: ["tests/{chapters,reliability,site}/**/*.test.ts"], exclude: built },
+  site: { include: [...built, "tests/browser/**/*.test.ts"], exclude: [] },
+};
+
+export function suite(name: keyof typeof SUITES) {
+  return defineConfig({
+    root: path.dirname(fileURLToPath(import.meta.url)),
+    test: {
+      include: SUITES[name].include,
+      exclude: [...configDefaults.exclude, ...SUITES[name].exclude],
+      globalSetup: ["tests/support/global-setup.ts"],
+      // Files share their worker's modules instead of each importing vitest, the chapters and the
+      // SDK afresh: a third less CPU for the suite. Tests therefore keep no state in shared
+      // modules; the clean-ups every test needs are registered per file in tests/support/setup.ts.
+      isolate: false,
+      setupFiles: ["tests/support/setup.ts"],
+      // vitest's default is one worker per core but one; most of our tests wait on child
+      // processes, files and a browser rather than compute, so two workers keep a 2-core machine
+      // busy.
+      maxWorkers: Math.max(2, availableParallelism()),
+      // Longest files first, the ones that read the built site last (its build runs meanwhile).
+      sequence: { sequencer: SiteLastSequencer },
+      // A test or hook that names no budget of its own may start the runner twice; the ones that
+      // wait for the site build, a browser or more say so (budget(...) in the test file).
+      testTimeout: budget({ cli: 2 }),
+      hookTimeout: budget({ cli: 2 }),
+      // expect.poll waits on something a page draws; vitest's default gives it one second.
+      expect: { poll: { timeout: budget("page") } },
+    },
+  });
+}
+
+export default suite("all");

@@ -181,18 +181,16 @@ export interface Verdict {
 }
 
 /** The checks and the type check of the copy `file` of `exercise`, made from the lesson `lesson`.
- *  The type check runs in a process of its own, beside the checks; a caller that judges many
- *  copies in one process (the every-copy test) passes one that keeps the parsed files it shares. */
+ *  The type check runs in a process of its own, beside the checks. */
 export async function verdictOf(
   exercise: Exercise,
   file: string,
   lesson: string,
-  checkTypes: (file: string, lesson: string) => Promise<string[]> = typeCheck,
   options: CheckOptions = {},
 ): Promise<Verdict> {
   const [outcomes, typeErrors] = await Promise.all([
     runChecks(exercise, file, options),
-    checkTypes(file, lesson),
+    typeCheck(file, lesson),
   ]);
   const passed = outcomes.filter((o) => o.ok).length;
   const total = outcomes.length;

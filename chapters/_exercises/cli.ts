@@ -23,7 +23,7 @@ import { REPO_ROOT } from "../_shared/paths.ts";
 import { visible } from "../_shared/visible.js";
 import type { Locale } from "../../i18n/locales.ts";
 import { chapterOf, EXERCISES, findExercise } from "./catalog.ts";
-import { typeCheck, verdictOf, type Outcome } from "./check.ts";
+import { verdictOf, type Outcome } from "./check.ts";
 import type { Exercise } from "./kit.ts";
 import { UI } from "./ui.ts";
 import {
@@ -287,9 +287,7 @@ async function check(exercise: Exercise): Promise<number> {
     );
     return 1;
   }
-  const verdict = await verdictOf(exercise, file, lessonOf(exercise), typeCheck, {
-    limitMs: timeLimitMs,
-  });
+  const verdict = await verdictOf(exercise, file, lessonOf(exercise), { limitMs: timeLimitMs });
   const progress = readProgress(dir) ?? {
     id: exercise.id,
     started: new Date().toISOString(),

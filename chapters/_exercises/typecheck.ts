@@ -28,8 +28,7 @@ function compilerOptions(): ts.CompilerOptions {
 
 // Every file a copy reads but the learner does not write (lib.d.ts, @types/node, the chapter's
 // other files, _shared …) parsed once per process and reused while its text is unchanged, so a
-// caller that checks many copies (the every-copy test, a learner's repeated --check in one
-// process) parses each of them once.
+// caller that checks many copies in one process (the every-copy test) parses each of them once.
 const parsed = new Map<string, { text: string; source: ts.SourceFile }>();
 
 /** The type errors of `file`, one line each, at most `limit`. With `lesson` (the chapter's file

@@ -7,6 +7,7 @@ import { globSync } from "tinyglobby";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { BUDGET, budget, runScale, timeoutScale } from "../support/budgets.ts";
+import { needsSite } from "../support/site-build.ts";
 
 const RULES: [string, RegExp][] = [
   // `}, 60_000);` closing a test or a hook, `{ timeout: 15_000 }` for a wait
@@ -55,6 +56,23 @@ describe("the suite's rules", () => {
     expect(caught("  }, budget({ cli: 2 }));")).toBe(0);
     expect(caught("  setInterval(() => {}, 1000);")).toBe(0);
     expect(caught("await page.waitForTimeout(0);")).toBe(0);
+  });
+});
+
+describe("the order files run in", () => {
+  it("every file that opens the built site is known to need it: its build starts first, it runs last", () => {
+    // The browser tests that open the site do it through tests/support/browser.ts; the others
+    // (code blocks, diagrams) draw what they test without it and need no build.
+    const opening = globSync("tests/**/*.test.ts", { cwd: REPO_ROOT }).filter(
+      (file) =>
+        file !== "tests/repo/suite-rules.test.ts" && // this file reads needsSite itself
+        /from "\.\.\/support\/(browser|site-build)\.ts"/.test(
+          readFileSync(path.join(REPO_ROOT, file), "utf8"),
+        ),
+    );
+    expect(opening.length).toBeGreaterThan(10);
+    expect(opening.filter((file) => !needsSite(path.join(REPO_ROOT, file)))).toEqual([]);
+    expect(needsSite(path.join(REPO_ROOT, "tests/site/state-words.test.ts"))).toBe(false);
   });
 });
 

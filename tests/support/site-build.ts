@@ -97,6 +97,6 @@ export function finishSiteBuild(): void {
 }
 
 /** Whether a test file needs the built site: it calls ensureSiteBuilt, or the browser tests'
- *  openSite (tests/support/browser.ts), which does. */
+ *  openSite or siteForSuite (tests/support/browser.ts), which do. */
 export const needsSite = (file: string) =>
-  /\b(ensureSiteBuilt|openSite)\(/.test(readFileSync(file, "utf8"));
+  /\b(ensureSiteBuilt|openSite|siteForSuite)\(/.test(readFileSync(file, "utf8"));
