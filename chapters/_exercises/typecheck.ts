@@ -26,14 +26,20 @@ function compilerOptions(): ts.CompilerOptions {
   return options;
 }
 
-// Every file a copy reads but the learner does not write (lib.d.ts, @types/node, the chapter's
-// other files, _shared …) parsed once per process and reused while its text is unchanged, so a
-// caller that checks many copies in one process (the every-copy test) parses each of them once.
-const parsed = new Map<string, { text: string; source: ts.SourceFile }>();
+/** Every file a copy reads but the learner does not write (lib.d.ts, @types/node, the chapter's
+ *  other files, _shared …), parsed, by its name and text. A caller that checks many copies in one
+ *  process (the every-copy test) passes one cache to every call, so each is parsed once; it is
+ *  hundreds of megabytes, so the caller lets go of it when done. */
+export type ParsedFiles = Map<string, { text: string; source: ts.SourceFile }>;
 
 /** The type errors of `file`, one line each, at most `limit`. With `lesson` (the chapter's file
  *  the copy was made from), imports of the lesson by the chapter's other files read the copy. */
-export function typeErrors(file: string, lesson?: string, limit = 5): string[] {
+export function typeErrors(
+  file: string,
+  lesson?: string,
+  limit = 5,
+  parsed: ParsedFiles = new Map(),
+): string[] {
   const opts = compilerOptions();
   const host = ts.createCompilerHost(opts);
   const getSourceFile = host.getSourceFile.bind(host);

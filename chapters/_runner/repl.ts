@@ -229,9 +229,16 @@ export async function runRepl(o: ReplOptions): Promise<number> {
   // In a terminal, readline reads Ctrl-C as a key; piped, it arrives as a signal.
   o.lines.rl.on("SIGINT", onCtrlC);
   process.on("SIGINT", onCtrlC);
-  for (const signal of ["SIGTERM", "SIGHUP"] as const) {
-    process.on(signal, () => void shutdown(o.agent, SIGNAL_EXIT[signal], summary));
-  }
+  const onSignal = {
+    SIGTERM: () => void shutdown(o.agent, SIGNAL_EXIT.SIGTERM, summary),
+    SIGHUP: () => void shutdown(o.agent, SIGNAL_EXIT.SIGHUP, summary),
+  };
+  for (const [signal, handler] of Object.entries(onSignal)) process.on(signal, handler);
+  // Handed back when the REPL ends: a program that goes on (a test, an embedding) keeps none.
+  const stopListening = () => {
+    process.off("SIGINT", onCtrlC);
+    for (const [signal, handler] of Object.entries(onSignal)) process.off(signal, handler);
+  };
   // #endregion interrupt
 
   const send = async (prompt: string) => {
@@ -371,6 +378,7 @@ export async function runRepl(o: ReplOptions): Promise<number> {
   }
   await o.agent.close?.();
   o.lines.close();
+  stopListening();
   summary();
   return !o.interactive && failures > 0 ? 1 : 0;
 }

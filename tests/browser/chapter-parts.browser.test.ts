@@ -2,28 +2,21 @@
 // then Run it, Code, Deep dive and Exercises, each its own page in every locale, reachable by tabs and the
 // sidebar, readable without JavaScript, each shorter than the page it was cut from; and "Full size"
 // diagrams, a layer above everything that gives the page back as it was.
-import { mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { allRunnable, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { hasChromium } from "../support/chromium.ts";
-import { LOCALES, screenshot, siteForSuite, scriptsReady, visit } from "../support/browser.ts";
+import { CHAPTER_PARTS, LOCALES, siteForSuite, scriptsReady, visit } from "../support/browser.ts";
 import { budget } from "../support/budgets.ts";
 
 const CHAPTER = "s13-agent-teams";
-const PARTS = {
-  learn: "",
-  run: "run/",
-  code: "code/",
-  "deep-dive": "deep-dive/",
-  exercises: "exercises/",
-} as const;
+const PARTS = CHAPTER_PARTS;
 /** A laptop's screen, and how many of them a part may take (the whole page took about 40). */
 const LAPTOP = { width: 1366, height: 768 };
 /** A projector's screen: the shortest a teacher shows a part on. */
 const PROJECTOR = { width: 1280, height: 720 };
 const MOST_SCREENS = 8;
-const SHOTS = path.join(REPO_ROOT, "artifacts/screenshots");
 
 describe.skipIf(!hasChromium)("a chapter in parts", { timeout: budget({ page: 20 }) }, () => {
   const site = siteForSuite();
@@ -122,39 +115,6 @@ describe.skipIf(!hasChromium)("a chapter in parts", { timeout: budget({ page: 20
     await page.waitForURL(`${site.server.url}/ja/${CHAPTER}/exercises/`);
     expect(await page.locator(".lah-exercise").count()).toBeGreaterThan(0);
     await context.close();
-  });
-
-  it("screenshots of each part in each locale at 390 px, 1280×720 and 1920 px (artifacts/screenshots)", async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    const page = await site.tab(LAPTOP);
-    for (const screen of [
-      { width: 390, height: 844 },
-      { width: 1280, height: 720 },
-      { width: 1920, height: 1080 },
-    ]) {
-      await page.setViewportSize(screen);
-      for (const [locale, prefix] of Object.entries(LOCALES))
-        for (const [part, suffix] of Object.entries(PARTS)) {
-          await page.goto(`${site.server.url}${prefix}/${CHAPTER}/${suffix}`, {
-            waitUntil: "load",
-          });
-          await scriptsReady(page);
-          if (part === "run") {
-            // the player's controls at the top of the screen, eight steps in: what a room sees
-            const player = page.locator(".lah-player").first();
-            await player.locator(".lah-player-controls").evaluate((el) => {
-              const header = document.querySelector("header.header")!.getBoundingClientRect();
-              scrollTo({
-                top: el.getBoundingClientRect().top + scrollY - header.bottom,
-                behavior: "instant",
-              });
-            });
-            for (let i = 0; i < 8; i++) await player.locator("button[data-action=next]").click();
-          }
-          const file = `${CHAPTER}.${part}.${locale}.${screen.width}.png`;
-          await screenshot(page, path.join(SHOTS, file));
-        }
-    }
   });
 
   it("every part is at most eight laptop screens long, in every locale (the whole page was forty, the Code part alone thirty)", async () => {

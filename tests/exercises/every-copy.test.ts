@@ -8,11 +8,11 @@
 // tests/exercises/cli.test.ts's; this file holds that every chapter has that suite.
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { findChapter } from "../../chapters/_runner/discovery.js";
 import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
 import { chapterOf, EXERCISES } from "../../chapters/_exercises/catalog.ts";
-import { typeErrors } from "../../chapters/_exercises/typecheck.ts";
+import { typeErrors, type ParsedFiles } from "../../chapters/_exercises/typecheck.ts";
 import { applySolution, startExercise } from "../../chapters/_exercises/workbench.ts";
 import { budget } from "../support/budgets.ts";
 import { tempDir } from "../support/helpers.ts";
@@ -31,16 +31,21 @@ describe(
   "every exercise's starting copy and reference answer",
   { timeout: budget({ cli: 4 }) },
   () => {
+    // The files every copy shares, parsed once for all of them, then let go of: the worker goes
+    // on to other files, and a process that holds hundreds of megabytes starts children slowly.
+    const parsed: ParsedFiles = new Map();
+    afterAll(() => parsed.clear());
+
     for (const { id } of EXERCISES) {
       it(`${id}: the starting copy has no type error`, () => {
         const { file, lesson } = copyOf(id);
-        expect(typeErrors(file, lesson, 20)).toEqual([]);
+        expect(typeErrors(file, lesson, 20, parsed)).toEqual([]);
       });
 
       it(`${id}: the reference answer has no type error`, () => {
         const { exercise, chapter, file, lesson } = copyOf(id);
         applySolution(exercise, chapter, file);
-        expect(typeErrors(file, lesson, 20)).toEqual([]);
+        expect(typeErrors(file, lesson, 20, parsed)).toEqual([]);
       });
     }
 

@@ -434,3 +434,13 @@ describe("answers that are not messages, from the real client against the fake A
     });
   }
 });
+
+describe("the REPL in a program that goes on", () => {
+  it("hands back the signal listeners it added when it ends (a test worker runs it hundreds of times)", async () => {
+    const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+    const before = signals.map((s) => process.listenerCount(s));
+    const agent: Agent = { messages: [], send: async () => {} };
+    await repl(agent, []);
+    expect(signals.map((s) => process.listenerCount(s))).toEqual(before);
+  });
+});

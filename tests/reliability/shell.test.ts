@@ -98,14 +98,18 @@ describe("shell: the environment names no secrets", () => {
   });
 
   it("a command's env shows none of the harness's secrets", async () => {
-    const saved = { ...process.env };
+    const saved = Object.fromEntries(Object.keys(secrets).map((k) => [k, process.env[k]]));
     Object.assign(process.env, secrets);
     try {
       const { output } = await bash("env", tempDir());
       for (const value of Object.values(secrets)) expect(output).not.toContain(value);
       expect(output).toContain("PATH=");
     } finally {
-      process.env = saved;
+      // Key by key: a plain object put in process.env's place is no longer the environment
+      // (os.homedir() and every later test in this worker would read another one).
+      for (const [k, v] of Object.entries(saved))
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
     }
   });
 });

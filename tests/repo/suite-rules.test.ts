@@ -22,6 +22,9 @@ const RULES: [string, RegExp][] = [
   ["a fixed sleep (wait on a condition, or move a fake clock)", /setTimeout\(\w+, [1-9]/],
   ["a fixed sleep (wait on a condition, or move a fake clock)", /waitForTimeout\([1-9]/],
   ["a duration asserted (npm run bench measures)", /expect\([^;]*(Date|performance)\.now\(\)/],
+  // Files share a worker: a plain object in process.env's place is not the environment, so
+  // os.homedir() and children of every later file read another one (mounts.test.ts failed so).
+  ["process.env replaced (set and delete its keys instead)", /\bprocess\.env = /],
 ];
 
 /** Every place in `text` that breaks a rule, as "file:line: what". */
@@ -56,6 +59,8 @@ describe("the suite's rules", () => {
     expect(caught("  }, budget({ cli: 2 }));")).toBe(0);
     expect(caught("  setInterval(() => {}, 1000);")).toBe(0);
     expect(caught("await page.waitForTimeout(0);")).toBe(0);
+    expect(caught("      process.env = saved;")).toBe(1);
+    expect(caught("  process.env.PATH = saved;")).toBe(0);
   });
 });
 

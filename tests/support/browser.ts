@@ -9,6 +9,14 @@ import { budget } from "./budgets.ts";
 import { serve } from "./serve.ts";
 
 export const LOCALES = { en: "", ja: "/ja", zh: "/zh", de: "/de" } as const;
+/** A chapter's parts, each its own page: the part → the path after the chapter's. */
+export const CHAPTER_PARTS = {
+  learn: "",
+  run: "run/",
+  code: "code/",
+  "deep-dive": "deep-dive/",
+  exercises: "exercises/",
+} as const;
 export const chapters = listChapters().map((c) => c.name);
 export const chapter = chapters[0];
 /** The appendices' pages (a1-mcp-servers …). */
