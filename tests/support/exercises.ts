@@ -51,32 +51,43 @@ export async function checkCopy(
     untilFailed = false,
     only,
     signal,
+    cheapestFirst,
   }: {
     untilFailed?: boolean;
     only?: string[];
+    /** How long each check took on the reference answer, by its index: the checks then run
+     *  quickest first (a wrong answer needs one failed check; which one finds it does not matter). */
+    cheapestFirst?: number[];
     /** The test's own (vitest's context.signal): when it times out, the checks stop at the next
      *  case instead of running on beside the next test of the worker. */
     signal?: AbortSignal;
   } = {},
-): Promise<CheckResult[]> {
+): Promise<(CheckResult & { ms: number })[]> {
   const unknown = only?.filter((id) => !exercise.checks.some((c) => c.id === id)) ?? [];
   if (unknown.length) throw new Error(`${exercise.id} has no check ${unknown.join(", ")}`);
   if (only) exercise = { ...exercise, checks: exercise.checks.filter((c) => only.includes(c.id)) };
+  if (cheapestFirst) {
+    const took = (i: number) => cheapestFirst[i] ?? Infinity;
+    const order = exercise.checks.map((_, i) => i).sort((a, b) => took(a) - took(b));
+    exercise = { ...exercise, checks: order.map((i) => exercise.checks[i]) };
+  }
   const chapter = findChapter(chapterOf(exercise.id))!;
   // Inside the repository (git-ignored .workspace/), where vitest's loader imports TypeScript.
   mkdirSync(WORKBENCHES, { recursive: true });
   const { file } = startExercise(exercise, chapter, tempDir("bench-", WORKBENCHES));
   edit(file);
   const module: unknown = await import(pathToFileURL(file).href);
-  const results: CheckResult[] = [];
+  const results: (CheckResult & { ms: number })[] = [];
   stopChecksWhen(signal);
+  let started = performance.now();
   await runChecksOn(
     exercise,
     module,
     file,
     checkKit(() => tempDir("lah-ws-")),
     (r) => {
-      results.push(r);
+      results.push({ ...r, ms: performance.now() - started });
+      started = performance.now();
       return (untilFailed && !r.ok) || signal?.aborted ? "enough" : undefined;
     },
   );
@@ -90,6 +101,9 @@ export function exerciseSuite(chapterId: string, mutants: Record<string, Record<
   const chapter = findChapter(chapterId)!;
   for (const exercise of EXERCISES.filter((e) => chapterOf(e.id) === chapterId)) {
     describe(`exercise ${exercise.id} (${exercise.kind})`, () => {
+      // What each check took on the reference answer: the wrong answers' runs try the quickest
+      // first (run alone, a wrong answer's test keeps the exercise's order).
+      let took: number[] | undefined;
       it("passes every check on the reference answer", async ({ signal }) => {
         const results = await checkCopy(
           exercise,
@@ -100,6 +114,7 @@ export function exerciseSuite(chapterId: string, mutants: Record<string, Record<
         );
         expect(results.filter((r) => !r.ok).map(said)).toEqual([]);
         expect(results).toHaveLength(exercise.checks.length);
+        took = results.map((r) => r.ms);
       });
 
       if (exercise.kind === "rebuild")
@@ -139,7 +154,7 @@ export function exerciseSuite(chapterId: string, mutants: Record<string, Record<
               );
               writeFileSync(file, changed);
             },
-            { untilFailed: true, signal },
+            { untilFailed: true, signal, cheapestFirst: took },
           );
           expect(results.filter((r) => !r.ok).length, "no check failed").toBeGreaterThan(0);
           expect(
