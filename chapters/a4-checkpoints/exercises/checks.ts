@@ -237,7 +237,7 @@ const codeRewindRestoring = (runs: number): Check<M> => ({
     );
   },
 });
-export const codeRewindRestores = codeRewindRestoring(4);
+export const codeRewindRestores = codeRewindRestoring(3);
 
 export const undoRestores: Check<M> = {
   id: "undo-restores",
@@ -413,7 +413,8 @@ export const namesWhatItCannotUndo: Check<M> = {
     );
     const agent = module.createAgent(env);
     for (const prompt of ["first", "second", "third"]) await agent.send(prompt);
-    for (const k of [1, 2, 3]) {
+    // The first checkpoint (every command since it) and the last (none before it named).
+    for (const k of [1, 3]) {
       const report = await run(agent, `${k} code`);
       for (const [i, command] of commands.entries()) {
         if (i + 1 >= k)
