@@ -28,6 +28,8 @@ const SUITES = {
   site: { include: [...built, "tests/browser/**/*.test.ts"], exclude: [] },
 };
 
+const WORKERS = Math.max(2, availableParallelism());
+
 export function suite(name: keyof typeof SUITES) {
   return defineConfig({
     root: path.dirname(fileURLToPath(import.meta.url)),
@@ -43,7 +45,10 @@ export function suite(name: keyof typeof SUITES) {
       // vitest's default is one worker per core but one; most of our tests wait on child
       // processes, files and a browser rather than compute, so two workers keep a 2-core machine
       // busy.
-      maxWorkers: Math.max(2, availableParallelism()),
+      maxWorkers: WORKERS,
+      // As many kept as started: with fewer, an idle worker is taken away while the run ends,
+      // and the run fails on "Terminating worker thread" (seen with 3 and 4 workers, never 2).
+      minWorkers: WORKERS,
       // Longest files first, the ones that read the built site last (its build runs meanwhile).
       sequence: { sequencer: SiteLastSequencer },
       // A test or hook that names no budget of its own may start the runner twice; the ones that
