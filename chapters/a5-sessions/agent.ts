@@ -302,7 +302,8 @@ export const NOT_FINISHED =
 /** The steps that close what a kill left open: a result for every tool call without one, and a
  *  note saying so. Appended to the log before anything else, so the log itself is whole again. */
 export function closeUnfinished(steps: readonly TraceEvent[]): TraceEvent[] {
-  // By position, not by id alone: two processes' model clients may reuse an id.
+  // In log order: a result closes the call with its id before it, and an id used again later
+  // (two processes' model clients may reuse one) is a new call.
   const waiting = new Map<string, Extract<TraceEvent, { kind: "tool_call" }>>();
   for (const step of steps) {
     if (step.agent !== "lead") continue;

@@ -110,7 +110,7 @@ function withAsides(steps: readonly Step[], at: readonly number[]): Step[] {
   return out;
 }
 
-/** The lead's calls a log leaves open, by position: a result answers the earliest open call with
+/** The lead's calls a log leaves open, in log order: a result answers the earliest open call with
  *  its id (ids may repeat). */
 function openCalls(steps: readonly Step[]): string[] {
   const open: string[] = [];
@@ -416,7 +416,7 @@ export const exercises: Exercise<M>[] = [
         name: "closeUnfinished",
         contract: [
           "The steps that close what a kill left open: for each lead tool_call with no tool_result",
-          "after it (by position: ids may repeat), a tool_result step with NOT_FINISHED and",
+          "after it (in log order: ids may repeat), a tool_result step with NOT_FINISHED and",
           "is_error true, then one note saying how many; [] when nothing is open.",
         ].join("\n"),
       },
