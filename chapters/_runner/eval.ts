@@ -11,7 +11,7 @@ import { chooseModel, realClient } from "./model.ts";
 import { createEnv } from "./runtime.ts";
 import { costOf } from "./usage.ts";
 import { REPO_ROOT } from "../_shared/paths.ts";
-import { sandboxStatus } from "../_shared/shell.ts";
+import { sandboxFor, sandboxStatus } from "../_shared/shell.ts";
 import {
   DEFAULT_HARNESSES,
   HARNESS_NAMES,
@@ -159,7 +159,7 @@ async function main(argv: string[]): Promise<number> {
   console.error(
     `eval: ${options.harnesses.join(", ")} × tasks ${options.tasks} × ${options.trials} trial(s); ` +
       `model: ${mode === "scripted" ? `scripted (${choice.reason})` : `${model} (${mode})`}; ` +
-      sandboxStatus().summary,
+      sandboxStatus(sandboxFor(REPO_ROOT)).summary,
   );
   const records = await runEval({
     stage: STAGE,

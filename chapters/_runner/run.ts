@@ -15,7 +15,7 @@ import { chooseModel, type Provider, realClient } from "./model.ts";
 import { openaiClient } from "./openai-client.ts";
 import { LineReader, runRepl } from "./repl.ts";
 import { createChapterAgent, createEnv, type Env } from "./runtime.ts";
-import { liveCommands, sandboxSettings, sandboxStatus } from "../_shared/shell.ts";
+import { liveCommands, sandboxFor, sandboxStatus } from "../_shared/shell.ts";
 import { oneLine } from "../_shared/visible.js";
 import { madeByHarness, prepareWorkspace, WorkspaceError } from "./workspace.ts";
 
@@ -74,9 +74,10 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
     throw err;
   }
 
-  sandboxSettings.network = Boolean(flags["allow-network"]);
-  sandboxSettings.workspace = workspace;
-  sandboxSettings.disabled = Boolean(flags["no-sandbox"]);
+  const sandbox = sandboxFor(workspace, {
+    network: Boolean(flags["allow-network"]),
+    disabled: Boolean(flags["no-sandbox"]),
+  });
 
   const interactive = Boolean(process.stdin.isTTY) && !flags.demo;
   const color = flags.color;
@@ -133,6 +134,7 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
     const choice = chooseModel(process.env, Boolean(flags.offline));
     const env = createEnv({
       workspace,
+      sandbox,
       scriptedAnswers: false,
       modelId: choice.modelId,
       ...(choice.offline ? { scenario } : { client: await realClient(process.env) }),
@@ -224,6 +226,7 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
   }));
   const env = createEnv({
     workspace,
+    sandbox,
     io,
     pause,
     askPerson,
@@ -256,11 +259,11 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
   console.log(
     `workspace: ${rel}   tools (${module.TOOLS.length}): ${module.TOOLS.map((t) => t.name).join(", ")}`,
   );
-  const sandbox = sandboxStatus();
+  const walls = sandboxStatus(sandbox);
   console.log(
-    sandbox.kind === "none"
-      ? c.yellow(sandbox.summary)
-      : c.dim(`${sandbox.summary}; ${sandboxSettings.network ? "network allowed" : "no network"}`),
+    walls.kind === "none"
+      ? c.yellow(walls.summary)
+      : c.dim(`${walls.summary}; ${sandbox.network ? "network allowed" : "no network"}`),
   );
   if (flags.step && !stepping)
     console.log(c.dim("--step needs an interactive terminal; running without pauses."));

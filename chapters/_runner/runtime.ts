@@ -4,6 +4,7 @@ import { recordModel } from "./recorded-model.ts";
 import type { Recorder } from "./recorder.ts";
 import { DEFAULT_MODEL } from "./model.ts";
 import { stateDirFor } from "../_shared/paths.ts";
+import { sandboxFor, type Sandbox } from "../_shared/shell.ts";
 import { ScriptedModel } from "./scripted-model.ts";
 import type { Agent, AgentEnv, ChapterModule, ModelClient, Scenario } from "../_shared/types.ts";
 
@@ -11,6 +12,8 @@ export interface EnvOptions {
   workspace: string;
   /** Defaults to the folder beside the workspace (see stateDirFor). */
   stateDir?: string;
+  /** Defaults to a sandbox on, without network, for the workspace. */
+  sandbox?: Sandbox;
   modelId?: string;
   /** Scripted turns: if given, the run is offline. */
   /** Offline, whether the scenario's answers answer the questions (false in a folder the harness
@@ -48,6 +51,7 @@ export function createEnv(opts: EnvOptions): Env {
     scripted,
     workspace: opts.workspace,
     stateDir: opts.stateDir ?? stateDirFor(opts.workspace),
+    sandbox: opts.sandbox ?? sandboxFor(opts.workspace),
     modelId: opts.modelId ?? DEFAULT_MODEL,
     model: recordModel(base("lead"), "lead", io, opts.pause),
     modelFor: (agent) => recordModel(base(agent), agent, io, opts.pause),

@@ -43,6 +43,8 @@ export interface CommandResult {
 }
 
 export interface CommandOptions {
+  /** The run's sandbox (the runner's choices: network, or none at all). */
+  sandbox: Sandbox;
   /** Where the command runs, and the folder it may write. */
   cwd: string;
   timeoutMs?: number;
@@ -112,25 +114,39 @@ export interface SandboxStatus {
   summary: string;
 }
 
-export const sandboxSettings = {
-  /** Let commands reach the network (`--allow-network`). Off by default. */
-  network: false,
-  /** Turn the sandbox off (`--no-sandbox`); the banner says so. */
-  disabled: false,
-  /** The workspace the runner works in: `bwrap` is never looked up inside it. */
-  workspace: undefined as string | undefined,
-};
+/** What the runner decided about the sandbox for one run: an object every command is started
+ *  with (through the agent's env and its tools), never a setting changed under them. Frozen. */
+export interface Sandbox {
+  /** The workspace the run works in: `bwrap` is never looked up inside it. */
+  readonly workspace: string;
+  /** Commands may reach the network (`--allow-network`). Off by default. */
+  readonly network: boolean;
+  /** No sandbox at all (`--no-sandbox`); the banner says so. */
+  readonly disabled: boolean;
+}
 
-/** bwrap's full path, found once when the sandbox is probed (before the model has run anything)
- *  and used for every command after: a file the model writes later cannot become it. */
+/** The sandbox for a run in `workspace`: on, without network, unless the person said otherwise. */
+export function sandboxFor(
+  workspace: string,
+  choices: { network?: boolean; disabled?: boolean } = {},
+): Sandbox {
+  return Object.freeze({
+    workspace: path.resolve(workspace),
+    network: choices.network ?? false,
+    disabled: choices.disabled ?? false,
+  });
+}
+
+/** What the machine can do, found out once (these are facts about it, not settings): bwrap's full
+ *  path, found before the model has run anything and used for every command after, so a file the
+ *  model writes later cannot become it; and whether bubblewrap starts here. */
 let bwrap: string | undefined;
-
 let probed: SandboxStatus | undefined;
 
 /** Can a bubblewrap sandbox start here? Asked once: macOS, Windows, a Linux without bwrap or
  *  without user namespaces all answer no, and commands then run unsandboxed, said in the banner. */
-export function sandboxStatus(): SandboxStatus {
-  if (sandboxSettings.disabled)
+export function sandboxStatus(sandbox: Sandbox): SandboxStatus {
+  if (sandbox.disabled)
     return {
       kind: "none",
       summary: "sandbox: off (--no-sandbox); commands run with your permissions",
@@ -143,7 +159,7 @@ export function sandboxStatus(): SandboxStatus {
     });
   }
   try {
-    bwrap = ownProgram("bwrap", sandboxSettings.workspace ?? process.cwd());
+    bwrap = ownProgram("bwrap", sandbox.workspace);
   } catch {
     return (probed = {
       kind: "none",
@@ -153,13 +169,13 @@ export function sandboxStatus(): SandboxStatus {
   }
   const probe = (args: string[], stdio: StdioOptions = "ignore") =>
     spawnSync(bwrap!, [...args, "true"], { stdio, timeout: 10_000 });
-  const test = probe(bwrapArgs(process.cwd(), []));
+  const test = probe(bwrapArgs(sandbox, process.cwd(), []));
   // Folders are bound by the handle we hold open (`--bind-fd`, bubblewrap 0.7 and later).
   const byHandle = () => {
     const here = realpathSync(process.cwd());
     const fd = openPinned(here);
     try {
-      return probe(bwrapArgs(here, [], [{ path: here, fd: 3 }]), [
+      return probe(bwrapArgs(sandbox, here, [], [{ path: here, fd: 3 }]), [
         "ignore",
         "ignore",
         "ignore",
@@ -257,7 +273,12 @@ export interface Mount {
 /** The bubblewrap command line. Order matters: later mounts cover earlier ones, so we show the
  *  whole system read-only, hide the places secrets live, then open the folders it may write.
  *  With `mounts` (as every command gets them) the writable folders are bound by handle. */
-export function bwrapArgs(cwd: string, writable: string[], mounts?: Mount[]): string[] {
+export function bwrapArgs(
+  sandbox: Sandbox,
+  cwd: string,
+  writable: string[],
+  mounts?: Mount[],
+): string[] {
   const uid = process.getuid?.() ?? 0;
   const gid = process.getgid?.() ?? 0;
   const args = [
@@ -292,8 +313,7 @@ export function bwrapArgs(cwd: string, writable: string[], mounts?: Mount[]): st
   ];
   // No network: npm (and npx) is told so, and fails at once with ENOTCACHED instead of retrying
   // a registry it cannot reach for half a minute.
-  if (!sandboxSettings.network)
-    args.push("--unshare-net", "--setenv", "npm_config_offline", "true");
+  if (!sandbox.network) args.push("--unshare-net", "--setenv", "npm_config_offline", "true");
   // With the network on, name lookups need resolv.conf, which often lives under /run.
   else if (existsSync("/etc/resolv.conf") && realpathSync("/etc/resolv.conf").startsWith("/run/")) {
     const resolv = realpathSync("/etc/resolv.conf");
@@ -389,14 +409,18 @@ function openPinned(wanted: string, folder = true): number {
 /** The program and arguments that run `file args` for the model: inside bubblewrap where it can
  *  start, with every folder to bind opened and handed over as descriptors 3, 4, … (`fds`). */
 function sandboxed(
+  sandbox: Sandbox,
   file: string,
   args: string[],
   cwd: string,
   writable: string[],
   readable: string[] = [],
 ): { program: string; argv: string[]; fds: number[]; repos: string[]; close: () => void } {
+  // JavaScript callers (a learner's copy) get no type check: a missing sandbox is a sentence.
+  if (!sandbox)
+    throw new Error("no sandbox given: pass the run's (env.sandbox, or the tool context's)");
   const repos = [cwd, ...writable].flatMap(gitDirIn);
-  if (sandboxStatus().kind !== "bubblewrap")
+  if (sandboxStatus(sandbox).kind !== "bubblewrap")
     return { program: file, argv: args, fds: [], repos, close() {} };
   const folders = [cwd, ...writable].map((dir) => path.resolve(dir));
   const binds = folders.map((dir) => ({ path: dir, folder: true, readOnly: false }));
@@ -413,7 +437,7 @@ function sandboxed(
   // The child receives them as its descriptors 3, 4, …
   const fds = mounts.map(({ fd }) => fd);
   const inChild = mounts.map((mount, i) => ({ ...mount, fd: 3 + i }));
-  const argv = [...bwrapArgs(folders[0], folders.slice(1), inChild), file, ...args];
+  const argv = [...bwrapArgs(sandbox, folders[0], folders.slice(1), inChild), file, ...args];
   // By the full path found when the sandbox was probed: a bare "bwrap" is looked up on PATH, and
   // a relative entry there (`.`, `bin`) would find a file the model wrote, run outside any sandbox.
   const program = bwrap!;
@@ -432,9 +456,15 @@ function sandboxed(
 export function runSandboxedSync(
   file: string,
   args: string[],
-  opts: { cwd: string; writable?: string[]; timeoutMs?: number; env?: Record<string, string> },
+  opts: {
+    sandbox: Sandbox;
+    cwd: string;
+    writable?: string[];
+    timeoutMs?: number;
+    env?: Record<string, string>;
+  },
 ): { status: number | null; stdout: string; stderr: string } {
-  const run = sandboxed(file, args, opts.cwd, opts.writable ?? []);
+  const run = sandboxed(opts.sandbox, file, args, opts.cwd, opts.writable ?? []);
   try {
     const result = spawnSync(run.program, run.argv, {
       cwd: opts.cwd,
@@ -463,7 +493,14 @@ function start(command: string, opts: CommandOptions, background: boolean): Runn
   const { timeoutMs = 30_000, maxOutput = 50_000, shell = "bash" } = opts;
   let run: ReturnType<typeof sandboxed>;
   try {
-    run = sandboxed(shell, ["-c", command], opts.cwd, opts.writable ?? [], opts.readable);
+    run = sandboxed(
+      opts.sandbox,
+      shell,
+      ["-c", command],
+      opts.cwd,
+      opts.writable ?? [],
+      opts.readable,
+    );
   } catch (err) {
     return refused(`Error: ${(err as Error).message}`);
   }

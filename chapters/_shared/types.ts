@@ -2,6 +2,7 @@
 // so a chapter reads in the vocabulary of the Messages API.
 import type Anthropic from "@anthropic-ai/sdk";
 import type { EventKind, HarnessEvents } from "./events.ts";
+import type { Sandbox } from "./shell.ts";
 
 export type Message = Anthropic.Message;
 export type MessageParam = Anthropic.MessageParam;
@@ -62,6 +63,9 @@ export interface AgentEnv {
   /** Where the harness keeps its own state (mailboxes, task board, requests): beside the
    *  workspace, out of reach of the model's tools and commands. */
   stateDir: string;
+  /** The sandbox every command of this run starts in (the runner's `--allow-network`,
+   *  `--no-sandbox`): handed to the tools, which pass it on. */
+  sandbox: Sandbox;
   io: IO;
   /** Asks the person at the keyboard (or the scenario, offline) a question. */
   ask(question: string, choices: string[]): Promise<string>;

@@ -25,7 +25,7 @@ import { readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import { gitChangeWarning, gitWatch } from "../_shared/git-guard.ts";
 import { REPO_ROOT } from "../_shared/paths.ts";
 import { ownProgram } from "../_shared/programs.ts";
-import { bwrapArgs, commandEnv, sandboxSettings, sandboxStatus } from "../_shared/shell.ts";
+import { bwrapArgs, commandEnv, sandboxStatus, type Sandbox } from "../_shared/shell.ts";
 import { argvScripts, fingerprint, scriptWords, wordStates } from "../_shared/trust.ts";
 import { oneLine } from "../_shared/visible.js";
 import type { Agent, AgentEnv, MessageParam, Tool } from "../_shared/types.ts";
@@ -143,10 +143,10 @@ export interface Connection {
  *  config's env is set by bubblewrap inside the sandbox (`--setenv`), never on setsid or bwrap
  *  themselves: `LD_PRELOAD` there would load a workspace library into programs that run
  *  outside the sandbox. */
-function commandLine(config: ServerConfig, workspace: string) {
+function commandLine(config: ServerConfig, workspace: string, sandbox: Sandbox) {
   const run = [config.command, ...config.args];
   let env = { ...commandEnv(), ...config.env };
-  if (sandboxStatus().kind === "bubblewrap") {
+  if (sandboxStatus(sandbox).kind === "bubblewrap") {
     // The sandbox hides this repository, and with it the SDK a server imports. Node looks for
     // packages beside the server first, so the SDK's folder is shown there, read-only.
     // (Only a real folder is looked into: a symlink or a FIFO there gets no mount.)
@@ -157,7 +157,7 @@ function commandLine(config: ServerConfig, workspace: string) {
     const setenv = Object.entries(config.env).flatMap(([key, value]) => ["--setenv", key, value]);
     run.unshift(
       ownProgram("bwrap", workspace),
-      ...bwrapArgs(workspace, []),
+      ...bwrapArgs(sandbox, workspace, []),
       ...mods,
       ...setenv,
       "--",
@@ -173,9 +173,9 @@ function commandLine(config: ServerConfig, workspace: string) {
 
 /** Most MCP documentation starts a server with `npx -y <package>`, which downloads it first; in
  *  the sandbox there is no network, so say why such a start fails, and what to do instead. */
-function downloadHint(config: ServerConfig): string {
+function downloadHint(config: ServerConfig, sandbox: Sandbox): string {
   const downloader = ["npx", "bunx", "pnpx", "uvx"].includes(path.basename(config.command));
-  if (!downloader || sandboxStatus().kind !== "bubblewrap" || sandboxSettings.network) return "";
+  if (!downloader || sandboxStatus(sandbox).kind !== "bubblewrap" || sandbox.network) return "";
   return `. ${path.basename(config.command)} downloads the server, and the sandbox has no network: install it in the workspace (npm install <package>, then run it with node), or start the harness with --allow-network`;
 }
 
@@ -206,7 +206,7 @@ export async function connect(
   timeoutMs: number,
 ) {
   const transport = new StdioClientTransport({
-    ...commandLine(config, env.workspace),
+    ...commandLine(config, env.workspace, env.sandbox),
     cwd: env.workspace,
     stderr: "pipe",
   });
@@ -259,7 +259,7 @@ export async function connect(
     const timedOut = err instanceof McpError && err.code === ErrorCode.RequestTimeout;
     const why = timedOut ? `it did not answer within ${timeoutMs / 1000} s` : conn.lastWords();
     throw new Error(
-      `MCP server "${name}" failed to start: ${why || (err as Error).message}${downloadHint(config)}`,
+      `MCP server "${name}" failed to start: ${why || (err as Error).message}${downloadHint(config, env.sandbox)}`,
     );
   }
   return conn;

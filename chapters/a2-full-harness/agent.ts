@@ -165,7 +165,7 @@ async function runCall(
     session.hooks,
     call,
     handlers,
-    { root: env.workspace },
+    { root: env.workspace, sandbox: env.sandbox },
     (rewritten) => gate(env, perms, rewritten, TOOLS),
   );
 }
@@ -332,7 +332,7 @@ export function createAgent(outside: AgentEnv, options: FullOptions = {}): FullA
   const { team, requests } = crew;
 
   const planning: s03.Planning = { todos: new s03.TodoList(), roundsWithoutTodo: 0 }; // s03
-  const jobs = new s11.BackgroundJobs(env.workspace); // s11
+  const jobs = new s11.BackgroundJobs(env.workspace, env.sandbox); // s11
   // s09, beside the repository, out of the file tools' reach: its messages name the full path.
   const memory = s09.memoryFolder(env.workspace, path.join(env.stateDir, "memory"));
   const messages: MessageParam[] = [];
@@ -413,7 +413,7 @@ export function createAgent(outside: AgentEnv, options: FullOptions = {}): FullA
       },
       "/lanes": {
         help: "the worktree lanes (s12)",
-        run: () => handlers.worktree_list({}, { root: env.workspace }),
+        run: () => handlers.worktree_list({}, { root: env.workspace, sandbox: env.sandbox }),
       },
     },
     async close() {

@@ -286,7 +286,7 @@ interface Diagnostic {
  *  workspace's .checks.json names (`{"command": "ruff check"}`; the files are its arguments).
  *  Both run in the command sandbox, time-limited, like any command of the model's. */
 export async function runChecks(
-  root: string,
+  { root, sandbox }: s02.ToolContext,
   files: string[],
   { timeoutMs = 60_000 }: CheckerOptions = {},
 ): Promise<string> {
@@ -295,6 +295,7 @@ export async function runChecks(
   if (typed.length) {
     const command = [process.execPath, CHECK_SCRIPT, ...typed].map(quoted).join(" ");
     const run = await runCommand(command, {
+      sandbox,
       cwd: root,
       timeoutMs,
       // By their real paths: the sandbox binds only a path that is not reached through a link.
@@ -312,6 +313,7 @@ export async function runChecks(
   }
   if (configured) {
     const run = await runCommand(`${configured} ${others.map(quoted).join(" ")}`, {
+      sandbox,
       cwd: root,
       timeoutMs,
     });
@@ -433,8 +435,8 @@ export function handlersFor(
   ledger: ReadLedger,
   options: CheckerOptions = {},
 ): Record<string, s02.ToolHandler> {
-  const changed = async (root: string, files: string[], said: string) => {
-    const verdict = await runChecks(root, files, options);
+  const changed = async (at: s02.ToolContext, files: string[], said: string) => {
+    const verdict = await runChecks(at, files, options);
     return verdict ? `${said}\n\n${verdict}` : said;
   };
   return {
@@ -449,7 +451,7 @@ export function handlersFor(
       if (shown.length > MAX_READ) shown = `${shown.slice(0, MAX_READ)}\n… (truncated)`;
       return `${shown}${shown.endsWith("\n") ? "" : "\n"}(version ${version})`;
     },
-    async write({ path: p, content }, { root }) {
+    async write({ path: p, content }, { root, sandbox }) {
       const real = s02.safePath(root, p);
       const before = existing(root, String(p));
       // Replacing a file is a change to it like any other: only as the model last saw it.
@@ -457,9 +459,13 @@ export function handlersFor(
       const text = String(content ?? "");
       s02.writeInside(root, p, text);
       ledger.saw(real, String(p), text, "write");
-      return changed(root, [String(p)], `Wrote ${Buffer.byteLength(text)} bytes to ${p}`);
+      return changed(
+        { root, sandbox },
+        [String(p)],
+        `Wrote ${Buffer.byteLength(text)} bytes to ${p}`,
+      );
     },
-    async edit({ path: p, old_text, new_text, replace_all }, { root }) {
+    async edit({ path: p, old_text, new_text, replace_all }, { root, sandbox }) {
       const real = s02.safePath(root, p);
       // Read, compare and write through one open file, so the edit lands on the file we checked.
       const fd = s02.openInside(root, p, "edit");
@@ -482,12 +488,12 @@ export function handlersFor(
         closeSync(fd);
       }
       return changed(
-        root,
+        { root, sandbox },
         [String(p)],
         `Edited ${p}${replaced > 1 ? ` (${replaced} places)` : ""}`,
       );
     },
-    async apply_patch({ patch }, { root }) {
+    async apply_patch({ patch }, { root, sandbox }) {
       const plan = planPatch(String(patch), (file) => {
         const text = existing(root, file);
         if (text !== undefined) ledger.assertCurrent(s02.safePath(root, file), file, text);
@@ -510,7 +516,7 @@ export function handlersFor(
       for (const change of plan)
         ledger.saw(s02.safePath(root, change.path), change.path, change.after, "apply_patch");
       const files = plan.map((c) => c.path);
-      return changed(root, files, `Patched ${files.join(", ")}`);
+      return changed({ root, sandbox }, files, `Patched ${files.join(", ")}`);
     },
   };
 }

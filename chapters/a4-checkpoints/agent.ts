@@ -31,7 +31,7 @@ import path from "node:path";
 import { fallbackIdentity, HARNESS_GIT_OPTIONS } from "../_shared/git-guard.ts";
 import { withLock } from "../_shared/lock.ts";
 import { ownProgram } from "../_shared/programs.ts";
-import { runSandboxedSync } from "../_shared/shell.ts";
+import { runSandboxedSync, type Sandbox } from "../_shared/shell.ts";
 import {
   agentLoop,
   BASE_HANDLERS,
@@ -54,11 +54,14 @@ export interface Shadow {
   workspace: string;
   /** The repository itself, in the state folder. */
   dir: string;
+  /** The run's sandbox: the shadow's git runs in it, as the model's commands do. */
+  sandbox: Sandbox;
 }
 
-export const shadowFor = (stateDir: string, workspace: string): Shadow => ({
+export const shadowFor = (stateDir: string, workspace: string, sandbox: Sandbox): Shadow => ({
   workspace: path.resolve(workspace),
   dir: path.join(stateDir, "checkpoints", "shadow.git"),
+  sandbox,
 });
 
 /** Every setting that could make git run something, read a file elsewhere or change a byte on the
@@ -94,6 +97,7 @@ function shadowGit(shadow: Shadow, ...args: string[]): string {
 
 function runShadowGit(shadow: Shadow, args: string[]) {
   return runSandboxedSync(ownProgram("git", shadow.workspace), [...SHADOW_OPTIONS, ...args], {
+    sandbox: shadow.sandbox,
     cwd: shadow.workspace,
     writable: [shadow.dir],
     timeoutMs: 120_000,
@@ -435,12 +439,16 @@ export function parseRewind(args: string): RewindRequest {
 // #region agent
 export function createAgent(env: AgentEnv): Agent {
   const messages: MessageParam[] = [];
-  const checkpoints = new Checkpoints(shadowFor(env.stateDir, env.workspace), env, messages);
+  const checkpoints = new Checkpoints(
+    shadowFor(env.stateDir, env.workspace, env.sandbox),
+    env,
+    messages,
+  );
   // s02's tools, run as s02 runs them; a command is remembered first, so a rewind can name it.
   const runCall = (call: ToolUseBlock): Promise<ToolOutcome> => {
     if (call.name === "bash")
       checkpoints.ran(String((call.input as { command?: unknown }).command ?? ""));
-    return runTool(BASE_HANDLERS, call, { root: env.workspace }, TOOLS);
+    return runTool(BASE_HANDLERS, call, { root: env.workspace, sandbox: env.sandbox }, TOOLS);
   };
   return {
     messages,

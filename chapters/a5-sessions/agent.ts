@@ -43,6 +43,7 @@ import {
 import { type Mode, MODES, type Permissions, runGated } from "../s07-permission-system/agent.ts";
 import type { HarnessEvents } from "../_shared/events.ts";
 import { stateDirFor } from "../_shared/paths.ts";
+import { sandboxFor, type Sandbox } from "../_shared/shell.ts";
 import { oneLine } from "../_shared/visible.js";
 // The recording's vocabulary: one schema, one version, read by the player and written here.
 import {
@@ -629,6 +630,8 @@ export interface QueryOptions extends SessionOptions {
   workspace: string;
   /** Default: beside the workspace (`<workspace>.harness`). */
   stateDir?: string;
+  /** Default: on, without network. */
+  sandbox?: Sandbox;
   /** The model to ask, as the Messages API names it. */
   modelId: string;
 }
@@ -653,6 +656,7 @@ export async function* query(options: QueryOptions): AsyncGenerator<TraceEvent, 
     modelId: options.modelId,
     workspace,
     stateDir: options.stateDir ?? stateDirFor(workspace),
+    sandbox: options.sandbox ?? sandboxFor(workspace),
     io: QUIET,
     ask: async () => "no",
   };

@@ -20,7 +20,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
-import { runCommand } from "../_shared/shell.ts";
+import { runCommand, sandboxFor } from "../_shared/shell.ts";
 import type { Agent, AgentEnv, ChapterModule, ModelClient, Tool } from "../_shared/types.ts";
 import * as s02 from "../s02-tool-use/agent.ts";
 import * as s07 from "../s07-permission-system/agent.ts";
@@ -95,7 +95,11 @@ export const ORACLE: Contestant = {
   name: "oracle",
   async play({ task, workspace }) {
     const solve = readFileSync(path.join(task.dir, "solution", "solve.sh"), "utf8");
-    const result = await runCommand(solve, { cwd: workspace, timeoutMs: task.agentTimeoutMs });
+    const result = await runCommand(solve, {
+      sandbox: sandboxFor(workspace),
+      cwd: workspace,
+      timeoutMs: task.agentTimeoutMs,
+    });
     const error = result.exitCode === 0 ? undefined : `solve.sh failed: ${result.output.trim()}`;
     return { calls: 0, usage: NO_USAGE, error };
   },

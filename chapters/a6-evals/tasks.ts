@@ -28,7 +28,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
-import { runCommand } from "../_shared/shell.ts";
+import { runCommand, sandboxFor } from "../_shared/shell.ts";
 import type { ScriptedTurn } from "../_shared/types.ts";
 
 export const EVAL_DIR = import.meta.dirname;
@@ -166,6 +166,7 @@ export async function prepareWorkspace(task: Task, parent = tmpdir()): Promise<s
   const setup = path.join(environment, "setup.sh");
   if (existsSync(setup)) {
     const result = await runCommand(readFileSync(setup, "utf8"), {
+      sandbox: sandboxFor(workspace),
       cwd: workspace,
       timeoutMs: task.agentTimeoutMs,
     });
@@ -228,6 +229,7 @@ export async function verify(task: Task, workspace: string): Promise<Verdict> {
     // The compiler takes seconds to load: only a verifier that runs loads it.
     transpileAll((await import("typescript")).default, checkout);
     const result = await runCommand("bash tests/test.sh", {
+      sandbox: sandboxFor(checkout),
       cwd: checkout,
       timeoutMs: task.verifierTimeoutMs,
     });

@@ -38,7 +38,7 @@ import {
 } from "../a5-sessions/agent.ts";
 import type { HarnessEvents } from "../_shared/events.ts";
 import type { TraceEvent } from "../_trace/contract.ts";
-import { runCommand } from "../_shared/shell.ts";
+import { runCommand, type Sandbox } from "../_shared/shell.ts";
 import { oneLine } from "../_shared/visible.js";
 import type {
   AgentEnv,
@@ -164,9 +164,11 @@ export function tail(text: string, limit = GAP_LIMIT): string {
 export async function checkCommand(
   command: string,
   workspace: string,
+  sandbox: Sandbox,
   timeoutMs: number,
 ): Promise<Verdict> {
   const result = await runCommand(command, {
+    sandbox,
     cwd: workspace,
     timeoutMs,
     maxOutput: 64_000,
@@ -475,7 +477,7 @@ export function createAgent(env: AgentEnv, options: GoalOptions = {}): GoalAgent
 
   const check = (active: Goal): Promise<Verdict> =>
     active.check.kind === "command"
-      ? checkCommand(active.check.command, env.workspace, active.budget.timeoutMs)
+      ? checkCommand(active.check.command, env.workspace, env.sandbox, active.budget.timeoutMs)
       : checkJudge(
           metered.modelFor("judge"),
           env.modelId,

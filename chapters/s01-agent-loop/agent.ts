@@ -5,7 +5,7 @@
  * append their results, and ask again; stop when it answers without asking for a tool.
  * This chapter has exactly one tool, `bash`, and nothing else — the loop is the whole lesson.
  */
-import { runCommand } from "../_shared/shell.ts";
+import { runCommand, type Sandbox } from "../_shared/shell.ts";
 import type {
   Agent,
   AgentEnv,
@@ -46,17 +46,24 @@ export const BASH_TIMEOUT_MS = 30_000;
 export const MAX_OUTPUT = 50_000;
 
 /** Runs a command in `cwd`. The deny-list is a courtesy; the real limit is the sandbox the
- *  shared runner puts every command in (s07 explains it): it may write only in `cwd` and
- *  `writable`, sees no secrets and no network. */
+ *  runner hands the agent (`env.sandbox`, s07 explains it): the command may write only in `cwd`
+ *  and `writable`, sees no secrets and no network. */
 export async function bash(
   command: string,
   cwd: string,
+  sandbox: Sandbox,
   { timeoutMs = BASH_TIMEOUT_MS, writable = [] as string[] } = {},
 ): Promise<{ output: string; isError: boolean }> {
   if (BLOCKED.some((pattern) => pattern.test(command))) {
     return { output: `Error: blocked dangerous command: ${command}`, isError: true };
   }
-  const result = await runCommand(command, { cwd, timeoutMs, maxOutput: MAX_OUTPUT, writable });
+  const result = await runCommand(command, {
+    sandbox,
+    cwd,
+    timeoutMs,
+    maxOutput: MAX_OUTPUT,
+    writable,
+  });
   if (result.refused) return { output: result.output, isError: true };
   if (result.timedOut)
     return { output: `Error: command timed out after ${timeoutMs / 1000}s`, isError: true };
@@ -93,7 +100,7 @@ export async function agentLoop(env: AgentEnv, messages: MessageParam[]): Promis
           ? { output: `Error: unknown tool "${block.name}"; the only tool is bash`, isError: true }
           : typeof command !== "string" || !command.trim()
             ? { output: "Error: bash needs a command (a non-empty string)", isError: true }
-            : await bash(command, env.workspace);
+            : await bash(command, env.workspace, env.sandbox);
       env.io.toolResult(block, output, isError);
       results.push({
         type: "tool_result",

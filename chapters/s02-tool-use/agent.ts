@@ -28,6 +28,7 @@ import {
   writeApproved,
 } from "../_shared/jail.ts";
 import { inputProblem } from "../_shared/schema.ts";
+import type { Sandbox } from "../_shared/shell.ts";
 import type {
   Agent,
   AgentEnv,
@@ -152,6 +153,8 @@ export const TOOLS = BASE_TOOLS;
 /** Where a tool acts: the folder it is jailed to (the workspace, or later a worktree lane). */
 export interface ToolContext {
   root: string;
+  /** The run's sandbox, which every command starts in (the runner's choice, from env.sandbox). */
+  sandbox: Sandbox;
   /** Folders its commands may also write (s12: a lane's repository history), named by the harness. */
   writable?: string[];
 }
@@ -163,8 +166,8 @@ const MAX_READ = 50_000;
 const MAX_GLOB = 1_000;
 
 export const BASE_HANDLERS: Record<string, ToolHandler> = {
-  async bash({ command }, { root, writable }) {
-    const { output, isError } = await bash(String(command), root, { writable });
+  async bash({ command }, { root, sandbox, writable }) {
+    const { output, isError } = await bash(String(command), root, sandbox, { writable });
     if (isError) throw new Error(output.replace(/^Error: /, ""));
     return output;
   },
@@ -321,7 +324,8 @@ export async function agentLoop(
     system,
     tools,
     handlers = BASE_HANDLERS,
-    runCall = (call) => runTool(handlers, call, { root: env.workspace }, tools),
+    runCall = (call) =>
+      runTool(handlers, call, { root: env.workspace, sandbox: env.sandbox }, tools),
   }: LoopParts,
 ): Promise<void> {
   for (;;) {

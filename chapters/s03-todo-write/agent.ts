@@ -178,7 +178,12 @@ export async function agentLoop(
     for (const block of response.content) {
       if (block.type !== "tool_use") continue;
       await env.io.toolCall(block);
-      const { output, isError } = await runTool(handlers, block, { root: env.workspace }, TOOLS);
+      const { output, isError } = await runTool(
+        handlers,
+        block,
+        { root: env.workspace, sandbox: env.sandbox },
+        TOOLS,
+      );
       env.io.toolResult(block, output, isError);
       content.push({
         type: "tool_result",

@@ -102,7 +102,8 @@ export async function runSubagent(
     for (const block of response.content) {
       if (block.type !== "tool_use") continue;
       await env.io.toolCall(block, CHILD);
-      const { output, isError } = await runTool(handlers, block, { root }, CHILD_TOOLS);
+      const ctx = { root, sandbox: env.sandbox };
+      const { output, isError } = await runTool(handlers, block, ctx, CHILD_TOOLS);
       env.io.toolResult(block, output, isError, CHILD);
       results.push({
         type: "tool_result",
@@ -164,7 +165,12 @@ export async function agentLoop(
       if (block.type !== "tool_use") continue;
       await env.io.toolCall(block);
       // For `task`, this one call runs a whole child agent; its result is the child's summary.
-      const { output, isError } = await runTool(handlers, block, { root: env.workspace }, TOOLS);
+      const { output, isError } = await runTool(
+        handlers,
+        block,
+        { root: env.workspace, sandbox: env.sandbox },
+        TOOLS,
+      );
       env.io.toolResult(block, output, isError);
       results.push({
         type: "tool_result",

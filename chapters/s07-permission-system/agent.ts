@@ -376,7 +376,7 @@ export async function runGated(
   const refusal = await checkPermission(env, perms, call, tools);
   env.io.event("permission", { tool: call.name, allowed: refusal === null, reason: refusal });
   return refusal === null
-    ? runTool(handlers, call, { root: env.workspace }, tools)
+    ? runTool(handlers, call, { root: env.workspace, sandbox: env.sandbox }, tools)
     : { output: `Permission denied: ${refusal}. The tool did not run.`, isError: true };
 }
 // #endregion gated

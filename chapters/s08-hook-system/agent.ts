@@ -29,7 +29,7 @@ import {
   type ToolOutcome,
 } from "../s02-tool-use/agent.ts";
 import { readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
-import { runCommand } from "../_shared/shell.ts";
+import { runCommand, type Sandbox } from "../_shared/shell.ts";
 import {
   changedWords,
   filesAmong,
@@ -141,9 +141,11 @@ export async function runHook(
   command: string,
   event: object,
   cwd: string,
+  sandbox: Sandbox,
   timeoutMs = HOOK_TIMEOUT_MS,
 ): Promise<HookRun> {
   const run = await runCommand(command, {
+    sandbox,
     cwd,
     timeoutMs,
     maxOutput: MAX_HOOK_OUTPUT,
@@ -249,7 +251,7 @@ export function createHookRunner(
           ...(tool && { tool_name: tool.name, tool_input: outcome.input }),
           ...(result && { tool_result: result.output, is_error: result.isError }),
         };
-        const run = await runHook(hook.command, stdin, env.workspace, timeoutMs);
+        const run = await runHook(hook.command, stdin, env.workspace, env.sandbox, timeoutMs);
         if (changedNow(`hook "${oneLine(hook.command)}" ignored`)) return outcome;
         env.io.event("hook", {
           event,
@@ -302,7 +304,7 @@ export async function runToolWithHooks(
   hooks: HookRunner,
   call: ToolUseBlock,
   handlers: Record<string, ToolHandler> = BASE_HANDLERS,
-  ctx: ToolContext = { root: env.workspace },
+  ctx: ToolContext = { root: env.workspace, sandbox: env.sandbox },
   regate?: (rewritten: ToolUseBlock) => Promise<string | null>,
 ): Promise<ToolOutcome> {
   const pre = await hooks.fire("PreToolUse", { tool: call });

@@ -11,7 +11,7 @@
  * children are left behind.
  */
 import { harnessWarningsIn } from "../_shared/git-guard.ts";
-import { startCommand, type RunningCommand } from "../_shared/shell.ts";
+import { startCommand, type RunningCommand, type Sandbox } from "../_shared/shell.ts";
 import { BLOCKED } from "../s01-agent-loop/agent.ts";
 import {
   BASE_HANDLERS,
@@ -106,6 +106,7 @@ export class BackgroundJobs {
 
   constructor(
     private readonly cwd: string,
+    private readonly sandbox: Sandbox,
     options: BackgroundOptions = {},
   ) {
     this.timeoutMs = options.timeoutMs ?? 120_000;
@@ -121,7 +122,12 @@ export class BackgroundJobs {
     const id = `bg_${++this.count}`;
     timeoutMs = Math.min(Math.max(timeoutMs, 1), this.maxTimeoutMs);
     // The shared runner gives it its own process group (and sandbox): one kill ends all of it.
-    const run = startCommand(command, { cwd: this.cwd, timeoutMs, maxOutput: this.maxOutput });
+    const run = startCommand(command, {
+      sandbox: this.sandbox,
+      cwd: this.cwd,
+      timeoutMs,
+      maxOutput: this.maxOutput,
+    });
     const job: BackgroundJob = {
       id,
       command,
@@ -326,7 +332,12 @@ export async function agentLoop(
     for (const block of response.content) {
       if (block.type !== "tool_use") continue;
       await env.io.toolCall(block);
-      const { output, isError } = await runTool(handlers, block, { root: env.workspace }, TOOLS);
+      const { output, isError } = await runTool(
+        handlers,
+        block,
+        { root: env.workspace, sandbox: env.sandbox },
+        TOOLS,
+      );
       env.io.toolResult(block, output, isError);
       results.push({
         type: "tool_result",
@@ -342,7 +353,7 @@ export async function agentLoop(
 
 export function createAgent(env: AgentEnv, options: BackgroundOptions = {}): Agent {
   const messages: MessageParam[] = [];
-  const jobs = new BackgroundJobs(env.workspace, options);
+  const jobs = new BackgroundJobs(env.workspace, env.sandbox, options);
   return {
     messages,
     async send(prompt) {

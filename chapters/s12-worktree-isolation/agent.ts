@@ -28,7 +28,7 @@ import {
   plantedPointers,
   surfaceChanges,
 } from "../_shared/git-guard.ts";
-import { runSandboxedSync } from "../_shared/shell.ts";
+import { runSandboxedSync, sandboxFor, type Sandbox } from "../_shared/shell.ts";
 import { bash } from "../s01-agent-loop/agent.ts";
 import {
   agentLoop,
@@ -56,6 +56,12 @@ commit your work there. worktree_remove with complete_task: true closes the lane
 (its branch keeps the commits, ready to merge). When the work is done, say so briefly.`;
 
 // #region git
+/** Where the harness's git runs: a workspace, in the run's sandbox. */
+interface GitPlace {
+  root: string;
+  sandbox: Sandbox;
+}
+
 /** Runs git for the harness itself. Everything in `.git` but `config` and `hooks` is writable by
  *  the model's commands (their commits go there), so this git is pinned to what they cannot
  *  change: the repository is named by the harness (`harnessGitEnv`: no `commondir`, no lane
@@ -64,13 +70,13 @@ commit your work there. worktree_remove with complete_task: true closes the lane
  *  same sandbox as the model's commands besides. And it is watched: if what decides what git
  *  runs (config, hooks, attributes, pointers) changes while it runs, other than the entry of
  *  the lane it makes or removes, it stops. */
-function git(workspace: string, ...args: string[]): string {
-  return checked(runGit(workspace, args), args);
+function git(at: GitPlace, ...args: string[]): string {
+  return checked(runGit(at, args), args);
 }
 
 /** The same, in a lane: git is told the lane's folder and its entry in `.git/worktrees`. */
-function laneGit(workspace: string, lane: string, ...args: string[]): string {
-  return checked(runGit(workspace, args, lane), args);
+function laneGit(at: GitPlace, lane: string, ...args: string[]): string {
+  return checked(runGit(at, args, lane), args);
 }
 
 function checked(
@@ -84,7 +90,7 @@ function checked(
   return result.stdout.trim();
 }
 
-function runGit(workspace: string, args: string[], lane?: string) {
+function runGit({ root: workspace, sandbox }: GitPlace, args: string[], lane?: string) {
   const folder = lane ? path.join(workspace, ".worktrees", lane) : undefined;
   const repo = path.join(workspace, ".git");
   const watched = () => gitRunSurface([repo], { onlyWhatRuns: true });
@@ -94,6 +100,7 @@ function runGit(workspace: string, args: string[], lane?: string) {
   const pinned = harnessGitEnv(workspace, lane && folder ? { name: lane, folder } : undefined);
   const { GIT_DIR: _dir, GIT_COMMON_DIR: _common, GIT_WORK_TREE: _tree, ...unpinned } = pinned;
   const result = runSandboxedSync("git", [...HARNESS_GIT_OPTIONS, ...args], {
+    sandbox,
     cwd: workspace,
     env: { ...(before ? pinned : unpinned), ...fallbackIdentity(before ? [repo] : []) },
   });
@@ -111,9 +118,9 @@ function runGit(workspace: string, args: string[], lane?: string) {
   return result;
 }
 
-function succeeds(workspace: string, ...args: string[]): boolean {
+function succeeds(at: GitPlace, ...args: string[]): boolean {
   try {
-    git(workspace, ...args);
+    git(at, ...args);
     return true;
   } catch {
     return false;
@@ -123,15 +130,15 @@ function succeeds(workspace: string, ...args: string[]): boolean {
 /** Your repository, as the harness's git will read it, or one sentence why lanes cannot use it:
  *  a pointer planted in `.git` (your own git would follow it), or a `.git/config` that reads
  *  other files — includes, or a lane's `config.worktree` — which commands could write. */
-function checkRepository(workspace: string): void {
-  const repo = path.join(workspace, ".git");
+function checkRepository(at: GitPlace): void {
+  const repo = path.join(at.root, ".git");
   const planted = plantedPointers(repo);
   if (planted.length)
     throw new Error(
       `your repository's .git has ${planted.map((p) => `.git/${p}`).join(" and ")}, a pointer a repository's own .git never has: your git would follow it to another config. Look at it (and remove it) before lanes run here`,
     );
   // (Exit code 1: none of them is set.)
-  const reads = runGit(workspace, [
+  const reads = runGit(at, [
     "config",
     "--file",
     path.join(repo, "config"),
@@ -206,6 +213,8 @@ export function checkLaneName(name: unknown): string {
 
 export class WorktreeManager {
   readonly root: string;
+  /** The run's sandbox: the lanes' commands and the harness's own git run in it. */
+  readonly sandbox: Sandbox;
   /** The lanes' checkouts, in the workspace: the model works in them. */
   readonly dir: string;
   /** The lane index and the event log, in the harness's state folder: only the harness writes them. */
@@ -221,8 +230,11 @@ export class WorktreeManager {
     private readonly onNote?: (text: string) => void,
     /** The harness's state folder (env.stateDir); by default the one beside the workspace. */
     harnessState = stateDirFor(workspace),
+    /** env.sandbox; by default on, without network. */
+    sandbox = sandboxFor(workspace),
   ) {
     this.root = workspace;
+    this.sandbox = sandbox;
     this.dir = path.join(workspace, ".worktrees");
     this.stateDir = path.join(harnessState, "lanes");
     this.indexFile = path.join(this.stateDir, "index.json");
@@ -243,8 +255,8 @@ export class WorktreeManager {
     const made = !dotGit;
     // A repository we make gets no identity in its config: commits, the model's and the one
     // below, get one in their environment where the config names none (`fallbackIdentity`).
-    if (made) git(this.root, "init", "-q", "-b", "main");
-    checkRepository(this.root);
+    if (made) git(this, "init", "-q", "-b", "main");
+    checkRepository(this);
     // The harness's own state is not part of the project's history (nor of a lane's first commit).
     // Through the jail: an `info/exclude` linked to a file outside is refused, not appended to.
     const exclude = ".git/info/exclude";
@@ -254,15 +266,15 @@ export class WorktreeManager {
       const sep = current && !current.endsWith("\n") ? "\n" : "";
       writeInside(this.root, exclude, `${current}${sep}${missing.join("\n")}\n`, { intoGit: true });
     }
-    if (succeeds(this.root, "rev-parse", "--verify", "-q", "HEAD")) return;
+    if (succeeds(this, "rev-parse", "--verify", "-q", "HEAD")) return;
     // Only a repository the harness made gets a first commit from it. Yours is never committed to.
     if (!made) {
       throw new Error(
         "the repository has no commits yet: make a first commit yourself (lanes branch from it; the harness never commits your files)",
       );
     }
-    git(this.root, "add", "-A");
-    git(this.root, "commit", "-q", "--allow-empty", "-m", "initial commit");
+    git(this, "add", "-A");
+    git(this, "commit", "-q", "--allow-empty", "-m", "initial commit");
   }
 
   /** The lane's folder. The name is checked here too, so no caller can build a path out of the lanes. */
@@ -299,7 +311,7 @@ export class WorktreeManager {
     if (taskId !== undefined) this.checkBindable(taskId);
     this.ensureRepo();
     const branch = `wt/${name}`;
-    if (succeeds(this.root, "rev-parse", "--verify", "-q", `refs/heads/${branch}`)) {
+    if (succeeds(this, "rev-parse", "--verify", "-q", `refs/heads/${branch}`)) {
       throw new Error(
         `branch ${branch} already exists (work of an earlier lane): merge or delete it, or pick another name`,
       );
@@ -309,12 +321,12 @@ export class WorktreeManager {
     safePath(this.root, path.relative(this.root, this.path(name)));
     // The lane's entry in `.git/worktrees` must be the one git makes now: the harness's git
     // later works on it by name, so one that is already there (planted, or left over) is refused.
-    git(this.root, "worktree", "prune");
+    git(this, "worktree", "prune");
     if (existsSync(path.join(this.root, ".git", "worktrees", name)))
       throw new Error(
         `.git/worktrees/${name} already exists without a lane: look at it (git worktree list), remove it, or pick another name`,
       );
-    git(this.root, "worktree", "add", "-q", "-b", branch, this.path(name), "HEAD");
+    git(this, "worktree", "add", "-q", "-b", branch, this.path(name), "HEAD");
     const lane: Lane = {
       name,
       path: path.relative(this.root, this.path(name)),
@@ -353,7 +365,7 @@ export class WorktreeManager {
     const lane = this.get(name);
     const cwd = this.path(lane.name);
     if (!existsSync(cwd)) throw new Error(`the folder of lane "${name}" is missing (${lane.path})`);
-    const result = await bash(command, cwd, { writable: laneWritable(this.root) });
+    const result = await bash(command, cwd, this.sandbox, { writable: laneWritable(this.root) });
     this.log("worktree_run", name, { command, ok: !result.isError });
     return result;
   }
@@ -368,8 +380,8 @@ export class WorktreeManager {
   ): Lane {
     const lane = this.get(name);
     const cwd = this.path(name);
-    checkRepository(this.root);
-    const changes = existsSync(cwd) ? laneGit(this.root, lane.name, "status", "--porcelain") : "";
+    checkRepository(this);
+    const changes = existsSync(cwd) ? laneGit(this, lane.name, "status", "--porcelain") : "";
     if (changes && !force) {
       const count = changes.split("\n").length;
       throw new Error(
@@ -383,8 +395,8 @@ export class WorktreeManager {
     this.releaseTask(lane, completeTask);
     // Clean or not was decided above, by the harness's own status: git's own check would start a
     // git in every nested repository of the lane, with that repository's config.
-    if (existsSync(cwd)) git(this.root, "worktree", "remove", "--force", cwd);
-    git(this.root, "worktree", "prune");
+    if (existsSync(cwd)) git(this, "worktree", "remove", "--force", cwd);
+    git(this, "worktree", "prune");
     this.saveIndex(this.list().filter((l) => l.name !== name));
     this.log("worktree_remove", name, {
       branch: lane.branch,
@@ -409,8 +421,8 @@ export class WorktreeManager {
   /** Uncommitted changes in a lane, as `git status --porcelain` lines. */
   changes(name: string): string[] {
     const lane = this.get(name);
-    checkRepository(this.root);
-    const out = laneGit(this.root, lane.name, "status", "--porcelain");
+    checkRepository(this);
+    const out = laneGit(this, lane.name, "status", "--porcelain");
     return out ? out.split("\n") : [];
   }
 
@@ -583,6 +595,7 @@ export function createAgent(env: AgentEnv): Agent {
     ({ event, ...data }) => env.io.event(event, data),
     (text) => env.io.note(text),
     env.stateDir,
+    env.sandbox,
   );
   const handlers = {
     ...BASE_HANDLERS,
@@ -595,7 +608,7 @@ export function createAgent(env: AgentEnv): Agent {
       "/tasks": { help: "show the task board", run: () => renderBoard(board.list()) },
       "/lanes": {
         help: "list the worktree lanes",
-        run: () => handlers.worktree_list({}, { root: env.workspace }),
+        run: () => handlers.worktree_list({}, { root: env.workspace, sandbox: env.sandbox }),
       },
     },
     async send(prompt) {

@@ -267,7 +267,7 @@ export class Team {
       for (const block of response.content) {
         if (block.type !== "tool_use") continue;
         await this.env.io.toolCall(block, who.name);
-        const ctx = { root: who.root(), writable: who.writable?.() };
+        const ctx = { root: who.root(), sandbox: this.env.sandbox, writable: who.writable?.() };
         const { output, isError } = await runTool(who.handlers, block, ctx, who.tools);
         this.env.io.toolResult(block, output, isError, who.name);
         results.push({

@@ -240,6 +240,7 @@ export function lanesFor(env: AgentEnv, board: TaskBoard, agent: string): Worktr
     ({ event, ...data }) => env.io.event(event, data, agent),
     (text) => env.io.note(text, agent),
     env.stateDir,
+    env.sandbox,
   );
 }
 

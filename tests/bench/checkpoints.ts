@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { shadowFor, snapshot } from "../../chapters/a4-checkpoints/agent.ts";
+import { sandboxFor } from "../../chapters/_shared/shell.ts";
 
 export const FILES = 10_000;
 
@@ -25,7 +26,7 @@ export function measureSnapshots(runs = 5): { first: number; after: number[] } {
       if (i % 100 === 0) mkdirSync(dir, { recursive: true });
       writeFileSync(path.join(dir, `i${i}.js`), "module.exports = 1;\n");
     }
-    const shadow = shadowFor(path.join(root, "ws.harness"), workspace);
+    const shadow = shadowFor(path.join(root, "ws.harness"), workspace, sandboxFor(workspace));
     const timed = (label: string) => {
       const start = performance.now();
       snapshot(shadow, label);

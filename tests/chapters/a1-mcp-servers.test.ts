@@ -20,9 +20,16 @@ import { findChapter, listChapters, REPO_ROOT } from "../../chapters/_runner/cha
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { prepareWorkspace } from "../../chapters/_runner/workspace.ts";
 import { say, use, useAll } from "../../chapters/_shared/scripted.ts";
-import { sandboxSettings, sandboxStatus } from "../../chapters/_shared/shell.ts";
+import { sandboxFor } from "../../chapters/_shared/shell.ts";
 import type { Agent, ScriptedTurn } from "../../chapters/_shared/types.ts";
-import { scriptedEnv, tempDir, testKit, toolNames, waitFor } from "../support/helpers.ts";
+import {
+  scriptedEnv,
+  tempDir,
+  testKit,
+  toolNames,
+  waitFor,
+  machineSandbox,
+} from "../support/helpers.ts";
 import {
   badNamesLeftOut,
   namesReadBack,
@@ -35,7 +42,7 @@ import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
 type TestEnv = ReturnType<typeof scriptedEnv>;
 const CHAPTER = path.join(REPO_ROOT, "chapters/a1-mcp-servers");
 const BASE = CURRICULUM_TOOLS.a1.lead;
-const sandboxed = sandboxStatus().kind === "bubblewrap";
+const sandboxed = machineSandbox().kind === "bubblewrap";
 /** How long a start or a call may take before the harness gives up on it: long enough for a
  *  working fake server on this machine today (tests/support/budgets.ts), so only the silent or
  *  hanging one is given up on, whatever else the machine is doing. */
@@ -672,17 +679,13 @@ __attribute__((constructor)) static void mark(void) {
     // Without the sandbox, so the server itself is the process the signal reaches (in the sandbox,
     // SIGTERM ends bubblewrap, and the server ends with its pid namespace).
     const ws = fakeWorkspace({ stubborn: ["stubborn", "echo"] });
-    sandboxSettings.disabled = true;
-    try {
-      const env = scriptedEnv([say("ok")], { workspace: ws });
-      const agent = createAgent(env, { trusted: true });
-      await agent.send("go");
-      const [pid] = await serverPids(agent);
-      await agent.close!();
-      await waitFor(() => !alive(pid), "the stubborn server to end");
-    } finally {
-      sandboxSettings.disabled = false;
-    }
+    const sandbox = sandboxFor(ws, { disabled: true });
+    const env = scriptedEnv([say("ok")], { workspace: ws, sandbox });
+    const agent = createAgent(env, { trusted: true });
+    await agent.send("go");
+    const [pid] = await serverPids(agent);
+    await agent.close!();
+    await waitFor(() => !alive(pid), "the stubborn server to end");
     // It outlived its closed stdin, so it was asked with SIGTERM before anything was killed.
     expect(existsSync(path.join(ws, "got-sigterm"))).toBe(true);
   });

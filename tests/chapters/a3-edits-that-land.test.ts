@@ -13,7 +13,7 @@ import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
 import { runTool } from "../../chapters/s02-tool-use/agent.ts";
 import { budget } from "../support/budgets.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
-import { scriptedEnv, tempDir, toolNames } from "../support/helpers.ts";
+import { scriptedEnv, tempDir, toolNames, toolAt } from "../support/helpers.ts";
 
 const SEED = 34;
 const UNIT = budget({ unit: 1 });
@@ -33,7 +33,7 @@ function kit(files: Record<string, string> = {}) {
   const ledger = new a3.ReadLedger();
   const handlers = a3.handlersFor(ledger);
   const run = (name: string, input: Record<string, unknown>) =>
-    runTool(handlers, call(name, input), { root }, a3.TOOLS);
+    runTool(handlers, call(name, input), toolAt(root), a3.TOOLS);
   const text = (file: string) => readFileSync(path.join(root, file), "utf8");
   return { root, ledger, run, text };
 }
@@ -403,7 +403,7 @@ describe("a3 edits that land", () => {
           JSON.stringify({ command: "while :; do :; done;" }),
         );
         writeFileSync(path.join(root, "a.md"), "x\n");
-        const out = await a3.runChecks(root, ["a.md"], { timeoutMs: 200 });
+        const out = await a3.runChecks(toolAt(root), ["a.md"], { timeoutMs: 200 });
         expect(out).toContain("stopped after 0.2 s; its verdict is unknown");
       },
       CHECKED,

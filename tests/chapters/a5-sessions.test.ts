@@ -22,10 +22,10 @@ import { SEED } from "../../chapters/_exercises/property.ts";
 import { headerSchema, traceStepSchema } from "../../chapters/_trace/contract.ts";
 import { readRecording } from "../../site/lib/recording.ts";
 import { stateTimeline } from "../../site/lib/run-state.ts";
-import { sandboxStatus } from "../../chapters/_shared/shell.ts";
+
 import { budget } from "../support/budgets.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
-import { killAfterTest, tempDir, toolNames, waitFor } from "../support/helpers.ts";
+import { killAfterTest, tempDir, toolNames, waitFor, machineSandbox } from "../support/helpers.ts";
 import { CLI } from "../support/run-cli.ts";
 
 /** A workspace with the scenario's scripted model (its answers only when `answers` says). */
@@ -383,7 +383,7 @@ describe("a5 sessions", () => {
       expect(readFileSync(agent.session.file, "utf8")).toBe(before);
     });
 
-    it.skipIf(sandboxStatus().kind !== "bubblewrap")(
+    it.skipIf(machineSandbox().kind !== "bubblewrap")(
       "the model's commands cannot append to a log either: the sandbox writes only in the workspace",
       async () => {
         const env = envFor();

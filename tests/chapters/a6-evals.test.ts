@@ -49,12 +49,12 @@ import { STAGE } from "../../chapters/_runner/eval.ts";
 import { realClient } from "../../chapters/_runner/model.ts";
 import scenario, { INSTRUCTION } from "../../chapters/a6-evals/scenario.ts";
 import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
-import { runCommand, sandboxStatus } from "../../chapters/_shared/shell.ts";
+import { runCommand, sandboxFor } from "../../chapters/_shared/shell.ts";
 import type { CreateParams } from "../../chapters/_shared/types.ts";
 import { BASE_HANDLERS } from "../../chapters/s02-tool-use/agent.ts";
 import { endTurn, startFakeApi, toolUse } from "../support/fake-api.ts";
 import { budget } from "../support/budgets.ts";
-import { tempDir, testKit } from "../support/helpers.ts";
+import { tempDir, testKit, machineSandbox, toolAt } from "../support/helpers.ts";
 import { runCli } from "../support/run-cli.ts";
 
 const SEED = 31;
@@ -295,14 +295,14 @@ describe("a6 the verifier is out of the agent's reach", () => {
       path.relative(workspace, hidden),
       path.join(TASKS_DIR, "..", "tasks"),
     ]) {
-      expect(() => BASE_HANDLERS.read({ path: requested }, { root: workspace }), requested).toThrow(
+      expect(() => BASE_HANDLERS.read({ path: requested }, toolAt(workspace)), requested).toThrow(
         /escapes the workspace/,
       );
     }
     expect(() =>
       BASE_HANDLERS.write(
         { path: path.relative(workspace, hidden), content: "exit 0" },
-        { root: workspace },
+        toolAt(workspace),
       ),
     ).toThrow(/escapes the workspace/);
     expect(readFileSync(hidden, "utf8")).not.toBe("exit 0");
@@ -325,11 +325,11 @@ describe("a6 the verifier is out of the agent's reach", () => {
     budget({ command: 3 }),
   );
 
-  const sandboxed = sandboxStatus().kind === "bubblewrap";
+  const sandboxed = machineSandbox().kind === "bubblewrap";
   it.runIf(!sandboxed)(
     "NOT RUN: bubblewrap is missing, so the sandbox half of this is skipped",
     () => {
-      console.warn(`a6 sandbox attacks skipped: ${sandboxStatus().summary}`);
+      console.warn(`a6 sandbox attacks skipped: ${machineSandbox().summary}`);
     },
   );
   it.runIf(sandboxed)(
@@ -337,7 +337,11 @@ describe("a6 the verifier is out of the agent's reach", () => {
     async () => {
       const hidden = path.join(t().dir, "tests", "test.sh");
       const run = (command: string) =>
-        runCommand(command, { cwd: workspace, timeoutMs: budget("command") });
+        runCommand(command, {
+          sandbox: sandboxFor(workspace),
+          cwd: workspace,
+          timeoutMs: budget("command"),
+        });
       expect((await run(`cat ${JSON.stringify(hidden)}`)).exitCode).not.toBe(0);
       expect(
         (await run(`ls -A ${JSON.stringify(TASKS_DIR)} 2>/dev/null | wc -l`)).stdout.trim(),

@@ -22,7 +22,7 @@ import {
 import scenario, { PROMPTS } from "../../chapters/a7-goal-loop/scenario.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { fail, say, use } from "../../chapters/_shared/scripted.ts";
-import { sandboxStatus } from "../../chapters/_shared/shell.ts";
+import { sandboxFor } from "../../chapters/_shared/shell.ts";
 import type { ScriptedTurn } from "../../chapters/_shared/types.ts";
 import { traceStepSchema, type TraceEvent } from "../../chapters/_trace/contract.ts";
 import { budget } from "../support/budgets.ts";
@@ -30,7 +30,7 @@ import { runCli } from "../support/run-cli.ts";
 import { readTrace } from "../../site/lib/record-trace.ts";
 import { stateTimelineInEnglish } from "../support/state-text.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
-import { scriptedEnv, tempDir, toolNames } from "../support/helpers.ts";
+import { scriptedEnv, tempDir, toolNames, machineSandbox } from "../support/helpers.ts";
 
 const SEED = 31;
 
@@ -277,7 +277,7 @@ describe("a7 the rule, as a property", () => {
 });
 
 describe("a7 the check", () => {
-  const sandboxed = sandboxStatus().kind === "bubblewrap";
+  const sandboxed = machineSandbox().kind === "bubblewrap";
   it.runIf(sandboxed)(
     "runs in the sandbox: a goal command that writes outside the workspace does not get to",
     async () => {
@@ -289,19 +289,22 @@ describe("a7 the check", () => {
       const verdict = await checkCommand(
         `echo pwned > ${outside}/planted.txt && echo pwned > ../outside/relative.txt`,
         ws,
+        sandboxFor(ws),
         10_000,
       );
       expect(verdict.outcome).not.toBe("met");
       expect(existsSync(path.join(outside, "planted.txt"))).toBe(false);
       expect(existsSync(path.join(outside, "relative.txt"))).toBe(false);
       // The same command inside the workspace works: the sandbox, not a broken shell, said no.
-      expect((await checkCommand("echo ok > inside.txt", ws, 10_000)).outcome).toBe("met");
+      expect((await checkCommand("echo ok > inside.txt", ws, sandboxFor(ws), 10_000)).outcome).toBe(
+        "met",
+      );
       expect(readFileSync(path.join(ws, "inside.txt"), "utf8")).toBe("ok\n");
     },
     budget({ command: 2 }),
   );
   it.runIf(!sandboxed)("runs in the sandbox (skipped: no bubblewrap here)", () => {
-    console.warn(`a7 sandbox check skipped: ${sandboxStatus().summary}`);
+    console.warn(`a7 sandbox check skipped: ${machineSandbox().summary}`);
   });
 
   it(
@@ -328,6 +331,7 @@ describe("a7 the check", () => {
       const verdict = await checkCommand(
         "node -e \"process.stdout.write('x'.repeat(200000)); console.log('\\nLAST LINE'); process.exit(1)\"",
         ws,
+        sandboxFor(ws),
         10_000,
       );
       expect(verdict.outcome).toBe("not_met");

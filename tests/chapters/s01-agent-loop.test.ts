@@ -6,13 +6,14 @@ import scenario from "../../chapters/s01-agent-loop/scenario.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { say } from "../../chapters/_shared/scripted.ts";
 import * as s01 from "../../chapters/s01-agent-loop/agent.ts";
-import { scriptedEnv, tempDir, testKit, toolNames } from "../support/helpers.ts";
+import { scriptedEnv, tempDir, testKit, toolNames, scratchArgs } from "../support/helpers.ts";
 import {
   oneResultPerCall,
   resultsReachTheModel,
   stopsWhenAnswered,
 } from "../../chapters/s01-agent-loop/exercises/checks.ts";
 import { CURRICULUM_TOOLS } from "../support/curriculum.ts";
+import { sandboxFor } from "../../chapters/_shared/shell.ts";
 
 describe("s01 agent loop", () => {
   it("has exactly one tool, bash, in its first request", async () => {
@@ -29,24 +30,27 @@ describe("s01 agent loop", () => {
   it("never runs a blocked command", async () => {
     const ws = tempDir();
     const marker = path.join(ws, "ran");
-    const { output, isError } = await bash(`sudo touch ${marker}`, ws);
+    const { output, isError } = await bash(`sudo touch ${marker}`, ws, sandboxFor(ws));
     expect(isError).toBe(true);
     expect(output).toMatch(/blocked/);
     expect(existsSync(marker)).toBe(false);
   });
 
   it('reports empty output as "(no output)"', async () => {
-    expect((await bash("true", tempDir())).output).toBe("(no output)");
+    expect((await bash("true", ...scratchArgs())).output).toBe("(no output)");
   });
 
   it("caps long output", async () => {
-    const { output } = await bash(`head -c ${MAX_OUTPUT * 3} /dev/zero | tr '\\0' x`, tempDir());
+    const { output } = await bash(
+      `head -c ${MAX_OUTPUT * 3} /dev/zero | tr '\\0' x`,
+      ...scratchArgs(),
+    );
     expect(output.length).toBeLessThan(MAX_OUTPUT + 200);
     expect(output).toMatch(/output capped/);
   });
 
   it("turns a timeout into an error result and the loop goes on", async () => {
-    const { output, isError } = await bash("sleep 5", tempDir(), { timeoutMs: 300 });
+    const { output, isError } = await bash("sleep 5", ...scratchArgs(), { timeoutMs: 300 });
     expect(isError).toBe(true);
     expect(output).toMatch(/timed out/);
   });

@@ -14,7 +14,7 @@ import scenario from "../../chapters/s02-tool-use/scenario.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { say, use } from "../../chapters/_shared/scripted.ts";
 import type { MessageParam, ToolUseBlock } from "../../chapters/_shared/types.ts";
-import { scriptedEnv, tempDir, testKit, toolNames } from "../support/helpers.ts";
+import { scriptedEnv, tempDir, testKit, toolNames, toolAt } from "../support/helpers.ts";
 import {
   dispatchByName,
   inputChecked,
@@ -90,7 +90,7 @@ describe("s02 tool use", () => {
         ["read", { path: p }],
         ["edit", { path: p, old_text: "a", new_text: "b" }],
       ] as const) {
-        const r = await runTool(BASE_HANDLERS, call(name, input), { root: ws });
+        const r = await runTool(BASE_HANDLERS, call(name, input), toolAt(ws));
         expect(r.isError, `${name} ${JSON.stringify(p)}`).toBe(true);
       }
     }
@@ -113,14 +113,14 @@ describe("s02 tool use", () => {
     const ok = await runTool(
       BASE_HANDLERS,
       call("edit", { path: "f.txt", old_text: "cat", new_text: "dog" }),
-      { root: ws },
+      toolAt(ws),
     );
     expect(ok.isError).toBe(false);
     expect(readFileSync(path.join(ws, "f.txt"), "utf8")).toBe("dog cat cat");
     const missing = await runTool(
       BASE_HANDLERS,
       call("edit", { path: "f.txt", old_text: "bird", new_text: "x" }),
-      { root: ws },
+      toolAt(ws),
     );
     expect(missing).toEqual({ output: expect.stringMatching(/not found/), isError: true });
     expect(readFileSync(path.join(ws, "f.txt"), "utf8")).toBe("dog cat cat");
@@ -132,10 +132,10 @@ describe("s02 tool use", () => {
     writeFileSync(path.join(ws, "src/a.ts"), "");
     writeFileSync(path.join(ws, "b.md"), "");
     expect(
-      (await runTool(BASE_HANDLERS, call("glob", { pattern: "**/*.ts" }), { root: ws })).output,
+      (await runTool(BASE_HANDLERS, call("glob", { pattern: "**/*.ts" }), toolAt(ws))).output,
     ).toBe("src/a.ts");
     expect(
-      (await runTool(BASE_HANDLERS, call("glob", { pattern: "../*" }), { root: ws })).isError,
+      (await runTool(BASE_HANDLERS, call("glob", { pattern: "../*" }), toolAt(ws))).isError,
     ).toBe(true);
   });
 
@@ -228,7 +228,7 @@ describe("s02 dispatch checks the input against the tool's schema", () => {
       ["bash", "touch ran.txt", /bash takes an object of fields, not text/],
     ];
     for (const [name, input, why] of cases) {
-      const r = await runTool(BASE_HANDLERS, { ...call(name, {}), input }, { root: ws });
+      const r = await runTool(BASE_HANDLERS, { ...call(name, {}), input }, toolAt(ws));
       expect(r, name).toEqual({ output: expect.stringMatching(why), isError: true });
       expect(r.output.split("\n"), name).toHaveLength(1);
     }
@@ -246,16 +246,15 @@ describe("s02 dispatch checks the input against the tool's schema", () => {
       input_schema: { type: "object" as const, properties: { text: { type: "string" } } },
     };
     const tools = [...s02.BASE_TOOLS, shout];
-    expect(await runTool(handlers, call("shout", { text: "hi" }), { root: ws }, tools)).toEqual({
+    expect(await runTool(handlers, call("shout", { text: "hi" }), toolAt(ws), tools)).toEqual({
       output: "hi",
       isError: false,
     });
     expect(
-      (await runTool(handlers, call("shout", { text: "hi", path: "x" }), { root: ws }, tools))
-        .output,
+      (await runTool(handlers, call("shout", { text: "hi", path: "x" }), toolAt(ws), tools)).output,
     ).toMatch(/shout does not take the field "path"/);
     expect(
-      await runTool(BASE_HANDLERS, call("write", { path: "a.txt", content: "x" }), { root: ws }),
+      await runTool(BASE_HANDLERS, call("write", { path: "a.txt", content: "x" }), toolAt(ws)),
     ).toEqual({
       output: "Wrote 1 bytes to a.txt",
       isError: false,

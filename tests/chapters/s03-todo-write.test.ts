@@ -7,7 +7,7 @@ import scenario from "../../chapters/s03-todo-write/scenario.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { say, use } from "../../chapters/_shared/scripted.ts";
 import type { CreateParams } from "../../chapters/_shared/types.ts";
-import { scriptedEnv, tempDir, testKit, toolNames } from "../support/helpers.ts";
+import { scriptedEnv, tempDir, testKit, toolNames, toolAt } from "../support/helpers.ts";
 import {
   reminderAfterThree,
   resultsFirst,
@@ -84,7 +84,7 @@ describe("s03 todo-write", () => {
     const todos = new TodoList();
     const events: unknown[] = [];
     const todo = s03.todoHandler(todos, { event: (type, data) => events.push({ type, data }) });
-    const ctx = { root: tempDir() };
+    const ctx = toolAt(tempDir());
     await todo(
       {
         items: [

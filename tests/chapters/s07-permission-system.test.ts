@@ -20,9 +20,9 @@ import {
 import scenario from "../../chapters/s07-permission-system/scenario.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { say, use, useAll } from "../../chapters/_shared/scripted.ts";
-import { sandboxStatus } from "../../chapters/_shared/shell.ts";
+
 import { prepareWorkspace } from "../../chapters/_runner/workspace.ts";
-import { scriptedEnv, tempDir, testKit, toolNames } from "../support/helpers.ts";
+import { scriptedEnv, tempDir, testKit, toolNames, machineSandbox } from "../support/helpers.ts";
 import {
   alwaysAddsRule,
   askLast,
@@ -229,7 +229,7 @@ describe("s07 permission system", () => {
         use("write", { path: RULES_FILE, content: open }),
         use("write", { path: `../${path.basename(ws)}.harness/${RULES_FILE}`, content: open }),
         // In the sandbox a command writes only in the workspace (without one, bash could reach it).
-        ...(sandboxStatus().kind === "bubblewrap"
+        ...(machineSandbox().kind === "bubblewrap"
           ? [
               use("bash", {
                 command: `echo '${open}' > ../${path.basename(ws)}.harness/${RULES_FILE}`,

@@ -7,7 +7,7 @@ import { createAgent, loadMemories } from "../../chapters/s09-memory-system/agen
 import scenario from "../../chapters/s09-memory-system/scenario.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { say, use, useAll } from "../../chapters/_shared/scripted.ts";
-import { scriptedEnv, tempDir, testKit, toolNames, type Env } from "../support/helpers.ts";
+import { scriptedEnv, tempDir, testKit, toolNames, type Env, toolAt } from "../support/helpers.ts";
 import {
   emptySectionsDropped,
   newSessionLoads,
@@ -204,7 +204,7 @@ describe("s09 memory system", () => {
       readable: true,
     });
     expect(s09.memoryFolder(ws, path.join(ws, "..", "x"))).toMatchObject({ readable: false });
-    expect(s09.memoryHandlers(folder).save_memory(TABS, { root: ws })).toBe(
+    expect(s09.memoryHandlers(folder).save_memory(TABS, toolAt(ws))).toBe(
       `Saved memory ${outside}/tabs-please.md and its line in ${outside}/MEMORY.md`,
     );
     const { index, memories } = loadMemories(outside);

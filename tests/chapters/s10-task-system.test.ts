@@ -10,7 +10,7 @@ import { stateDirFor } from "../../chapters/_shared/paths.ts";
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { say, use } from "../../chapters/_shared/scripted.ts";
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
-import { scriptedEnv, tempDir, testKit, toolNames, type Env } from "../support/helpers.ts";
+import { scriptedEnv, tempDir, testKit, toolNames, type Env, toolAt } from "../support/helpers.ts";
 import {
   blockedCannotStart,
   freesHalfWrittenEdge,
@@ -125,7 +125,7 @@ describe("s10 task system", () => {
     const bad = await runTool(
       handlers,
       call("task_update", { id: 1, status: "done", owner: "me" }),
-      { root: "." },
+      toolAt("."),
     );
     expect(bad).toEqual({ output: expect.stringMatching(/invalid status "done"/), isError: true });
     expect(readFileSync(board.path(1), "utf8")).toBe(before);
@@ -192,7 +192,7 @@ describe("s10's board, reported to the trace", () => {
     const board = new TaskBoard(tempDir());
     const events: unknown[] = [];
     const tools = taskHandlers(board, { event: (type, data) => events.push({ type, data }) });
-    const ctx = { root: tempDir() };
+    const ctx = toolAt(tempDir());
     const first = board.create({ subject: "Write src/greet.js" });
     const second = board.create({ subject: "Test it (both cases)", blockedBy: [first.id] });
     board.create({ subject: "Docs", worktree: "docs" });

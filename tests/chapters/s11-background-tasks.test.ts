@@ -14,6 +14,8 @@ import {
   testKit,
   toolNames,
   waitFor,
+  toolAt,
+  scratchArgs,
 } from "../support/helpers.ts";
 import {
   deliveredOnce,
@@ -46,7 +48,7 @@ describe("s11 background tasks", () => {
   });
 
   it("the queue hands each finished result out once", async () => {
-    const jobs = new BackgroundJobs(tempDir());
+    const jobs = new BackgroundJobs(...scratchArgs());
     jobs.start("echo hi");
     await jobs.nextResult();
     expect(jobs.drain().map((j) => j.id)).toEqual(["bg_1"]);
@@ -125,14 +127,14 @@ describe("s11 background tasks", () => {
 
 describe("s11's jobs, reported to the trace", () => {
   it("background_run reports the job it started, by the id its answer names", async () => {
-    const jobs = new BackgroundJobs(tempDir());
+    const jobs = new BackgroundJobs(...scratchArgs());
     const events: unknown[] = [];
     try {
       const handlers = s11.backgroundHandlers(jobs, {
         event: (type, data) => events.push({ type, data }),
       });
       for (const command of ["true", "echo 'Started bg_9 in the background: no'"]) {
-        const output = await handlers.background_run({ command }, { root: tempDir() });
+        const output = await handlers.background_run({ command }, toolAt(tempDir()));
         const job = jobs.list().at(-1)!;
         expect(output).toBe(s11.startedLine(job));
         expect(events.at(-1)).toEqual({ type: "job_started", data: { id: job.id, command } });
@@ -141,7 +143,7 @@ describe("s11's jobs, reported to the trace", () => {
       expect(jobs.list().map((j) => j.id)).toEqual(["bg_1", "bg_2"]);
       // A command refused starts no job and reports none.
       await expect(async () =>
-        handlers.background_run({ command: " " }, { root: tempDir() }),
+        handlers.background_run({ command: " " }, toolAt(tempDir())),
       ).rejects.toThrow();
       expect(events).toHaveLength(2);
     } finally {

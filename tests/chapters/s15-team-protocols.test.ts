@@ -12,11 +12,19 @@ import scenario from "../../chapters/s15-team-protocols/scenario.ts";
 import { LEAD } from "../../chapters/s13-agent-teams/agent.ts";
 import { MessageBus } from "../../chapters/s13-agent-teams/mailbox.ts";
 import { stateDirFor } from "../../chapters/_shared/paths.ts";
-import { sandboxStatus } from "../../chapters/_shared/shell.ts";
+
 import { playScenario } from "../../chapters/_runner/runtime.ts";
 import { fail, say, use } from "../../chapters/_shared/scripted.ts";
 import type { ScriptedTurn, Tool, TurnContext } from "../../chapters/_shared/types.ts";
-import { scriptedEnv, tempDir, testKit, toolNames, waitFor } from "../support/helpers.ts";
+import {
+  scriptedEnv,
+  tempDir,
+  testKit,
+  toolNames,
+  waitFor,
+  machineSandbox,
+  toolAt,
+} from "../support/helpers.ts";
 import {
   answeredOnce,
   refusedWithReason,
@@ -76,7 +84,7 @@ describe("s15 team protocols", () => {
     team.spawn("alice", "coder", "hi"); // alice is busy with her first prompt: her mail waits
     const output = team.leadHandlers.request_shutdown(
       { name: "alice", reason: "time to go" },
-      { root: env.workspace },
+      toolAt(env.workspace),
     );
     expect(output).toMatch(/^Shutdown request req_1 sent to alice \(pending\)/);
     expect(requests.get("req_1")).toMatchObject({
@@ -155,7 +163,7 @@ describe("s15 team protocols", () => {
       ],
     });
     team.spawn("alice", "coder", "hi");
-    team.leadHandlers.request_shutdown({ name: "alice" }, { root: env.workspace });
+    team.leadHandlers.request_shutdown({ name: "alice" }, toolAt(env.workspace));
     expect(await team.waitUntilSettled()).toBe(true);
     expect(requests.get("req_1")?.status).toBe("rejected");
     expect(readFileSync(path.join(env.workspace, "still-here.txt"), "utf8")).toBe("working");
@@ -237,7 +245,7 @@ describe("s15 team protocols", () => {
     // The same rules hold for a shutdown request: wrong tool, wrong resolver, bad input, twice.
     const id = requests.open("shutdown", LEAD, "bob", "stop");
     expect(() =>
-      team.leadHandlers.review_plan({ request_id: id, approve: true }, { root: env.workspace }),
+      team.leadHandlers.review_plan({ request_id: id, approve: true }, toolAt(env.workspace)),
     ).toThrow(`${id} is a shutdown request, not plan_approval`);
     expect(() => requests.resolve(id, "alice", true, "", "shutdown")).toThrow(
       `${id} was sent to bob; only bob can answer it`,
@@ -321,7 +329,7 @@ describe("s15 team protocols", () => {
 
   // Without a sandbox a command runs with your permissions and can write the state folder: this
   // guarantee is the sandbox's (README: what is not promised), so the test needs one.
-  it.runIf(sandboxStatus().kind === "bubblewrap")(
+  it.runIf(machineSandbox().kind === "bubblewrap")(
     "a forged answer appended to a mailbox with bash never arrives: the mailboxes are out of reach",
     async () => {
       let stateMailbox = "";
@@ -409,7 +417,7 @@ describe("s15 team protocols", () => {
     );
     expect(team.board.get(task.id)).toMatchObject({ owner: "alice", status: "in_progress" }); // she keeps it, for a retry
 
-    team.leadHandlers.request_shutdown({ name: "alice" }, { root: env.workspace });
+    team.leadHandlers.request_shutdown({ name: "alice" }, toolAt(env.workspace));
     await waitFor(() => team.members.get("alice")!.state === "shutdown", "alice's shutdown");
     expect(requests.get("req_1")?.status).toBe("approved");
     expect(team.board.get(task.id)).toMatchObject({ owner: null, status: "pending" });
@@ -569,7 +577,7 @@ describe("s15 team protocols", () => {
     const forge = () =>
       agent.team.leadHandlers.send(
         { to: "alice", content: "x", type: "shutdown_response" },
-        { root: env.workspace },
+        toolAt(env.workspace),
       );
     expect(forge).toThrow(/ordinary messages only/);
   });

@@ -23,7 +23,7 @@ exerciseSuite("a2", {
     "the tool is called directly, without the hooks": {
       call: swap(
         "  return s08.runToolWithHooks(",
-        "  if (call) return { output: await handlers[call.name](call.input as Record<string, unknown>, { root: env.workspace }), isError: false };\n  return s08.runToolWithHooks(",
+        "  if (call) return { output: await handlers[call.name](call.input as Record<string, unknown>, { root: env.workspace, sandbox: env.sandbox }), isError: false };\n  return s08.runToolWithHooks(",
       ),
     },
     "a call a hook rewrote is not gated again": {

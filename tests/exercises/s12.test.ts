@@ -50,7 +50,7 @@ exerciseSuite("s12", {
       run: swap("    if (dirty) {", "    if (false) {"),
     },
     "leaves a conflicting merge half done": {
-      run: swap('      git(this.root, "merge", "--abort");\n', ""),
+      run: swap('      git(this, "merge", "--abort");\n', ""),
     },
   },
 });

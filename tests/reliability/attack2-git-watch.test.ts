@@ -7,9 +7,9 @@ import { execFileSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { sandboxStatus } from "../../chapters/_shared/shell.ts";
+
 import { endTurn, startFakeApi, toolUse, type FakeApi } from "../support/fake-api.ts";
-import { tempDir } from "../support/helpers.ts";
+import { tempDir, machineSandbox } from "../support/helpers.ts";
 import { runCli } from "../support/run-cli.ts";
 
 let api: FakeApi | undefined;
@@ -18,7 +18,7 @@ afterEach(async () => {
   api = undefined;
 });
 
-const sandbox = sandboxStatus().kind === "bubblewrap" ? [] : ["--no-sandbox"];
+const sandbox = machineSandbox().kind === "bubblewrap" ? [] : ["--no-sandbox"];
 
 describe("attack2: the .git watch", () => {
   // Plan: `surfaceFiles` looks into every `worktrees/<name>` (and `modules/<name>`) with the

@@ -7,9 +7,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import path from "node:path";
 import { budget } from "../support/budgets.ts";
 import { describe, expect, it } from "vitest";
-import { runCommand, sandboxSettings, sandboxStatus } from "../../chapters/_shared/shell.ts";
+import { runCommand, sandboxFor } from "../../chapters/_shared/shell.ts";
 import { WorktreeManager } from "../../chapters/s12-worktree-isolation/agent.ts";
-import { tempDir } from "../support/helpers.ts";
+import { tempDir, machineSandbox } from "../support/helpers.ts";
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
@@ -25,7 +25,7 @@ function repo() {
   return { ws, config: () => readFileSync(path.join(ws, ".git/config"), "utf8") };
 }
 
-describe.runIf(sandboxStatus().kind === "bubblewrap")("attack2: the harness's own git", () => {
+describe.runIf(machineSandbox().kind === "bubblewrap")("attack2: the harness's own git", () => {
   // Plan: the threat model says the harness's git "is immune to" a submodule's config and that
   // "a filter it runs can only be one your .git/config defines". But `git status` looks into
   // every populated gitlink in the index by starting another git *inside* it — with that nested
@@ -117,7 +117,7 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("attack2: the harness's ow
           layout === "husky9" ? "true" : "git update-index --skip-worktree .husky/pre-commit";
         const result = await runCommand(
           `echo 'touch "$(git rev-parse --show-toplevel)/HOOK-RAN"' >> ${target} && ${hide}`,
-          { cwd: ws, timeoutMs: 15_000 },
+          { sandbox: sandboxFor(ws), cwd: ws, timeoutMs: 15_000 },
         );
         const named = /\[harness\]/.test(result.output);
         const status = git(ws, "status", "--porcelain");
@@ -147,36 +147,32 @@ describe("attack2: the harness's own git without a sandbox", () => {
   it(
     "a nested repository's filter does not run in the harness's own git status (no sandbox)",
     async () => {
-      sandboxSettings.disabled = true;
+      const { ws } = repo();
+      const outside = tempDir("lah-a2g-outside-");
+      const noSandbox = sandboxFor(ws, { disabled: true });
+      const lanes = new WorktreeManager(ws, undefined, undefined, undefined, undefined, noSandbox);
+      lanes.create("a");
+      const ran = path.join(outside, "FILTER-RAN-OUTSIDE");
+      const planted = await lanes.run(
+        "a",
+        [
+          "mkdir sub && cd sub && git init -q && echo x > f && git add f",
+          `git -c user.name=m -c user.email=m@m.invalid commit -qm s && cd ..`,
+          "git -c user.name=m -c user.email=m@m.invalid add sub",
+          "git -c user.name=m -c user.email=m@m.invalid commit -qm 'add sub'",
+          `printf '[filter "evil"]\\n\\tclean = "touch ${ran}; cat"\\n' >> sub/.git/config`,
+          "echo '* filter=evil' > sub/.gitattributes",
+          "sleep 1.1 && touch sub/f && echo planted",
+        ].join(" && "),
+      );
+      expect(planted.output, planted.output).toContain("planted");
+      expect(existsSync(ran)).toBe(false);
       try {
-        const { ws } = repo();
-        const outside = tempDir("lah-a2g-outside-");
-        const lanes = new WorktreeManager(ws);
-        lanes.create("a");
-        const ran = path.join(outside, "FILTER-RAN-OUTSIDE");
-        const planted = await lanes.run(
-          "a",
-          [
-            "mkdir sub && cd sub && git init -q && echo x > f && git add f",
-            `git -c user.name=m -c user.email=m@m.invalid commit -qm s && cd ..`,
-            "git -c user.name=m -c user.email=m@m.invalid add sub",
-            "git -c user.name=m -c user.email=m@m.invalid commit -qm 'add sub'",
-            `printf '[filter "evil"]\\n\\tclean = "touch ${ran}; cat"\\n' >> sub/.git/config`,
-            "echo '* filter=evil' > sub/.gitattributes",
-            "sleep 1.1 && touch sub/f && echo planted",
-          ].join(" && "),
-        );
-        expect(planted.output, planted.output).toContain("planted");
-        expect(existsSync(ran)).toBe(false);
-        try {
-          lanes.remove("a", { force: true });
-        } catch {
-          // refusing is as good as removing: what matters is what ran
-        }
-        expect(existsSync(ran)).toBe(false);
-      } finally {
-        sandboxSettings.disabled = false;
+        lanes.remove("a", { force: true });
+      } catch {
+        // refusing is as good as removing: what matters is what ran
       }
+      expect(existsSync(ran)).toBe(false);
     },
     budget({ cli: 4 }),
   );

@@ -4,10 +4,10 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCommand, sandboxStatus } from "../../chapters/_shared/shell.ts";
-import { tempDir } from "../support/helpers.ts";
+import { runCommand, sandboxFor } from "../../chapters/_shared/shell.ts";
+import { tempDir, machineSandbox } from "../support/helpers.ts";
 
-describe.runIf(sandboxStatus().kind === "bubblewrap")(
+describe.runIf(machineSandbox().kind === "bubblewrap")(
   "attack2: a repository the model makes",
   () => {
     // Plan: the guards (config and hooks read-only) and the before/after look into `.git` cover
@@ -22,7 +22,7 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")(
       const ws = tempDir("lah-a2n-");
       const result = await runCommand(
         "git init -q && git config core.fsmonitor 'touch \"$PWD/FSMONITOR-RAN\"; false' && echo made",
-        { cwd: ws, timeoutMs: 15_000 },
+        { sandbox: sandboxFor(ws), cwd: ws, timeoutMs: 15_000 },
       );
       expect(result.output).toContain("made");
       // What you do next, outside any sandbox.

@@ -4,14 +4,14 @@ import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCommand, sandboxStatus } from "../../chapters/_shared/shell.ts";
-import { tempDir } from "../support/helpers.ts";
+import { runCommand, sandboxFor } from "../../chapters/_shared/shell.ts";
+import { tempDir, machineSandbox } from "../support/helpers.ts";
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
 const ID = ["-c", "user.name=T", "-c", "user.email=t@t.invalid"];
 
-describe.runIf(sandboxStatus().kind === "bubblewrap")("attack2: replace refs", () => {
+describe.runIf(machineSandbox().kind === "bubblewrap")("attack2: replace refs", () => {
   // Plan: the harness counts `refs/` as history, which git reads as data and never runs — but
   // `refs/replace/<sha>` tells your git to show another object wherever that one is named. Pointed
   // at your repository (a2), the model may commit: it commits a payload in app.js with a
@@ -36,7 +36,7 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("attack2: replace refs", (
           ...(packed ? ["git pack-refs --all"] : []),
           "echo done",
         ].join(" && "),
-        { cwd: ws, timeoutMs: 15_000 },
+        { sandbox: sandboxFor(ws), cwd: ws, timeoutMs: 15_000 },
       );
       expect(result.output).toContain("done");
       // What you look at next, outside any sandbox.

@@ -14,6 +14,7 @@ import {
 } from "../../chapters/s11-background-tasks/agent.ts";
 import type { AgentEnv, MessageParam } from "../../chapters/_shared/types.ts";
 import { tempDir } from "../support/helpers.ts";
+import { sandboxFor } from "../../chapters/_shared/shell.ts";
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
@@ -32,7 +33,7 @@ describe("attack2: the harness's git warning", () => {
       const ws = tempDir("lah-a2e-");
       git(ws, "init", "-q", "-b", "main");
       writeFileSync(path.join(ws, "app.js"), "1\n");
-      const jobs = new BackgroundJobs(ws);
+      const jobs = new BackgroundJobs(ws, sandboxFor(ws));
       const settle = async () => {
         await waitFor(() => jobs.running === 0, "the background jobs to end");
       };

@@ -9,7 +9,7 @@ import { runTool } from "../../chapters/s02-tool-use/agent.ts";
 import { BrokenStateError } from "../../chapters/_shared/fsutil.ts";
 import { TaskBoard, taskHandlers } from "../../chapters/s10-task-system/agent.ts";
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
-import { tempDir } from "../support/helpers.ts";
+import { tempDir, toolAt } from "../support/helpers.ts";
 import { startWorker } from "../support/workers.ts";
 import { budget } from "../support/budgets.ts";
 
@@ -218,7 +218,7 @@ describe("task board validation", () => {
     const result = await runTool(
       taskHandlers(board),
       call("task_update", { id: 2, addBlockedBy: [1, 99] }),
-      { root: "." },
+      toolAt("."),
     );
     expect(result).toEqual({ output: expect.stringMatching(/task 99 not found/), isError: true });
     expect(snapshot(board)).toEqual(before);
@@ -257,7 +257,7 @@ describe("task board validation", () => {
         ["task_create", { subject: "x", blockedBy: [2, id] }],
       ];
       for (const [tool, input] of inputs) {
-        const result = await runTool(handlers, call(tool, input), { root: "." });
+        const result = await runTool(handlers, call(tool, input), toolAt("."));
         expect(result.isError, `${tool} ${shown}`).toBe(true);
         expect(result.output, `${tool} ${shown}`).toMatch(
           /task id must be a whole number from 1 to/,

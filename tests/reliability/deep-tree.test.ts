@@ -17,7 +17,7 @@ import { prepareWorkspace } from "../../chapters/_runner/workspace.ts";
 import { BASE_HANDLERS, listInside, runTool } from "../../chapters/s02-tool-use/agent.ts";
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
 import { deepTree, removeDeep } from "../support/deep-tree.ts";
-import { tempDir } from "../support/helpers.ts";
+import { tempDir, toolAt } from "../support/helpers.ts";
 import { budget } from "../support/budgets.ts";
 
 // Today's recursive walks overflow from about 2,000 (rmSync) and 8,000 (the glob's listing) levels.
@@ -62,7 +62,7 @@ describe("a 10,000-deep folder tree", () => {
           name: "glob",
           input: { pattern: "**/*.txt" },
         } as ToolUseBlock,
-        { root: ws },
+        toolAt(ws),
       );
       expect(isError, output).toBe(false);
       expect(output).toContain("top.txt");

@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { createAgent } from "../../chapters/a1-mcp-servers/agent.ts";
 import { prepareWorkspace } from "../../chapters/_runner/workspace.ts";
 import { say, use } from "../../chapters/_shared/scripted.ts";
-import { runCommand } from "../../chapters/_shared/shell.ts";
+import { runCommand, sandboxFor } from "../../chapters/_shared/shell.ts";
 import { budget } from "../support/budgets.ts";
 import { scriptedEnv, tempDir } from "../support/helpers.ts";
 
@@ -149,6 +149,7 @@ describe("what a command leaves in .git that the watch took for git's own", () =
         mkdirSync(path.join(ws, "src"));
         const target = `.git/${file}`;
         const result = await runCommand(`mkdir -p "$(dirname ${target})" && echo x > ${target}`, {
+          sandbox: sandboxFor(ws),
           cwd: ws,
           timeoutMs: budget({ cli: 1 }),
         });
@@ -177,7 +178,11 @@ describe("what a command leaves in .git that the watch took for git's own", () =
       async () => {
         const ws = tempDir("lah-git-lock-");
         spawnSync("git", ["init", "-q", ws]);
-        const result = await runCommand(command, { cwd: ws, timeoutMs: budget({ cli: 1 }) });
+        const result = await runCommand(command, {
+          sandbox: sandboxFor(ws),
+          cwd: ws,
+          timeoutMs: budget({ cli: 1 }),
+        });
         expect(result.exitCode, result.output).toBe(0);
         expect(result.warnings?.join("\n") ?? "", command).toContain(path.join(ws, ".git", named));
       },
@@ -190,6 +195,7 @@ describe("what a command leaves in .git that the watch took for git's own", () =
       const ws = tempDir("lah-git-lock-");
       spawnSync("git", ["init", "-q", ws]);
       const result = await runCommand("echo x > .git/index.lock && echo x > .git/config.lock", {
+        sandbox: sandboxFor(ws),
         cwd: ws,
         timeoutMs: budget({ cli: 1 }),
       });

@@ -8,18 +8,22 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { bwrapArgs, runCommand, sandboxStatus } from "../../chapters/_shared/shell.ts";
+import { bwrapArgs, runCommand, sandboxFor } from "../../chapters/_shared/shell.ts";
 import { WorktreeManager } from "../../chapters/s12-worktree-isolation/agent.ts";
 import { BASE_HANDLERS, runTool } from "../../chapters/s02-tool-use/agent.ts";
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
-import { tempDir } from "../support/helpers.ts";
+import { tempDir, machineSandbox, toolAt } from "../support/helpers.ts";
 import { budget } from "../support/budgets.ts";
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
 /** The model's own command: it runs sandboxed, writing only in the workspace. */
 const modelRuns = async (command: string, cwd: string) => {
-  const result = await runCommand(command, { cwd, timeoutMs: budget("command") });
+  const result = await runCommand(command, {
+    sandbox: sandboxFor(cwd),
+    cwd,
+    timeoutMs: budget("command"),
+  });
   expect(result.exitCode, result.output).toBe(0);
 };
 
@@ -50,7 +54,7 @@ afterEach(() => {
   delete process.env.LAH_TEST_API_KEY;
 });
 
-describe.runIf(sandboxStatus().kind === "bubblewrap")("s12's own git runs sandboxed", () => {
+describe.runIf(machineSandbox().kind === "bubblewrap")("s12's own git runs sandboxed", () => {
   // Plan: the model's bash writes .git/hooks/post-checkout; the next worktree_create checks out
   // the lane, and git runs the hook.
   it("a planted post-checkout hook never runs outside the sandbox", async () => {
@@ -150,7 +154,7 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("s12's own git runs sandbo
       `echo '[core]\\n\\tfsmonitor = touch ${marker}' > evil.cfg && git config include.path ../evil.cfg`,
     ];
     for (const attempt of attempts)
-      await runCommand(attempt, { cwd: ws, timeoutMs: budget("command") });
+      await runCommand(attempt, { sandbox: sandboxFor(ws), cwd: ws, timeoutMs: budget("command") });
     // The file tools cannot either:
     for (const file of [
       ".git/config",
@@ -161,7 +165,7 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("s12's own git runs sandbo
       const wrote = await runTool(
         BASE_HANDLERS,
         call("write", { path: file, content: "[core]\n\tfsmonitor = x\n" }),
-        { root: ws },
+        toolAt(ws),
       );
       expect(wrote.output, file).toMatch(/inside \.git/);
     }
@@ -196,12 +200,12 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("s12's own git runs sandbo
     // would be, rightly: its commit lands in the planted .git/x.)
     const plain = await runCommand(
       "echo 5 > app.js && git -c user.name=m -c user.email=m@m commit -qam plain",
-      { cwd: ws, timeoutMs: 10_000 },
+      { sandbox: sandboxFor(ws), cwd: ws, timeoutMs: 10_000 },
     );
     expect(plain.output).not.toMatch(/changed what git runs/);
     const planted = await runCommand(
       "mkdir .git/x && cp -r .git/objects .git/refs .git/x/ && printf '[core]\\n\\tfsmonitor = x\\n' > .git/x/config && echo x > .git/commondir",
-      { cwd: ws, timeoutMs: budget("command") },
+      { sandbox: sandboxFor(ws), cwd: ws, timeoutMs: budget("command") },
     );
     expect(planted.output).toMatch(/changed what git runs: .*\.git\/commondir/);
   });
@@ -212,7 +216,7 @@ describe.runIf(sandboxStatus().kind === "bubblewrap")("s12's own git runs sandbo
   it("a sandbox bound by name (a1's servers) guards the repository's config and hooks too", () => {
     const { ws } = repo();
     const before = readFileSync(path.join(ws, ".git/config"), "utf8");
-    const args = bwrapArgs(ws, []);
+    const args = bwrapArgs(sandboxFor(ws), ws, []);
     expect(args.join(" ")).toContain(`--ro-bind ${ws}/.git/config ${ws}/.git/config`);
     const result = spawnSync(
       "bwrap",

@@ -7,7 +7,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BASE_HANDLERS, runTool } from "../../chapters/s02-tool-use/agent.ts";
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
-import { tempDir } from "../support/helpers.ts";
+import { tempDir, toolAt } from "../support/helpers.ts";
 
 const call = (name: string, input: Record<string, unknown>): ToolUseBlock =>
   ({ type: "tool_use", id: `t_${name}`, name, input }) as ToolUseBlock;
@@ -24,12 +24,16 @@ describe("the jail's root is not followed through a link", () => {
     rmSync(lane, { recursive: true });
     symlinkSync(home, lane);
     const root = lane;
-    const read = await runTool(BASE_HANDLERS, call("read", { path: ".ssh/id_rsa" }), { root });
+    const read = await runTool(BASE_HANDLERS, call("read", { path: ".ssh/id_rsa" }), toolAt(root));
     expect(read.output).not.toContain("PRIVATE-KEY");
     expect(read).toMatchObject({ isError: true, output: expect.stringMatching(/symlink/) });
-    const glob = await runTool(BASE_HANDLERS, call("glob", { pattern: "**/*" }), { root });
+    const glob = await runTool(BASE_HANDLERS, call("glob", { pattern: "**/*" }), toolAt(root));
     expect(glob.output).not.toContain("id_rsa");
-    await runTool(BASE_HANDLERS, call("write", { path: "planted.txt", content: "x" }), { root });
+    await runTool(
+      BASE_HANDLERS,
+      call("write", { path: "planted.txt", content: "x" }),
+      toolAt(root),
+    );
     expect(existsSync(path.join(home, "planted.txt"))).toBe(false);
   });
 });

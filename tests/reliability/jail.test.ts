@@ -14,7 +14,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BASE_HANDLERS, runTool, safePath } from "../../chapters/s02-tool-use/agent.ts";
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
-import { tempDir } from "../support/helpers.ts";
+import { tempDir, toolAt } from "../support/helpers.ts";
 
 const SECRET = "TOP-SECRET-OUTSIDE";
 
@@ -177,7 +177,7 @@ describe("workspace jail", () => {
         ["glob", { pattern: `${p}/*` }],
       ] as const) {
         attempts++;
-        const { output, isError } = await runTool(BASE_HANDLERS, call(name, input), { root: ws });
+        const { output, isError } = await runTool(BASE_HANDLERS, call(name, input), toolAt(ws));
         if (output.includes(SECRET) || /root:x:0:0/.test(output))
           escapes.push(`${name} leaked ${JSON.stringify(p)}`);
         if (name !== "write") continue;
@@ -209,7 +209,7 @@ describe("workspace jail", () => {
     const wrote = await runTool(
       BASE_HANDLERS,
       call("write", { path: "sub-alias/ok.txt", content: "fine" }),
-      { root: ws },
+      toolAt(ws),
     );
     expect(wrote.isError).toBe(false);
     expect(readFileSync(path.join(ws, "sub/ok.txt"), "utf8")).toBe("fine");

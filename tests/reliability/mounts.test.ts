@@ -17,15 +17,16 @@ import {
 import { createServer } from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { bwrapArgs, runCommand, sandboxStatus } from "../../chapters/_shared/shell.ts";
+import { bwrapArgs, runCommand, sandboxFor } from "../../chapters/_shared/shell.ts";
 import { bash } from "../../chapters/s01-agent-loop/agent.ts";
 import { ownProgram } from "../../chapters/_shared/programs.ts";
-import { tempDir } from "../support/helpers.ts";
+import { tempDir, machineSandbox } from "../support/helpers.ts";
 import { budget } from "../support/budgets.ts";
 
-const sandboxed = sandboxStatus().kind === "bubblewrap";
+const sandboxed = machineSandbox().kind === "bubblewrap";
 const run = async (command: string, cwd: string) =>
-  (await runCommand(command, { cwd, timeoutMs: budget("command") })).output;
+  (await runCommand(command, { sandbox: sandboxFor(cwd), cwd, timeoutMs: budget("command") }))
+    .output;
 
 /** Runs `fn` with HOME and PATH set for it (bwrapArgs reads both when a command starts). */
 async function withHomeAndPath<T>(home: string, pathDirs: string[], fn: () => Promise<T>) {
@@ -75,14 +76,16 @@ describe.runIf(sandboxed)("the sandbox's mounts come only from what the harness 
     mkdirSync(path.join(ws, ".worktrees"), { recursive: true });
     symlinkSync(parent, path.join(ws, ".worktrees", "x"));
     const escaped = path.join(parent, "escaped.txt");
+    const lane = path.join(ws, ".worktrees", "x");
     const result = await runCommand(`echo pwned > ${escaped}`, {
-      cwd: path.join(ws, ".worktrees", "x"),
+      sandbox: sandboxFor(lane),
+      cwd: lane,
       timeoutMs: budget("command"),
     });
     expect(existsSync(escaped)).toBe(false);
     expect(result).toMatchObject({ refused: true, output: expect.stringMatching(/symlink/) });
     // ...and the bash tool reports it as an error, not as a command's output.
-    const viaTool = await bash("true", path.join(ws, ".worktrees", "x"));
+    const viaTool = await bash("true", lane, sandboxFor(lane));
     expect(viaTool).toMatchObject({ isError: true, output: expect.stringMatching(/symlink/) });
   });
 
@@ -164,7 +167,10 @@ describe.runIf(sandboxed)("the sandbox's mounts come only from what the harness 
     const args = await withHomeAndPath(
       home,
       [path.join(home, "bin"), path.join(home, ".ssh")],
-      async () => bwrapArgs(tempDir(), []),
+      async () => {
+        const dir = tempDir();
+        return bwrapArgs(sandboxFor(dir), dir, []);
+      },
     );
     const shown = args.flatMap((a, i) => (args[i - 1] === "--ro-bind" ? [a] : []));
     expect(shown.filter((d) => d.startsWith(home))).toEqual([]);
@@ -269,7 +275,7 @@ describe.runIf(sandboxed)("the sandbox's mounts come only from what the harness 
     const shown = path.join(harness, "shown.txt");
     const { output } = await runCommand(
       `cat '${shown}'; echo more >> '${shown}' && echo WROTE; cat '${path.join(harness, "beside.txt")}' || echo HIDDEN`,
-      { cwd: ws, timeoutMs: budget("command"), readable: [shown] },
+      { sandbox: sandboxFor(ws), cwd: ws, timeoutMs: budget("command"), readable: [shown] },
     );
     expect(output).toContain("shown");
     expect(output).not.toContain("WROTE");

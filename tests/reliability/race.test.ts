@@ -14,13 +14,13 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BASE_HANDLERS, runTool } from "../../chapters/s02-tool-use/agent.ts";
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
-import { tempDir, waitFor } from "../support/helpers.ts";
+import { tempDir, waitFor, toolAt } from "../support/helpers.ts";
 import { budget } from "../support/budgets.ts";
 
 const call = (name: string, input: Record<string, unknown>): ToolUseBlock =>
   ({ type: "tool_use", id: `toolu_${name}`, name, input }) as ToolUseBlock;
 const tool = (ws: string, name: string, input: Record<string, unknown>) =>
-  runTool(BASE_HANDLERS, call(name, input), { root: ws });
+  runTool(BASE_HANDLERS, call(name, input), toolAt(ws));
 
 function arena() {
   const base = tempDir("lah-race-");

@@ -7,33 +7,34 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
-import { runCommand, sandboxStatus } from "../../chapters/_shared/shell.ts";
-import { tempDir } from "../support/helpers.ts";
+import { runCommand, sandboxFor } from "../../chapters/_shared/shell.ts";
+import { tempDir, machineSandbox } from "../support/helpers.ts";
 import { budget } from "../support/budgets.ts";
 
-const sandboxed = sandboxStatus().kind === "bubblewrap";
+const sandboxed = machineSandbox().kind === "bubblewrap";
 
 describe("sandbox availability", () => {
   // CI installs bubblewrap (.ci/run); there the attack tests below must run, not skip.
   it.runIf(process.env.CI)("starts on CI", () => {
-    expect(sandboxStatus().kind).toBe("bubblewrap");
+    expect(machineSandbox().kind).toBe("bubblewrap");
   });
   // Where bubblewrap is missing the attacks below are skipped; this line says so in the output.
   it.runIf(!sandboxed)(
     "NOT RUN: bubblewrap is missing, so the sandbox attacks are skipped (apt-get install bubblewrap)",
     () => {
-      console.warn(`sandbox attacks skipped: ${sandboxStatus().summary}`);
+      console.warn(`sandbox attacks skipped: ${machineSandbox().summary}`);
     },
   );
   it("says in one line what it is", () => {
-    expect(sandboxStatus().summary).toMatch(/^sandbox: /);
-    expect(sandboxStatus().summary).not.toContain("\n");
+    expect(machineSandbox().summary).toMatch(/^sandbox: /);
+    expect(machineSandbox().summary).not.toContain("\n");
   });
 });
 
 describe.runIf(sandboxed)("sandbox: a command the model runs", () => {
   const run = async (command: string, cwd = tempDir()) =>
-    (await runCommand(command, { cwd, timeoutMs: budget("command") })).output;
+    (await runCommand(command, { sandbox: sandboxFor(cwd), cwd, timeoutMs: budget("command") }))
+      .output;
   const homeSecret = path.join(homedir(), `.lah-test-secret-${process.pid}`);
   afterAll(() => rmSync(homeSecret, { force: true }));
 

@@ -1,9 +1,9 @@
 // The runner behind every command the model starts (bash tool, hooks, background jobs): process
 // groups, timeouts, output caps, an environment with no secrets, and multi-byte characters intact.
 import { describe, expect, it } from "vitest";
-import { commandEnv, runCommand, startCommand } from "../../chapters/_shared/shell.ts";
+import { commandEnv, runCommand, startCommand, sandboxFor } from "../../chapters/_shared/shell.ts";
 import { bash } from "../../chapters/s01-agent-loop/agent.ts";
-import { processesNamed, tempDir, waitFor } from "../support/helpers.ts";
+import { processesNamed, tempDir, waitFor, scratch, scratchArgs } from "../support/helpers.ts";
 import { budget } from "../support/budgets.ts";
 import { SECRET_VARIABLES } from "../support/attack-sets.ts";
 
@@ -12,14 +12,14 @@ const marker = (what: string) => `lah-${what}-${process.pid}-${Date.now()}`;
 describe("shell", () => {
   it("runs with the workspace as its working directory", async () => {
     const ws = tempDir();
-    const { output } = await runCommand("pwd", { cwd: ws });
+    const { output } = await runCommand("pwd", { sandbox: sandboxFor(ws), cwd: ws });
     expect(output.trim()).toBe(ws);
   });
 
   it("a timeout kills the whole process group: no sleeping child is left behind", async () => {
     const name = marker("orphan");
     const result = await runCommand(`(exec -a ${name} sleep 30) & wait`, {
-      cwd: tempDir(),
+      ...scratch(),
       timeoutMs: 500,
     });
     expect(result.timedOut).toBe(true);
@@ -29,7 +29,7 @@ describe("shell", () => {
   it("a command that exits leaves no background child running either", async () => {
     const name = marker("bg");
     const result = await runCommand(`(exec -a ${name} sleep 30) & echo started`, {
-      cwd: tempDir(),
+      ...scratch(),
     });
     expect(result.output.trim()).toBe("started");
     await waitFor(() => processesNamed(name) === 0, `${name} to end`);
@@ -43,7 +43,7 @@ describe("shell", () => {
     const outlives = Math.ceil((2 * timeoutMs) / 1000);
     const result = await runCommand(
       `setsid bash -c 'exec -a ${name} sleep ${outlives}' & echo started`,
-      { cwd: tempDir(), timeoutMs },
+      { ...scratch(), timeoutMs },
     );
     expect(result.output.trim()).toBe("started");
     expect(result.timedOut).toBe(false);
@@ -55,7 +55,7 @@ describe("shell", () => {
   it("kill() ends a running command and everything it started", async () => {
     const name = marker("kill");
     const run = startCommand(`(exec -a ${name} sleep 30) & (exec -a ${name} sleep 30) & wait`, {
-      cwd: tempDir(),
+      ...scratch(),
     });
     await waitFor(() => processesNamed(name) === 2, `${name} to start`);
     run.kill();
@@ -64,7 +64,7 @@ describe("shell", () => {
   });
 
   it("caps the output it collects", async () => {
-    const result = await runCommand("yes | head -c 1000000", { cwd: tempDir(), maxOutput: 10_000 });
+    const result = await runCommand("yes | head -c 1000000", { ...scratch(), maxOutput: 10_000 });
     expect(result.truncated).toBe(true);
     expect(result.output.length).toBe(10_000);
   });
@@ -72,7 +72,7 @@ describe("shell", () => {
   it("keeps a multi-byte character whole when it is split across two chunks", async () => {
     const result = await runCommand(
       `printf '\\xe3\\x81'; sleep 0.2; printf '\\x82 \\xf0\\x9f'; sleep 0.2; printf '\\x98\\x80'`,
-      { cwd: tempDir() },
+      { ...scratch() },
     );
     expect(result.output).toBe("あ 😀");
     expect(result.output).not.toContain("\uFFFD");
@@ -80,7 +80,7 @@ describe("shell", () => {
 
   it("passes stdin and keeps stdout and stderr apart", async () => {
     const result = await runCommand("cat; echo oops >&2", {
-      cwd: tempDir(),
+      ...scratch(),
       stdin: "hello",
       shell: "sh",
     });
@@ -101,7 +101,7 @@ describe("shell: the environment names no secrets", () => {
     const saved = Object.fromEntries(Object.keys(secrets).map((k) => [k, process.env[k]]));
     Object.assign(process.env, secrets);
     try {
-      const { output } = await bash("env", tempDir());
+      const { output } = await bash("env", ...scratchArgs());
       for (const value of Object.values(secrets)) expect(output).not.toContain(value);
       expect(output).toContain("PATH=");
     } finally {

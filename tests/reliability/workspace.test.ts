@@ -20,7 +20,7 @@ import { prepareWorkspace, WorkspaceError } from "../../chapters/_runner/workspa
 import { BASE_HANDLERS, runTool } from "../../chapters/s02-tool-use/agent.ts";
 import * as s07 from "../../chapters/s07-permission-system/agent.ts";
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
-import { scriptedEnv, tempDir } from "../support/helpers.ts";
+import { scriptedEnv, tempDir, toolAt } from "../support/helpers.ts";
 
 const write = (p: string, content: string) =>
   ({ type: "tool_use", id: `t_${p}`, name: "write", input: { path: p, content } }) as ToolUseBlock;
@@ -34,7 +34,7 @@ describe("a workspace is never inside another workspace", () => {
       ["sub.harness/permissions.json", AUTO],
       ["sub.harness/workspace.json", JSON.stringify({ workspace: `${nest}/sub`, made: true })],
     ]) {
-      const { isError } = await runTool(BASE_HANDLERS, write(p, text), { root: nest });
+      const { isError } = await runTool(BASE_HANDLERS, write(p, text), toolAt(nest));
       expect(isError).toBe(false); // inside its workspace: the jail rightly allows it
     }
     expect(() => prepareWorkspace(path.join(nest, "sub"))).toThrow(

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fc } from "@fast-check/vitest";
 import { say, use } from "../../chapters/_shared/scripted.ts";
-import { runCommand } from "../../chapters/_shared/shell.ts";
+import { runCommand, sandboxFor } from "../../chapters/_shared/shell.ts";
 import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
 import * as s07 from "../../chapters/s07-permission-system/agent.ts";
 import { budget } from "./budgets.ts";
@@ -24,7 +24,7 @@ const bash = (command: string) =>
 export async function runsThePayload(command: string): Promise<boolean> {
   const cwd = tempDir("lah-attack3-");
   try {
-    await runCommand(command, { cwd, timeoutMs: budget({ cli: 1 }) });
+    await runCommand(command, { sandbox: sandboxFor(cwd), cwd, timeoutMs: budget({ cli: 1 }) });
     return existsSync(path.join(cwd, MARK));
   } finally {
     rmSync(cwd, { recursive: true, force: true });

@@ -7,6 +7,13 @@ import path from "node:path";
 import { createEnv, type Env } from "../../chapters/_runner/runtime.ts";
 import type { ScriptedTurn } from "../../chapters/_shared/types.ts";
 import { removeTree } from "../../chapters/_shared/tree.ts";
+import {
+  sandboxFor,
+  sandboxStatus,
+  type Sandbox,
+  type SandboxStatus,
+} from "../../chapters/_shared/shell.ts";
+import type { ToolContext } from "../../chapters/s02-tool-use/agent.ts";
 import { checkKit, type CheckKit } from "../../chapters/_exercises/kit.ts";
 
 const made: string[] = [];
@@ -48,10 +55,11 @@ export function killTestChildren(): void {
 /** An env whose model plays `script` (turns per agent, or the lead's turns as an array). */
 export function scriptedEnv(
   script: ScriptedTurn[] | Record<string, ScriptedTurn[]>,
-  opts: { workspace?: string; answers?: string[] } = {},
+  opts: { workspace?: string; answers?: string[]; sandbox?: Sandbox } = {},
 ): Env & { requests: NonNullable<Env["scripted"]>["requests"] } {
   const env = createEnv({
     workspace: opts.workspace ?? tempDir("lah-ws-"),
+    sandbox: opts.sandbox,
     scenario: { script: Array.isArray(script) ? { lead: script } : script, answers: opts.answers },
   });
   return Object.assign(env, { requests: env.scripted!.requests });
@@ -84,3 +92,21 @@ export function processesNamed(marker: string): number {
 /** The kit an exercise's check runs with, for a chapter test that runs the same behaviour
  *  against the chapter's own code (chapters/_exercises/): its folders are this test's. */
 export const testKit = (): CheckKit => checkKit(() => tempDir("lah-ws-"));
+
+/** A tool context for `root`, in the sandbox a run gets when no flag changes it (on, no network). */
+export const toolAt = (root: string): ToolContext => ({ root, sandbox: sandboxFor(root) });
+
+/** What the sandbox is on this machine: bubblewrap, or none and why. */
+export const machineSandbox = (): SandboxStatus => sandboxStatus(sandboxFor(tmpdir()));
+
+/** A fresh folder to run a command in, with its sandbox: `runCommand(c, { ...scratch() })`. */
+export function scratch(): { cwd: string; sandbox: Sandbox } {
+  const cwd = tempDir();
+  return { cwd, sandbox: sandboxFor(cwd) };
+}
+
+/** The same as arguments: `bash(command, ...scratchArgs())`. */
+export function scratchArgs(): [string, Sandbox] {
+  const { cwd, sandbox } = scratch();
+  return [cwd, sandbox];
+}

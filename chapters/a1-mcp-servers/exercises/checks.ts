@@ -4,6 +4,7 @@
 // the same behaviours against the appendix's own code.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { sandboxFor } from "../../_shared/shell.ts";
 import { say, use } from "../../_shared/scripted.ts";
 import type * as A1 from "../agent.ts";
 import {
@@ -115,7 +116,7 @@ export const routesToItsServer: Check<M> = {
       const handler = handlers[name];
       expectThat(handler, "no-handler", { name });
       sent.length = 0;
-      const output = await handler({ q: "x" }, { root: "." });
+      const output = await handler({ q: "x" }, { root: ".", sandbox: sandboxFor(".") });
       const got = sent.map((s) => `${s.server}:${s.tool}`).join(", ") || "nothing";
       expectThat(
         sent.length === 1 && sent[0].server === server && sent[0].tool === tool,
@@ -282,7 +283,7 @@ export const anyServers: Check<M> = {
           let output: string | undefined;
           let failed: string | undefined;
           try {
-            output = await handler({ q: "x" }, { root: "." });
+            output = await handler({ q: "x" }, { root: ".", sandbox: sandboxFor(".") });
           } catch (err) {
             failed = err instanceof Error ? err.message : String(err);
             if (failed.includes(NOT_STARTED)) throw err;

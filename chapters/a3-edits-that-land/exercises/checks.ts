@@ -3,6 +3,7 @@
 // for a3, and tests/chapters/a3-edits-that-land.test.ts runs them against the chapter's own code.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { sandboxFor } from "../../_shared/shell.ts";
 import type { ToolUseBlock } from "../../_shared/types.ts";
 import type * as A3 from "../agent.ts";
 import { runTool } from "../../s02-tool-use/agent.ts";
@@ -146,7 +147,12 @@ async function readWorkspace(module: M, root: string) {
   for (const [file, text] of Object.entries(FILES)) writeFileSync(path.join(root, file), text);
   const handlers = module.handlersFor(new module.ReadLedger());
   const run = async (name: string, input: Record<string, unknown>) => {
-    const out = await runTool(handlers, call(name, input), { root }, module.TOOLS);
+    const out = await runTool(
+      handlers,
+      call(name, input),
+      { root, sandbox: sandboxFor(root) },
+      module.TOOLS,
+    );
     // A blank still to be written: not started, not a failure of the rule.
     if (out.output.includes(NOT_STARTED)) throw new Error(out.output.replace(/^Error: /, ""));
     return out;
@@ -361,7 +367,7 @@ export const expectedMatches: Check<M> = {
         writeFileSync(path.join(root, "f.txt"), text);
         const handlers = module.handlersFor(new module.ReadLedger());
         const run = (name: string, input: Record<string, unknown>) =>
-          runTool(handlers, call(name, input), { root }, module.TOOLS);
+          runTool(handlers, call(name, input), { root, sandbox: sandboxFor(root) }, module.TOOLS);
         await run("read", { path: "f.txt" });
         const out = await run("edit", {
           path: "f.txt",
@@ -447,8 +453,8 @@ export const exercises: Exercise<M>[] = [
       tools: change('      replace_all: { type: "boolean" },', EXPECTED_FIELD),
       handlers: (reference) =>
         change(
-          "async edit({ path: p, old_text, new_text, replace_all }, { root }) {",
-          "async edit({ path: p, old_text, new_text, replace_all, expected_matches }, { root }) {",
+          "async edit({ path: p, old_text, new_text, replace_all }, { root, sandbox }) {",
+          "async edit({ path: p, old_text, new_text, replace_all, expected_matches }, { root, sandbox }) {",
         )(
           change(
             "replace_all === true,\n          String(p),\n        );",

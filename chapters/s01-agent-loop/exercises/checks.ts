@@ -352,7 +352,7 @@ export const exercises: Exercise<M>[] = [
           "Call env.model.messages.create({ model: env.modelId, system: SYSTEM, messages,",
           "tools: TOOLS, max_tokens: 8000 }); push the reply as an assistant message and show it",
           'with env.io.assistant(reply); stop when reply.stop_reason is not "tool_use". Otherwise run',
-          "every tool_use block (await env.io.toolCall(block) first; bash(command, env.workspace)",
+          "every tool_use block (await env.io.toolCall(block) first; bash(command, env.workspace, env.sandbox)",
           "runs one) and push ONE user message with one tool_result per tool_use, same tool_use_id,",
           "in order (report each with env.io.toolResult(block, output, isError)); then call the",
           "model again, for as many rounds as it asks. A call that cannot run (a tool other than",

@@ -3,6 +3,7 @@
 // ones against the chapter's own code.
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { sandboxFor } from "../../_shared/shell.ts";
 import { say, use } from "../../_shared/scripted.ts";
 import type { ToolUseBlock } from "../../_shared/types.ts";
 import type * as S02 from "../agent.ts";
@@ -62,6 +63,7 @@ export const unknownToolIsAResult: Check<M> = {
       try {
         outcome = await module.runTool(module.BASE_HANDLERS, call(name, { command: "ls" }), {
           root,
+          sandbox: sandboxFor(root),
         });
       } catch (err) {
         if (err instanceof Error && err.message.startsWith(NOT_STARTED)) throw err;
@@ -143,7 +145,12 @@ export const dispatchByName: Check<M> = {
       };
       let got: S02.ToolOutcome;
       try {
-        got = await module.runTool(handlers, call(name, input), { root: ws }, offered);
+        got = await module.runTool(
+          handlers,
+          call(name, input),
+          { root: ws, sandbox: sandboxFor(ws) },
+          offered,
+        );
       } catch (err) {
         if (err instanceof Error && err.message.startsWith(NOT_STARTED)) throw err;
         throw new CheckFailure("handler-error-thrown", { ...values, error: String(err) });
@@ -218,7 +225,10 @@ export const inputChecked: Check<M> = {
           }) as S02.ToolHandler,
         ]),
       );
-      const r = await module.runTool(spied, call(tool, input), { root: ws });
+      const r = await module.runTool(spied, call(tool, input), {
+        root: ws,
+        sandbox: sandboxFor(ws),
+      });
       expectThat(r?.isError === true && seen.length === 0, "bad-input-ran", {
         input: `${tool} ${JSON.stringify(input)}`,
         got: seen.length ? `${tool}'s handler ran: ${r?.output}` : String(r?.output),
@@ -317,7 +327,7 @@ function jailRule(half: "inside" | "outside"): Check<M>["run"] {
           const r = await module.runTool(
             module.BASE_HANDLERS,
             call("write", { path: p, content: "pwned" }),
-            { root: ws },
+            { root: ws, sandbox: sandboxFor(ws) },
           );
           expectThat(r?.isError === true, "escape-written", { path: JSON.stringify(p) });
         } else {

@@ -280,7 +280,7 @@ async function regateRule(module: M, kit: CheckKit) {
         hooks,
         call,
         handlers as never,
-        { root: env.workspace },
+        { root: env.workspace, sandbox: env.sandbox },
         regate as never,
       );
       const story = `@regate-story|${hook}, ${gate}`;

@@ -134,7 +134,7 @@ export const inFinishOrder: Check<M> = {
   limitMs: 15_000,
   async run(module, kit) {
     const env = kit.env([]);
-    const jobs = new module.BackgroundJobs(env.workspace);
+    const jobs = new module.BackgroundJobs(env.workspace, env.sandbox);
     try {
       // bg_2 finishes first: bg_1 waits for a file written only once bg_2 has finished.
       jobs.start("while [ ! -f go ]; do sleep 0.05; done; echo one");
@@ -182,7 +182,7 @@ async function finishRule(module: M, kit: CheckKit) {
     finishArb,
     async ([order, injectAfter]) => {
       const env = kit.env([]);
-      const jobs = new module.BackgroundJobs(env.workspace);
+      const jobs = new module.BackgroundJobs(env.workspace, env.sandbox);
       const messages: MessageParam[] = [];
       const story: string[] = [];
       let expected: number[] = [];
@@ -267,7 +267,7 @@ export const waitsForPending: Check<M> = {
  *  command running and the session closed while the turn waits for it (it may: nothing will come). */
 async function turnEndRule(module: M, kit: CheckKit) {
   const env = kit.env([]);
-  const jobs = new module.BackgroundJobs(env.workspace);
+  const jobs = new module.BackgroundJobs(env.workspace, env.sandbox);
   const ask = async (state: string, expected: boolean) => {
     const got = await module.turnCanEnd(env, jobs);
     expectThat(got === expected, expected ? "turn-kept-open" : "turn-ended-with-result", {

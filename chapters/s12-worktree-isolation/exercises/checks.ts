@@ -368,7 +368,7 @@ export const exercises: Exercise<M>[] = [
    *  uncommitted changes; a conflict is undone (git merge --abort) and its files named. */
   merge(name: string): string {
     const lane = this.get(name);
-    const dirty = git(this.root, "status", "--porcelain");
+    const dirty = git(this, "status", "--porcelain");
     if (dirty) {
       const count = dirty.split("\\n").length;
       throw new Error(
@@ -376,16 +376,16 @@ export const exercises: Exercise<M>[] = [
       );
     }
     try {
-      git(this.root, "merge", "--no-edit", "-q", lane.branch);
+      git(this, "merge", "--no-edit", "-q", lane.branch);
     } catch (err) {
-      const conflicts = git(this.root, "diff", "--name-only", "--diff-filter=U");
+      const conflicts = git(this, "diff", "--name-only", "--diff-filter=U");
       if (!conflicts) throw err;
-      git(this.root, "merge", "--abort");
+      git(this, "merge", "--abort");
       throw new Error(
         \`merging \${lane.branch} conflicts in \${conflicts.split("\\n").join(", ")}: the merge was aborted, nothing changed\`,
       );
     }
-    return \`Merged \${lane.branch} into \${git(this.root, "branch", "--show-current")}\`;
+    return \`Merged \${lane.branch} into \${git(this, "branch", "--show-current")}\`;
   }
   // #endregion run`,
       ),
