@@ -4,7 +4,7 @@ import { recordModel } from "./recorded-model.ts";
 import type { Recorder } from "./recorder.ts";
 import { DEFAULT_MODEL } from "./model.ts";
 import { stateDirFor } from "../_shared/paths.ts";
-import { sandboxFor, type Sandbox } from "../_shared/shell.ts";
+import { holding, sandboxFor, type Sandbox } from "../_shared/shell.ts";
 import { ScriptedModel } from "./scripted-model.ts";
 import type { Agent, AgentEnv, ChapterModule, ModelClient, Scenario } from "../_shared/types.ts";
 
@@ -46,27 +46,29 @@ export function createEnv(opts: EnvOptions): Env {
   // The scenario's answers were written for its own scratch workspace. In a folder of yours they
   // could say yes to a question the scenario never meant (your repository's hooks): you answer.
   const scriptedAnswers = scripted && opts.scriptedAnswers !== false;
-  return {
-    io,
-    scripted,
-    workspace: opts.workspace,
-    stateDir: opts.stateDir ?? stateDirFor(opts.workspace),
-    sandbox: opts.sandbox ?? sandboxFor(opts.workspace),
-    modelId: opts.modelId ?? DEFAULT_MODEL,
-    model: recordModel(base("lead"), "lead", io, opts.pause),
-    modelFor: (agent) => recordModel(base(agent), agent, io, opts.pause),
-    async ask(question, choices) {
-      if (scriptedAnswers) {
-        // Out of scripted answers: the cautious one.
-        const answer = answers.shift() ?? (choices.includes("no") ? "no" : (choices[0] ?? "no"));
-        io.note(`${question} → scripted answer: ${answer}`);
-        return answer;
-      }
-      if (opts.askPerson) return opts.askPerson(question, choices);
-      io.note(`${question} → no one to ask, answering "no"`);
-      return "no";
+  return holding<Omit<Env, "sandbox">>(
+    {
+      io,
+      scripted,
+      workspace: opts.workspace,
+      stateDir: opts.stateDir ?? stateDirFor(opts.workspace),
+      modelId: opts.modelId ?? DEFAULT_MODEL,
+      model: recordModel(base("lead"), "lead", io, opts.pause),
+      modelFor: (agent) => recordModel(base(agent), agent, io, opts.pause),
+      async ask(question, choices) {
+        if (scriptedAnswers) {
+          // Out of scripted answers: the cautious one.
+          const answer = answers.shift() ?? (choices.includes("no") ? "no" : (choices[0] ?? "no"));
+          io.note(`${question} → scripted answer: ${answer}`);
+          return answer;
+        }
+        if (opts.askPerson) return opts.askPerson(question, choices);
+        io.note(`${question} → no one to ask, answering "no"`);
+        return "no";
+      },
     },
-  };
+    opts.sandbox ?? sandboxFor(opts.workspace),
+  );
 }
 
 /** The chapter's agent for `env`. An offline run also gets the scenario's `agentOptions` (s14's

@@ -7,12 +7,14 @@ import {
   constants,
   existsSync,
   lstatSync,
+  mkdtempSync,
   openSync,
   readlinkSync,
   realpathSync,
+  rmSync,
   statSync,
 } from "node:fs";
-import { homedir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { REPO_ROOT } from "./paths.ts";
@@ -125,85 +127,154 @@ export interface Sandbox {
   readonly disabled: boolean;
 }
 
+/** Every sandbox sandboxFor made (an object of the caller's own is not one), and the workspace of
+ *  each: a program the harness runs outside the sandbox (bwrap) is never a file in any of them,
+ *  whichever run asks first. Facts about this process, not settings: nothing here turns off. */
+const made = new WeakSet<Sandbox>();
+const workspaces = new Set<string>();
+
 /** The sandbox for a run in `workspace`: on, without network, unless the person said otherwise. */
 export function sandboxFor(
   workspace: string,
   choices: { network?: boolean; disabled?: boolean } = {},
 ): Sandbox {
-  return Object.freeze({
+  const sandbox = Object.freeze({
     workspace: path.resolve(workspace),
     network: choices.network ?? false,
     disabled: choices.disabled ?? false,
   });
+  workspaces.add(sandbox.workspace);
+  made.add(sandbox);
+  return sandbox;
 }
 
-/** What the machine can do, found out once (these are facts about it, not settings): bwrap's full
- *  path, found before the model has run anything and used for every command after, so a file the
- *  model writes later cannot become it; and whether bubblewrap starts here. */
-let bwrap: string | undefined;
-let probed: SandboxStatus | undefined;
+/** `holder` (an agent's env) with `sandbox` in a slot that cannot be written: code handed the env
+ *  (a tool factory, a team, a test) cannot put another sandbox there for the next command. */
+export function holding<T extends object>(
+  holder: T,
+  sandbox: Sandbox,
+): T & { readonly sandbox: Sandbox } {
+  return Object.defineProperty(holder, "sandbox", {
+    value: madeHere(sandbox),
+    enumerable: true,
+    writable: false,
+    configurable: false,
+  }) as T & { readonly sandbox: Sandbox };
+}
+
+/** `sandbox`, if sandboxFor made it; otherwise one sentence. (A JavaScript caller gets no type
+ *  check: an options object where the sandbox goes must not read as "no sandbox here".) */
+function madeHere(sandbox: Sandbox | undefined): Sandbox {
+  if (!sandbox || !made.has(sandbox))
+    throw new Error(
+      "not a sandbox: pass the run's (env.sandbox, or the tool context's), made by sandboxFor",
+    );
+  return sandbox;
+}
+
+/** What this machine can do, found out once and the same for every run: whether bubblewrap
+ *  starts here, and which bwrap (with its identity, so a file swapped in later is seen). */
+let machine: { status: SandboxStatus; bwrap?: { path: string; id: string } } | undefined;
+
+const identity = (file: string) => {
+  const { dev, ino, size, mtimeMs } = statSync(file);
+  return `${dev}:${ino}:${size}:${mtimeMs}`;
+};
 
 /** Can a bubblewrap sandbox start here? Asked once: macOS, Windows, a Linux without bwrap or
  *  without user namespaces all answer no, and commands then run unsandboxed, said in the banner. */
 export function sandboxStatus(sandbox: Sandbox): SandboxStatus {
-  if (sandbox.disabled)
+  if (madeHere(sandbox).disabled)
     return {
       kind: "none",
       summary: "sandbox: off (--no-sandbox); commands run with your permissions",
     };
-  if (probed) return probed;
-  if (process.platform !== "linux") {
-    return (probed = {
-      kind: "none",
-      summary: `sandbox: none on ${process.platform} (bubblewrap is Linux-only); commands run with your permissions`,
-    });
-  }
+  return probeMachine().status;
+}
+
+const none = (why: string): SandboxStatus => ({
+  kind: "none",
+  summary: `sandbox: none ${why}; commands run with your permissions`,
+});
+
+function probeMachine(): NonNullable<typeof machine> {
+  if (machine) return machine;
+  if (process.platform !== "linux")
+    return (machine = { status: none(`on ${process.platform} (bubblewrap is Linux-only)`) });
+  let found: string;
   try {
-    bwrap = ownProgram("bwrap", sandbox.workspace);
+    found = ownProgram("bwrap", [...workspaces]);
   } catch {
-    return (probed = {
-      kind: "none",
-      summary:
-        "sandbox: none (bubblewrap is not installed: apt-get install bubblewrap); commands run with your permissions",
+    return (machine = {
+      status: none("(bubblewrap is not installed: apt-get install bubblewrap)"),
     });
   }
-  const probe = (args: string[], stdio: StdioOptions = "ignore") =>
-    spawnSync(bwrap!, [...args, "true"], { stdio, timeout: 10_000 });
-  const test = probe(bwrapArgs(sandbox, process.cwd(), []));
-  // Folders are bound by the handle we hold open (`--bind-fd`, bubblewrap 0.7 and later).
-  const byHandle = () => {
-    const here = realpathSync(process.cwd());
-    const fd = openPinned(here);
-    try {
-      return probe(bwrapArgs(sandbox, here, [], [{ path: here, fd: 3 }]), [
-        "ignore",
-        "ignore",
-        "ignore",
-        fd,
-      ]);
-    } finally {
-      closeSync(fd);
-    }
-  };
-  if (test.status === 0 && byHandle().status !== 0) {
-    return (probed = {
-      kind: "none",
-      summary:
-        "sandbox: none (this bubblewrap is older than 0.7 and cannot bind a folder by handle: upgrade it); commands run with your permissions",
+  // The probe is the machine's, not a run's: in an empty folder of its own, with the commands'
+  // environment, and `true` by its full path (never a file a workspace holds, whatever PATH says).
+  const here = realpathSync(mkdtempSync(path.join(tmpdir(), "lah-probe-")));
+  try {
+    const yes = ownProgram("true", [...workspaces, here]);
+    const probing = Object.freeze({ workspace: here, network: false, disabled: false });
+    const probe = (args: string[], stdio: StdioOptions = "ignore") =>
+      spawnSync(found, [...args, yes], { stdio, cwd: here, env: commandEnv(), timeout: 10_000 });
+    const test = probe(bwrapArgs(probing, here, []));
+    // Folders are bound by the handle we hold open (`--bind-fd`, bubblewrap 0.7 and later).
+    const byHandle = () => {
+      const fd = openPinned(here);
+      try {
+        return probe(bwrapArgs(probing, here, [], [{ path: here, fd: 3 }]), [
+          "ignore",
+          "ignore",
+          "ignore",
+          fd,
+        ]);
+      } finally {
+        closeSync(fd);
+      }
+    };
+    if (test.status !== 0)
+      return (machine = {
+        status: none("(bubblewrap cannot start here: user namespaces are off)"),
+      });
+    if (byHandle().status !== 0)
+      return (machine = {
+        status: none(
+          "(this bubblewrap is older than 0.7 and cannot bind a folder by handle: upgrade it)",
+        ),
+      });
+    return (machine = {
+      status: {
+        kind: "bubblewrap",
+        summary: "sandbox: bubblewrap — commands write only in the workspace and see no secrets",
+      },
+      bwrap: { path: found, id: identity(found) },
     });
+  } finally {
+    rmSync(here, { recursive: true, force: true });
   }
-  probed =
-    test.status === 0
-      ? {
-          kind: "bubblewrap",
-          summary: "sandbox: bubblewrap — commands write only in the workspace and see no secrets",
-        }
-      : {
-          kind: "none",
-          summary:
-            "sandbox: none (bubblewrap cannot start here: user namespaces are off); commands run with your permissions",
-        };
-  return probed;
+}
+
+/** bwrap's full path, found when the machine was probed (before any model ran): a bare "bwrap"
+ *  is looked up on PATH, where a relative entry (`.`, `bin`) or a workspace's folder would find a
+ *  file a model wrote. Refused if it now lies in a workspace or a folder the command may write,
+ *  or is no longer the file that was found. */
+export function bwrapProgram(writable: string[] = []): string {
+  const found = probeMachine().bwrap;
+  if (!found) throw new Error("bubblewrap cannot start here");
+  const inside = [...workspaces, ...writable].find((dir) =>
+    found.path.startsWith(path.resolve(dir) + path.sep),
+  );
+  if (inside)
+    throw new Error(`${found.path} lies in ${inside}, a folder a model may write: not started`);
+  let now: string | undefined;
+  try {
+    now = identity(found.path);
+  } catch {
+    // gone: refused below
+  }
+  if (now !== found.id)
+    throw new Error(`${found.path} changed since the harness found it: not started`);
+  return found.path;
 }
 
 /** /run, and /var/run where it is a folder of its own rather than a link to /run. */
@@ -416,9 +487,6 @@ function sandboxed(
   writable: string[],
   readable: string[] = [],
 ): { program: string; argv: string[]; fds: number[]; repos: string[]; close: () => void } {
-  // JavaScript callers (a learner's copy) get no type check: a missing sandbox is a sentence.
-  if (!sandbox)
-    throw new Error("no sandbox given: pass the run's (env.sandbox, or the tool context's)");
   const repos = [cwd, ...writable].flatMap(gitDirIn);
   if (sandboxStatus(sandbox).kind !== "bubblewrap")
     return { program: file, argv: args, fds: [], repos, close() {} };
@@ -438,12 +506,12 @@ function sandboxed(
   const fds = mounts.map(({ fd }) => fd);
   const inChild = mounts.map((mount, i) => ({ ...mount, fd: 3 + i }));
   const argv = [...bwrapArgs(sandbox, folders[0], folders.slice(1), inChild), file, ...args];
-  // By the full path found when the sandbox was probed: a bare "bwrap" is looked up on PATH, and
-  // a relative entry there (`.`, `bin`) would find a file the model wrote, run outside any sandbox.
-  const program = bwrap!;
-  if (folders.some((dir) => program.startsWith(dir + path.sep))) {
+  let program: string;
+  try {
+    program = bwrapProgram(folders);
+  } catch (err) {
     mounts.forEach(({ fd }) => closeSync(fd));
-    throw new Error(`${program} lies in a folder the command may write: not started`);
+    throw err;
   }
   return { program, argv, fds, repos, close: () => fds.forEach((fd) => closeSync(fd)) };
 }

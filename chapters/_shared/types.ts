@@ -65,7 +65,7 @@ export interface AgentEnv {
   stateDir: string;
   /** The sandbox every command of this run starts in (the runner's `--allow-network`,
    *  `--no-sandbox`): handed to the tools, which pass it on. */
-  sandbox: Sandbox;
+  readonly sandbox: Sandbox;
   io: IO;
   /** Asks the person at the keyboard (or the scenario, offline) a question. */
   ask(question: string, choices: string[]): Promise<string>;

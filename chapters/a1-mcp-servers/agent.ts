@@ -25,7 +25,13 @@ import { readJson, writeJsonAtomic } from "../_shared/fsutil.ts";
 import { gitChangeWarning, gitWatch } from "../_shared/git-guard.ts";
 import { REPO_ROOT } from "../_shared/paths.ts";
 import { ownProgram } from "../_shared/programs.ts";
-import { bwrapArgs, commandEnv, sandboxStatus, type Sandbox } from "../_shared/shell.ts";
+import {
+  bwrapArgs,
+  bwrapProgram,
+  commandEnv,
+  sandboxStatus,
+  type Sandbox,
+} from "../_shared/shell.ts";
 import { argvScripts, fingerprint, scriptWords, wordStates } from "../_shared/trust.ts";
 import { oneLine } from "../_shared/visible.js";
 import type { Agent, AgentEnv, MessageParam, Tool } from "../_shared/types.ts";
@@ -156,7 +162,7 @@ function commandLine(config: ServerConfig, workspace: string, sandbox: Sandbox) 
     const mods = empty ? ["--ro-bind", path.join(REPO_ROOT, "node_modules"), own] : [];
     const setenv = Object.entries(config.env).flatMap(([key, value]) => ["--setenv", key, value]);
     run.unshift(
-      ownProgram("bwrap", workspace),
+      bwrapProgram([workspace]),
       ...bwrapArgs(sandbox, workspace, []),
       ...mods,
       ...setenv,
@@ -165,7 +171,7 @@ function commandLine(config: ServerConfig, workspace: string, sandbox: Sandbox) 
     env = commandEnv();
   }
   // Its own process group: a Ctrl-C meant for the turn does not reach it, one kill ends all of it.
-  // (setsid and bwrap are the harness's own, not found on the config's PATH: see ownProgram.)
+  // (setsid and bwrap are the harness's own, never found on the config's PATH: see ownProgram.)
   if (process.platform === "linux") run.unshift(ownProgram("setsid", workspace));
   const [command, ...args] = run;
   return { command, args, env: env as Record<string, string> };

@@ -43,7 +43,7 @@ import {
 import { type Mode, MODES, type Permissions, runGated } from "../s07-permission-system/agent.ts";
 import type { HarnessEvents } from "../_shared/events.ts";
 import { stateDirFor } from "../_shared/paths.ts";
-import { sandboxFor, type Sandbox } from "../_shared/shell.ts";
+import { holding, sandboxFor, type Sandbox } from "../_shared/shell.ts";
 import { oneLine } from "../_shared/visible.js";
 // The recording's vocabulary: one schema, one version, read by the player and written here.
 import {
@@ -650,16 +650,18 @@ const QUIET: IO = {
  *  ends the iteration by throwing, after the steps before it. */
 export async function* query(options: QueryOptions): AsyncGenerator<TraceEvent, void> {
   const workspace = path.resolve(options.workspace);
-  const env: AgentEnv = {
-    model: options.model,
-    modelFor: () => options.model,
-    modelId: options.modelId,
-    workspace,
-    stateDir: options.stateDir ?? stateDirFor(workspace),
-    sandbox: options.sandbox ?? sandboxFor(workspace),
-    io: QUIET,
-    ask: async () => "no",
-  };
+  const env: AgentEnv = holding<Omit<AgentEnv, "sandbox">>(
+    {
+      model: options.model,
+      modelFor: () => options.model,
+      modelId: options.modelId,
+      workspace,
+      stateDir: options.stateDir ?? stateDirFor(workspace),
+      io: QUIET,
+      ask: async () => "no",
+    },
+    options.sandbox ?? sandboxFor(workspace),
+  );
   yield* run(createAgent(env, { ...options, headless: true }), options.prompt);
 }
 
