@@ -139,6 +139,9 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
       modelId: choice.modelId,
       ...(choice.offline ? { scenario } : { client: await realClient(process.env) }),
     });
+    // No banner here (stdout is the answer), but a run without a sandbox still says so.
+    const walls = sandboxStatus(sandbox);
+    if (walls.kind === "none") console.error(walls.summary);
     return module.runHeadless(
       env,
       {

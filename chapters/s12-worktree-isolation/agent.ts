@@ -28,6 +28,7 @@ import {
   plantedPointers,
   surfaceChanges,
 } from "../_shared/git-guard.ts";
+import { ownProgram } from "../_shared/programs.ts";
 import { runSandboxedSync, sandboxFor, type Sandbox } from "../_shared/shell.ts";
 import { bash } from "../s01-agent-loop/agent.ts";
 import {
@@ -99,7 +100,9 @@ function runGit({ root: workspace, sandbox }: GitPlace, args: string[], lane?: s
   // written into the new config.)
   const pinned = harnessGitEnv(workspace, lane && folder ? { name: lane, folder } : undefined);
   const { GIT_DIR: _dir, GIT_COMMON_DIR: _common, GIT_WORK_TREE: _tree, ...unpinned } = pinned;
-  const result = runSandboxedSync("git", [...HARNESS_GIT_OPTIONS, ...args], {
+  // git by its full path: a relative PATH entry would find a `git` the model wrote, whose output
+  // this harness trusts (what is dirty, what merged).
+  const result = runSandboxedSync(ownProgram("git", workspace), [...HARNESS_GIT_OPTIONS, ...args], {
     sandbox,
     cwd: workspace,
     env: { ...(before ? pinned : unpinned), ...fallbackIdentity(before ? [repo] : []) },

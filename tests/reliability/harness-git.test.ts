@@ -55,6 +55,25 @@ afterEach(() => {
 });
 
 describe.runIf(machineSandbox().kind === "bubblewrap")("s12's own git runs sandboxed", () => {
+  // Plan: the harness is started with a relative PATH entry (`bin`, as a direnv'd shell may have);
+  // the model writes bin/git in the workspace; the harness's next git is looked up from there.
+  // Inside the sandbox, but its output is what the harness trusts (what is dirty, what merged).
+  it("the harness's git is found by full path: a bin/git the model wrote on a relative PATH entry never runs", () => {
+    const { ws, lanes } = repo();
+    const ran = path.join(ws, "fake-git-ran");
+    mkdirSync(path.join(ws, "bin"));
+    writeFileSync(path.join(ws, "bin/git"), `#!/bin/sh\necho "$@" >> ${ran}\n`, { mode: 0o755 });
+    const saved = process.env.PATH;
+    process.env.PATH = `bin${path.delimiter}${saved}`;
+    try {
+      lanes.create("a");
+      expect(lanes.list().map((lane) => lane.name)).toEqual(["a"]);
+    } finally {
+      process.env.PATH = saved;
+    }
+    expect(existsSync(ran)).toBe(false);
+  });
+
   // Plan: the model's bash writes .git/hooks/post-checkout; the next worktree_create checks out
   // the lane, and git runs the hook.
   it("a planted post-checkout hook never runs outside the sandbox", async () => {

@@ -139,6 +139,27 @@ describe.runIf(sandboxed)("the runner's flags reach the model's commands", () =>
   );
 });
 
+describe("a headless run without a sandbox says so", () => {
+  it(
+    "-p prints nothing about the sandbox when there is one, and one line on stderr when it is off",
+    async () => {
+      const ask = (flags: string[]) =>
+        runCli(["a5", "--offline", "-p", "hi", "--workspace", tempDir(), ...flags]);
+      const on = await ask([]);
+      expect(on.code).toBe(0);
+      if (sandboxed) expect(on.stderr).not.toMatch(/sandbox:/);
+      else expect(on.stderr).toContain(machineSandbox().summary);
+      const off = await ask(["--no-sandbox"]);
+      expect(off.code).toBe(0);
+      expect(off.stderr).toContain(
+        "sandbox: off (--no-sandbox); commands run with your permissions",
+      );
+      expect(off.stdout).not.toMatch(/sandbox:/);
+    },
+    budget({ cli: 2 }),
+  );
+});
+
 describe("a lesson uses the run's sandbox", () => {
   // Where lesson code makes a sandbox itself, and why it is not the run's. Any other
   // `sandboxFor(` in a chapter would run commands in a sandbox the runner's flags do not reach.
