@@ -43,6 +43,11 @@ export function fitColumns(text: string, columns: number): string {
   return `${out}…`;
 }
 
+/** Every status line made in this process, weakly: whichever is on screen when the process exits
+ *  is wiped. One listener for all of them (one per line piled up in a long-lived process). */
+const lines = new Set<WeakRef<StatusLine>>();
+let wipingAtExit = false;
+
 export class StatusLine {
   private readonly waiting = new Map<number, { agent: string; since: number; label: string }>();
   /** Tools running now, by agent: from the printed call until its result is printed. */
@@ -80,7 +85,11 @@ export class StatusLine {
         return ok;
       }) as Write;
     }
-    process.on("exit", () => this.hide());
+    lines.add(new WeakRef(this));
+    if (!wipingAtExit) {
+      wipingAtExit = true;
+      process.on("exit", () => lines.forEach((line) => line.deref()?.hide()));
+    }
   }
 
   /** `agent` sent a request: it shows on the line from now until `done` is called. */
@@ -195,7 +204,8 @@ export class StatusLine {
     this.shown = true;
   }
 
-  private hide(): void {
+  /** Wipes the line (at exit too: see `lines`). */
+  hide(): void {
     if (!this.shown) return;
     this.shown = false;
     this.write(ERASE);
