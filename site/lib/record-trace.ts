@@ -13,6 +13,7 @@ import {
 } from "../../chapters/_runner/chapters.ts";
 import { machineSecrets } from "../../chapters/_runner/recording.ts";
 import { parseTraceFile, TRACE_VERSION, type TraceFile } from "../../chapters/_trace/contract.ts";
+import { stateDirFor } from "../../chapters/_shared/paths.ts";
 import type { Tool } from "../../chapters/_shared/types.ts";
 import { agentsOf, normalizeTrace } from "./trace-normalize.ts";
 
@@ -23,9 +24,16 @@ export const TRACES_DIR = path.join(REPO_ROOT, "site", "traces");
 export const traceFile = (chapterId: string, dir = TRACES_DIR) =>
   path.join(dir, `${chapterId}.json`);
 
-export async function recordTrace(info: ChapterInfo): Promise<TraceFile> {
+/** Plays the chapter's scenario in a scratch workspace in the OS temp dir (`ls -la` there shows
+ *  its parent) and returns its trace; the workspace and the harness's state beside it are removed
+ *  again. `playedIn` hears where. */
+export async function recordTrace(
+  info: ChapterInfo,
+  playedIn?: (workspace: string) => void,
+): Promise<TraceFile> {
   const { module, scenario } = await loadChapter(info);
   const workspace = mkdtempSync(path.join(tmpdir(), `lah-trace-${info.id}-`));
+  playedIn?.(workspace);
   try {
     const { env } = await playChapter(info, workspace);
     // The repository's path and the home folder are this machine's: a committed trace names neither.
@@ -50,7 +58,8 @@ export async function recordTrace(info: ChapterInfo): Promise<TraceFile> {
       steps,
     };
   } finally {
-    rmSync(workspace, { recursive: true, force: true });
+    for (const made of [workspace, stateDirFor(workspace)])
+      rmSync(made, { recursive: true, force: true });
   }
 }
 

@@ -1,7 +1,8 @@
 // The recorded runs the site's player and generated sequence diagrams show (site/traces/<id>.json)
 // must still be what the chapter does today: each chapter's and appendix's scenario is played again in a temp
 // workspace and compared with the committed trace (see canonicalTrace for what is compared).
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
+import { stateDirFor } from "../../chapters/_shared/paths.ts";
 import { describe, expect, it } from "vitest";
 import { allRunnable } from "../../chapters/_runner/chapters.ts";
 import { TRACE_VERSION, type TraceEvent, type TraceFile } from "../../chapters/_trace/contract.ts";
@@ -28,7 +29,11 @@ describe("recorded traces match what the chapters do today", () => {
         // One run, no retries: what legitimately varies between runs (which teammate took which task,
         // the interleaving, timings, made-up ids, pids, temp paths, commit hashes) is blanked by
         // canonicalTrace; who is on the team and how often each piece of work was done are not.
-        const today = await recordTrace(info);
+        let workspace = "";
+        const today = await recordTrace(info, (played) => (workspace = played));
+        // Gone again, and so is the harness's state beside it (left behind once: 22 folders in
+        // the temp dir per recording of the traces).
+        expect([workspace, stateDirFor(workspace)].filter((made) => existsSync(made))).toEqual([]);
         const difference = traceDifference(committed, today) ?? teamDifference(committed, today);
         if (difference !== null) {
           throw new Error(
