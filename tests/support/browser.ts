@@ -164,6 +164,9 @@ export async function scriptsReady(page: Page) {
       (name) => !document.querySelector(name) || customElements.get(name),
     ),
   );
+  // ...and its web fonts: text laid out in a fallback font moves everything below it once the
+  // font arrives, which on a busy machine can be after a test has measured the page.
+  await page.evaluate(() => document.fonts.ready.then(() => undefined));
 }
 
 /** The header's language and theme pickers that are shown, and every option label that does not
