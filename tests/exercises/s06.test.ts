@@ -59,5 +59,15 @@ exerciseSuite("s06", {
         "? TOOLS.filter((t) => tools.includes(t.name))",
       ),
     },
+    "offers the chosen tools but keeps every handler, so a call to another still runs": {
+      dispatch: swap(
+        "      return runSubagent(env, prompt, root, handlers, chosen);",
+        "      return runSubagent(env, prompt, root, childHandlers, chosen);",
+      ),
+      subagent: swap(
+        "runTool(handlers, block, ctx, tools)",
+        "runTool(handlers, block, ctx, CHILD_TOOLS)",
+      ),
+    },
   },
 });

@@ -1,10 +1,13 @@
 // s06's exercises: rebuild the child loop; extend task (an optional tools list, so a survey can be
 // read-only). The behaviours are the curriculum's for s06, and tests/chapters/s06-subagent.test.ts
 // runs the same ones against the chapter's own code.
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { say, use, useAll } from "../../_shared/scripted.ts";
 import type { MessageParam } from "../../_shared/types.ts";
 import type * as S06 from "../agent.ts";
 import {
+  change,
   CheckFailure,
   expectThat,
   NOT_STARTED,
@@ -241,10 +244,36 @@ export const toolsList: Check<M> = {
         delegate("anything"),
         say("ok"),
       ],
-      subagent: [say("surveyed"), say("sneaked"), say("did it")],
+      subagent: [say("(a call to write, below)"), say("surveyed"), say("sneaked"), say("did it")],
     });
+    // The read-only survey's child asks for write anyway: a model may name any tool, offered or
+    // not (a scenario may not, so its first reply is swapped for that call here).
+    const models = env.modelFor;
+    let asked = false;
+    env.modelFor = (agent) => {
+      const model = models(agent);
+      if (agent !== "subagent") return model;
+      return {
+        messages: {
+          async create(body: Parameters<typeof model.messages.create>[0]) {
+            const reply = await model.messages.create(body);
+            if (asked) return reply;
+            asked = true;
+            const write = { path: "sneaked.txt", content: "x" };
+            return {
+              ...reply,
+              stop_reason: "tool_use",
+              content: [{ type: "tool_use", id: "toolu_sneak", name: "write", input: write }],
+            };
+          },
+        },
+      } as typeof model;
+    };
     const messages = await play(module, env);
-    const [survey, sneak, all] = childRequests(env).map(toolsOf);
+    // Each child's first request (the survey's child asks twice).
+    const firsts = childRequests(env).filter((r) => r.body.messages.length === 1);
+    const [survey, sneak, all] = firsts.map(toolsOf);
+    expectThat(!existsSync(path.join(env.workspace, "sneaked.txt")), "write-let-in", {});
     const [first] = toolResults(messages);
     expectThat(survey?.join(",") === "read,glob", "tools-not-limited", {
       asked: "read, glob",
@@ -271,7 +300,8 @@ export const exercises: Exercise<M>[] = [
           "Runs one child agent for the task tool and returns its final text, nothing else of it.",
           "The child starts fresh: messages = [the prompt], its own model env.modelFor(CHILD), its",
           "own CHILD_SYSTEM and CHILD_TOOLS (no task: one level of delegation), and runs the loop",
-          "of s01 on them (runTool(handlers, block, { root }, CHILD_TOOLS) for each call). After",
+          "of s01 on them (runTool(handlers, block, { root, sandbox: env.sandbox }, CHILD_TOOLS) for",
+          "each call). After",
           "MAX_CHILD_ROUNDS model calls it is cut off: return its last text and say it was stopped.",
         ].join("\n"),
       },
@@ -293,27 +323,28 @@ export const exercises: Exercise<M>[] = [
       },
       description: {\n`,
         ),
+      // Each change throws if its text is gone from the chapter (a silent no-op once left the
+      // child's calls checked against all of CHILD_TOOLS).
       subagent: (reference) =>
-        reference
-          .replace(
-            "  handlers: Record<string, ToolHandler> = BASE_HANDLERS, // the child's tools (a harness may guard them)\n",
-            "  handlers: Record<string, ToolHandler> = BASE_HANDLERS, // the child's tools (a harness may guard them)\n" +
-              "  tools: Tool[] = CHILD_TOOLS, // the schemas it is offered: all of CHILD_TOOLS, or some\n",
-          )
-          .replace("      tools: CHILD_TOOLS,\n", "      tools,\n")
-          .replace(
-            "runTool(handlers, block, { root }, CHILD_TOOLS)",
-            "runTool(handlers, block, { root }, tools)",
+        change(
+          "runTool(handlers, block, ctx, CHILD_TOOLS)",
+          "runTool(handlers, block, ctx, tools)",
+        )(
+          change(
+            "      tools: CHILD_TOOLS,\n",
+            "      tools,\n",
+          )(
+            change(
+              "  handlers: Record<string, ToolHandler> = BASE_HANDLERS, // the child's tools (a harness may guard them)\n",
+              "  handlers: Record<string, ToolHandler> = BASE_HANDLERS, // the child's tools (a harness may guard them)\n" +
+                "  tools: Tool[] = CHILD_TOOLS, // the schemas it is offered: all of CHILD_TOOLS, or some\n",
+            )(reference),
           ),
+        ),
       dispatch: (reference) =>
-        reference
-          .replace(
-            "    task({ prompt, description }, { root }) {",
-            "    task({ prompt, description, tools }, { root }) {",
-          )
-          .replace(
-            "      return runSubagent(env, prompt, root, childHandlers);",
-            `      // Only names of the child's own tools count: task is never among them.
+        change(
+          "      return runSubagent(env, prompt, root, childHandlers);",
+          `      // Only names of the child's own tools count: task is never among them.
       const chosen = Array.isArray(tools)
         ? CHILD_TOOLS.filter((t) => tools.includes(t.name))
         : CHILD_TOOLS;
@@ -321,7 +352,12 @@ export const exercises: Exercise<M>[] = [
         Object.entries(childHandlers).filter(([name]) => chosen.some((t) => t.name === name)),
       );
       return runSubagent(env, prompt, root, handlers, chosen);`,
-          ),
+        )(
+          change(
+            "    task({ prompt, description }, { root }) {",
+            "    task({ prompt, description, tools }, { root }) {",
+          )(reference),
+        ),
     },
     checks: [toolsList, onlyFinalText],
   },
