@@ -205,8 +205,18 @@ function probeMachine(): NonNullable<typeof machine> {
   try {
     found = ownProgram("bwrap", [...workspaces]);
   } catch {
+    let anywhere: string | undefined;
+    try {
+      anywhere = ownProgram("bwrap", []);
+    } catch {
+      // on no folder of PATH at all
+    }
     return (machine = {
-      status: none("(bubblewrap is not installed: apt-get install bubblewrap)"),
+      status: none(
+        anywhere
+          ? `(the only bwrap on PATH, ${anywhere}, lies in a workspace, where a model could replace it)`
+          : "(bubblewrap is not installed: apt-get install bubblewrap)",
+      ),
     });
   }
   // The probe is the machine's, not a run's: in an empty folder of its own, with the commands'

@@ -8,34 +8,23 @@
 // node process of its own (runIsolated): the test files share their worker's modules
 // (isolate: false), and a poisoned probe there would turn the sandbox off for the files after.
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
 import { say, use } from "../../chapters/_shared/scripted.ts";
 import { runCommand, sandboxFor } from "../../chapters/_shared/shell.ts";
-import type { MessageParam, ToolResultBlockParam } from "../../chapters/_shared/types.ts";
+import type { MessageParam } from "../../chapters/_shared/types.ts";
 import * as s02 from "../../chapters/s02-tool-use/agent.ts";
 import { budget } from "../support/budgets.ts";
+import { HOST_NET, LOOK, resultsIn } from "../support/sandbox-look.ts";
+
+const SHELL_TS = path.join(REPO_ROOT, "chapters/_shared/shell.ts");
 import { endTurn, startFakeApi, toolUse, type FakeApi } from "../support/fake-api.ts";
 import { killAfterTest, machineSandbox, scriptedEnv, tempDir } from "../support/helpers.ts";
 import { CLI } from "../support/run-cli.ts";
 
 const sandboxed = machineSandbox().kind === "bubblewrap";
-
-/** Prints what a command sees: this repository (hidden by the sandbox) and its network. */
-const LOOK = `test -e ${path.join(REPO_ROOT, "package.json")} && echo repo:visible || echo repo:hidden; readlink /proc/self/ns/net`;
-const HOST_NET = readlinkSync("/proc/self/ns/net");
-
-const SHELL_TS = path.join(REPO_ROOT, "chapters/_shared/shell.ts");
-
-/** The text of every tool result in `messages`. */
-const resultsIn = (messages: MessageParam[]) =>
-  messages
-    .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
-    .filter((b): b is ToolResultBlockParam => b.type === "tool_result")
-    .map((b) => JSON.stringify(b.content))
-    .join("\n");
 
 /** Runs `source` (an ES module, TypeScript) in a node process of its own, from the repository,
  *  with `args` after it; resolves with what it printed. */
@@ -73,6 +62,26 @@ afterEach(async () => {
 });
 
 describe.runIf(sandboxed)("the probe is the process's, not the run's", () => {
+  it(
+    "a workspace that holds the only bwrap says so, not that bubblewrap is missing",
+    async () => {
+      const { stdout, stderr } = await runIsolated(
+        `import path from "node:path";
+import { ownProgram } from ${JSON.stringify(path.join(REPO_ROOT, "chapters/_shared/programs.ts"))};
+import { sandboxFor, sandboxStatus } from ${JSON.stringify(SHELL_TS)};
+const bwrap = ownProgram("bwrap", []);
+console.log(JSON.stringify(sandboxStatus(sandboxFor(path.dirname(bwrap)))));`,
+      );
+      const status = JSON.parse(stdout || JSON.stringify({ summary: stderr })) as {
+        kind?: string;
+        summary: string;
+      };
+      expect(status.kind).toBe("none");
+      expect(status.summary).toMatch(/lies in a workspace/);
+    },
+    budget({ cli: 2 }),
+  );
+
   it(
     "a first sandbox whose workspace does not exist yet leaves bubblewrap on for every later run in the process",
     async () => {

@@ -1,51 +1,50 @@
 // The sandbox is an object a run is given (chapters/_shared/shell.ts `sandboxFor`), not a setting
 // of the module: two runs in one process each keep their own, and the runner's flags
 // (`--no-sandbox`, `--allow-network`) reach the model's commands through the agent's env.
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { fc, test } from "@fast-check/vitest";
 import { afterEach, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
 import { use, say } from "../../chapters/_shared/scripted.ts";
 import { runCommand, sandboxFor } from "../../chapters/_shared/shell.ts";
-import type {
-  ChapterModule,
-  MessageParam,
-  ToolResultBlockParam,
-} from "../../chapters/_shared/types.ts";
+import type { ChapterModule, MessageParam } from "../../chapters/_shared/types.ts";
 import { allRunnable, loadChapter } from "../../chapters/_runner/chapters.ts";
 import { budget } from "../support/budgets.ts";
+import { HOST_NET, LOOK, resultsIn } from "../support/sandbox-look.ts";
 import { endTurn, startFakeApi, toolUse, type FakeApi } from "../support/fake-api.ts";
 import { machineSandbox, scriptedEnv, tempDir } from "../support/helpers.ts";
 import { runCli } from "../support/run-cli.ts";
 
 const sandboxed = machineSandbox().kind === "bubblewrap";
 
-/** Prints what a command sees: this repository (hidden by the sandbox) and its network. */
-const LOOK = `test -e ${path.join(REPO_ROOT, "package.json")} && echo repo:visible || echo repo:hidden; readlink /proc/self/ns/net`;
-const HOST_NET = readlinkSync("/proc/self/ns/net");
-
-/** The text of every tool result in `messages`. */
-const resultsIn = (messages: MessageParam[]) =>
-  messages
-    .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
-    .filter((b): b is ToolResultBlockParam => b.type === "tool_result")
-    .map((b) => JSON.stringify(b.content))
-    .join("\n");
-
 describe.runIf(sandboxed)("the sandbox is an object each run is given", () => {
-  it("three commands at once, with three sandboxes, each run under its own", async () => {
-    const ws = tempDir();
-    const [closed, networked, off] = await Promise.all(
-      [sandboxFor(ws), sandboxFor(ws, { network: true }), sandboxFor(ws, { disabled: true })].map(
-        (sandbox) => runCommand(LOOK, { sandbox, cwd: ws, timeoutMs: budget("command") }),
-      ),
-    );
-    expect(closed.output).toContain("repo:hidden");
-    expect(closed.output).not.toContain(HOST_NET);
-    expect(networked.output).toContain("repo:hidden");
-    expect(networked.output).toContain(HOST_NET);
-    expect(off.output).toContain("repo:visible");
+  // The rule: whatever sandboxes a process makes, in whatever order and however many run at once
+  // (in one workspace or several), a command runs under its own sandbox's settings and no other's.
+  const choice = fc.record({
+    network: fc.boolean(),
+    disabled: fc.boolean(),
+    sharedWorkspace: fc.boolean(),
   });
+  test.prop([fc.array(choice, { minLength: 1, maxLength: 4 })], { seed: 33, numRuns: 12 })(
+    "commands at once, each under a sandbox of its own settings, see only their own",
+    async (runs) => {
+      const shared = tempDir();
+      const outputs = await Promise.all(
+        runs.map(({ network, disabled, sharedWorkspace }) => {
+          const ws = sharedWorkspace ? shared : tempDir();
+          const sandbox = sandboxFor(ws, { network, disabled });
+          return runCommand(LOOK, { sandbox, cwd: ws, timeoutMs: budget("command") });
+        }),
+      );
+      runs.forEach(({ network, disabled }, i) => {
+        const seen = outputs[i].output;
+        expect(seen).toContain(disabled ? "repo:visible" : "repo:hidden");
+        expect(seen.includes(HOST_NET)).toBe(disabled || network);
+      });
+    },
+    budget({ cli: 2 }),
+  );
 
   it("is frozen: a tool handed the sandbox cannot switch it off for the next command", () => {
     const sandbox = sandboxFor(tempDir());
