@@ -38,6 +38,14 @@ export default {
       to: { path: "^(site/|tests/|chapters/(?!_trace/|_shared/events\\.ts$))" },
     },
     {
+      name: "site-reads-where",
+      comment:
+        "Where the code took each step is recorded with the step, by the runner (chapters/_runner/code-spots.ts, which reads the lessons with the TypeScript parser); the site reads the step's `at` and never finds the code itself.",
+      severity: "error",
+      from: { path: "^site/" },
+      to: { path: "^chapters/_runner/code-spots\\.ts$" },
+    },
+    {
       name: "site-folds-events",
       comment:
         "The site shows a run's state by folding its events (the trace contract), never by calling a lesson's code on it: a lesson file is imported only for what it defines, by the two modules that show definitions (the tool table and sources in chapters.ts, the state tables in state-machines.ts), which the browser never loads.",

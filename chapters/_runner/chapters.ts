@@ -3,6 +3,7 @@
 // playing a chapter.
 import path from "node:path";
 import type { Recorder } from "./recorder.ts";
+import { createIO } from "./printer.ts";
 import { playScenario } from "./runtime.ts";
 import type { ChapterModule, Scenario } from "../_shared/types.ts";
 import { prepareWorkspace } from "./workspace.ts";
@@ -38,4 +39,12 @@ export async function playChapter(info: ChapterInfo, workspace: string, io?: Rec
   const { module, scenario } = await loadChapter(info);
   prepareWorkspace(workspace, { template: path.join(info.dir, "workspace") });
   return playScenario(module, scenario, workspace, io);
+}
+
+/** Plays the chapter's scenario to record it (`npm run traces`): each step says where the
+ *  chapter's code took it (code-spots.ts, loaded only here: it brings the TypeScript parser). */
+export async function recordChapter(info: ChapterInfo, workspace: string) {
+  const { codeSpotter } = await import("./code-spots.ts");
+  const io = createIO({ where: codeSpotter(path.basename(info.dir)) });
+  return playChapter(info, workspace, io);
 }

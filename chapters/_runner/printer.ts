@@ -5,7 +5,7 @@ import pc from "picocolors";
 import type { Message, StreamEvent, ToolUseBlock } from "../_shared/types.ts";
 import { noteTeller, type StepNotes } from "./notes.ts";
 import { clip as clipTo } from "./text.ts";
-import type { TraceEvent } from "../_trace/contract.ts";
+import type { StepAt, TraceEvent } from "../_trace/contract.ts";
 import { traceKeeper, type Recorder } from "./recorder.ts";
 import type { StatusLine } from "./status.ts";
 import { tokensText, tokenUsage, UsageLedger } from "./usage.ts";
@@ -26,6 +26,8 @@ export interface IOOptions {
   realUsage?: boolean;
   /** Told of every step as it is recorded (--record writes it to the file then). */
   onStep?: (step: TraceEvent) => void;
+  /** For a recorded run: where the code that took a step is (code-spots.ts's codeSpotter). */
+  where?: (step: TraceEvent) => StepAt | undefined;
   /** The terminal's status line (a real model on a terminal): who waits for the model. */
   status?: StatusLine;
   /** On a terminal: its width, and wrap.ts (loaded only then), to break lines between words to
@@ -83,11 +85,12 @@ export function createIO({
   notes,
   realUsage = false,
   onStep,
+  where,
   status,
   wrap: wrapping,
 }: IOOptions = {}): Printer {
   const c = pc.createColors(color);
-  const { trace, keep } = traceKeeper(onStep);
+  const { trace, keep } = traceKeeper(onStep, where);
   const usage = realUsage ? new UsageLedger() : undefined;
   const who = (agent: string) => (agent === "lead" ? "" : c.magenta(`[${oneLine(agent)}] `));
   // While a question is open, nothing else may land on its line (where the answer goes).

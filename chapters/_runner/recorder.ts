@@ -1,7 +1,7 @@
 // The recorder: an IO that keeps what it was told as a trace (the steps of the trace contract,
 // chapters/_trace/contract.ts). The terminal printer is one; a test's silent IO is another.
 import type { IO } from "../_shared/types.ts";
-import type { TraceEvent } from "../_trace/contract.ts";
+import type { StepAt, TraceEvent } from "../_trace/contract.ts";
 
 /** An IO that keeps what it was told as a trace. */
 export interface Recorder extends IO {
@@ -11,12 +11,19 @@ export interface Recorder extends IO {
   step(event: TraceEvent): void;
 }
 
-/** A trace being kept: `keep` adds a step and tells `onStep` (--record writes it to the file). */
-export function traceKeeper(onStep?: (step: TraceEvent) => void) {
+/** A trace being kept: `keep` adds a step and tells `onStep` (--record writes it to the file).
+ *  With `where` (a recorded run: chapters/_runner/code-spots.ts), each step says where the code
+ *  that took it is; it is asked here, while the lesson that kept the step is on the stack. */
+export function traceKeeper(
+  onStep?: (step: TraceEvent) => void,
+  where?: (step: TraceEvent) => StepAt | undefined,
+) {
   const trace: TraceEvent[] = [];
   return {
     trace,
     keep(step: TraceEvent) {
+      const at = where?.(step);
+      if (at) step = { ...step, at };
       trace.push(step);
       onStep?.(step);
     },

@@ -222,6 +222,12 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
       recording?.write(step);
       announceTools(step);
     },
+    // A recording of the chapter's own code says where each step was taken (the site shows it);
+    // a learner's copy is not code the site has.
+    where:
+      recording && !mine
+        ? (await import("./code-spots.ts")).codeSpotter(path.basename(info.dir))
+        : undefined,
     status,
     wrap: process.stdout.isTTY
       ? { columns: () => process.stdout.columns, ...(await import("./wrap.ts")) }

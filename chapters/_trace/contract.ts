@@ -17,8 +17,11 @@ export const RECORDING_FORMAT = "learn-agent-harness recording";
 /** The version of the trace format. 1: event kinds as each chapter spelled them (dotted in s12)
  *  and no `version` field; 2: the kinds and data of events.ts; 3: the state the player shows (a
  *  plan, a task board, background jobs) is reported as events (todos, task, job_started), not
- *  read back out of tool results' text. A version-2 file is upgraded as it is read (v2.ts). */
-export const TRACE_VERSION = 3;
+ *  read back out of tool results' text; 4: a step says where the code that took it is (`at`),
+ *  found by the runner as it records (chapters/_runner/code-spots.ts), not guessed by the site
+ *  from the lessons' text. A version-2 file is upgraded as it is read (v2.ts); a version-3 file
+ *  is read as it is (its steps have no `at`). */
+export const TRACE_VERSION = 4;
 
 const text = z.string();
 const count = z.number().int().nonnegative();
@@ -42,20 +45,35 @@ export const tokenUsageSchema = z.object({
 });
 export type TokenUsage = z.infer<typeof tokenUsageSchema>;
 
+/** Where the code that took a step is: a lesson file of the repository and a line in it. */
+export const stepAtSchema = z.object({
+  /** "chapters/s02-tool-use/agent.ts" */
+  file: text.regex(/^chapters\/(?:s\d\d|a\d+)-[\w-]+\/[\w-]+\.ts$/, "a lesson file"),
+  line: count.min(1),
+});
+export type StepAt = z.infer<typeof stepAtSchema>;
+const at = stepAtSchema.optional();
+
 type Discriminable = z.ZodObject<{ kind: z.ZodLiteral<string> } & z.ZodRawShape>;
 
 /** An `event` step: one of the harness's events (events.ts), by `type`. */
-export type EventStep = { kind: "event"; agent: string } & HarnessEvent;
+export type EventStep = { kind: "event"; agent: string; at?: StepAt } & HarnessEvent;
 const eventStep = z.discriminatedUnion(
   "type",
   EVENT_TYPES.map((type) =>
-    z.object({ kind: z.literal("event"), agent, type: z.literal(type), data: EVENT_DATA[type] }),
+    z.object({
+      kind: z.literal("event"),
+      agent,
+      type: z.literal(type),
+      data: EVENT_DATA[type],
+      at,
+    }),
   ) as unknown as [Discriminable, ...Discriminable[]],
 ) as unknown as z.ZodType<EventStep>;
 
 /** Each step kind's schema, by kind. */
 export const KINDS = {
-  user: z.object({ kind: z.literal("user"), agent, text }),
+  user: z.object({ kind: z.literal("user"), agent, text, at }),
   request: z.object({
     kind: z.literal("request"),
     agent,
@@ -64,6 +82,7 @@ export const KINDS = {
     tokens: count.optional(),
     tools: z.array(text),
     system: text.optional(),
+    at,
   }),
   response: z.object({
     kind: z.literal("response"),
@@ -74,6 +93,7 @@ export const KINDS = {
     /** The API's token counts for this call, when a real model (or a fake API) answered; the
      *  scripted model's are made up, so its runs leave them out. */
     usage: tokenUsageSchema.optional(),
+    at,
   }),
   tool_call: z.object({
     kind: z.literal("tool_call"),
@@ -81,6 +101,7 @@ export const KINDS = {
     id: text,
     name: text,
     input: present,
+    at,
   }),
   tool_result: z.object({
     kind: z.literal("tool_result"),
@@ -89,8 +110,9 @@ export const KINDS = {
     name: text,
     output: text,
     is_error: z.boolean(),
+    at,
   }),
-  note: z.object({ kind: z.literal("note"), agent, text }),
+  note: z.object({ kind: z.literal("note"), agent, text, at }),
   event: eventStep,
 };
 
@@ -162,7 +184,7 @@ export const OLDEST_READABLE = 2;
  *  this version's steps: itself, or, for a version-2 step, itself and the state events version 3
  *  records (v2.ts). One per trace. Throws for a version this contract does not read. */
 export function stepUpgrader(version: number): (step: TraceEvent) => TraceEvent[] {
-  if (version === TRACE_VERSION) return (step) => [step];
+  if (version === TRACE_VERSION || version === 3) return (step) => [step];
   if (version === 2) return fromV2();
   throw new RangeError(
     `a version ${version} trace: this harness reads versions ${OLDEST_READABLE} to ${TRACE_VERSION}`,

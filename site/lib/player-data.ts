@@ -1,11 +1,11 @@
 // The player's data at build time: a chapter's step notes in a locale (with their translation
 // status) and where the code handled each step. Vite only (import.meta.glob): the Player component
-// and the /player/<id>.json endpoint use it; the pure parts are in player.ts and step-code.ts.
+// and the /player/<id>.json endpoint use it; the pure parts are in player.ts and step-spots.ts.
 import { parseNotes, type StepNotes } from "../../chapters/_runner/notes.ts";
 import type { Locale } from "../../i18n/locales.ts";
 import { allChapters, chapter, type ChapterData } from "./chapters";
 import { regionsOf } from "./regions";
-import { codeFinder, type CodeSpot } from "./step-code";
+import { spotAt, type CodeSpot, type LessonPlaces } from "./step-spots";
 import { traceOf } from "./trace-files";
 import { notesHash } from "./translation";
 
@@ -37,20 +37,32 @@ export function chapterNotes(
   return { local: local.notes, english: english.notes, status: fresh ? "fresh" : "stale" };
 }
 
-/** Where a chapter's steps are handled: its lesson files, then the chapters they import. */
-export function chapterCodeFinder(data: ChapterData) {
-  const filesOf = (c: ChapterData) => c.files.map((f) => ({ id: c.id, ...f }));
-  const sourceOf = (id: string) => {
-    const found = allChapters.find((c) => c.id === id);
-    return found && filesOf(found);
+/** The lesson files of a chapter and of every chapter its code imports, directly or through
+ *  another, with their regions: the files a step of its run can say it was taken in. */
+export function lessonPlaces(data: ChapterData): LessonPlaces {
+  const places: LessonPlaces = {};
+  const visit = (c: ChapterData) => {
+    if (Object.hasOwn(places, `chapters/${c.name}/agent.ts`)) return;
+    for (const f of c.files)
+      places[`chapters/${c.name}/${f.file}`] = {
+        chapter: c.id,
+        file: f.file,
+        regions: regionsOf(f.source),
+      };
+    for (const i of c.imports) {
+      const next = allChapters.find((other) => other.id === i.chapter);
+      if (next) visit(next);
+    }
   };
-  return codeFinder(filesOf(data), sourceOf);
+  visit(data);
+  return places;
 }
 
-/** For each step of the chapter's recorded run, the code that handled it. */
+/** For each step of the chapter's recorded run, the code that took it (the step's `at`). */
 export function codeSpots(data: ChapterData): (CodeSpot | undefined)[] {
   const trace = traceOf(data.id);
-  return trace ? trace.steps.map(chapterCodeFinder(data)) : [];
+  const places = lessonPlaces(data);
+  return trace ? trace.steps.map((step) => spotAt(places, step.at)) : [];
 }
 
 /** A region's lines as they stand in its lesson file (markers left out), and the first one's number. */

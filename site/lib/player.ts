@@ -1,7 +1,7 @@
 // What the player shows for each step of a recorded run, in the reader's language: a headline in
 // plain words (the raw event one click away), the step's note and the part of the run it starts
 // (chapters/<chapter>/notes/), and whether it is the harness's own bookkeeping. (Where the code
-// handled it, step-code.ts, goes to the player's data.) Pure: the Player component and the tests call it.
+// took it, the step's own `at`, goes to the player's data: step-spots.ts.) Pure: the Player component and the tests call it.
 import { asText } from "../../chapters/_runner/text.ts";
 import type { StepNotes } from "../../chapters/_runner/notes.ts";
 import { attachNotes } from "../../chapters/_runner/notes.ts";

@@ -8,7 +8,7 @@ import path from "node:path";
 import {
   type ChapterInfo,
   loadChapter,
-  playChapter,
+  recordChapter,
   REPO_ROOT,
 } from "../../chapters/_runner/chapters.ts";
 import { machineSecrets } from "../../chapters/_runner/recording.ts";
@@ -35,7 +35,8 @@ export async function recordTrace(
   const workspace = mkdtempSync(path.join(tmpdir(), `lah-trace-${info.id}-`));
   playedIn?.(workspace);
   try {
-    const { env } = await playChapter(info, workspace);
+    // Each step says where the chapter's code took it: the player shows that code beside it.
+    const { env } = await recordChapter(info, workspace);
     // The repository's path and the home folder are this machine's: a committed trace names neither.
     const places = machineSecrets([], { repo: REPO_ROOT, home: homedir() });
     const steps = normalizeTrace(env.io.trace, [workspace, realpathSync(workspace)], places);

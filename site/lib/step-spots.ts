@@ -1,10 +1,11 @@
-// Which code handled a step, looked up in a table made at build time: the browser's half of
-// step-code.ts. A learner's own recording (the "Open a recording…" page) can hold any step, so the
-// page fetches, per chapter, the spot of every kind of step the chapter's code can handle (the
-// model calls, each tool, each event type, each harness line's fixed text) from
-// /recording-data/<id>.json, and finds a step's spot here, with the same keys step-code.ts looks
-// them up by. Pure, and free of the TypeScript compiler step-code.ts reads imports with.
-import type { TraceEvent } from "../../chapters/_trace/contract.ts";
+// Which code took a step, as the player shows it: the region of a lesson file and the line in it.
+// The step says where (its `at`, recorded with it by the runner: chapters/_runner/code-spots.ts);
+// this module only finds the region around that line. A recording made before version 4 has no
+// `at`: its steps are looked up by their kind in the chapter's own recorded run (`byKind`), so a
+// learner's older recording still shows the code for the steps the chapter's run has. Pure, for
+// the build and the "Open a recording…" worker alike.
+import type { StepAt, TraceEvent } from "../../chapters/_trace/contract.ts";
+import { innermost, type RegionSpan } from "./regions.ts";
 
 /** A place in the code: a region of one of a chapter's lesson files and the line (1-based, in
  *  that file). */
@@ -15,21 +16,21 @@ export interface CodeSpot {
   line: number;
 }
 
-/** A `note(` call whose opening text is fixed, and where it is. */
-export interface NoteSpot {
-  fixed: string;
-  spot: CodeSpot;
+/** A lesson file the player can show, by its path ("chapters/s13-agent-teams/mailbox.ts"): its
+ *  chapter's id, its name and its regions. */
+export type LessonPlaces = Record<string, { chapter: string; file: string; regions: RegionSpan[] }>;
+
+/** The spot of an `at`: the innermost region of its file around its line, if the file is one of
+ *  `places` and the line lies in a region. */
+export function spotAt(places: LessonPlaces, at: StepAt | undefined): CodeSpot | undefined {
+  const place = at && Object.hasOwn(places, at.file) ? places[at.file] : undefined;
+  const region = place && innermost(place.regions, at!.line);
+  return (
+    region && { chapter: place.chapter, file: place.file, region: region.name, line: at!.line }
+  );
 }
 
-/** What a chapter's code handles, spot by spot: `spots` by stepKey, `tool` for a tool no table
- *  names (an MCP server's, made at run time), `notes` per chapter in search order. */
-export interface CodeIndex {
-  spots: Record<string, CodeSpot | null>;
-  tool: CodeSpot | null;
-  notes: NoteSpot[][];
-}
-
-/** The key steps handled by the same code share: every lead response, every bash call. */
+/** What steps handled by the same code share: every lead response, every bash call. */
 export const stepKey = (step: TraceEvent): string =>
   step.kind === "request" ||
   step.kind === "response" ||
@@ -44,24 +45,27 @@ export const stepKey = (step: TraceEvent): string =>
           ? `note:${step.text}`
           : "user";
 
-/** The note( a harness line came from: the longest fixed text it starts with, in the first
- *  chapter (in search order) that has one. */
-export function noteSpot(groups: NoteSpot[][], text: string): CodeSpot | undefined {
-  for (const group of groups) {
-    let best: NoteSpot | undefined;
-    for (const entry of group)
-      if (text.startsWith(entry.fixed) && (!best || entry.fixed.length > best.fixed.length))
-        best = entry;
-    if (best) return best.spot;
+/** The spot of each kind of step in a recorded run (the first step of a kind that has one), for
+ *  reading a recording whose steps carry no `at`. */
+export function spotsByKind(
+  places: LessonPlaces,
+  steps: readonly TraceEvent[],
+): Record<string, CodeSpot> {
+  const byKind: Record<string, CodeSpot> = {};
+  for (const step of steps) {
+    const spot = spotAt(places, step.at);
+    if (spot) byKind[stepKey(step)] ??= spot;
   }
-  return undefined;
+  return byKind;
 }
 
-/** A step's spot, from a chapter's table. */
-export function spotFromIndex(index: CodeIndex, step: TraceEvent): CodeSpot | undefined {
-  if (step.kind === "note") return noteSpot(index.notes, step.text);
+/** A step's spot: where it says it was taken, else where its kind was in the chapter's run. */
+export function spotOf(
+  places: LessonPlaces,
+  step: TraceEvent,
+  byKind: Record<string, CodeSpot> = {},
+): CodeSpot | undefined {
+  if (step.at) return spotAt(places, step.at);
   const key = stepKey(step);
-  if (key in index.spots) return index.spots[key] ?? undefined;
-  if (step.kind === "tool_call" || step.kind === "tool_result") return index.tool ?? undefined;
-  return undefined;
+  return Object.hasOwn(byKind, key) ? byKind[key] : undefined;
 }

@@ -13,6 +13,8 @@ import { hostname, userInfo } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { findChapter, loadChapter, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
+import { codeSpotter } from "../../chapters/_runner/code-spots.ts";
+import { createIO } from "../../chapters/_runner/printer.ts";
 import { machineSecrets } from "../../chapters/_runner/recording.ts";
 import { scrubber } from "../../chapters/_trace/scrub.ts";
 import { normalizeTrace } from "../../site/lib/trace-normalize.ts";
@@ -81,6 +83,17 @@ describe("npm run chapter sNN -- --record FILE", { timeout: budget({ cli: 4 }) }
     expect(text).not.toContain(realpathSync(workspace));
     // The scripted model's token counts are made up: a recording of it carries none.
     expect(steps.some((s) => s.kind === "response" && s.usage)).toBe(false);
+    // Each step the chapter's code took says where (code-spots.ts), as the committed trace does:
+    // the site shows that code beside the step.
+    const spotted = await playScenario(
+      module,
+      scenario,
+      tempDir(),
+      createIO({ where: codeSpotter("s09-memory-system") }),
+    );
+    expect(steps.map((s) => s.at ?? null)).toEqual(spotted.env.io.trace.map((s) => s.at ?? null));
+    expect(played.env.io.trace.some((s) => s.at)).toBe(false); // asked for only when recording
+    expect(steps.filter((s) => s.at).length).toBeGreaterThan(steps.length / 2);
   });
 
   it("keeps every step it wrote when the harness is killed in the middle of a run", async () => {

@@ -1,20 +1,22 @@
 // The player's model of a recorded run (site/lib/player.ts): plain words for every event in every
 // locale, correct plurals, bookkeeping that never hides a noted step, and the code beside each
-// step (site/lib/step-code.ts) pointing at a region that exists and a line that does the step.
+// step (its recorded `at`, site/lib/step-spots.ts) pointing at a region that exists and a line
+// that does the step.
 import { describe, expect, it } from "vitest";
 import { readNotes } from "../../chapters/_runner/notes-files.ts";
 import { LOCALES } from "../../i18n/locales.ts";
 import { allChapters, chapter } from "../../site/lib/chapters.ts";
 import { eventWords, playerSteps, type Translate } from "../../site/lib/player.ts";
 import { regionsOf } from "../../site/lib/regions.ts";
-import { codeFinder } from "../../site/lib/step-code.ts";
+import { codeSpots, lessonPlaces } from "../../site/lib/player-data.ts";
+import { spotAt, spotOf, spotsByKind } from "../../site/lib/step-spots.ts";
+import { traceStepSchema, type TraceEvent } from "../../chapters/_trace/contract.ts";
 import { sequenceFromTrace, sequenceLinks } from "../../site/lib/trace-sequence.ts";
 import { readTrace } from "../../site/lib/record-trace.ts";
 import { allRunnable } from "../../chapters/_runner/chapters.ts";
 import { translatorFor } from "../support/ui-strings.ts";
 import { importsOf } from "../../site/lib/imports.ts";
 
-const sourceOf = (id: string) => allChapters.find((c) => c.id === id)?.source;
 /** A chapter's lesson files (agent.ts, and s13's mailbox.ts …), as the player's finder reads them. */
 const filesOf = (id: string) => {
   const data = allChapters.find((c) => c.id === id);
@@ -34,15 +36,17 @@ const dirOf = (id: string) => allRunnable().find((c) => c.id === id)!.dir;
 
 describe("the code beside each step", () => {
   it.each(allChapters.map((c) => [c.id]))(
-    "%s: every model call, tool and event points at the line that does it",
+    "%s: every model call, tool, event and note of the run points at the line that does it",
     (id) => {
       const trace = readTrace(id)!;
-      const spotOf = codeFinder(filesOf(id)!, filesOf);
-      for (const step of trace.steps) {
-        if (step.kind === "user" || step.kind === "note") continue;
-        const spot = spotOf(step);
+      const spots = codeSpots(chapter(id));
+      trace.steps.forEach((step, i) => {
+        if (step.kind === "user") return;
         const what = JSON.stringify(step).slice(0, 120);
-        expect(spot, `no code for ${what}`).toBeDefined();
+        // A slash command's output is printed by the runner (playScenario), not a lesson.
+        if (step.kind === "note" && !step.at) return;
+        const spot = spots[i];
+        expect(spot, `no code for ${what} (at ${JSON.stringify(step.at)})`).toBeDefined();
         const source = filesOf(spot!.chapter)!.find((f) => f.file === spot!.file)!.source;
         const region = regionsOf(source).find((r) => r.name === spot!.region);
         expect(region, `${spot!.chapter} has no region ${spot!.region}`).toBeDefined();
@@ -50,44 +54,119 @@ describe("the code beside each step", () => {
         expect(spot!.line).toBeLessThan(region!.end);
         const lines = source.split("\n");
         const line = lines[spot!.line - 1];
+        // The call that does it may run over a few lines (`this.log({\n event: "…"`).
+        const call = lines.slice(spot!.line - 1, spot!.line + 4).join("\n");
         const failedCall = step.kind === "event" && step.type === "model_error";
         if (step.kind === "request" || step.kind === "response" || failedCall)
-          expect(line).toMatch(/messages\.create\(/);
-        else if (step.kind === "event")
-          expect(lines.slice(spot!.line - 3, spot!.line).join("\n")).toMatch(
-            new RegExp(`(event|log)\\(|"${step.type.replace(".", "\\.")}"`),
-          );
+          expect(line, what).toMatch(/messages\.create\(/);
+        else if (step.kind === "event") expect(call, what).toContain(`"${step.type}"`);
+        else if (step.kind === "note") expect(call, what).toMatch(/\b(?:note\w*|ask)\(/);
         else if (step.name.startsWith("mcp__")) expect(line).toMatch(/handlers\[\w+\]\s*=/);
-        else expect(line).toContain(step.name);
+        else expect(line, what).toContain(step.name);
         // Imported code is named as such: the chapter or one it imports, directly or not.
         expect(reachable(id)).toContain(spot!.chapter);
-      }
+      });
     },
   );
 
-  it("a step handled in a lesson file beside agent.ts points into that file: s13's mail events in mailbox.ts", () => {
-    const spotOf = codeFinder(filesOf("s13")!, filesOf);
-    for (const type of ["mailbox_send", "mailbox_read"] as const)
-      expect(spotOf({ kind: "event", type, data: {} as never, agent: "lead" })).toMatchObject({
+  it("a step taken in a lesson file beside agent.ts points into that file: s13's mail events in mailbox.ts", () => {
+    const trace = readTrace("s13")!;
+    const spots = codeSpots(chapter("s13"));
+    const spotOfType = (type: string) =>
+      spots[trace.steps.findIndex((s) => s.kind === "event" && s.type === type)];
+    for (const type of ["mailbox_send", "mailbox_read"])
+      expect(spotOfType(type)).toMatchObject({
         chapter: "s13",
         file: "mailbox.ts",
         region: "post",
       });
-    expect(
-      spotOf({ kind: "event", type: "task_claimed", data: {} as never, agent: "alice" }),
-    ).toMatchObject({
-      file: "agent.ts",
-      region: "lanes",
-    });
+    expect(spotOfType("task_claimed")).toMatchObject({ file: "agent.ts", region: "lanes" });
   });
 
   it("the lead's model calls point at the loop, a child's at its own loop (s06)", () => {
-    const data = chapter("s06");
-    const spotOf = codeFinder({ id: "s06", source: data.source }, sourceOf);
-    const response = (agent: string) =>
-      spotOf({ kind: "response", agent, stop_reason: "end_turn", text: "", calls: [] });
-    expect(response("lead")?.region).toBe("loop");
-    expect(response("subagent")?.region).not.toBe("loop");
+    const trace = readTrace("s06")!;
+    const spots = codeSpots(chapter("s06"));
+    const regionsOf = (agent: string) =>
+      new Set(
+        trace.steps.flatMap((s, i) =>
+          s.kind === "response" && s.agent === agent ? [spots[i]?.region] : [],
+        ),
+      );
+    expect([...regionsOf("lead")]).toEqual(["loop"]);
+    const child = [...regionsOf("subagent")];
+    expect(child.length).toBeGreaterThan(0);
+    expect(child).not.toContain("loop");
+  });
+
+  it("a relay is not where a step is taken: s12's worktree events point at the line that logs each", () => {
+    // s12's manager logs through a callback the chapter passes in (`({ event, ...data }) =>
+    // env.io.event(event, data)`) and a log(entry) method: both only pass on what they were given.
+    const trace = readTrace("s12")!;
+    const spots = codeSpots(chapter("s12"));
+    const lines = new Map<string, number>();
+    trace.steps.forEach((s, i) => {
+      if (s.kind === "event" && s.type.startsWith("worktree_")) lines.set(s.type, spots[i]!.line);
+    });
+    expect(lines.size).toBeGreaterThanOrEqual(3);
+    expect(new Set(lines.values()).size).toBe(lines.size); // each type its own line
+  });
+
+  it("a recording made before steps said where (version 3) still finds its code by the kind of step", () => {
+    const trace = readTrace("s02")!;
+    const places = lessonPlaces(chapter("s02"));
+    const byKind = spotsByKind(places, trace.steps);
+    const old = trace.steps.map(({ at: _at, ...step }) => step as TraceEvent);
+    const found = old.map((step) => spotOf(places, step, byKind));
+    expect(found.filter(Boolean).length).toBe(trace.steps.filter((s) => s.at).length);
+    const bash = old.findIndex((s) => s.kind === "tool_call" && s.name === "bash");
+    expect(found[bash]).toEqual(spotAt(places, trace.steps[bash].at));
+    // and a spot never comes from outside the lessons: an `at` naming another file finds nothing
+    expect(
+      spotOf(places, {
+        ...trace.steps[bash],
+        at: { file: "chapters/s02-tool-use/scenario.ts", line: 3 },
+      }),
+    ).toBeUndefined();
+  });
+});
+
+describe("a recording's `at`, read", () => {
+  it("names a lesson file of the repository, or the step is refused; it is only looked up", () => {
+    const step = { kind: "note", agent: "lead", text: "hi" };
+    for (const file of [
+      "chapters/s02-tool-use/agent.ts",
+      "chapters/s13-agent-teams/mailbox.ts",
+      "chapters/a1-mcp-servers/agent.ts",
+    ])
+      expect(traceStepSchema.safeParse({ ...step, at: { file, line: 3 } }).success, file).toBe(
+        true,
+      );
+    for (const file of [
+      "chapters/../../etc/passwd.ts",
+      "/etc/passwd",
+      "chapters/s02-tool-use/exercises/checks.ts",
+      "chapters/_runner/run.ts",
+      "__proto__",
+      "https://example.com/x.ts",
+    ])
+      expect(traceStepSchema.safeParse({ ...step, at: { file, line: 3 } }).success, file).toBe(
+        false,
+      );
+    expect(
+      traceStepSchema.safeParse({
+        ...step,
+        at: { file: "chapters/s02-tool-use/agent.ts", line: 0 },
+      }).success,
+    ).toBe(false);
+    // A lesson file the chapter does not reach shows no code (its places are the site's own).
+    const places = lessonPlaces(chapter("s02"));
+    expect(
+      spotOf(places, {
+        ...step,
+        kind: "note",
+        at: { file: "chapters/s13-agent-teams/mailbox.ts", line: 70 },
+      } as TraceEvent),
+    ).toBeUndefined();
   });
 });
 

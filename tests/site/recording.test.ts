@@ -7,6 +7,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { recordingHeader } from "../support/recordings.ts";
 import { allRunnable, loadChapter, playChapter } from "../../chapters/_runner/chapters.ts";
+import { codeSpotter } from "../../chapters/_runner/code-spots.ts";
 import { createIO } from "../../chapters/_runner/printer.ts";
 import { machineSecrets, startRecording } from "../../chapters/_runner/recording.ts";
 import { scrubber } from "../../chapters/_trace/scrub.ts";
@@ -221,7 +222,11 @@ describe("every chapter's scripted run, recorded with --record and read back", (
             },
             [workspace, realpathSync(workspace)],
           );
-          const io = createIO({ onStep: recording.write });
+          // ...and each step with where the chapter's code took it, as run.ts asks for it.
+          const io = createIO({
+            onStep: recording.write,
+            where: codeSpotter(path.basename(info.dir)),
+          });
           await playChapter(info, workspace, io);
           recording.close();
           const read = readRecording(readFileSync(file, "utf8"));

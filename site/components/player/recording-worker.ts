@@ -14,7 +14,7 @@ import {
 } from "../../lib/recording";
 import { contextMeter, stateTimeline, type MeterPoint, type Snapshot } from "../../lib/run-state";
 import { subjectFocus, type Subject } from "../../lib/machine-focus";
-import { spotFromIndex, type CodeIndex } from "../../lib/step-spots";
+import { spotOf, type CodeSpot, type LessonPlaces } from "../../lib/step-spots";
 import { sequenceFromTrace, sequenceLinks, type SequenceWords } from "../../lib/trace-sequence";
 import { translator, type Strings } from "../../lib/ui-text";
 import { stateStrings } from "../../lib/state-words";
@@ -58,7 +58,8 @@ const NO_NOTES = { local: { phases: {}, notes: {} }, english: { phases: {}, note
 const BATCH_MS = 60;
 
 interface ChapterData {
-  index: CodeIndex;
+  places: LessonPlaces;
+  byKind: Record<string, CodeSpot>;
   regions: PlayerData["regions"];
   machine?: { svg?: string; subject?: Subject };
 }
@@ -171,7 +172,7 @@ function panels(
 ) {
   const trace = recording.trace;
   const spots = trace.steps.map((step) => {
-    const spot = chapter && orEmpty(() => spotFromIndex(chapter.index, step), undefined);
+    const spot = chapter && orEmpty(() => spotOf(chapter.places, step, chapter.byKind), undefined);
     const key = spot && `${spot.chapter}#${spot.region}`;
     return key && chapter.regions[key] ? ([key, spot.line] as [string, number]) : null;
   });

@@ -1,6 +1,6 @@
 // What the player shows beside each step of a chapter's recorded run, fetched once the player is
 // near the screen (a chapter page stays light; a page without a player loads none):
-// - regions and spots: every region a step points at (step-code.ts), with the file's line
+// - regions and spots: every region a step points at (its `at`: step-spots.ts), with the file's line
 //   numbers, and per step the region and line that handled it;
 // - snapshots/state: the state the chapter is about after each step (run-state.ts), each
 //   distinct snapshot once and, per step, the index of its snapshot;
