@@ -2,8 +2,14 @@
 // named functions (or methods) become a stub that compiles, states the contract and throws "not
 // started"; the answer is the chapter's own declaration of the same name. Read with the
 // TypeScript parser, so the cut follows the code as it stays, whatever else changes around it.
-import ts from "typescript";
+import { createRequire } from "node:module";
+import type ts from "typescript";
 import { NOT_STARTED, type Blank } from "./kit.ts";
+
+// The parser is loaded when a blank is first cut or put back, not with the command line:
+// TypeScript is nine megabytes to load, and --check, --status and --help cut nothing.
+let parser: typeof ts | undefined;
+const typescript = () => (parser ??= createRequire(import.meta.url)("typescript") as typeof ts);
 
 interface Found {
   /** The whole declaration (function, method, or `const name = (…) => …`), with its comment. */
@@ -13,6 +19,7 @@ interface Found {
 }
 
 function find(source: ts.SourceFile, name: string): Found[] {
+  const ts = typescript();
   const found: Found[] = [];
   const visit = (node: ts.Node) => {
     if (
@@ -34,8 +41,10 @@ function find(source: ts.SourceFile, name: string): Found[] {
   return found;
 }
 
-const parse = (text: string) =>
-  ts.createSourceFile("lesson.ts", text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+const parse = (text: string) => {
+  const ts = typescript();
+  return ts.createSourceFile("lesson.ts", text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+};
 
 /** Replaces spans of `text`, given as [start, end, replacement], from the last to the first. */
 function splice(text: string, edits: [number, number, string][]): string {

@@ -110,7 +110,7 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
       }
     : undefined;
 
-  // Loaded only for --mine: the workbench's module brings the TypeScript compiler (seconds).
+  // Loaded only for --mine: the workbench (where a learner's copies are) is no chapter's business.
   const mine = flags.mine
     ? (await import("../_exercises/workbench.ts")).latestCopy(info)
     : undefined;
