@@ -44,7 +44,9 @@ const toolPages = ["timeline", "compare", "workshop", "translation-status", "tra
 export default defineConfig({
   srcDir: "./site",
   publicDir: "./site/public",
-  outDir: "./dist",
+  // dist/ is the reader's own build (`npm run build`, served by `npm run preview`); the test suite
+  // builds elsewhere (OUT_DIR), under its sub-path base, so it never replaces that one.
+  outDir: process.env.OUT_DIR || "./dist",
   site,
   base,
   // Diagrams stay separate, cacheable files instead of data: URLs inlined into every page.

@@ -237,7 +237,7 @@ async function main() {
   );
 
   if (!args.has("--skip-build")) {
-    rmSync(path.join(REPO_ROOT, "dist"), { recursive: true, force: true });
+    rmSync(DIST, { recursive: true, force: true });
     rmSync(path.join(REPO_ROOT, ".astro"), { recursive: true, force: true });
     const ms = timed(() =>
       execFileSync("npx", ["astro", "build"], { cwd: REPO_ROOT, stdio: "ignore", env: buildEnv() }),

@@ -19,7 +19,7 @@ import {
   closeMermaidRenderer,
   renderMermaid,
 } from "../../site/lib/mermaid-render.ts";
-import { ensureSiteBuilt } from "../support/site-build.ts";
+import { DIST, ensureSiteBuilt } from "../support/site-build.ts";
 import { decodeHtml } from "../support/html.ts";
 import { budget } from "../support/budgets.ts";
 
@@ -309,7 +309,7 @@ describe.skipIf(!buildTimeRendering())(
 );
 
 describe.skipIf(!buildTimeRendering())("mermaid labels: the built site", () => {
-  const dist = path.join(REPO_ROOT, "dist");
+  const dist = DIST;
   const pages = () =>
     (readdirSync(dist, { recursive: true }) as string[]).filter((f) => f.endsWith("index.html"));
   const figures = (html: string) =>

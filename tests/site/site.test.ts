@@ -9,11 +9,11 @@ import { chapterOf, EXERCISES } from "../../chapters/_exercises/catalog.ts";
 import { partPath, partsOf } from "../../site/lib/chapter-parts.ts";
 import { readTrace } from "../../site/lib/record-trace.ts";
 import { translationStatus } from "../../site/lib/translation.ts";
-import { BASE, ensureSiteBuilt } from "../support/site-build.ts";
+import { BASE, DIST, ensureSiteBuilt } from "../support/site-build.ts";
 import { decodeHtml } from "../support/html.ts";
 import { budget } from "../support/budgets.ts";
 
-const dist = path.join(REPO_ROOT, "dist");
+const dist = DIST;
 const chapters = allRunnable();
 const appendices = chapters.filter((c) => c.id.startsWith("a"));
 const prefixes = { en: "", ja: "ja/", zh: "zh/", de: "de/" } as const;

@@ -21,7 +21,7 @@ import {
 } from "../../site/lib/imports.ts";
 import { region } from "../../site/lib/regions.ts";
 import { decodeHtml, visibleText } from "../support/html.ts";
-import { BASE, ensureSiteBuilt } from "../support/site-build.ts";
+import { BASE, DIST, ensureSiteBuilt } from "../support/site-build.ts";
 import { budget } from "../support/budgets.ts";
 
 const site = await import("../../site/lib/chapters.ts");
@@ -344,7 +344,7 @@ describe("a chapter that imports its loop instead of writing one", () => {
 describe("What changed on the built pages", () => {
   beforeAll(() => ensureSiteBuilt(), budget("siteBuild"));
 
-  const dist = path.join(REPO_ROOT, "dist");
+  const dist = DIST;
   const prefixes = { en: "", ja: "ja/", zh: "zh/", de: "de/" } as const;
   const file = (urlPath: string) => {
     const rel = decodeURIComponent(urlPath.slice(BASE.length));

@@ -16,7 +16,10 @@ import { REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { budget } from "./budgets.ts";
 import { waitFor } from "./wait.ts";
 
-export const DIST = path.join(REPO_ROOT, "dist");
+/** Where the suite's build goes: not dist/, the reader's own build (`npm run build`), which
+ *  `npm run preview` serves at the root. A build under the suite's base served there is a page
+ *  of 404s without styles (seen after `npm test`). */
+export const DIST = path.join(REPO_ROOT, ".workspace", "site-build");
 export const BASE = "/learn-agent-harness/";
 export const REPO_URL = "https://github.com/example-owner/learn-agent-harness";
 const MARKERS = path.join(REPO_ROOT, ".astro", "test-build");
@@ -39,6 +42,7 @@ export function buildEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
     SITE: "https://example-owner.github.io",
     REPO_URL,
     REPO_BRANCH: "main",
+    OUT_DIR: DIST,
     ...extra,
   };
 }
