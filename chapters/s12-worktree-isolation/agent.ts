@@ -214,6 +214,20 @@ export function checkLaneName(name: unknown): string {
   return name;
 }
 
+/** What a lane manager is given besides its workspace; a test may leave any of it out. */
+export interface LaneOptions {
+  /** The task board it binds lanes to tasks on. */
+  board?: TaskBoard;
+  /** Hears every lane event (the agent puts them in its trace). */
+  onEvent?: (event: LaneEvent) => void;
+  /** Hears what the manager skipped on its own (a damaged line of events.jsonl). */
+  onNote?: (text: string) => void;
+  /** The harness's state folder (env.stateDir); by default the one beside the workspace. */
+  stateDir?: string;
+  /** env.sandbox; by default on, without network. */
+  sandbox?: Sandbox;
+}
+
 export class WorktreeManager {
   readonly root: string;
   /** The run's sandbox: the lanes' commands and the harness's own git run in it. */
@@ -225,21 +239,16 @@ export class WorktreeManager {
   private readonly indexFile: string;
   private readonly eventsFile: string;
 
-  constructor(
-    workspace: string,
-    private readonly board?: TaskBoard,
-    private readonly onEvent?: (event: LaneEvent) => void,
-    /** Hears what the manager skipped on its own (a damaged line of events.jsonl). */
-    private readonly onNote?: (text: string) => void,
-    /** The harness's state folder (env.stateDir); by default the one beside the workspace. */
-    harnessState = stateDirFor(workspace),
-    /** env.sandbox; by default on, without network. */
-    sandbox = sandboxFor(workspace),
-  ) {
+  private readonly board?: TaskBoard;
+  private readonly onEvent?: (event: LaneEvent) => void;
+  private readonly onNote?: (text: string) => void;
+
+  constructor(workspace: string, options: LaneOptions = {}) {
     this.root = workspace;
-    this.sandbox = sandbox;
+    ({ board: this.board, onEvent: this.onEvent, onNote: this.onNote } = options);
+    this.sandbox = options.sandbox ?? sandboxFor(workspace);
     this.dir = path.join(workspace, ".worktrees");
-    this.stateDir = path.join(harnessState, "lanes");
+    this.stateDir = path.join(options.stateDir ?? stateDirFor(workspace), "lanes");
     this.indexFile = path.join(this.stateDir, "index.json");
     this.eventsFile = path.join(this.stateDir, "events.jsonl");
   }
@@ -592,14 +601,13 @@ export function createAgent(env: AgentEnv): Agent {
   // The board and the lane index live in the harness's state folder; the lanes' checkouts in the workspace.
   const board = new TaskBoard(path.join(env.stateDir, "tasks"));
   // Every lane event also goes to the trace, so the player can show lanes opening and closing.
-  const lanes = new WorktreeManager(
-    env.workspace,
+  const lanes = new WorktreeManager(env.workspace, {
     board,
-    ({ event, ...data }) => env.io.event(event, data),
-    (text) => env.io.note(text),
-    env.stateDir,
-    env.sandbox,
-  );
+    onEvent: ({ event, ...data }) => env.io.event(event, data),
+    onNote: (text) => env.io.note(text),
+    stateDir: env.stateDir,
+    sandbox: env.sandbox,
+  });
   const handlers = {
     ...BASE_HANDLERS,
     ...taskHandlers(board, env.io),

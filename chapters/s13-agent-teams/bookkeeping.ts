@@ -234,14 +234,13 @@ export interface Runner {
 
 /** s12's lane manager, with its events and notes recorded under the agent that caused them. */
 export function lanesFor(env: AgentEnv, board: TaskBoard, agent: string): WorktreeManager {
-  return new WorktreeManager(
-    env.workspace,
+  return new WorktreeManager(env.workspace, {
     board,
-    ({ event, ...data }) => env.io.event(event, data, agent),
-    (text) => env.io.note(text, agent),
-    env.stateDir,
-    env.sandbox,
-  );
+    onEvent: ({ event, ...data }) => env.io.event(event, data, agent),
+    onNote: (text) => env.io.note(text, agent),
+    stateDir: env.stateDir,
+    sandbox: env.sandbox,
+  });
 }
 
 /** `.worktrees/<name>` on branch `wt/<name>`, made with s12's manager the first time a teammate

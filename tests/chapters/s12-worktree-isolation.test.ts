@@ -44,7 +44,7 @@ const laneFile = (ws: string, name: "index.json" | "events.jsonl") =>
 function setup() {
   const ws = tempDir("lah-wt-");
   const board = new TaskBoard(boardDir(ws));
-  return { ws, board, lanes: new WorktreeManager(ws, board) };
+  return { ws, board, lanes: new WorktreeManager(ws, { board }) };
 }
 
 describe("s12 worktree isolation", () => {
@@ -89,10 +89,8 @@ describe("s12 worktree isolation", () => {
 
     // Without the last argument a manager finds the same index: the state folder beside the workspace.
     expect(new WorktreeManager(ws).list().map((l) => l.name)).toEqual(["api"]);
-    expect(
-      new WorktreeManager(ws, undefined, undefined, undefined, env.stateDir).list(),
-    ).toHaveLength(1);
-    expect(new WorktreeManager(ws, undefined, undefined, undefined, tempDir()).list()).toEqual([]);
+    expect(new WorktreeManager(ws, { stateDir: env.stateDir }).list()).toHaveLength(1);
+    expect(new WorktreeManager(ws, { stateDir: tempDir() }).list()).toEqual([]);
   });
 
   it("worktree_run runs with the lane as its working directory", async () => {
@@ -208,7 +206,7 @@ describe("s12 worktree isolation", () => {
     const ws = tempDir("lah-wt-");
     const board = new TaskBoard(boardDir(ws));
     const notes: string[] = [];
-    const lanes = new WorktreeManager(ws, board, undefined, (text) => notes.push(text));
+    const lanes = new WorktreeManager(ws, { board, onNote: (text) => notes.push(text) });
     lanes.create("docs");
     appendFileSync(
       laneFile(ws, "events.jsonl"),

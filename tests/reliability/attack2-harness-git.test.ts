@@ -150,7 +150,7 @@ describe("attack2: the harness's own git without a sandbox", () => {
       const { ws } = repo();
       const outside = tempDir("lah-a2g-outside-");
       const noSandbox = sandboxFor(ws, { disabled: true });
-      const lanes = new WorktreeManager(ws, undefined, undefined, undefined, undefined, noSandbox);
+      const lanes = new WorktreeManager(ws, { sandbox: noSandbox });
       lanes.create("a");
       const ran = path.join(outside, "FILTER-RAN-OUTSIDE");
       const planted = await lanes.run(

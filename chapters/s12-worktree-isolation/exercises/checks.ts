@@ -27,7 +27,7 @@ type M = typeof S12;
 function setup(module: M, kit: CheckKit) {
   const ws = kit.workspace();
   const board = new TaskBoard(path.join(stateDirFor(ws), "tasks"));
-  return { ws, board, lanes: new module.WorktreeManager(ws, board) };
+  return { ws, board, lanes: new module.WorktreeManager(ws, { board }) };
 }
 
 const kinds = (lanes: WorktreeManager, name: string) =>
@@ -82,13 +82,7 @@ export const createBindsTask: Check<M> = {
       encoding: "utf8",
     }).trim();
     expectThat(branch === "wt/login", "wrong-branch", { got: branch || "none" });
-    const lanes = new module.WorktreeManager(
-      env.workspace,
-      undefined,
-      undefined,
-      undefined,
-      env.stateDir,
-    );
+    const lanes = new module.WorktreeManager(env.workspace, { stateDir: env.stateDir });
     const lane = lanes.list().find((l) => l.name === "login");
     expectThat(lane?.taskId === 1, "index-no-task", { got: String(lane?.taskId ?? "no entry") });
     const board = new TaskBoard(path.join(env.stateDir, "tasks"));
