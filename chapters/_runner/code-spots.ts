@@ -2,9 +2,11 @@
 // so the site's player shows it beside the step without reading the lessons to guess. Asked only
 // when a run is recorded (`npm run traces`, `--record`); the answer is a lesson file of the
 // repository and a line in it:
-//   a tool call or result → the tool's handler (`bash: (input, ctx) =>` in s02's table, s01's
-//                           `function bash(`), else the tool's definition (`name: "bash"`); a
-//                           tool made at run time (an MCP server's): where handlers are added;
+//   a tool call or result → the tool's handler in a table of handlers (`bash: (input, ctx) =>`
+//                           in s02's; for `send: this.sendTool(LEAD)`, sendTool's code), else
+//                           a function of its name (s01's `bash`), else its definition (`name:
+//                           "task"`); an MCP server's tool (made at run time): where handlers
+//                           are added; a name no chapter has: none;
 //   a model response, or  → the call that answered it, or failed (its agent's latest request);
 //   a failed call
 //   an event              → the first lesson line on the call stack whose call writes its type
@@ -63,50 +65,71 @@ export function codeSpotter(chapterFolder: string) {
   const lineOf = (file: Parsed, node: ts.Node) =>
     file.source.getLineAndCharacterOfPosition(node.getStart(file.source)).line + 1;
 
-  // The chapter's lesson files, then those of the chapters they import, newest first.
+  // The chapter's lesson files, then each chapter they import (newest first) with the chapters
+  // that one imports before the next.
   let order: string[] | undefined;
   const searchOrder = () => (order ??= chaptersFrom(chapterFolder, parse));
+  const spotOf = (found: { file: string; parsed: Parsed; node: ts.Node } | undefined) =>
+    found && { file: `chapters/${found.file}`, line: lineOf(found.parsed, found.node) };
 
   const handlers = new Map<string, StepAt | undefined>();
   const handlerOf = (name: string): StepAt | undefined => {
     if (!handlers.has(name)) {
-      const found =
-        findNode(searchOrder(), parse, (node) => isHandler(node, name)) ??
-        findNode(searchOrder(), parse, (node) => isDefinition(node, name)) ??
-        findNode(searchOrder(), parse, isRuntimeHandler);
-      handlers.set(
-        name,
-        found && { file: `chapters/${found.file}`, line: lineOf(found.parsed, found.node) },
+      const entry = findNode(searchOrder(), parse, (node, source) =>
+        isTableEntry(node, name, source),
       );
+      // `send: this.sendTool(LEAD)`: the handler is what the call makes, so its code is there.
+      const made =
+        entry && ts.isPropertyAssignment(entry.node) && ts.isCallExpression(entry.node.initializer)
+          ? calleeName(entry.node.initializer.expression)
+          : undefined;
+      const found =
+        (made ? findNode(searchOrder(), parse, (node) => declares(node, made)) : undefined) ??
+        entry ??
+        findNode(
+          searchOrder(),
+          parse,
+          (node) => ts.isFunctionDeclaration(node) && node.name?.text === name,
+        ) ??
+        findNode(searchOrder(), parse, (node) => isDefinition(node, name)) ??
+        // A tool made at run time (an MCP server's, `mcp__server__tool`): where it gets its handler.
+        (name.startsWith("mcp__") ? findNode(searchOrder(), parse, isRuntimeHandler) : undefined);
+      handlers.set(name, spotOf(found));
     }
     return handlers.get(name);
   };
 
-  /** The call a frame is at (the innermost call around its line and column) and the function
-   *  that makes it. */
+  /** The call a frame is at: the innermost call around its line and column. */
   const callAt = (relative: string, line: number, column: number) => {
     const file = parse(relative);
     if (!file || line > file.lines.length) return undefined;
     const at = file.lines[line - 1] + column - 1;
-    let fn: ts.FunctionLikeDeclaration | undefined;
     let call: ts.CallExpression | undefined;
     const visit = (node: ts.Node) => {
       if (node.getStart(file.source) > at || node.end <= at) return;
-      if (ts.isFunctionLike(node) && "body" in node) fn = node as ts.FunctionLikeDeclaration;
       if (ts.isCallExpression(node)) call = node;
       node.forEachChild(visit);
     };
     visit(file.source);
-    return call && { call, fn };
+    return call && { call };
   };
 
-  /** Whether a call passes on what its function was given: its first argument is one of the
-   *  function's own parameters (`(text) => env.io.note(text)`, a7's counting `create(body)`).
-   *  Such a function relays the step; whoever called it decided it. */
-  const relays = ({ call, fn }: { call: ts.CallExpression; fn?: ts.FunctionLikeDeclaration }) => {
-    const first = call.arguments[0];
-    if (!fn || !first || !ts.isIdentifier(first)) return false;
-    return fn.parameters.some((p) => bindingNames(p.name).includes(first.text));
+  /** Whether a call passes on what it was given: its first argument is a parameter of its
+   *  function or of one around it (`(text) => env.io.note(text)`, a7's counting `create(body)`,
+   *  a2's `last.then(() => env.ask(question, choices))`), or such a parameter wrapped in one call
+   *  (`messages.create(withPromptCache(body), options)`). Such code relays the step; whoever
+   *  called it decided it. */
+  const relays = ({ call }: { call: ts.CallExpression }) => {
+    let first = call.arguments[0];
+    if (first && ts.isCallExpression(first)) first = first.arguments[0];
+    if (!first || !ts.isIdentifier(first)) return false;
+    for (let node: ts.Node | undefined = call; node; node = node.parent)
+      if (
+        ts.isFunctionLike(node) &&
+        node.parameters.some((p) => bindingNames(p.name).includes(first.text))
+      )
+        return true;
+    return false;
   };
 
   /** Whether a call writes `literal` (an event's type) as a string. */
@@ -201,17 +224,67 @@ const nameOf = (name: ts.PropertyName | undefined) =>
 const isFunction = (node: ts.Node | undefined) =>
   !!node && (ts.isArrowFunction(node) || ts.isFunctionExpression(node));
 
-/** `bash: (input, ctx) => …`, `send: this.sendTool(LEAD)` (a handler made by a call), `async
- *  bash(input) {…}` in an object, `function bash(…)`. */
-function isHandler(node: ts.Node, name: string): boolean {
-  if (ts.isPropertyAssignment(node))
-    return (
-      nameOf(node.name) === name &&
-      (isFunction(node.initializer) || ts.isCallExpression(node.initializer))
-    );
-  if (ts.isMethodDeclaration(node))
-    return ts.isObjectLiteralExpression(node.parent) && nameOf(node.name) === name;
-  return ts.isFunctionDeclaration(node) && node.name?.text === name;
+/** The name a callee or a spread goes by: `sendTool` of `this.sendTool`, `memoryHandlers` of
+ *  `s09.memoryHandlers(memory)`, `BASE_HANDLERS`. */
+function calleeName(expression: ts.Expression): string | undefined {
+  if (ts.isIdentifier(expression)) return expression.text;
+  if (ts.isPropertyAccessExpression(expression)) return expression.name.text;
+  if (ts.isCallExpression(expression)) return calleeName(expression.expression);
+  return undefined;
+}
+
+const HANDLERS = /handlers$/i;
+const typedAsHandlers = (type: ts.TypeNode | undefined, source: ts.SourceFile) =>
+  !!type && /\bToolHandler\b/.test(type.getText(source));
+
+/** Whether an object literal is a table of tool handlers: it spreads one (`...BASE_HANDLERS`,
+ *  `...memoryHandlers(memory)`), it is typed as one (`Record<string, ToolHandler>` on its
+ *  variable or its function's return), or it is named as one (`handlers: {…}`, `const handlers
+ *  = {…}`, `this.leadHandlers = {…}`). An agent's own methods (`send(prompt)`) or a jail's
+ *  `read` helper are in no such table. */
+function isHandlerTable(table: ts.ObjectLiteralExpression, source: ts.SourceFile): boolean {
+  if (
+    table.properties.some(
+      (p) => ts.isSpreadAssignment(p) && HANDLERS.test(calleeName(p.expression) ?? ""),
+    )
+  )
+    return true;
+  let around: ts.Node = table.parent;
+  while (ts.isParenthesizedExpression(around) || ts.isAsExpression(around)) around = around.parent;
+  if (ts.isVariableDeclaration(around) || ts.isPropertyDeclaration(around))
+    return typedAsHandlers(around.type, source) || HANDLERS.test(around.name.getText(source));
+  if (ts.isPropertyAssignment(around)) return HANDLERS.test(around.name.getText(source));
+  if (ts.isBinaryExpression(around) && around.operatorToken.kind === ts.SyntaxKind.EqualsToken)
+    return HANDLERS.test(around.left.getText(source));
+  if (ts.isReturnStatement(around) || ts.isArrowFunction(around)) {
+    let fn: ts.Node | undefined = around;
+    while (fn && !ts.isFunctionLike(fn)) fn = fn.parent;
+    return !!fn && typedAsHandlers((fn as ts.SignatureDeclaration).type, source);
+  }
+  return false;
+}
+
+/** `bash: (input, ctx) => …`, `send: this.sendTool(LEAD)` or `async read(input) {…}` in a
+ *  table of handlers. */
+function isTableEntry(node: ts.Node, name: string, source: ts.SourceFile): boolean {
+  if (!ts.isPropertyAssignment(node) && !ts.isMethodDeclaration(node)) return false;
+  if (nameOf(node.name) !== name || !ts.isObjectLiteralExpression(node.parent)) return false;
+  if (
+    ts.isPropertyAssignment(node) &&
+    !isFunction(node.initializer) &&
+    !ts.isCallExpression(node.initializer)
+  )
+    return false;
+  return isHandlerTable(node.parent, source);
+}
+
+/** The declaration of the function or method `name` (`sendTool(from: string): ToolHandler {`). */
+function declares(node: ts.Node, name: string): boolean {
+  return (
+    (ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) &&
+    !!node.name &&
+    nameOf(node.name) === name
+  );
 }
 
 /** `name: "bash"`: the tool's definition, for a tool no handler table names (s06's `task`, which
@@ -236,8 +309,8 @@ function isRuntimeHandler(node: ts.Node): boolean {
   );
 }
 
-/** The lesson files to search, chapter by chapter: `first`'s, then those of the chapters its
- *  files import (newest first), then theirs. */
+/** The lesson files to search, chapter by chapter: `first`'s, then each chapter its files
+ *  import (newest first), with the chapters that one imports before the next (depth first). */
 function chaptersFrom(first: string, parse: (relative: string) => Parsed | null): string[] {
   const files: string[] = [];
   const seen = new Set<string>();
@@ -282,7 +355,7 @@ function readdirSorted(folder: string): string[] {
 function findNode(
   files: string[],
   parse: (relative: string) => Parsed | null,
-  matches: (node: ts.Node) => boolean,
+  matches: (node: ts.Node, source: ts.SourceFile) => boolean,
 ): { file: string; parsed: Parsed; node: ts.Node } | undefined {
   for (const file of files) {
     const parsed = parse(file);
@@ -290,7 +363,7 @@ function findNode(
     let found: ts.Node | undefined;
     const visit = (node: ts.Node) => {
       if (found) return;
-      if (matches(node)) found = node;
+      if (matches(node, parsed.source)) found = node;
       else node.forEachChild(visit);
     };
     visit(parsed.source);

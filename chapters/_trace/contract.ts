@@ -23,6 +23,10 @@ export const RECORDING_FORMAT = "learn-agent-harness recording";
  *  is read as it is (its steps have no `at`). */
 export const TRACE_VERSION = 4;
 
+/** The first version whose steps say where their code is (`at`). A step of a later recording
+ *  without one has none on purpose (a learner's own copy, a line printed by the runner). */
+export const STEPS_SAY_WHERE = 4;
+
 const text = z.string();
 const count = z.number().int().nonnegative();
 const agent = text.min(1);

@@ -5,7 +5,7 @@ import { parseNotes, type StepNotes } from "../../chapters/_runner/notes.ts";
 import type { Locale } from "../../i18n/locales.ts";
 import { allChapters, chapter, type ChapterData } from "./chapters";
 import { regionsOf } from "./regions";
-import { spotAt, type CodeSpot, type LessonPlaces } from "./step-spots";
+import { spotOf, type CodeSpot, type LessonPlaces } from "./step-spots";
 import { traceOf } from "./trace-files";
 import { notesHash } from "./translation";
 
@@ -62,7 +62,7 @@ export function lessonPlaces(data: ChapterData): LessonPlaces {
 export function codeSpots(data: ChapterData): (CodeSpot | undefined)[] {
   const trace = traceOf(data.id);
   const places = lessonPlaces(data);
-  return trace ? trace.steps.map((step) => spotAt(places, step.at)) : [];
+  return trace ? trace.steps.map((step) => spotOf(places, step)) : [];
 }
 
 /** A region's lines as they stand in its lesson file (markers left out), and the first one's number. */

@@ -45,26 +45,43 @@ export const stepKey = (step: TraceEvent): string =>
           ? `note:${step.text}`
           : "user";
 
-/** The spot of each kind of step in a recorded run (the first step of a kind that has one), for
- *  reading a recording whose steps carry no `at`. */
+/** Where each kind of step was taken in a recorded run, for reading a recording whose steps carry
+ *  no `at` (made before version 4): only the kinds that were always taken at one line (every
+ *  bash call; not s15's protocol events, a request here and a reply there), so an older
+ *  recording's step is shown at its own line or at none, never at another step's. */
 export function spotsByKind(
   places: LessonPlaces,
   steps: readonly TraceEvent[],
 ): Record<string, CodeSpot> {
   const byKind: Record<string, CodeSpot> = {};
+  const mixed = new Set<string>();
   for (const step of steps) {
     const spot = spotAt(places, step.at);
-    if (spot) byKind[stepKey(step)] ??= spot;
+    const key = stepKey(step);
+    if (!spot || mixed.has(key)) continue;
+    const known = byKind[key];
+    if (!known) byKind[key] = spot;
+    else if (
+      known.file !== spot.file ||
+      known.line !== spot.line ||
+      known.chapter !== spot.chapter
+    ) {
+      mixed.add(key);
+      delete byKind[key];
+    }
   }
   return byKind;
 }
 
-/** A step's spot: where it says it was taken, else where its kind was in the chapter's run. */
+/** A step's spot: where it says it was taken; for a step of a recording made before steps said
+ *  so (pass `byKind` only then), where its kind was taken in the chapter's run. A person's words
+ *  are nobody's code, whatever a recording claims. */
 export function spotOf(
   places: LessonPlaces,
   step: TraceEvent,
   byKind: Record<string, CodeSpot> = {},
 ): CodeSpot | undefined {
+  if (step.kind === "user") return undefined;
   if (step.at) return spotAt(places, step.at);
   const key = stepKey(step);
   return Object.hasOwn(byKind, key) ? byKind[key] : undefined;

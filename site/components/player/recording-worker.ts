@@ -19,7 +19,12 @@ import { sequenceFromTrace, sequenceLinks, type SequenceWords } from "../../lib/
 import { translator, type Strings } from "../../lib/ui-text";
 import { stateStrings } from "../../lib/state-words";
 import english from "../../../i18n/ui.en.json" with { type: "json" };
-import type { TraceEvent, TraceFile } from "../../../chapters/_trace/contract.ts";
+import {
+  STEPS_SAY_WHERE,
+  TRACE_VERSION,
+  type TraceEvent,
+  type TraceFile,
+} from "../../../chapters/_trace/contract.ts";
 import type { PlayerData } from "./side-panels";
 import { modelCalls } from "../../lib/model-calls";
 
@@ -171,8 +176,12 @@ function panels(
   words: PlayerData["words"],
 ) {
   const trace = recording.trace;
+  // Only a recording from before steps said where their code is is matched by kind: a later
+  // step without an `at` has none on purpose (a learner's own copy, --mine).
+  const older = (recording.header?.version ?? TRACE_VERSION) < STEPS_SAY_WHERE;
+  const byKind = older ? chapter?.byKind : undefined;
   const spots = trace.steps.map((step) => {
-    const spot = chapter && orEmpty(() => spotOf(chapter.places, step, chapter.byKind), undefined);
+    const spot = chapter && orEmpty(() => spotOf(chapter.places, step, byKind), undefined);
     const key = spot && `${spot.chapter}#${spot.region}`;
     return key && chapter.regions[key] ? ([key, spot.line] as [string, number]) : null;
   });
