@@ -13,7 +13,7 @@ import type { Exercise } from "./kit.ts";
 import { HEARTBEAT_MS, type CheckResult } from "./run-checks.ts";
 
 const CHILD = fileURLToPath(new URL("./run-checks.ts", import.meta.url));
-const TYPECHECK = fileURLToPath(new URL("./typecheck.ts", import.meta.url));
+const TYPECHECK = fileURLToPath(new URL("./typecheck.js", import.meta.url));
 const DEFAULT_LIMIT_MS = 10_000;
 const LOAD_LIMIT_MS = 60_000;
 
@@ -57,12 +57,13 @@ export async function runChecks(
 
 /** The copy's type errors, one line each ("agent.ts:12:5: …"), from a child of their own, so the
  *  check (seconds on a large import graph) runs while the behaviours do. `lesson` is the chapter's
- *  file the copy was made from (typecheck.ts reads the copy wherever the chapter imports it). A
+ *  file the copy was made from (typecheck.js reads the copy wherever the chapter imports it). A
  *  type check that could not run is itself a line: silence would read as "no type errors". */
 export function typeCheck(file: string, lesson?: string): Promise<string[]> {
   return new Promise((resolve) => {
     const child = fork(TYPECHECK, lesson ? [file, lesson] : [file], {
-      execArgv: ["--import", "tsx"],
+      execArgv: [], // plain JavaScript: no TypeScript loader to start
+
       stdio: ["ignore", "ignore", "pipe", "ipc"],
     });
     let stderr = "";

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { findChapter } from "../../chapters/_runner/discovery.js";
 import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
 import { chapterOf, EXERCISES } from "../../chapters/_exercises/catalog.ts";
-import { typeErrors, type ParsedFiles } from "../../chapters/_exercises/typecheck.ts";
+import { typeErrors, type ParsedFiles } from "../../chapters/_exercises/typecheck.js";
 import { applySolution, startExercise } from "../../chapters/_exercises/workbench.ts";
 import { budget } from "../support/budgets.ts";
 import { tempDir } from "../support/helpers.ts";

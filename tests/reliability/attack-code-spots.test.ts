@@ -5,6 +5,7 @@
 // then-callback: the stack no longer holds who asked), no spot is the right answer, never a wrong one.
 import { readFileSync } from "node:fs";
 import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
+import { budget } from "../support/budgets.ts";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { codeSpotter } from "../../chapters/_runner/code-spots.ts";
@@ -77,9 +78,12 @@ describe("a tool call's spot is its handler (code-spots.ts handlerOf)", () => {
 
 describe("a2's recorded run (recordTrace, as npm run traces does)", () => {
   let a2: TraceFile;
-  beforeAll(async () => {
-    a2 = await recordTrace(allRunnable().find((c) => c.id === "a2")!);
-  }, 120_000);
+  beforeAll(
+    async () => {
+      a2 = await recordTrace(allRunnable().find((c) => c.id === "a2")!);
+    },
+    budget({ chapterRun: 1 }),
+  );
 
   it("a permission question points at the gate that asks it, not at the queue that serialises questions", () => {
     // oneQuestionAtATime: `last.then(() => env.ask(question, choices))` runs the question in a

@@ -1,17 +1,26 @@
+// @ts-check
 // The checker's type check of a learner's copy, in a process of its own so it runs while the checks
 // do: TypeScript's own diagnostics for that one file (its imports read, not reported), each as one
 // line "agent.ts:12:5: Type 'string' is not assignable to type 'number'." sent to the parent.
+//
+// Plain JavaScript (type-checked from its JSDoc), like the runner's cli.js: the child starts
+// without the TypeScript loader, which would otherwise be a third of a CPU-second of every
+// --check, most of it spent looking at the nine megabytes of the compiler it then loads.
 //
 // The copy stands in for the chapter's lesson file, and so it does for the type check too: where
 // another file of the chapter imports the lesson (s13's extension-points.ts takes a `Team`), it is
 // given the copy. Otherwise the copy's class and the chapter's would be two declarations of one
 // name, and TypeScript would report the learner's untouched code as not fitting itself.
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import ts from "typescript";
-import { REPO_ROOT } from "../_shared/paths.ts";
 
-let options: ts.CompilerOptions | undefined;
-function compilerOptions(): ts.CompilerOptions {
+const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
+
+/** @type {ts.CompilerOptions | undefined} */
+let options;
+/** @returns {ts.CompilerOptions} */
+function compilerOptions() {
   if (!options) {
     const config = ts.readConfigFile(path.join(REPO_ROOT, "tsconfig.json"), ts.sys.readFile).config;
     // A stub leaves imports and parameters unused; that is not the learner's mistake.
@@ -30,16 +39,16 @@ function compilerOptions(): ts.CompilerOptions {
  *  other files, _shared …), parsed, by its name and text. A caller that checks many copies in one
  *  process (the every-copy test) passes one cache to every call, so each is parsed once; it is
  *  hundreds of megabytes, so the caller lets go of it when done. */
-export type ParsedFiles = Map<string, { text: string; source: ts.SourceFile }>;
+/** @typedef {Map<string, { text: string; source: ts.SourceFile }>} ParsedFiles */
 
 /** The type errors of `file`, one line each, at most `limit`. With `lesson` (the chapter's file
- *  the copy was made from), imports of the lesson by the chapter's other files read the copy. */
-export function typeErrors(
-  file: string,
-  lesson?: string,
-  limit = 5,
-  parsed: ParsedFiles = new Map(),
-): string[] {
+ *  the copy was made from), imports of the lesson by the chapter's other files read the copy.
+ *  @param {string} file
+ *  @param {string} [lesson]
+ *  @param {number} [limit]
+ *  @param {ParsedFiles} [parsed]
+ *  @returns {string[]} */
+export function typeErrors(file, lesson, limit = 5, parsed = new Map()) {
   const opts = compilerOptions();
   const host = ts.createCompilerHost(opts);
   const getSourceFile = host.getSourceFile.bind(host);
@@ -78,4 +87,4 @@ export function typeErrors(
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href)
-  process.send!(typeErrors(process.argv[2], process.argv[3] || undefined), () => process.exit(0));
+  process.send?.(typeErrors(process.argv[2], process.argv[3] || undefined), () => process.exit(0));
