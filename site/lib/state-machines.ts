@@ -40,7 +40,9 @@ export function machineEdges(machine: Machine): string[] {
 /** A mermaid state diagram of the table: the initial state, every allowed move, final states. */
 export function machineDiagram(machine: Machine): string {
   const arrows = machineEdges(machine).map((edge) => `  ${edge.replace(">", " --> ")}`);
-  return ["stateDiagram-v2", ...arrows].join("\n");
+  // Left to right: the player's machine panel is a third of the stage's height and its full
+  // width, where a top-down drawing put s13's state names 5 px tall (10 and 15 were not much better).
+  return ["stateDiagram-v2", "  direction LR", ...arrows].join("\n");
 }
 
 /** For each step of a run of `chapterId`: the subject it moved, or the last one (machine-focus.ts). */

@@ -146,6 +146,34 @@ describe.skipIf(!hasChromium)("reading the site", { timeout: budget({ page: 20 }
     expect([...new Set(problems)].slice(0, 12)).toEqual([]);
   });
 
+  it("at 1280×720 a state machine's names are drawn large enough to read (s10, s13, s15)", async () => {
+    // The machine panel is a third of the stage's height and all its width: s13's lifecycle,
+    // drawn top-down, came out with its state names 5 px tall; drawn left to right, 26 px.
+    const screen = { width: 1280, height: 720 };
+    const heights: Record<string, number> = {};
+    for (const chapter of ["s10-task-system", "s13-agent-teams", "s15-team-protocols"]) {
+      const page = await site.tab(screen);
+      await page.goto(`${site.server.url}/${chapter}/run/`, { waitUntil: "load" });
+      await scriptsReady(page);
+      const player = page.locator(".lah-player").first();
+      await player.locator(".lah-step").first().waitFor();
+      await player.locator("button[data-action=next]").click();
+      const labels = player.locator(
+        ".lah-machine svg g.node :is(foreignObject span, foreignObject p, text)",
+      );
+      await labels.first().waitFor({ state: "attached" });
+      heights[chapter] = Math.min(
+        ...(await labels.evaluateAll((all) =>
+          all.map((l) => l.getBoundingClientRect().height).filter((h) => h > 0),
+        )),
+      );
+    }
+    for (const [chapter, height] of Object.entries(heights))
+      expect(height, `${chapter}: state names ${height.toFixed(1)} px tall`).toBeGreaterThanOrEqual(
+        9,
+      );
+  });
+
   it("on a phone, one tap goes from the steps to the code, the state or the machine, and one back", async () => {
     const screen = { width: 390, height: 844 };
     const page = await site.tab(screen);
