@@ -19,10 +19,19 @@ export function traceKeeper(
   where?: (step: TraceEvent) => StepAt | undefined,
 ) {
   const trace: TraceEvent[] = [];
+  // A spot is an extra for the player: one that cannot be found costs the step its `at`, never
+  // the run (a lesson file unreadable while the run goes on, a parser's surprise).
+  const spotOf = (step: TraceEvent) => {
+    try {
+      return where?.(step);
+    } catch {
+      return undefined;
+    }
+  };
   return {
     trace,
     keep(step: TraceEvent) {
-      const at = where?.(step);
+      const at = spotOf(step);
       if (at) step = { ...step, at };
       trace.push(step);
       onStep?.(step);

@@ -96,6 +96,20 @@ describe("npm run chapter sNN -- --record FILE", { timeout: budget({ cli: 4 }) }
     expect(steps.filter((s) => s.at).length).toBeGreaterThan(steps.length / 2);
   });
 
+  it("a spot that cannot be found costs the step its `at`, never the run", () => {
+    const io = createIO({
+      where: () => {
+        throw new Error("the parser's surprise");
+      },
+    });
+    io.note("still kept");
+    io.event("todos", { items: [] });
+    expect(io.trace).toEqual([
+      { kind: "note", agent: "lead", text: "still kept" },
+      { kind: "event", agent: "lead", type: "todos", data: { items: [] } },
+    ]);
+  });
+
   it("keeps every step it wrote when the harness is killed in the middle of a run", async () => {
     const dir = tempDir();
     const file = path.join(dir, "killed.jsonl");
