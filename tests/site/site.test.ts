@@ -29,7 +29,7 @@ const chapterPages = (prefix: string, name: string) =>
     .map((part) => page(prefix, `${name}/${part}`))
     .join("\n");
 
-// SKIP_SITE_BUILD=1 reuses an existing dist/ while iterating on these checks.
+// SKIP_SITE_BUILD=1 reuses an existing build (.workspace/site-build/) while iterating on these checks.
 beforeAll(() => ensureSiteBuilt(), budget("siteBuild"));
 
 describe("documentation site", () => {

@@ -29,7 +29,7 @@ export const BUDGET = {
   process: 10_000,
   /** `astro build` of the whole site, clean. */
   siteBuild: 300_000,
-  /** Launching chromium and serving dist/. */
+  /** Launching chromium and serving the suite's build. */
   browser: 30_000,
   /** Loading one page in chromium and what a test does on it: its diagrams drawn, its scripts
    *  ready, a few clicks, evaluations or a screenshot. */

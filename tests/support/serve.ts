@@ -1,4 +1,4 @@
-// A tiny static file server for dist/ on localhost (what `astro preview` does, without Vite).
+// A tiny static file server for a built site on localhost (what `astro preview` does, without Vite).
 // With `base` ("/learn-agent-harness/") it serves the folder under that path only, as GitHub Pages
 // serves a project site: anything outside the base is a 404, so a link that forgot the base fails.
 import { createReadStream, existsSync, statSync } from "node:fs";

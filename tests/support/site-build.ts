@@ -76,7 +76,7 @@ export function startSiteBuild(): void {
   );
 }
 
-/** Waits for this run's build (starting it if nobody has) and returns dist/. */
+/** Waits for this run's build (starting it if nobody has) and returns where it is (DIST). */
 export async function ensureSiteBuilt(): Promise<string> {
   if (process.env.SKIP_SITE_BUILD === "1" && existsSync(DIST)) return DIST;
   startSiteBuild();
