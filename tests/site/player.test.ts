@@ -9,7 +9,8 @@ import { allChapters, chapter } from "../../site/lib/chapters.ts";
 import { eventWords, playerSteps, type Translate } from "../../site/lib/player.ts";
 import { regionsOf } from "../../site/lib/regions.ts";
 import { codeSpots, lessonPlaces } from "../../site/lib/player-data.ts";
-import { spotAt, spotOf, spotsByKind } from "../../site/lib/step-spots.ts";
+import { spotAt, spotOf, spotsByKind, stepKey } from "../../site/lib/step-spots.ts";
+import { fc, forAll } from "../../chapters/_exercises/property.ts";
 import { traceStepSchema, type TraceEvent } from "../../chapters/_trace/contract.ts";
 import { sequenceFromTrace, sequenceLinks } from "../../site/lib/trace-sequence.ts";
 import { readTrace } from "../../site/lib/record-trace.ts";
@@ -167,6 +168,54 @@ describe("a recording's `at`, read", () => {
         at: { file: "chapters/s13-agent-teams/mailbox.ts", line: 70 },
       } as TraceEvent),
     ).toBeUndefined();
+  });
+});
+
+describe("an older recording's steps, found by their kind", () => {
+  it("any run, any step: the spot shown is the step's own or none, never another step's (property)", async () => {
+    // The rule spotsByKind keeps: a kind is looked up only if the chapter's run took it at one
+    // line. Runs are generated from s13's places (four files, many regions), with steps of a few
+    // kinds taken at a few lines each.
+    const places = lessonPlaces(chapter("s13"));
+    const lines = Object.entries(places).flatMap(([file, place]) =>
+      place.regions.slice(0, 3).map((r) => ({ file, line: r.start + 1 })),
+    );
+    const step = fc.record({
+      kind: fc.constantFrom("tool_call", "event", "request", "note"),
+      name: fc.constantFrom("bash", "send", "task_update"),
+      agent: fc.constantFrom("lead", "alice"),
+      at: fc.option(fc.constantFrom(...lines), { nil: undefined }),
+    });
+    const asStep = (s: {
+      kind: string;
+      name: string;
+      agent: string;
+      at?: { file: string; line: number };
+    }): TraceEvent =>
+      (s.kind === "tool_call"
+        ? { kind: "tool_call", agent: s.agent, id: "t", name: s.name, input: {}, at: s.at }
+        : s.kind === "event"
+          ? { kind: "event", agent: s.agent, type: "task", data: {}, at: s.at }
+          : s.kind === "note"
+            ? { kind: "note", agent: s.agent, text: s.name, at: s.at }
+            : { kind: "request", agent: s.agent, messages: 1, tools: [], at: s.at }) as TraceEvent;
+    await forAll(
+      fc.array(step, { minLength: 1, maxLength: 30 }),
+      (generated) => {
+        const run = generated.map(asStep);
+        const byKind = spotsByKind(places, run);
+        for (const taken of run) {
+          const { at: _at, ...older } = taken;
+          const shown = spotOf(places, older as TraceEvent, byKind);
+          if (!shown) continue;
+          // every step of that kind in the run was taken where it is shown
+          for (const other of run)
+            if (stepKey(other) === stepKey(taken) && other.at)
+              expect(spotAt(places, other.at)).toEqual(shown);
+        }
+      },
+      { runs: 200 },
+    );
   });
 });
 
