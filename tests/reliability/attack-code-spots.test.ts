@@ -16,10 +16,14 @@ import { spotAt, spotOf, spotsByKind } from "../../site/lib/step-spots.ts";
 import { readTrace, recordTrace } from "../../site/lib/record-trace.ts";
 import { lessonPlaces, regionLines } from "../../site/lib/player-data.ts";
 import { allChapters, chapter } from "../../site/lib/chapters.ts";
-import { RECORDING_FORMAT, readRecording } from "../../site/lib/recording.ts";
+import { readRecording } from "../../site/lib/recording.ts";
+import { recordingHeader } from "../support/recordings.ts";
 import english from "../../i18n/ui.en.json" with { type: "json" };
 
 const ROOT = REPO_ROOT;
+/** A recording's first line for a run of s02, of `version`. */
+const S02_HEADER = (version = TRACE_VERSION) =>
+  recordingHeader({ version, chapter: "s02", name: "s02-tool-use", title: "Tool use" });
 const lineAt = (at: StepAt | undefined) =>
   at ? readFileSync(path.join(ROOT, at.file), "utf8").split("\n")[at.line - 1].trim() : "(no spot)";
 const where = (at: StepAt | undefined) =>
@@ -152,15 +156,7 @@ describe("the reader (site/lib/step-spots.ts)", () => {
     // The writer never puts `at` on a user step ("the person's words, not the code's"); the
     // schema accepts one and spotOf shows the region.
     const text = [
-      JSON.stringify({
-        format: RECORDING_FORMAT,
-        version: TRACE_VERSION,
-        chapter: "s02",
-        name: "s02-tool-use",
-        title: "Tool use",
-        model: "scripted",
-        started: "2026-01-01T00:00:00.000Z",
-      }),
+      S02_HEADER(),
       JSON.stringify({
         kind: "user",
         agent: "lead",
@@ -228,18 +224,7 @@ describe("the Open a recording… worker (recording-worker.ts)", () => {
     // the worker still looks every step up by kind in the chapter's own run (byKind, meant for
     // version-3 files) and shows the reference code beside the learner's own run.
     const s02 = readTrace("s02")!;
-    const lines = [
-      JSON.stringify({
-        format: RECORDING_FORMAT,
-        version: TRACE_VERSION,
-        chapter: "s02",
-        name: "s02-tool-use",
-        title: "Tool use",
-        model: "scripted",
-        started: "2026-01-01T00:00:00.000Z",
-      }),
-      ...s02.steps.map(({ at: _at, ...step }) => JSON.stringify(step)),
-    ];
+    const lines = [S02_HEADER(), ...s02.steps.map(({ at: _at, ...step }) => JSON.stringify(step))];
     const done = await open(lines.join("\n") + "\n");
     const shown = done.data.spots.filter(Boolean);
     expect(
@@ -249,16 +234,7 @@ describe("the Open a recording… worker (recording-worker.ts)", () => {
 
   it("a version-3 recording (no `at` anywhere) still shows the code of the kinds its chapter takes at one line", async () => {
     const s02 = readTrace("s02")!;
-    const header = { format: RECORDING_FORMAT, version: 3, chapter: "s02", name: "s02-tool-use" };
-    const lines = [
-      JSON.stringify({
-        ...header,
-        title: "Tool use",
-        model: "scripted",
-        started: "2026-01-01T00:00:00.000Z",
-      }),
-      ...s02.steps.map(({ at: _at, ...step }) => JSON.stringify(step)),
-    ];
+    const lines = [S02_HEADER(3), ...s02.steps.map(({ at: _at, ...step }) => JSON.stringify(step))];
     const done = await open(lines.join("\n") + "\n");
     const bash = s02.steps.findIndex((s) => s.kind === "tool_call" && s.name === "bash");
     expect(done.data.spots[bash]).not.toBeNull();
