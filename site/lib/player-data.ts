@@ -5,7 +5,7 @@ import { parseNotes, type StepNotes } from "../../chapters/_runner/notes.ts";
 import type { Locale } from "../../i18n/locales.ts";
 import { allChapters, chapter, type ChapterData } from "./chapters";
 import { regionsOf } from "./regions";
-import { spotOf, type CodeSpot, type LessonPlaces } from "./step-spots";
+import { spotOf, spotsByKind, type CodeSpot, type LessonPlaces } from "./step-spots";
 import { traceOf } from "./trace-files";
 import { notesHash } from "./translation";
 
@@ -66,7 +66,7 @@ export function codeSpots(data: ChapterData): (CodeSpot | undefined)[] {
 }
 
 /** A region's lines as they stand in its lesson file (markers left out), and the first one's number. */
-export function regionLines(spot: CodeSpot): {
+export function regionLines(spot: Omit<CodeSpot, "line">): {
   chapter: string;
   file: string;
   region: string;
@@ -84,4 +84,18 @@ export function regionLines(spot: CodeSpot): {
     start: region.start + 1,
     lines,
   };
+}
+
+/** What a learner's recording of a chapter needs of the site to show each step's code: the
+ *  lesson files its steps may name (lessonPlaces), the lines of every region in them, and for a
+ *  recording older than `at`, where each kind of step was taken in the chapter's run (served as
+ *  /recording-data/<id>.json, with the chapter's state machine). */
+export function recordingCode(data: ChapterData) {
+  const places = lessonPlaces(data);
+  const regions: Record<string, ReturnType<typeof regionLines>> = {};
+  for (const place of Object.values(places))
+    for (const region of place.regions)
+      regions[`${place.chapter}#${region.name}`] ??= regionLines({ ...place, region: region.name });
+  const byKind = spotsByKind(places, traceOf(data.id)?.steps ?? []);
+  return { places, regions, byKind };
 }

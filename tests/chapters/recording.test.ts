@@ -14,6 +14,9 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { findChapter, loadChapter, REPO_ROOT } from "../../chapters/_runner/chapters.ts";
 import { codeSpotter } from "../../chapters/_runner/code-spots.ts";
+import { runTool } from "../../chapters/s02-tool-use/agent.ts";
+import { sandboxFor } from "../../chapters/_shared/shell.ts";
+import type { ToolUseBlock } from "../../chapters/_shared/types.ts";
 import { createIO } from "../../chapters/_runner/printer.ts";
 import { machineSecrets } from "../../chapters/_runner/recording.ts";
 import { scrubber } from "../../chapters/_trace/scrub.ts";
@@ -108,6 +111,30 @@ describe("npm run chapter sNN -- --record FILE", { timeout: budget({ cli: 4 }) }
       { kind: "note", agent: "lead", text: "still kept" },
       { kind: "event", agent: "lead", type: "todos", data: { items: [] } },
     ]);
+  });
+
+  it("a step kept by code outside the lessons (this test, a learner's copy) has no spot", () => {
+    const where = codeSpotter("s02-tool-use");
+    expect(where({ kind: "note", agent: "lead", text: "from a test" })).toBeUndefined();
+    expect(
+      where({ kind: "event", agent: "lead", type: "todos", data: { items: [] } }),
+    ).toBeUndefined();
+    // A learner's handler called by s02's dispatch: the step is the learner's, not s02's line
+    // that called it (the stack stops at the first code that is neither a lesson nor the harness).
+    let fromHandler: unknown = "not asked";
+    void runTool(
+      { mine: () => ((fromHandler = where({ kind: "note", agent: "lead", text: "mine" })), "") },
+      { type: "tool_use", id: "t", name: "mine", input: {} } as ToolUseBlock,
+      { root: tempDir(), sandbox: sandboxFor(tempDir(), { disabled: true }) },
+      [],
+    );
+    expect(fromHandler).toBeUndefined();
+    // a tool's handler is the chapter's own code, found by its name, whoever asks
+    expect(
+      where({ kind: "tool_call", agent: "lead", id: "t", name: "bash", input: {} }),
+    ).toMatchObject({
+      file: "chapters/s02-tool-use/agent.ts",
+    });
   });
 
   it("keeps every step it wrote when the harness is killed in the middle of a run", async () => {

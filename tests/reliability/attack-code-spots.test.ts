@@ -14,7 +14,7 @@ import type { StepAt, TraceEvent, TraceFile } from "../../chapters/_trace/contra
 import { TRACE_VERSION } from "../../chapters/_trace/contract.ts";
 import { spotAt, spotOf, spotsByKind } from "../../site/lib/step-spots.ts";
 import { readTrace, recordTrace } from "../../site/lib/record-trace.ts";
-import { lessonPlaces, regionLines } from "../../site/lib/player-data.ts";
+import { lessonPlaces, recordingCode } from "../../site/lib/player-data.ts";
 import { allChapters, chapter } from "../../site/lib/chapters.ts";
 import { readRecording } from "../../site/lib/recording.ts";
 import { recordingHeader } from "../support/recordings.ts";
@@ -182,19 +182,7 @@ describe("the Open a recording… worker (recording-worker.ts)", () => {
     // What /recording-data/<id>.json serves (site/pages/recording-data/[chapter].json.ts).
     vi.stubGlobal("fetch", async (url: string) => {
       const id = /recording-data\/(\w+)\.json/.exec(decodeURIComponent(url))![1];
-      const data = chapter(id);
-      const places = lessonPlaces(data);
-      const regions: Record<string, unknown> = {};
-      for (const place of Object.values(places))
-        for (const region of place.regions)
-          regions[`${place.chapter}#${region.name}`] ??= regionLines({
-            chapter: place.chapter,
-            file: place.file,
-            region: region.name,
-            line: 0,
-          });
-      const byKind = spotsByKind(places, readTrace(id)?.steps ?? []);
-      return new Response(JSON.stringify({ chapter: id, places, regions, byKind }));
+      return new Response(JSON.stringify({ chapter: id, ...recordingCode(chapter(id)) }));
     });
     await import("../../site/components/player/recording-worker.ts");
     onmessage = self.onmessage as unknown as typeof onmessage;

@@ -10,25 +10,16 @@
 // Every chapter has one, recorded run or not: a learner may record any chapter.
 import type { APIRoute, GetStaticPaths } from "astro";
 import { allChapters, chapter } from "../../lib/chapters";
-import { lessonPlaces, regionLines } from "../../lib/player-data";
+import { recordingCode } from "../../lib/player-data";
 import { renderMermaid } from "../../lib/mermaid-render";
 import { MACHINES, machineDiagram, machineEdges } from "../../lib/state-machines";
-import { spotsByKind } from "../../lib/step-spots";
-import { traceOf } from "../../lib/trace-files";
 
 export const getStaticPaths: GetStaticPaths = () =>
   allChapters.map((c) => ({ params: { chapter: c.id } }));
 
 export const GET: APIRoute = async ({ params }) => {
   const data = chapter(params.chapter!);
-  const places = lessonPlaces(data);
-  const regions: Record<string, ReturnType<typeof regionLines>> = {};
-  for (const place of Object.values(places))
-    for (const region of place.regions) {
-      const spot = { chapter: place.chapter, file: place.file, region: region.name, line: 0 };
-      regions[`${place.chapter}#${region.name}`] ??= regionLines(spot);
-    }
-  const byKind = spotsByKind(places, traceOf(data.id)?.steps ?? []);
+  const { places, regions, byKind } = recordingCode(data);
   const m = MACHINES[data.id];
   const drawing = m ? await renderMermaid(machineDiagram(m)) : null;
   const machine = m && {
