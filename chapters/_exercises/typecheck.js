@@ -51,6 +51,9 @@ function compilerOptions() {
 export function typeErrors(file, lesson, limit = 5, parsed = new Map()) {
   const opts = compilerOptions();
   const host = ts.createCompilerHost(opts);
+  // As tsc does: no JSDoc parsed in .ts and .d.ts files (it reports no type error there), a
+  // tenth of the parsing of the 583 files a copy reads.
+  host.jsDocParsingMode = ts.JSDocParsingMode.ParseForTypeErrors;
   const getSourceFile = host.getSourceFile.bind(host);
   const copyPath = path.resolve(file);
   host.getSourceFile = (name, version, onError, fresh) => {

@@ -6,6 +6,7 @@ import type { Recorder } from "./recorder.ts";
 import { createIO } from "./printer.ts";
 import { playScenario } from "./runtime.ts";
 import type { ChapterModule, Scenario } from "../_shared/types.ts";
+import type { TraceEvent } from "../_trace/contract.ts";
 import { prepareWorkspace } from "./workspace.ts";
 import type { ChapterInfo } from "./discovery.js";
 
@@ -42,9 +43,14 @@ export async function playChapter(info: ChapterInfo, workspace: string, io?: Rec
 }
 
 /** Plays the chapter's scenario to record it (`npm run traces`): each step says where the
- *  chapter's code took it (code-spots.ts, loaded only here: it brings the TypeScript parser). */
-export async function recordChapter(info: ChapterInfo, workspace: string) {
+ *  chapter's code took it (code-spots.ts, loaded only here: it brings the TypeScript parser).
+ *  `onStep` hears each step as it is kept, as `--record`'s writer does. */
+export async function recordChapter(
+  info: ChapterInfo,
+  workspace: string,
+  onStep?: (step: TraceEvent) => void,
+) {
   const { codeSpotter } = await import("./code-spots.ts");
-  const io = createIO({ where: codeSpotter(path.basename(info.dir)) });
+  const io = createIO({ where: codeSpotter(path.basename(info.dir)), onStep });
   return playChapter(info, workspace, io);
 }

@@ -12,7 +12,12 @@ import {
   REPO_ROOT,
 } from "../../chapters/_runner/chapters.ts";
 import { machineSecrets } from "../../chapters/_runner/recording.ts";
-import { parseTraceFile, TRACE_VERSION, type TraceFile } from "../../chapters/_trace/contract.ts";
+import {
+  parseTraceFile,
+  TRACE_VERSION,
+  type TraceEvent,
+  type TraceFile,
+} from "../../chapters/_trace/contract.ts";
 import { stateDirFor } from "../../chapters/_shared/paths.ts";
 import type { Tool } from "../../chapters/_shared/types.ts";
 import { agentsOf, normalizeTrace } from "./trace-normalize.ts";
@@ -24,19 +29,28 @@ export const TRACES_DIR = path.join(REPO_ROOT, "site", "traces");
 export const traceFile = (chapterId: string, dir = TRACES_DIR) =>
   path.join(dir, `${chapterId}.json`);
 
+/** Who listens while a trace is recorded (tests/site/traces.test.ts: one run both compared with
+ *  the committed trace and written as `--record` writes it). */
+export interface TraceListeners {
+  /** Hears the scratch workspace before the run starts in it. */
+  playedIn?: (workspace: string) => void;
+  /** Hears every step as it is taken, unscrubbed, as run.ts's `--record` writer does. */
+  onStep?: (step: TraceEvent) => void;
+}
+
 /** Plays the chapter's scenario in a scratch workspace in the OS temp dir (`ls -la` there shows
  *  its parent) and returns its trace; the workspace and the harness's state beside it are removed
- *  again. `playedIn` hears where. */
+ *  again. */
 export async function recordTrace(
   info: ChapterInfo,
-  playedIn?: (workspace: string) => void,
+  { playedIn, onStep }: TraceListeners = {},
 ): Promise<TraceFile> {
   const { module, scenario } = await loadChapter(info);
   const workspace = mkdtempSync(path.join(tmpdir(), `lah-trace-${info.id}-`));
   playedIn?.(workspace);
   try {
     // Each step says where the chapter's code took it: the player shows that code beside it.
-    const { env } = await recordChapter(info, workspace);
+    const { env } = await recordChapter(info, workspace, onStep);
     // The repository's path and the home folder are this machine's: a committed trace names neither.
     const places = machineSecrets([], { repo: REPO_ROOT, home: homedir() });
     const steps = normalizeTrace(env.io.trace, [workspace, realpathSync(workspace)], places);

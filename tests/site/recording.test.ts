@@ -1,19 +1,11 @@
-// A learner's own run, read back (site/lib/recording.ts): the recording every chapter's scripted
-// run writes with --record gives the steps of its committed trace (site/traces/<id>.json) and the
-// same player steps; and a wrong file is refused in a sentence that says why.
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+// A learner's own run, read back (site/lib/recording.ts): a wrong file is refused in a sentence that
+// says why. That every chapter's scripted run, written with --record, reads back as the steps of
+// its committed trace and the same player steps is tests/site/traces.test.ts's (one run of each
+// chapter serves both).
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { recordingHeader } from "../support/recordings.ts";
-import { allRunnable, loadChapter, playChapter } from "../../chapters/_runner/chapters.ts";
-import { codeSpotter } from "../../chapters/_runner/code-spots.ts";
-import { createIO } from "../../chapters/_runner/printer.ts";
-import { machineSecrets, startRecording } from "../../chapters/_runner/recording.ts";
-import { scrubber } from "../../chapters/_trace/scrub.ts";
-import { TRACE_VERSION, type TraceEvent, type TraceFile } from "../../chapters/_trace/contract.ts";
-import english from "../../i18n/ui.en.json";
-import { playerSteps } from "../../site/lib/player.ts";
+import { TRACE_VERSION, type TraceEvent } from "../../chapters/_trace/contract.ts";
 import { readTrace } from "../../site/lib/record-trace.ts";
 import {
   problemText,
@@ -23,15 +15,8 @@ import {
   RecordingReader,
   type RecordingProblem,
 } from "../../site/lib/recording.ts";
-import { contextMeter, stateTimeline } from "../../site/lib/run-state.ts";
-import { traceDifference } from "../../site/lib/trace-compare.ts";
-import { teamDifference } from "../../site/lib/trace-counts.ts";
-import { agentsOf, normalizeTrace } from "../../site/lib/trace-normalize.ts";
-import { translator } from "../../site/lib/ui-text.ts";
-import { budget } from "../support/budgets.ts";
+import { contextMeter } from "../../site/lib/run-state.ts";
 
-const t = translator(english, "en");
-const NO_NOTES = { local: { phases: {}, notes: {} }, english: { phases: {}, notes: {} } };
 const header = (extra: Record<string, unknown> = {}) => recordingHeader(extra);
 const s01 = readTrace("s01")!;
 const lines = (steps: unknown[]) => steps.map((s) => JSON.stringify(s)).join("\n");
@@ -194,84 +179,4 @@ describe("reading a recording", () => {
       { step: 2, agent: "lead", messages: 3, tokens: 300 },
     ]);
   });
-});
-
-describe("every chapter's scripted run, recorded with --record and read back", () => {
-  for (const info of allRunnable()) {
-    it.concurrent(
-      `${info.id}: the steps and the player's steps of site/traces/${info.id}.json`,
-      async () => {
-        const committed = readTrace(info.id)!;
-        const { scenario } = await loadChapter(info);
-        // The workspace as `npm run traces` makes it (its own temp folder: `ls -la` shows it).
-        const workspace = mkdtempSync(path.join(tmpdir(), `lah-rec-${info.id}-`));
-        const dir = mkdtempSync(path.join(tmpdir(), `lah-rec-file-`));
-        const file = path.join(dir, "run.jsonl");
-        try {
-          // What `npm run chapter <id> -- --record FILE` does (run.ts): the same writer, fed by
-          // every step the IO records.
-          const recording = startRecording(
-            file,
-            {
-              chapter: info.id,
-              name: info.name,
-              title: info.name,
-              model: "scripted",
-              prompts: scenario.prompts,
-              summary: scenario.summary,
-            },
-            [workspace, realpathSync(workspace)],
-          );
-          // ...and each step with where the chapter's code took it, as run.ts asks for it.
-          const io = createIO({
-            onStep: recording.write,
-            where: codeSpotter(path.basename(info.dir)),
-          });
-          await playChapter(info, workspace, io);
-          recording.close();
-          const read = readRecording(readFileSync(file, "utf8"));
-          expect(read.truncated).toBeUndefined();
-          expect(read.trace.chapter).toBe(info.id);
-          expect(JSON.stringify(read.trace.steps)).not.toContain(realpathSync(workspace));
-          const steps = normalizeTrace(read.trace.steps, []);
-          // Exactly the run as the IO kept it, every step, scrubbed as --record scrubs (this
-          // machine's user and host too: as root, `ls -la` names root)...
-          const scrub = scrubber(machineSecrets([workspace, realpathSync(workspace)]));
-          expect(steps).toEqual(normalizeTrace(scrub([...io.trace]), []));
-          // ...and the committed trace's steps, as the traces test compares them.
-          const today: TraceFile = {
-            ...read.trace,
-            offered: committed.offered,
-            agents: agentsOf(steps),
-            steps,
-          };
-          if (!committed.offered) delete today.offered;
-          expect(traceDifference(committed, today) ?? teamDifference(committed, today)).toBeNull();
-          // The player's list: the same steps in plain words (a team's interleaving varies, so
-          // there the lead's own steps in order, and everyone's as a set).
-          const words = (trace: TraceFile) =>
-            playerSteps(trace, NO_NOTES, t).map((s) => `${s.agent} ${s.kind} ${s.title}`);
-          const team =
-            committed.agents.length > 1 &&
-            committed.steps.some((s) => s.kind === "event" && s.type.startsWith("mailbox_"));
-          if (!team) expect(words(today)).toEqual(words(committed));
-          else {
-            const lead = (trace: TraceFile) =>
-              words(trace).filter((w) => w.startsWith("lead ") && !w.startsWith("lead event"));
-            expect(lead(today)).toEqual(lead(committed));
-            const kinds = (trace: TraceFile) =>
-              [...new Set(trace.steps.map((s) => (s.kind === "event" ? s.type : s.kind)))].sort();
-            expect(kinds(today)).toEqual(kinds(committed));
-          }
-          // And the state panel reads it without a wrong type anywhere.
-          expect(stateTimeline(today)).toHaveLength(steps.length);
-        } finally {
-          rmSync(dir, { recursive: true, force: true });
-          rmSync(workspace, { recursive: true, force: true });
-        }
-      },
-      // run beside up to five others (vitest's maxConcurrency), then read back and compared
-      budget({ chapterRun: 8 }),
-    );
-  }
 });

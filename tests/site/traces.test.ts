@@ -1,49 +1,141 @@
 // The recorded runs the site's player and generated sequence diagrams show (site/traces/<id>.json)
-// must still be what the chapter does today: each chapter's and appendix's scenario is played again in a temp
-// workspace and compared with the committed trace (see canonicalTrace for what is compared).
-import { existsSync, readdirSync } from "node:fs";
+// must still be what the chapter does today: each chapter's and appendix's scenario is played again
+// in a temp workspace and compared with the committed trace (see canonicalTrace for what is
+// compared). The same run is written as `--record` writes it and read back as the player reads a
+// learner's recording: the same steps, the same player steps.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { stateDirFor } from "../../chapters/_shared/paths.ts";
 import { describe, expect, it } from "vitest";
-import { allRunnable } from "../../chapters/_runner/chapters.ts";
+import { allRunnable, loadChapter } from "../../chapters/_runner/chapters.ts";
+import { machineSecrets, startRecording } from "../../chapters/_runner/recording.ts";
 import { TRACE_VERSION, type TraceEvent, type TraceFile } from "../../chapters/_trace/contract.ts";
+import { scrubber } from "../../chapters/_trace/scrub.ts";
+import english from "../../i18n/ui.en.json";
+import { playerSteps } from "../../site/lib/player.ts";
 import { readTrace, recordTrace, TRACES_DIR } from "../../site/lib/record-trace.ts";
+import { readRecording } from "../../site/lib/recording.ts";
+import { stateTimeline } from "../../site/lib/run-state.ts";
+import { translator } from "../../site/lib/ui-text.ts";
 import { canonicalTrace, traceDifference } from "../../site/lib/trace-compare.ts";
-import { normalizeTrace } from "../../site/lib/trace-normalize.ts";
+import { agentsOf, normalizeTrace } from "../../site/lib/trace-normalize.ts";
 import { sequenceFromTrace } from "../../site/lib/trace-sequence.ts";
 import { stepView } from "../../site/lib/trace-view.ts";
 import { teamDifference } from "../../site/lib/trace-counts.ts";
 import { budget } from "../support/budgets.ts";
 
 const chapters = allRunnable();
+const t = translator(english, "en");
+const NO_NOTES = { local: { phases: {}, notes: {} }, english: { phases: {}, notes: {} } };
 const ADVICE =
   "Run `npm run traces` to record it again, look at the diff of site/traces/, and commit it.";
 
 describe("recorded traces match what the chapters do today", () => {
   for (const info of chapters) {
+    // One run of each chapter serves both claims: `npm run traces` would record the committed
+    // trace again, and `--record` writes the same run as a file the player reads back.
     // Concurrent: most of a run is waiting (commands, polling, s14's real backoff sleeps).
     it.concurrent(
-      `${info.id}: site/traces/${info.id}.json`,
+      `${info.id}: site/traces/${info.id}.json, and the same run written by --record and read back`,
       async () => {
         const committed = readTrace(info.id);
         if (!committed) throw new Error(`site/traces/${info.id}.json is missing. ${ADVICE}`);
-        // One run, no retries: what legitimately varies between runs (which teammate took which task,
-        // the interleaving, timings, made-up ids, pids, temp paths, commit hashes) is blanked by
-        // canonicalTrace; who is on the team and how often each piece of work was done are not.
+        const { scenario } = await loadChapter(info);
+        const dir = mkdtempSync(path.join(tmpdir(), "lah-rec-file-"));
+        const file = path.join(dir, "run.jsonl");
         let workspace = "";
-        const today = await recordTrace(info, (played) => (workspace = played));
-        // Gone again, and so is the harness's state beside it (left behind once: 22 folders in
-        // the temp dir per recording of the traces).
-        expect([workspace, stateDirFor(workspace)].filter((made) => existsSync(made))).toEqual([]);
-        const difference = traceDifference(committed, today) ?? teamDifference(committed, today);
-        if (difference !== null) {
-          throw new Error(
-            `site/traces/${info.id}.json no longer matches what ${info.name} does today.\n` +
-              `First difference: ${difference}\n${ADVICE}`,
+        let places: string[] = []; // the workspace, by its name and as the disk resolves it
+        let recording: ReturnType<typeof startRecording> | undefined;
+        const taken: TraceEvent[] = [];
+        try {
+          // One run, no retries: what legitimately varies between runs (which teammate took
+          // which task, the interleaving, timings, made-up ids, pids, temp paths, commit hashes)
+          // is blanked by canonicalTrace; who is on the team and how often each piece of work
+          // was done are not.
+          const today = await recordTrace(info, {
+            playedIn(played) {
+              workspace = played;
+              places = [played, realpathSync(played)];
+              // What `npm run chapter <id> -- --record FILE` does (run.ts): the same writer, fed
+              // by every step the IO keeps, scrubbed of the workspace's paths.
+              recording = startRecording(
+                file,
+                {
+                  chapter: info.id,
+                  name: info.name,
+                  title: info.name,
+                  model: "scripted",
+                  prompts: scenario.prompts,
+                  summary: scenario.summary,
+                },
+                places,
+              );
+            },
+            onStep(step) {
+              taken.push(step);
+              recording!.write(step);
+            },
+          });
+          recording!.close();
+          // Gone again, and so is the harness's state beside it (left behind once: 22 folders in
+          // the temp dir per recording of the traces).
+          expect([workspace, stateDirFor(workspace)].filter((made) => existsSync(made))).toEqual(
+            [],
           );
+          const difference = traceDifference(committed, today) ?? teamDifference(committed, today);
+          if (difference !== null) {
+            throw new Error(
+              `site/traces/${info.id}.json no longer matches what ${info.name} does today.\n` +
+                `First difference: ${difference}\n${ADVICE}`,
+            );
+          }
+
+          // The recording, read back: exactly the run as the IO kept it, every step, scrubbed as
+          // --record scrubs (this machine's user and host too: as root, `ls -la` names root)...
+          const read = readRecording(readFileSync(file, "utf8"));
+          expect(read.truncated).toBeUndefined();
+          expect(read.trace.chapter).toBe(info.id);
+          expect(JSON.stringify(read.trace.steps)).not.toContain(places[1]);
+          const steps = normalizeTrace(read.trace.steps, []);
+          const scrub = scrubber(machineSecrets(places));
+          expect(steps).toEqual(normalizeTrace(scrub(taken), []));
+          // ...whose steps are the committed trace's, as compared above...
+          const played: TraceFile = {
+            ...read.trace,
+            offered: committed.offered,
+            agents: agentsOf(steps),
+            steps,
+          };
+          if (!committed.offered) delete played.offered;
+          expect(
+            traceDifference(committed, played) ?? teamDifference(committed, played),
+          ).toBeNull();
+          // ...and the player's list: the same steps in plain words (a team's interleaving
+          // varies, so there the lead's own steps in order, and everyone's as a set).
+          const words = (trace: TraceFile) =>
+            playerSteps(trace, NO_NOTES, t).map((s) => `${s.agent} ${s.kind} ${s.title}`);
+          const team =
+            committed.agents.length > 1 &&
+            committed.steps.some((s) => s.kind === "event" && s.type.startsWith("mailbox_"));
+          if (!team) expect(words(played)).toEqual(words(committed));
+          else {
+            const lead = (trace: TraceFile) =>
+              words(trace).filter((w) => w.startsWith("lead ") && !w.startsWith("lead event"));
+            expect(lead(played)).toEqual(lead(committed));
+            const kinds = (trace: TraceFile) =>
+              [...new Set(trace.steps.map((s) => (s.kind === "event" ? s.type : s.kind)))].sort();
+            expect(kinds(played)).toEqual(kinds(committed));
+          }
+          // And the state panel reads it without a wrong type anywhere.
+          expect(stateTimeline(played)).toHaveLength(steps.length);
+        } finally {
+          recording?.close();
+          rmSync(dir, { recursive: true, force: true });
         }
       },
-      // run beside up to five others (vitest's maxConcurrency)
-      budget({ chapterRun: 6 }),
+      // run beside up to five others (vitest's maxConcurrency), then read back and compared
+      budget({ chapterRun: 8 }),
     );
   }
 
