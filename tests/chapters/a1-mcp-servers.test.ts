@@ -822,9 +822,11 @@ describe("a server that ignores SIGTERM ends with the harness", () => {
   ] as const;
   for (const sandbox of sandboxed ? [true, false] : [false])
     for (const [how, code] of ways) {
-      it(
+      // Concurrent: most of each is a wait (a1 gives a server 0.5 s after its stdin closes, then
+      // 1 s after SIGTERM), and the ten runs share nothing but the lists cleaned up after all.
+      it.concurrent(
         `${how}${sandbox ? ", sandboxed" : ", --no-sandbox"}: SIGTERM, then SIGKILL, nothing left`,
-        async () => {
+        async ({ expect }) => {
           const ws = workspace();
           const child = spawn(
             process.execPath,

@@ -38,7 +38,7 @@ describe("recorded traces match what the chapters do today", () => {
     // Concurrent: most of a run is waiting (commands, polling, s14's real backoff sleeps).
     it.concurrent(
       `${info.id}: site/traces/${info.id}.json, and the same run written by --record and read back`,
-      async () => {
+      async ({ expect }) => {
         const committed = readTrace(info.id);
         if (!committed) throw new Error(`site/traces/${info.id}.json is missing. ${ADVICE}`);
         const { scenario } = await loadChapter(info);
