@@ -3,7 +3,7 @@
 // run; a stub's "not started" goes on up at once, without being shrunk.
 import { describe, expect, it } from "vitest";
 import { CheckFailure, expectThat, NOT_STARTED } from "../../chapters/_exercises/kit.ts";
-import { fc, forAll, stopChecksWhen } from "../../chapters/_exercises/property.ts";
+import { fc, forAll, shrinkFailures, stopChecksWhen } from "../../chapters/_exercises/property.ts";
 
 /** What forAll threw, or undefined. */
 async function thrown(run: Promise<void>): Promise<unknown> {
@@ -54,6 +54,25 @@ describe("forAll: a check's rule tried on generated cases", () => {
     expect(err).toBeInstanceOf(CheckFailure);
     expect((err as CheckFailure).key).toBe("stopped-early");
     expect((err as CheckFailure).values).toEqual({ rounds: 3, calls: 2 });
+  });
+
+  it("with shrinking off (the wrong answers' tests), stops at the first failing case, tried once", async () => {
+    const rule = (rounds: number) => {
+      tried.push(rounds);
+      expectThat(rounds < 3, "stopped-early", { rounds });
+    };
+    const tried: number[] = [];
+    shrinkFailures(false);
+    const err = await thrown(forAll(fc.integer({ min: 0, max: 50 }), rule, { runs: 50 }));
+    shrinkFailures(true);
+    const first = tried.findIndex((n) => n >= 3);
+    expect(tried).toHaveLength(first + 1); // nothing tried after it
+    expect((err as CheckFailure).values).toEqual({ rounds: tried[first] });
+    // and back on, the same property is shrunk to 3 again
+    tried.length = 0;
+    const shrunk = await thrown(forAll(fc.integer({ min: 0, max: 50 }), rule, { runs: 50 }));
+    expect((shrunk as CheckFailure).values).toEqual({ rounds: 3 });
+    expect(tried.length).toBeGreaterThan(first + 1);
   });
 
   it("gives the same verdict on every run (one seed)", async () => {

@@ -13,7 +13,7 @@ import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
 import { chapterOf, EXERCISES } from "../../chapters/_exercises/catalog.ts";
 import { checkKit, type Exercise } from "../../chapters/_exercises/kit.ts";
 import { runChecksOn, type CheckResult } from "../../chapters/_exercises/run-checks.ts";
-import { stopChecksWhen } from "../../chapters/_exercises/property.ts";
+import { shrinkFailures, stopChecksWhen } from "../../chapters/_exercises/property.ts";
 import {
   applySolution,
   regionText,
@@ -53,6 +53,8 @@ export async function checkCopy(
     signal,
     cheapestFirst,
   }: {
+    /** Results up to the first check that fails, and that failure unshrunk: a wrong answer
+     *  needs no more (which check finds it, and with which case, does not matter). */
     untilFailed?: boolean;
     only?: string[];
     /** How long each check took on the reference answer, by its index: the checks then run
@@ -79,18 +81,23 @@ export async function checkCopy(
   const module: unknown = await import(pathToFileURL(file).href);
   const results: (CheckResult & { ms: number })[] = [];
   stopChecksWhen(signal);
+  shrinkFailures(!untilFailed);
   let started = performance.now();
-  await runChecksOn(
-    exercise,
-    module,
-    file,
-    checkKit(() => tempDir("lah-ws-")),
-    (r) => {
-      results.push({ ...r, ms: performance.now() - started });
-      started = performance.now();
-      return (untilFailed && !r.ok) || signal?.aborted ? "enough" : undefined;
-    },
-  );
+  try {
+    await runChecksOn(
+      exercise,
+      module,
+      file,
+      checkKit(() => tempDir("lah-ws-")),
+      (r) => {
+        results.push({ ...r, ms: performance.now() - started });
+        started = performance.now();
+        return (untilFailed && !r.ok) || signal?.aborted ? "enough" : undefined;
+      },
+    );
+  } finally {
+    shrinkFailures(true); // the worker's next file may be one that reads a shrunk case
+  }
   return results;
 }
 
