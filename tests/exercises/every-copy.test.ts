@@ -1,18 +1,19 @@
 // Every exercise as a learner gets it and as the reference answer leaves it, as TypeScript sees it
-// (the checker's own typeErrors(), which --check runs beside the checks). The untouched starting
+// (the checker's own type check: typeErrorsOf, whose case of one copy is the typeErrors() that
+// --check runs beside the checks). The untouched starting
 // copy must typecheck: a type error there is in code the learner never edits (s13's copy once had
 // two, because the chapter's extension-points.ts typed its `Team` from the chapter's agent.ts, not
 // the copy). The reference answer must typecheck too, or --check fails it whatever its checks say.
 // That its checks pass is each chapter's suite (tests/exercises/<chapter>.test.ts: every check
 // on the reference answer), and --check's whole path (check processes, verdict, exit code) is
 // tests/exercises/cli.test.ts's; this file holds that every chapter has that suite.
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { findChapter } from "../../chapters/_runner/discovery.js";
 import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
 import { chapterOf, EXERCISES } from "../../chapters/_exercises/catalog.ts";
-import { typeErrors, type ParsedFiles } from "../../chapters/_exercises/typecheck.js";
+import { typeErrors, typeErrorsOf, type ParsedFiles } from "../../chapters/_exercises/typecheck.js";
 import { applySolution, startExercise } from "../../chapters/_exercises/workbench.ts";
 import { budget } from "../support/budgets.ts";
 import { tempDir } from "../support/helpers.ts";
@@ -31,21 +32,37 @@ describe(
   "every exercise's starting copy and reference answer",
   { timeout: budget({ cli: 4 }) },
   () => {
-    // The files every copy shares, parsed once for all of them, then let go of: the worker goes
-    // on to other files, and a process that holds hundreds of megabytes starts children slowly.
+    // All 98 copies are made first and checked together (typeErrorsOf): the files they share are
+    // parsed once, and bound and typed once per program rather than once per copy. Then let go
+    // of: the worker goes on to other files, and a process that holds hundreds of megabytes starts
+    // children slowly.
     const parsed: ParsedFiles = new Map();
-    afterAll(() => parsed.clear());
+    const found = new Map<string, string[]>();
+    beforeAll(
+      () => {
+        const copies = EXERCISES.flatMap(({ id }) => {
+          const start = copyOf(id);
+          const answer = copyOf(id);
+          applySolution(answer.exercise, answer.chapter, answer.file);
+          return [
+            { key: `${id} start`, ...start },
+            { key: `${id} answer`, ...answer },
+          ];
+        });
+        const errors = typeErrorsOf(copies, 20, parsed);
+        copies.forEach(({ key }, i) => found.set(key, errors[i]));
+        parsed.clear();
+      },
+      budget({ cli: 8 }),
+    );
 
     for (const { id } of EXERCISES) {
       it(`${id}: the starting copy has no type error`, () => {
-        const { file, lesson } = copyOf(id);
-        expect(typeErrors(file, lesson, 20, parsed)).toEqual([]);
+        expect(found.get(`${id} start`)).toEqual([]);
       });
 
       it(`${id}: the reference answer has no type error`, () => {
-        const { exercise, chapter, file, lesson } = copyOf(id);
-        applySolution(exercise, chapter, file);
-        expect(typeErrors(file, lesson, 20, parsed)).toEqual([]);
+        expect(found.get(`${id} answer`)).toEqual([]);
       });
     }
 
@@ -58,3 +75,39 @@ describe(
     });
   },
 );
+
+describe("copies checked together", { timeout: budget({ cli: 4 }) }, () => {
+  it("each gets the errors it gets alone, though one reads the lesson another stands in for", () => {
+    // s03's agent imports normalizeMessages from s02's: checked alone, s03's copy reads s02's
+    // lesson, so a copy of s02 that renamed it must not be what s03's copy sees.
+    const s02 = copyOf("s02");
+    writeFileSync(
+      s02.file,
+      readFileSync(s02.file, "utf8").replace(
+        "export function normalizeMessages(",
+        "export function normalizeMessagesRenamed(",
+      ),
+    );
+    const s03 = copyOf("s03");
+    const apart = [typeErrors(s02.file, s02.lesson, 20), typeErrors(s03.file, s03.lesson, 20)];
+    expect(apart[0].join("\n")).toMatch(/normalizeMessages/); // the renamed copy's own uses
+    expect(apart[1]).toEqual([]);
+    expect(typeErrorsOf([s02, s03], 20)).toEqual(apart);
+    expect(typeErrorsOf([s03, s02], 20)).toEqual([apart[1], apart[0]]);
+  });
+
+  it("two copies of one lesson are checked apart, each standing in for it", () => {
+    // s13's extension-points.ts imports the lesson, so the two cannot share a program.
+    const start = copyOf("s13");
+    const broken = copyOf("s13");
+    writeFileSync(
+      broken.file,
+      `${readFileSync(broken.file, "utf8")}\nconst wrong: number = "text";\n`,
+    );
+    const [clean, wrong] = typeErrorsOf([start, broken], 20);
+    expect(clean).toEqual([]);
+    expect(wrong).toEqual(typeErrors(broken.file, broken.lesson, 20));
+    expect(wrong.join("\n")).toMatch(/not assignable to type 'number'/);
+    expect(wrong).toHaveLength(1);
+  });
+});
