@@ -42,7 +42,10 @@ export function machineDiagram(machine: Machine): string {
   const arrows = machineEdges(machine).map((edge) => `  ${edge.replace(">", " --> ")}`);
   // Left to right: the player's machine panel is a third of the stage's height and its full
   // width, where a top-down drawing put s13's state names 5 px tall (10 and 15 were not much better).
-  return ["stateDiagram-v2", "  direction LR", ...arrows].join("\n");
+  // ...and packed closer than mermaid's 50 px apart: s15's three ends stack up the panel's height,
+  // so the space between them was a third of what shrank their names to 10 px.
+  const spacing = '%%{init: {"state": {"nodeSpacing": 16, "rankSpacing": 32}}}%%';
+  return [spacing, "stateDiagram-v2", "  direction LR", ...arrows].join("\n");
 }
 
 /** For each step of a run of `chapterId`: the subject it moved, or the last one (machine-focus.ts). */

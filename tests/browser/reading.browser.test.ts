@@ -146,9 +146,10 @@ describe.skipIf(!hasChromium)("reading the site", { timeout: budget({ page: 20 }
     expect([...new Set(problems)].slice(0, 12)).toEqual([]);
   });
 
-  it("at 1280×720 a state machine's names are drawn large enough to read (s10, s13, s15)", async () => {
+  it("at 1280×720 a state machine's names are drawn large enough to read (s10, s13, s15: 12 px at least)", async () => {
     // The machine panel is a third of the stage's height and all its width: s13's lifecycle,
-    // drawn top-down, came out with its state names 5 px tall; drawn left to right, 26 px.
+    // drawn top-down, came out with its state names 5 px tall; drawn left to right, 26 px, and
+    // s15's three ends, stacked, 10 px until mermaid packed them closer (14.5 px).
     const screen = { width: 1280, height: 720 };
     const heights: Record<string, number> = {};
     for (const chapter of ["s10-task-system", "s13-agent-teams", "s15-team-protocols"]) {
@@ -168,9 +169,10 @@ describe.skipIf(!hasChromium)("reading the site", { timeout: budget({ page: 20 }
         )),
       );
     }
+    console.log(`state names at 1280×720, px: ${JSON.stringify(heights)}`);
     for (const [chapter, height] of Object.entries(heights))
       expect(height, `${chapter}: state names ${height.toFixed(1)} px tall`).toBeGreaterThanOrEqual(
-        9,
+        12,
       );
   });
 
