@@ -114,6 +114,31 @@ function timed(fn: () => void): number {
   return performance.now() - start;
 }
 
+/** The CPU-seconds the whole machine has spent since it started (user, nice, system, irq and
+ *  softirq in /proc/stat), or undefined where there is none. It counts what a test run starts and
+ *  nobody waits for (chromium's renderers), which `/usr/bin/time` misses (≈ 430 against ≈ 600 for
+ *  one `npm test`), and every other process's work too: read it on an otherwise idle machine. */
+function machineCpu(): number | undefined {
+  try {
+    const f = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1);
+    const [user, nice, system, , , irq, softirq] = f.map(Number);
+    return (user + nice + system + irq + softirq) / 100; // USER_HZ, 100 on Linux
+  } catch {
+    return undefined;
+  }
+}
+
+/** `fn`'s wall time in ms, and the machine's CPU-seconds meanwhile (see machineCpu). */
+function timedOnMachine(fn: () => void): { ms: number; cpu?: number } {
+  const before = machineCpu();
+  const ms = timed(fn);
+  const after = machineCpu();
+  return { ms, cpu: before === undefined || after === undefined ? undefined : after - before };
+}
+
+const onMachine = (cpu: number | undefined) =>
+  cpu === undefined ? "" : `, ${Math.round(cpu)} CPU-s on the machine`;
+
 /** Milliseconds from spawn to the first byte on stdout, and to the end of the offline banner
  *  (its last line, "scenario: …", when `argv` starts a chapter): medians of `runs`. */
 async function startTimes(cmd: string, argv: string[], runs = 5) {
@@ -465,7 +490,7 @@ async function main() {
     // The tests that need no site build and no browser (target: ≤ 60 s).
     {
       let failed = "";
-      const ms = timed(() => {
+      const { ms, cpu } = timedOnMachine(() => {
         try {
           execFileSync("npm", ["run", "-s", "test:quick"], {
             cwd: REPO_ROOT,
@@ -475,39 +500,42 @@ async function main() {
           failed = " (some failed)";
         }
       });
-      add("npm run test:quick", secs(ms) + failed);
-      figure("test-quick", secs(ms) + failed);
+      add("npm run test:quick", secs(ms) + onMachine(cpu) + failed);
+      figure("test-quick", secs(ms) + onMachine(cpu) + failed);
     }
     // The median of several runs (--test-runs N, default 3): one run on a shared machine says little.
     const runs = Number(process.argv.find((a) => a.startsWith("--test-runs="))?.split("=")[1] ?? 3);
     const times: number[] = [];
+    const spent: number[] = []; // the machine's CPU-seconds, run by run
     const failures: string[] = []; // timed all the same; the row names what failed
     let counted = "";
     for (let i = 0; i < runs; i++) {
       const report = path.join(tmpdir(), `lah-bench-${process.pid}-${i}.json`);
-      times.push(
-        timed(() => {
-          try {
-            execFileSync("npx", ["vitest", "run", "--reporter=json", `--outputFile=${report}`], {
-              cwd: REPO_ROOT,
-              stdio: "ignore",
-            });
-          } catch {
-            failures.push(`run ${i + 1}: ${failedTests(report).join("; ") || "no report"}`);
-          }
-        }),
-      );
+      const { ms, cpu } = timedOnMachine(() => {
+        try {
+          execFileSync("npx", ["vitest", "run", "--reporter=json", `--outputFile=${report}`], {
+            cwd: REPO_ROOT,
+            stdio: "ignore",
+          });
+        } catch {
+          failures.push(`run ${i + 1}: ${failedTests(report).join("; ") || "no report"}`);
+        }
+      });
+      times.push(ms);
+      if (cpu !== undefined) spent.push(cpu);
       counted ||= testCount(report);
       rmSync(report, { force: true });
     }
     add(
       `test suite (npx vitest run, includes a site build), median of ${runs}`,
-      `${secs(median(times))} (runs: ${times.map(secs).join(", ")})` +
+      `${secs(median(times))} (runs: ${times.map(secs).join(", ")}` +
+        `${spent.length ? onMachine(median(spent)) : ""})` +
         (failures.length ? `; failed: ${failures.join(" | ")}` : ""),
     );
     figure(
       "npm-test",
-      `${secs(median(times))}, median of ${runs} (${counted})` +
+      `${secs(median(times))}, median of ${runs} (${counted}` +
+        `${spent.length ? onMachine(median(spent)) : ""})` +
         (failures.length ? `; ${failures.length} run(s) failed` : ""),
     );
   }
