@@ -66,7 +66,12 @@ export function typeErrors(file, lesson, limit = 5, parsed = new Map()) {
 export function typeErrorsOf(copies, limit = 5, parsed = new Map()) {
   /** @type {string[][]} */
   const errors = copies.map(() => []);
-  let waiting = copies.map((_, i) => i);
+  // A copy that can change what the others see (a script's globals, `declare global`, a module
+  // augmentation, a reference directive) is checked on its own.
+  const alone =
+    copies.length > 1 ? copies.flatMap((c, i) => (sharesNothing(c.file) ? [] : [i])) : [];
+  for (const i of alone) errors[i] = typeErrorsOf([copies[i]], limit, parsed)[0];
+  let waiting = copies.map((_, i) => i).filter((i) => !alone.includes(i));
   // Where each import leads, found once for every program of this call: finding it again was
   // most of what building a program cost (0.13 s of its 0.15 s).
   const resolutions = ts.createModuleResolutionCache(REPO_ROOT, (f) => f, compilerOptions());
@@ -107,6 +112,23 @@ export function typeErrorsOf(copies, limit = 5, parsed = new Map()) {
     waiting = later;
   }
   return errors;
+}
+
+/** Whether a copy is a module that declares nothing outside itself, judged from its text as
+ *  TypeScript reads it (an unreadable file is left to the type check to report).
+ *  @param {string} file */
+function sharesNothing(file) {
+  const text = ts.sys.readFile(file);
+  if (text === undefined) return true;
+  const info = ts.preProcessFile(text, true, true);
+  return (
+    /^\s*(import|export)\b/m.test(text) &&
+    info.referencedFiles.length === 0 &&
+    info.typeReferenceDirectives.length === 0 &&
+    info.libReferenceDirectives.length === 0 &&
+    info.ambientExternalModules === undefined &&
+    !/\bdeclare\s+(global|module)\b/.test(text)
+  );
 }
 
 /** One program for `copies`, and which of them (by index) another copy's imports reach.

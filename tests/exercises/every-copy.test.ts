@@ -96,6 +96,26 @@ describe("copies checked together", { timeout: budget({ cli: 4 }) }, () => {
     expect(typeErrorsOf([s03, s02], 20)).toEqual([apart[1], apart[0]]);
   });
 
+  it("a copy that declares a global, or is no module, changes nothing another copy gets", () => {
+    // Alone, s04's copy does not know `leaked`; a program shared with s03's copy, whose
+    // `declare global` adds it, would know it.
+    const declares = copyOf("s03");
+    writeFileSync(
+      declares.file,
+      `${readFileSync(declares.file, "utf8")}\ndeclare global {\n  var leaked: number;\n}\n`,
+    );
+    const script = copyOf("s05");
+    writeFileSync(script.file, "const shared = 1;\n"); // a script: its names are global
+    const uses = copyOf("s04");
+    writeFileSync(
+      uses.file,
+      `${readFileSync(uses.file, "utf8")}\nexport const seen: number = leaked + shared;\n`,
+    );
+    const apart = [declares, script, uses].map((c) => typeErrors(c.file, c.lesson, 20));
+    expect(apart[2].join("\n")).toMatch(/Cannot find name 'leaked'/);
+    expect(typeErrorsOf([declares, script, uses], 20)).toEqual(apart);
+  });
+
   it("two copies of one lesson are checked apart, each standing in for it", () => {
     // s13's extension-points.ts imports the lesson, so the two cannot share a program.
     const start = copyOf("s13");
