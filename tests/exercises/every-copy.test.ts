@@ -9,6 +9,7 @@
 // tests/exercises/cli.test.ts's; this file holds that every chapter has that suite.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { findChapter } from "../../chapters/_runner/discovery.js";
 import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
@@ -114,6 +115,47 @@ describe("copies checked together", { timeout: budget({ cli: 4 }) }, () => {
     const apart = [declares, script, uses].map((c) => typeErrors(c.file, c.lesson, 20));
     expect(apart[2].join("\n")).toMatch(/Cannot find name 'leaked'/);
     expect(typeErrorsOf([declares, script, uses], 20)).toEqual(apart);
+  });
+
+  it("the rule, on generated cases: copies checked together get what each gets alone", () => {
+    // Which copies (chapters that import one another: s01 ← s02 ← s03 and a2, s13 ← s13's own
+    // files), each the start or the answer, each changed in a way that could leak: its exported
+    // functions renamed, a global declared, a script, a type error, or a use of that global.
+    const ids = ["s01", "s02", "s03", "s13", "s13.1", "a2"];
+    const change = fc.oneof(
+      { arbitrary: fc.constantFrom("none", "wrong", "script"), weight: 1 },
+      { arbitrary: fc.constantFrom("rename", "global", "uses"), weight: 2 },
+    );
+    const parsed: ParsedFiles = new Map();
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ id: fc.constantFrom(...ids), answer: fc.boolean(), change }), {
+          minLength: 2,
+          maxLength: 5,
+        }),
+        (picked) => {
+          const copies = picked.map(({ id, answer, change }) => {
+            const copy = copyOf(id);
+            if (answer) applySolution(copy.exercise, copy.chapter, copy.file);
+            const text = readFileSync(copy.file, "utf8");
+            const changed = {
+              none: text,
+              rename: text.replace(/export function (\w+)\(/g, "export function $1Renamed("),
+              global: `${text}\ndeclare global {\n  var leaked: number;\n}\n`,
+              script: "const leaked = 1;\n",
+              wrong: `${text}\nconst wrong: number = "text";\n`,
+              uses: `${text}\nexport const seen: number = leaked;\n`,
+            }[change];
+            writeFileSync(copy.file, changed);
+            return copy;
+          });
+          const apart = copies.map((c) => typeErrors(c.file, c.lesson, 20, parsed));
+          expect(typeErrorsOf(copies, 20, parsed)).toEqual(apart);
+        },
+      ),
+      { seed: 7, numRuns: 10 },
+    );
+    parsed.clear();
   });
 
   it("two copies of one lesson are checked apart, each standing in for it", () => {
