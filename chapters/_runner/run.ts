@@ -6,7 +6,7 @@ import pc from "picocolors";
 import { loadChapter, REPO_ROOT, type ChapterInfo } from "./chapters.ts";
 import { createIO, type Printer } from "./printer.ts";
 import type { StatusLine } from "./status.ts";
-import { startRecording } from "./recording.ts";
+import type { startRecording } from "./recording.ts";
 import { stateDirFor } from "../_shared/paths.ts";
 import type { TokenUsage, TraceEvent } from "../_trace/contract.ts";
 import { costOf } from "./usage.ts";
@@ -166,6 +166,8 @@ export async function runChapter(info: ChapterInfo, flags: RunFlags): Promise<nu
   const notes = teaching ? notesFor(info.dir, locale) : undefined;
   let recording: ReturnType<typeof startRecording> | undefined;
   if (flags.record) {
+    // Loaded only here: the trace contract's schemas (zod) are a quarter of the runner's start.
+    const { startRecording } = await import("./recording.ts");
     try {
       recording = startRecording(
         path.resolve(flags.record),
