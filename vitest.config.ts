@@ -18,13 +18,15 @@ process.env.LAH_TIMEOUT_SCALE ??= String(timeoutScale());
 const built = globSync("tests/site/**/*.test.ts").filter(needsSite);
 
 /** The files each suite runs. `npm test` runs every file; `npm run test:quick` (tests/support/
- *  quick.config.ts) needs no site build and no browser; `npm run test:site` (site.config.ts) is the
- *  part that reads the built site. One suite is one pool: vitest runs its projects one after
+ *  quick.config.ts) is the edit–test loop: every chapter's behaviours and the site's logic, with no
+ *  site build, no browser, and none of the slow end-to-end suites (tests/reliability's attacks,
+ *  crashes and terminals; tests/exercises' wrong answers), which are half the suite's CPU;
+ *  `npm run test:site` (site.config.ts) is the part that reads the built site. One suite is one pool: vitest runs its projects one after
  *  another when files share their workers (isolate: false), so five projects once left a worker
  *  idle at the end of each while another finished its longest file. */
 const SUITES = {
   all: { include: ["tests/**/*.test.ts"], exclude: ["tests/open-doors/**"] },
-  quick: { include: ["tests/{chapters,reliability,site}/**/*.test.ts"], exclude: built },
+  quick: { include: ["tests/{chapters,site}/**/*.test.ts"], exclude: built },
   site: { include: [...built, "tests/browser/**/*.test.ts"], exclude: [] },
 };
 
