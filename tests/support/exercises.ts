@@ -4,10 +4,10 @@
 // (a mutant: the reference region with one mistake a learner could make). Each copy is made in a
 // workbench of the test's own and imported in-process; `npm run exercise -- --check` runs the same
 // checks in a child process (tests/exercises/cli.test.ts).
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { findChapter } from "../../chapters/_runner/discovery.js";
 import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
 import { chapterOf, EXERCISES } from "../../chapters/_exercises/catalog.ts";
@@ -23,6 +23,22 @@ import {
 import { tempDir } from "./helpers.ts";
 
 const WORKBENCHES = path.join(REPO_ROOT, ".workspace", "exercise-tests");
+
+/** Which check catches each wrong answer, as `npm run catchers` last found it: the check that
+ *  failed on it soonest, out of every check run to its end. A wrong answer's test tries that check
+ *  first, then the rest quickest first. Only the order comes from here: an entry missing or out of
+ *  date costs time, never a verdict (the test still asks that some check fails). */
+export const CATCHERS = path.join(REPO_ROOT, "tests", "exercises", "catchers");
+/** exercise id → wrong answer → the id of the check that catches it. */
+type Catchers = Record<string, Record<string, string>>;
+const catchersFile = (chapterId: string) => path.join(CATCHERS, `${chapterId}.json`);
+const catchersOf = (chapterId: string): Catchers =>
+  existsSync(catchersFile(chapterId))
+    ? (JSON.parse(readFileSync(catchersFile(chapterId), "utf8")) as Catchers)
+    : {};
+/** Set by `npm run catchers` (tests/exercises/record-catchers.ts): every wrong answer runs every
+ *  check, and each chapter's file above is written anew. */
+const RECORDING_CATCHERS = process.env.LAH_RECORD_CATCHERS === "1";
 
 /** A mutant's change: `from` replaced by `to` in the region (an error if `from` is not there,
  *  so a mutant cannot silently change nothing after the code moves). */
@@ -49,27 +65,35 @@ export async function checkCopy(
   edit: (file: string) => void,
   {
     untilFailed = false,
+    everyCheck = false,
     only,
     signal,
     cheapestFirst,
+    tryFirst,
   }: {
     /** Results up to the first check that fails, and that failure unshrunk: a wrong answer
      *  needs no more (which check finds it, and with which case, does not matter). */
     untilFailed?: boolean;
+    /** With untilFailed, every check to its end all the same, failures unshrunk (`npm run
+     *  catchers` asks which fails soonest). */
+    everyCheck?: boolean;
     only?: string[];
     /** How long each check took on the reference answer, by its index: the checks then run
      *  quickest first (a wrong answer needs one failed check; which one finds it does not matter). */
     cheapestFirst?: number[];
+    /** The id of a check to run before all the others (the wrong answer's recorded catcher). */
+    tryFirst?: string;
     /** The test's own (vitest's context.signal): when it times out, the checks stop at the next
      *  case instead of running on beside the next test of the worker. */
     signal?: AbortSignal;
   } = {},
-): Promise<(CheckResult & { ms: number })[]> {
+): Promise<(CheckResult & { id: string; ms: number })[]> {
   const unknown = only?.filter((id) => !exercise.checks.some((c) => c.id === id)) ?? [];
   if (unknown.length) throw new Error(`${exercise.id} has no check ${unknown.join(", ")}`);
   if (only) exercise = { ...exercise, checks: exercise.checks.filter((c) => only.includes(c.id)) };
-  if (cheapestFirst) {
-    const took = (i: number) => cheapestFirst[i] ?? Infinity;
+  if (cheapestFirst || tryFirst) {
+    const took = (i: number) =>
+      exercise.checks[i].id === tryFirst ? -Infinity : (cheapestFirst?.[i] ?? Infinity);
     const order = exercise.checks.map((_, i) => i).sort((a, b) => took(a) - took(b));
     exercise = { ...exercise, checks: order.map((i) => exercise.checks[i]) };
   }
@@ -79,7 +103,7 @@ export async function checkCopy(
   const { file } = startExercise(exercise, chapter, tempDir("bench-", WORKBENCHES));
   edit(file);
   const module: unknown = await import(pathToFileURL(file).href);
-  const results: (CheckResult & { ms: number })[] = [];
+  const results: (CheckResult & { id: string; ms: number })[] = [];
   stopChecksWhen(signal);
   shrinkFailures(!untilFailed);
   let started = performance.now();
@@ -90,9 +114,9 @@ export async function checkCopy(
       file,
       checkKit(() => tempDir("lah-ws-")),
       (r) => {
-        results.push({ ...r, ms: performance.now() - started });
+        results.push({ ...r, id: exercise.checks[r.index].id, ms: performance.now() - started });
         started = performance.now();
-        return (untilFailed && !r.ok) || signal?.aborted ? "enough" : undefined;
+        return (untilFailed && !everyCheck && !r.ok) || signal?.aborted ? "enough" : undefined;
       },
     );
   } finally {
@@ -106,6 +130,13 @@ const said = (r: CheckResult) => ("failure" in r ? r.failure.key : "thrown" in r
 /** The suite for one chapter's exercises; `mutants` by exercise id, at least three per rebuild. */
 export function exerciseSuite(chapterId: string, mutants: Record<string, Record<string, Mutant>>) {
   const chapter = findChapter(chapterId)!;
+  const catchers = catchersOf(chapterId);
+  const found: Catchers = {};
+  if (RECORDING_CATCHERS)
+    afterAll(() => {
+      mkdirSync(CATCHERS, { recursive: true });
+      writeFileSync(catchersFile(chapterId), JSON.stringify(found, null, 2) + "\n");
+    });
   for (const exercise of EXERCISES.filter((e) => chapterOf(e.id) === chapterId)) {
     describe(`exercise ${exercise.id} (${exercise.kind})`, () => {
       // What each check took on the reference answer: the wrong answers' runs try the quickest
@@ -141,6 +172,19 @@ export function exerciseSuite(chapterId: string, mutants: Record<string, Record<
       const wrong = Object.entries(mutants[exercise.id] ?? {});
       if (exercise.kind === "rebuild")
         it("has at least three mutants", () => expect(wrong.length).toBeGreaterThanOrEqual(3));
+      it("its recorded catchers name its own wrong answers and checks", () => {
+        const recorded = Object.entries(catchers[exercise.id] ?? {});
+        const gone = recorded.filter(([name]) => !wrong.some(([w]) => w === name));
+        const noCheck = recorded.filter(([, id]) => !exercise.checks.some((c) => c.id === id));
+        expect(
+          gone.map(([name]) => name),
+          "wrong answers no longer here (npm run catchers writes the file anew)",
+        ).toEqual([]);
+        expect(
+          noCheck.map(([, id]) => id),
+          "checks no longer here (npm run catchers writes the file anew)",
+        ).toEqual([]);
+      });
       for (const [name, mutant] of wrong)
         it(`catches a wrong answer: ${name}`, async ({ signal }) => {
           const results = await checkCopy(
@@ -161,8 +205,18 @@ export function exerciseSuite(chapterId: string, mutants: Record<string, Record<
               );
               writeFileSync(file, changed);
             },
-            { untilFailed: true, signal, cheapestFirst: took },
+            {
+              untilFailed: true,
+              everyCheck: RECORDING_CATCHERS,
+              signal,
+              cheapestFirst: took,
+              tryFirst: catchers[exercise.id]?.[name],
+            },
           );
+          if (RECORDING_CATCHERS) {
+            const soonest = results.filter((r) => !r.ok).sort((a, b) => a.ms - b.ms)[0];
+            if (soonest) (found[exercise.id] ??= {})[name] = soonest.id;
+          }
           expect(results.filter((r) => !r.ok).length, "no check failed").toBeGreaterThan(0);
           expect(
             results.every((r) => r.ok || !("thrown" in r)),
