@@ -270,23 +270,11 @@ async function main() {
   if (!args.has("--skip-tests")) {
     // The edit–test loop: the chapters and the site's logic, no build, no browser (≤ 60 s).
     {
-      let failed = "";
-      const report = path.join(tmpdir(), `lah-bench-${process.pid}-quick.json`);
-      const { ms, cpu } = timedOnMachine(() => {
-        try {
-          execFileSync(
-            "npm",
-            ["run", "-s", "test:quick", "--", "--reporter=json", `--outputFile=${report}`],
-            { cwd: REPO_ROOT, stdio: "ignore" },
-          );
-        } catch {
-          failed = ` (failed: ${failedTests(report).join("; ") || "no report"})`;
-        }
-      });
-      const counted = testCount(report);
-      rmSync(report, { force: true });
-      const inside = [counted, onMachine(cpu).replace(/^, /, "")].filter(Boolean).join(", ");
-      const figures = `${secs(ms)}${inside && ` (${inside})`}${failed}`;
+      const quick = timeSuite("npm", ["run", "-s", "test:quick", "--"]);
+      const inside = [quick.counted, onMachine(quick.cpu).replace(/^, /, "")].filter(Boolean);
+      const figures =
+        `${secs(quick.ms)}${inside.length ? ` (${inside.join(", ")})` : ""}` +
+        (quick.failed ? ` (failed: ${quick.failed})` : "");
       add("npm run test:quick", figures);
       figure("test-quick", figures);
     }
@@ -297,21 +285,11 @@ async function main() {
     const failures: string[] = []; // timed all the same; the row names what failed
     let counted = "";
     for (let i = 0; i < runs; i++) {
-      const report = path.join(tmpdir(), `lah-bench-${process.pid}-${i}.json`);
-      const { ms, cpu } = timedOnMachine(() => {
-        try {
-          execFileSync("npx", ["vitest", "run", "--reporter=json", `--outputFile=${report}`], {
-            cwd: REPO_ROOT,
-            stdio: "ignore",
-          });
-        } catch {
-          failures.push(`run ${i + 1}: ${failedTests(report).join("; ") || "no report"}`);
-        }
-      });
-      times.push(ms);
-      if (cpu !== undefined) spent.push(cpu);
-      counted ||= testCount(report);
-      rmSync(report, { force: true });
+      const run = timeSuite("npx", ["vitest", "run"]);
+      times.push(run.ms);
+      if (run.cpu !== undefined) spent.push(run.cpu);
+      if (run.failed) failures.push(`run ${i + 1}: ${run.failed}`);
+      counted ||= run.counted;
     }
     add(
       `test suite (npx vitest run, includes a site build), median of ${runs}`,
@@ -582,7 +560,26 @@ function htmlPages(dir: string): string[] {
   }
 }
 
-/** "N files, M tests" from a vitest JSON report. */
+/** One run of a vitest suite (`argv` ends where vitest's own options go): its wall time, the
+ *  machine's CPU-seconds meanwhile, "N files, M tests", and the tests that failed, if any. */
+function timeSuite(program: string, argv: string[]) {
+  const report = path.join(tmpdir(), `lah-bench-${process.pid}-${Date.now()}.json`);
+  let failed = "";
+  const { ms, cpu } = timedOnMachine(() => {
+    try {
+      execFileSync(program, [...argv, "--reporter=json", `--outputFile=${report}`], {
+        cwd: REPO_ROOT,
+        stdio: "ignore",
+      });
+    } catch {
+      failed = failedTests(report).join("; ") || "no report";
+    }
+  });
+  const counted = testCount(report);
+  rmSync(report, { force: true });
+  return { ms, cpu, counted, failed };
+}
+
 /** Times `CI=true bash .ci/run` in a fresh clone of the last commit; for "ci-busy", with two
  *  busy loops of its own beside it, stopped (by their pids) when it ends. */
 function timeCi(id: "ci" | "ci-busy") {
@@ -622,6 +619,7 @@ function timeCi(id: "ci" | "ci-busy") {
   }
 }
 
+/** "N files, M tests" from a vitest JSON report. */
 function testCount(report: string): string {
   try {
     const { numTotalTests, testResults } = JSON.parse(readFileSync(report, "utf8")) as {

@@ -28,7 +28,7 @@ const WORKBENCHES = path.join(REPO_ROOT, ".workspace", "exercise-tests");
  *  failed on it soonest, out of every check run to its end. A wrong answer's test tries that check
  *  first, then the rest quickest first. Only the order comes from here: an entry missing or out of
  *  date costs time, never a verdict (the test still asks that some check fails). */
-export const CATCHERS = path.join(REPO_ROOT, "tests", "exercises", "catchers");
+const CATCHERS = path.join(REPO_ROOT, "tests", "exercises", "catchers");
 /** exercise id → wrong answer → the id of the check that catches it. */
 type Catchers = Record<string, Record<string, string>>;
 const catchersFile = (chapterId: string) => path.join(CATCHERS, `${chapterId}.json`);
@@ -55,6 +55,21 @@ export const both =
 
 /** A wrong answer: for each region it changes, the reference region → the mistaken one. */
 export type Mutant = Record<string, (reference: string) => string>;
+
+/** The order a wrong answer's checks run in: the one with the id `first` (its recorded catcher),
+ *  then the rest by what each took on the reference answer (`took`, by index; one not timed
+ *  last), checks that took the same keeping the exercise's order. */
+export function checkOrder<C extends { id: string }>(
+  checks: readonly C[],
+  took: readonly number[] = [],
+  first?: string,
+): C[] {
+  const key = (i: number) => (checks[i].id === first ? -Infinity : (took[i] ?? Infinity));
+  return checks
+    .map((_, i) => i)
+    .sort((a, b) => key(a) - key(b) || a - b)
+    .map((i) => checks[i]);
+}
 
 /** Every check's result for a copy of the exercise, after `edit` changed the started copy; with
  *  `untilFailed`, the results up to the first check that fails (a wrong answer needs no more);
@@ -91,12 +106,8 @@ export async function checkCopy(
   const unknown = only?.filter((id) => !exercise.checks.some((c) => c.id === id)) ?? [];
   if (unknown.length) throw new Error(`${exercise.id} has no check ${unknown.join(", ")}`);
   if (only) exercise = { ...exercise, checks: exercise.checks.filter((c) => only.includes(c.id)) };
-  if (cheapestFirst || tryFirst) {
-    const took = (i: number) =>
-      exercise.checks[i].id === tryFirst ? -Infinity : (cheapestFirst?.[i] ?? Infinity);
-    const order = exercise.checks.map((_, i) => i).sort((a, b) => took(a) - took(b));
-    exercise = { ...exercise, checks: order.map((i) => exercise.checks[i]) };
-  }
+  if (cheapestFirst || tryFirst)
+    exercise = { ...exercise, checks: checkOrder(exercise.checks, cheapestFirst, tryFirst) };
   const chapter = findChapter(chapterOf(exercise.id))!;
   // Inside the repository (git-ignored .workspace/), where vitest's loader imports TypeScript.
   mkdirSync(WORKBENCHES, { recursive: true });
