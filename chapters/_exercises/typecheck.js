@@ -12,7 +12,7 @@
 // given the copy. Otherwise the copy's class and the chapter's would be two declarations of one
 // name, and TypeScript would report the learner's untouched code as not fitting itself.
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import ts from "typescript";
 
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
@@ -208,5 +208,5 @@ function errorsIn(program, file, limit) {
     });
 }
 
-if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href)
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
   process.send?.(typeErrors(process.argv[2], process.argv[3] || undefined), () => process.exit(0));

@@ -10,16 +10,22 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findChapter } from "../../chapters/_runner/discovery.js";
 import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
 import { chapterOf, EXERCISES } from "../../chapters/_exercises/catalog.ts";
-import { typeErrors, typeErrorsOf, type ParsedFiles } from "../../chapters/_exercises/typecheck.js";
 import { applySolution, startExercise } from "../../chapters/_exercises/workbench.ts";
 import { budget } from "../support/budgets.ts";
+import { typeCheckThread } from "../support/typecheck-thread.ts";
 import { tempDir } from "../support/helpers.ts";
 
 const WORKBENCHES = path.join(REPO_ROOT, ".workspace", "exercise-tests");
+
+// The checker's typeErrorsOf (chapters/_exercises/typecheck.js; typeErrors is its case of one
+// copy), in a thread of its own with one parse cache for the file: tens of seconds of type
+// checking in-line would keep the worker from answering vitest (tests/support/typecheck-thread.ts).
+const { typeErrors, typeErrorsOf, close } = typeCheckThread();
+afterAll(close);
 
 function copyOf(id: string) {
   const exercise = EXERCISES.find((e) => e.id === id)!;
@@ -34,13 +40,12 @@ describe(
   { timeout: budget({ cli: 4 }) },
   () => {
     // All 98 copies are made first and checked together (typeErrorsOf): the files they share are
-    // parsed once, and bound and typed once per program rather than once per copy. Then let go
-    // of: the worker goes on to other files, and a process that holds hundreds of megabytes starts
-    // children slowly.
-    const parsed: ParsedFiles = new Map();
+    // parsed once, and bound and typed once per program rather than once per copy. In a thread
+    // of its own (tests/support/typecheck-thread.ts): it is the longest piece of work of the
+    // suite, and the worker must go on answering vitest meanwhile.
     const found = new Map<string, string[]>();
     beforeAll(
-      () => {
+      async () => {
         const copies = EXERCISES.flatMap(({ id }) => {
           const start = copyOf(id);
           const answer = copyOf(id);
@@ -50,9 +55,8 @@ describe(
             { key: `${id} answer`, ...answer },
           ];
         });
-        const errors = typeErrorsOf(copies, 20, parsed);
+        const errors = await typeErrorsOf(copies, 20);
         copies.forEach(({ key }, i) => found.set(key, errors[i]));
-        parsed.clear();
       },
       budget({ cli: 8 }),
     );
@@ -78,7 +82,7 @@ describe(
 );
 
 describe("copies checked together", { timeout: budget({ cli: 4 }) }, () => {
-  it("each gets the errors it gets alone, though one reads the lesson another stands in for", () => {
+  it("each gets the errors it gets alone, though one reads the lesson another stands in for", async () => {
     // s03's agent imports normalizeMessages from s02's: checked alone, s03's copy reads s02's
     // lesson, so a copy of s02 that renamed it must not be what s03's copy sees.
     const s02 = copyOf("s02");
@@ -90,14 +94,17 @@ describe("copies checked together", { timeout: budget({ cli: 4 }) }, () => {
       ),
     );
     const s03 = copyOf("s03");
-    const apart = [typeErrors(s02.file, s02.lesson, 20), typeErrors(s03.file, s03.lesson, 20)];
+    const apart = [
+      await typeErrors(s02.file, s02.lesson, 20),
+      await typeErrors(s03.file, s03.lesson, 20),
+    ];
     expect(apart[0].join("\n")).toMatch(/normalizeMessages/); // the renamed copy's own uses
     expect(apart[1]).toEqual([]);
-    expect(typeErrorsOf([s02, s03], 20)).toEqual(apart);
-    expect(typeErrorsOf([s03, s02], 20)).toEqual([apart[1], apart[0]]);
+    expect(await typeErrorsOf([s02, s03], 20)).toEqual(apart);
+    expect(await typeErrorsOf([s03, s02], 20)).toEqual([apart[1], apart[0]]);
   });
 
-  it("a copy that declares a global, or is no module, changes nothing another copy gets", () => {
+  it("a copy that declares a global, or is no module, changes nothing another copy gets", async () => {
     // Alone, s04's copy does not know `leaked`; a program shared with s03's copy, whose
     // `declare global` adds it, would know it.
     const declares = copyOf("s03");
@@ -112,12 +119,14 @@ describe("copies checked together", { timeout: budget({ cli: 4 }) }, () => {
       uses.file,
       `${readFileSync(uses.file, "utf8")}\nexport const seen: number = leaked + shared;\n`,
     );
-    const apart = [declares, script, uses].map((c) => typeErrors(c.file, c.lesson, 20));
+    const apart = await Promise.all(
+      [declares, script, uses].map((c) => typeErrors(c.file, c.lesson, 20)),
+    );
     expect(apart[2].join("\n")).toMatch(/Cannot find name 'leaked'/);
-    expect(typeErrorsOf([declares, script, uses], 20)).toEqual(apart);
+    expect(await typeErrorsOf([declares, script, uses], 20)).toEqual(apart);
   });
 
-  it("the rule, on generated cases: copies checked together get what each gets alone", () => {
+  it("the rule, on generated cases: copies checked together get what each gets alone", async () => {
     // Which copies (chapters that import one another: s01 ← s02 ← s03 and a2, s13 ← s13's own
     // files), each the start or the answer, each changed in a way that could leak: its exported
     // functions renamed, a global declared, a script, a type error, or a use of that global.
@@ -126,14 +135,13 @@ describe("copies checked together", { timeout: budget({ cli: 4 }) }, () => {
       { arbitrary: fc.constantFrom("none", "wrong", "script"), weight: 1 },
       { arbitrary: fc.constantFrom("rename", "global", "uses"), weight: 2 },
     );
-    const parsed: ParsedFiles = new Map();
-    fc.assert(
-      fc.property(
+    await fc.assert(
+      fc.asyncProperty(
         fc.array(fc.record({ id: fc.constantFrom(...ids), answer: fc.boolean(), change }), {
           minLength: 2,
           maxLength: 5,
         }),
-        (picked) => {
+        async (picked) => {
           const copies = picked.map(({ id, answer, change }) => {
             const copy = copyOf(id);
             if (answer) applySolution(copy.exercise, copy.chapter, copy.file);
@@ -149,16 +157,15 @@ describe("copies checked together", { timeout: budget({ cli: 4 }) }, () => {
             writeFileSync(copy.file, changed);
             return copy;
           });
-          const apart = copies.map((c) => typeErrors(c.file, c.lesson, 20, parsed));
-          expect(typeErrorsOf(copies, 20, parsed)).toEqual(apart);
+          const apart = await Promise.all(copies.map((c) => typeErrors(c.file, c.lesson, 20)));
+          expect(await typeErrorsOf(copies, 20)).toEqual(apart);
         },
       ),
       { seed: 7, numRuns: 10 },
     );
-    parsed.clear();
   });
 
-  it("two copies of one lesson are checked apart, each standing in for it", () => {
+  it("two copies of one lesson are checked apart, each standing in for it", async () => {
     // s13's extension-points.ts imports the lesson, so the two cannot share a program.
     const start = copyOf("s13");
     const broken = copyOf("s13");
@@ -166,9 +173,9 @@ describe("copies checked together", { timeout: budget({ cli: 4 }) }, () => {
       broken.file,
       `${readFileSync(broken.file, "utf8")}\nconst wrong: number = "text";\n`,
     );
-    const [clean, wrong] = typeErrorsOf([start, broken], 20);
+    const [clean, wrong] = await typeErrorsOf([start, broken], 20);
     expect(clean).toEqual([]);
-    expect(wrong).toEqual(typeErrors(broken.file, broken.lesson, 20));
+    expect(wrong).toEqual(await typeErrors(broken.file, broken.lesson, 20));
     expect(wrong.join("\n")).toMatch(/not assignable to type 'number'/);
     expect(wrong).toHaveLength(1);
   });
