@@ -27,14 +27,29 @@ const add = (what: string, value: string) => {
   rows.push([what, value]);
   console.error(`  ${what}: ${value}`);
 };
+/** How fast this machine is: the CPU-seconds of a fixed loop (3 × 10⁸ additions) in a node of its
+ *  own, the least of three. Machines of one kind are not equally fast: the same suite took 500
+ *  CPU-s on one and 990 on another, whose loop took 2.5 s. */
+function referenceLoop(): number {
+  const code =
+    "const t = process.cpuUsage(); let s = 0; for (let i = 0; i < 3e8; i++) s += i;" +
+    "const u = process.cpuUsage(t); console.log((u.user + u.system) / 1e6, s > 0);";
+  const runs = [0, 1, 2].map(() =>
+    parseFloat(execFileSync(process.execPath, ["-e", code], { encoding: "utf8" })),
+  );
+  return Math.round(Math.min(...runs) * 100) / 100;
+}
+
 // The README's figures (tests/bench/figures.ts), each from the row measured here.
 const startLoad = loadavg()[0];
+const loop = referenceLoop();
 const figures: Figures = {};
 const figure = (id: FigureId, value: string) =>
   (figures[id] = {
     value,
     measured: new Date().toISOString().slice(0, 10),
     load: Math.round(startLoad * 10) / 10,
+    loop,
   });
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
@@ -259,7 +274,8 @@ async function main() {
   add(
     "machine",
     `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ` +
-      `load average ${loadavg()[0].toFixed(1)} at the start (a busy machine's figures are longer)`,
+      `load average ${loadavg()[0].toFixed(1)} at the start (a busy machine's figures are longer); ` +
+      `the reference loop ${loop.toFixed(2)} CPU-s (a slower machine's figures are longer too)`,
   );
 
   // The suites first, before the rows below make and delete tens of thousands of files (a4's

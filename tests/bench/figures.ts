@@ -15,6 +15,10 @@ export interface Figure {
   measured: string;
   /** The 1-minute load average when the bench started (2 cores: above 2 means shared). */
   load?: number;
+  /** The CPU-seconds of the reference loop on that machine when the bench started (bench.ts,
+   *  `referenceLoop`): machines of one kind differ in speed (the same suite took 500 CPU-s on one
+   *  and 990 on another, whose loop took 2.5 s), so a figure says how fast its machine was. */
+  loop?: number;
 }
 
 /** The README's rows: what is measured, by which bench row (the id), and the target. */
@@ -77,7 +81,13 @@ export function saveFigures(measured: Figures, file = FIGURES_FILE): Figures {
 }
 
 const when = (f: Figure) =>
-  f.load === undefined ? f.measured : `${f.measured}, load ${f.load.toFixed(1)}`;
+  [
+    f.measured,
+    f.load === undefined ? "" : `load ${f.load.toFixed(1)}`,
+    f.loop === undefined ? "" : `loop ${f.loop.toFixed(2)} s`,
+  ]
+    .filter(Boolean)
+    .join(", ");
 
 /** The README's table: one row per measurement, "not measured yet" where the bench has none. */
 export function performanceTable(figures: Figures): string {
