@@ -31,8 +31,11 @@ export function typeCheckThread() {
   const worker = new Worker(THREAD, { eval: true, workerData: { module: TYPECHECK } });
   const waiting = new Map<number, { resolve(e: string[][]): void; reject(e: Error): void }>();
   let next = 0;
+  // Once the thread has failed or ended, every call waiting and every later one gets why.
+  let ended: Error | undefined;
   const fail = (err: Error) => {
-    for (const w of waiting.values()) w.reject(err);
+    ended ??= err;
+    for (const w of waiting.values()) w.reject(ended);
     waiting.clear();
   };
   worker.on(
@@ -48,6 +51,7 @@ export function typeCheckThread() {
   worker.on("exit", (code) => fail(new Error(`the type-check thread ended (exit code ${code})`)));
   const typeErrorsOf = (copies: Copy[], limit: number) =>
     new Promise<string[][]>((resolve, reject) => {
+      if (ended) return reject(ended);
       const id = next++;
       waiting.set(id, { resolve, reject });
       worker.postMessage({
