@@ -15,6 +15,7 @@ import { findChapter } from "../../chapters/_runner/discovery.js";
 import { REPO_ROOT } from "../../chapters/_shared/paths.ts";
 import { chapterOf, EXERCISES } from "../../chapters/_exercises/catalog.ts";
 import { applySolution, startExercise } from "../../chapters/_exercises/workbench.ts";
+import * as inLine from "../../chapters/_exercises/typecheck.js";
 import { budget } from "../support/budgets.ts";
 import { typeCheckThread } from "../support/typecheck-thread.ts";
 import { tempDir } from "../support/helpers.ts";
@@ -178,5 +179,8 @@ describe("copies checked together", { timeout: budget({ cli: 4 }) }, () => {
     expect(wrong).toEqual(await typeErrors(broken.file, broken.lesson, 20));
     expect(wrong.join("\n")).toMatch(/not assignable to type 'number'/);
     expect(wrong).toHaveLength(1);
+    // The thread answers what the checker's own function answers in-line (the tests above compare
+    // the thread with itself).
+    expect([clean, wrong]).toEqual(inLine.typeErrorsOf([start, broken], 20));
   });
 });

@@ -2,6 +2,7 @@
 // modules (isolate: false, see vitest.config.ts), so a hook at the top of a shared module such as
 // helpers.ts would be registered for the first file only; here it is registered for each.
 import { appendFileSync } from "node:fs";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { killTestChildren, removeTempDirs } from "./helpers.ts";
 
@@ -16,20 +17,13 @@ afterEach(() => {
 // onTaskUpdate"): a red run on a busy machine for no test's fault. A diagnostic, not a test.
 const report = process.env.LAH_BLOCKS_REPORT;
 if (report) {
-  let last = 0;
-  let longest = 0;
-  let ticker: NodeJS.Timeout | undefined;
+  const delay = monitorEventLoopDelay({ resolution: 20 });
   beforeAll(() => {
-    last = Date.now();
-    longest = 0;
-    ticker = setInterval(() => {
-      longest = Math.max(longest, Date.now() - last);
-      last = Date.now();
-    }, 100).unref();
+    delay.reset();
+    delay.enable();
   });
   afterAll(() => {
-    clearInterval(ticker);
-    longest = Math.max(longest, Date.now() - last);
-    appendFileSync(report, `${longest}\t${expect.getState().testPath}\n`);
+    delay.disable();
+    appendFileSync(report, `${Math.round(delay.max / 1e6)}\t${expect.getState().testPath}\n`);
   });
 }

@@ -5,11 +5,7 @@
 // The thread keeps one parse cache for its calls (the files every copy reads, parsed once), and
 // it goes, hundreds of megabytes, when the thread is closed.
 import { Worker } from "node:worker_threads";
-
-export interface Copy {
-  file: string;
-  lesson?: string;
-}
+import type { Copy } from "../../chapters/_exercises/typecheck.js";
 
 const TYPECHECK = new URL("../../chapters/_exercises/typecheck.js", import.meta.url).href;
 
